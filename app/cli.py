@@ -1,0 +1,142 @@
+"""The `attention-explorable` command: numbers (the claims ledger), costs, serve."""
+
+import argparse
+import json
+import math
+import sys
+
+EXIT_BAD_INPUT = 2
+
+
+def numbers(args):
+    from attention_core import claims
+
+    rows = claims.all_claims()
+    print(claims.table(rows))
+    return 0 if all(c.ok for c in rows) else 1
+
+
+def load_model(args):  # -> ModelShape, or raises costs.ConfigError
+    from attention_core import costs
+
+    if args.config:
+        try:
+            with open(args.config, "rb") as f:
+                data = f.read(costs.MAX_CONFIG_BYTES + 1)
+        except OSError as e:
+            raise costs.ConfigError("config.json", f"cannot read {args.config}: {e.strerror}")
+        return costs.ModelShape.from_config(costs.parse_config_text(data), name=args.config)
+    return costs.preset(args.model)
+
+
+def costs_command(args):
+    from attention_core import costs
+
+    model = load_model(args)
+    n, kernel = args.prompt, args.kernel
+    last_context = n + args.generate
+    result = {
+        "model": model.name,
+        "prompt_tokens": n,
+        "generate_tokens": args.generate,
+        "kernel": kernel,
+        "matmul_params": int(costs.matmul_params(model)),
+        "pair_flops": int(costs.pair_flops(model)),
+        "prefill_attention_share": float(costs.prefill_attention_share(model, n, kernel)),
+        "decode_attention_share": float(costs.decode_attention_share(model, n)),
+        "decode_attention_share_last_step": float(
+            costs.decode_attention_share(model, last_context)),
+        "crossover_tokens": _finite_or_none(costs.crossover_tokens(model, kernel)),
+        "kv_bytes_per_token": int(costs.kv_bytes_per_token(model)),
+        "kv_cache_bytes": int(costs.kv_cache_bytes(model, last_context)),
+        "decode_arithmetic_intensity": float(costs.decode_arithmetic_intensity(model, n)),
+        "notes": list(model.notes),
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    share = result["crossover_tokens"]
+    print(f"{model.name}: prompt {n:,} tokens, {args.generate:,} generated, {kernel} kernel")
+    print(f"  matmul parameters            {result['matmul_params']:,}")
+    print(f"  FLOPs per (query, key) pair  {result['pair_flops']:,}")
+    print(f"  attention share of prefill   {result['prefill_attention_share']:.2%}")
+    print(f"  attention share, decode step {result['decode_attention_share']:.2%}"
+          f" (at context {n:,}); {result['decode_attention_share_last_step']:.2%}"
+          f" at {last_context:,}")
+    print("  crossover                    "
+          + ("never (attention never catches up)" if share is None else f"{share:,.0f} tokens"))
+    print(f"  KV bytes per token (bf16)    {result['kv_bytes_per_token']:,} B")
+    print(f"  decode arithmetic intensity  {result['decode_arithmetic_intensity']:.2f} FLOP/B")
+    for note in model.notes:
+        print(f"  note: {note}")
+    return 0
+
+
+def _finite_or_none(x):
+    return float(x) if math.isfinite(x) else None
+
+
+def serve(args):
+    from app import server
+
+    return server.main(args)
+
+
+def positive_int(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+    if not 1 <= value <= 10**8:
+        raise argparse.ArgumentTypeError(f"expected 1..100,000,000, got {value}")
+    return value
+
+
+def non_negative_int(text):
+    value = positive_int(text) if text.strip() != "0" else 0
+    return value
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="attention-explorable",
+                                description="The attention explorable: serve it, or check its numbers.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("numbers", help="the claims ledger: every number the documents quote, "
+                                   "recomputed; exits 1 if any disagrees")
+
+    c = sub.add_parser("costs", help="what attention costs in a real model")
+    src = c.add_mutually_exclusive_group(required=True)
+    src.add_argument("--model", choices=("qwen3-8b", "gpt2", "llama-3-8b"))
+    src.add_argument("--config", metavar="FILE", help="a Hugging Face config.json")
+    c.add_argument("--prompt", type=positive_int, required=True, metavar="N",
+                   help="prompt length in tokens")
+    c.add_argument("--generate", type=non_negative_int, default=0, metavar="M",
+                   help="tokens to generate (default 0)")
+    c.add_argument("--kernel", choices=("triangular", "naive"), default="triangular",
+                   help="triangular skips masked blocks (n²/2 pairs); naive pays n²")
+    c.add_argument("--json", action="store_true", help="one JSON object on stdout")
+
+    from app.server_options import add_serve_arguments
+
+    add_serve_arguments(sub.add_parser("serve", help="serve the explorable"))
+    return p
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    if args.command == "numbers":
+        return numbers(args)
+    if args.command == "costs":
+        from attention_core.costs import ConfigError
+
+        try:
+            return costs_command(args)
+        except ConfigError as e:
+            print(f"attention-explorable costs: {e}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    return serve(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One Viewer per file; each module also has `page()`, the panel alone for an iframe."""
