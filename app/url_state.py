@@ -40,7 +40,7 @@ def coerce(p, name, raw):  # param.Parameter, str, str -> (value, note | None); 
         clamped = min(max(value, low if low is not None else value),
                       high if high is not None else value)
         if isinstance(p, param.Integer):
-            clamped = int(round(clamped))
+            clamped = round(clamped)
         note = None if clamped == value else f"{name}={shown} is out of range; using {clamped}"
         return clamped, note
     if isinstance(p, param.String):

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import costs, dot_product, head, numerics, online_softmax, sqrt_dk, worked_example
+from . import costs, dot_product, numerics, online_softmax, sqrt_dk, worked_example
 
 SDPA = "scaled-dot-product-attention"
 MATH = "dot-products-softmax-attention-math"
@@ -114,7 +114,7 @@ def sqrt_dk_claims():
         rounds_to(s, "d_k = 128: three standard deviations of unscaled scores", "±34",
                   sqrt_dk.three_sigma_range(128), 34, 0),
         exactly(s, "e^68 ≈ 10^x: x (whole part)", "10²⁹",
-                int(math.floor(sqrt_dk.exp_ratio_log10(128))), 29),
+                math.floor(sqrt_dk.exp_ratio_log10(128)), 29),
     ]
     return rows
 

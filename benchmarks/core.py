@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from attention_core import costs, worked_example  # noqa: E402
+from attention_core import costs, worked_example
 
 
 def measure(fn, repeats, inner=1):  # -> per-call seconds of each repeat

@@ -20,7 +20,7 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from attention_core import head  # noqa: E402
+from attention_core import head
 
 WORDS = ("the", "cat", "sat", "on", "the", "mat", "and", "purred")
 VOCAB = ("the", "cat", "sat", "on", "mat", "and", "purred")

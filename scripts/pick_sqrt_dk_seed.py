@@ -13,7 +13,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
-from attention_core import sqrt_dk  # noqa: E402
+from attention_core import sqrt_dk
 
 D_KS = np.array([4, 16, 128, 512])
 

@@ -52,4 +52,5 @@ def test_scale_demo_spreads():
     d = dot_product.scale_demo()  # the draw the UI shows: 8 keys, 128 numbers each
     assert 8 < d.spread_raw < 14 and 0.7 < d.spread_scaled < 1.3
     # raw: one winner takes nearly everything; scaled: a blend over several keys
-    assert effective_count(d.weights_raw) < 1.5 < 4 < effective_count(d.weights_scaled)
+    assert effective_count(d.weights_raw) < 1.5
+    assert effective_count(d.weights_scaled) > 4

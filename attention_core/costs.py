@@ -1,0 +1,797 @@
+"""What a transformer's attention costs next to everything else, from its config.json.
+
+Counting conventions (DESIGN.md; the UI states them beside every number):
+- a multiply-add is 2 FLOPs;
+- matmul parameters are every linear weight plus lm_head, counted even when tied to the
+  embedding (tying saves memory, not work); embedding lookups are free; norms, softmax,
+  RoPE and biases are left out;
+- one (query, key) pair costs 2 x layers x query heads x (head_dim + v_head_dim) FLOPs,
+  which is 4 x layers x heads x head_dim when the two widths agree;
+- a triangular (block-skipping) prefill kernel pays n^2/2 pairs, as the documents write
+  it, not n(n+1)/2; a naive kernel pays n^2.
+
+Every function of a length n (prompt or context, in tokens) takes an int or a numpy array
+of lengths and returns a float or an array of the same shape. Bytes are plain bytes;
+callers say GB (1e9) or GiB (2**30) when they print them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+# --- errors and parsing ------------------------------------------------------------------
+
+MAX_CONFIG_BYTES = 1_000_000
+MAX_NESTING = 64  # real configs nest 3-4 deep; anything past this is not a model config
+WHOLE_FILE = "config.json"  # the field named when the problem is the file itself
+
+
+class ConfigError(ValueError):
+    """A config we cannot turn into a model shape; `field` says where, `problem` says why."""
+
+    def __init__(self, field: str, problem: str):
+        super().__init__(f"{field}: {problem}")
+        self.field = field
+        self.problem = problem
+
+    def __reduce__(self):  # the default would re-call __init__ with the one joined message
+        return (type(self), (self.field, self.problem))
+
+
+class _NonFinite:
+    """Stands in for NaN/Infinity while parsing, so the error can name the field holding it."""
+
+    def __init__(self, token: str):
+        self.token = token
+
+
+def _finite_float(token: str) -> float | _NonFinite:  # JSON number text -> float
+    value = float(token)  # 1e400 parses to inf: as bad as a literal Infinity
+    return value if math.isfinite(value) else _NonFinite(token)
+
+
+def _show(value: Any, limit: int = 60) -> str:  # any value -> short JSON-ish text for a message
+    try:
+        text = json.dumps(value, allow_nan=True, default=repr)
+    except (TypeError, ValueError, RecursionError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _json_type(value: Any) -> str:  # parsed JSON value -> its JSON type name
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if value is None:
+        return "null"
+    if isinstance(value, _NonFinite):
+        return "a non-finite number"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return type(value).__name__
+
+
+def _as_bytes(text: Any) -> bytes:  # str | bytes -> bytes, size-checked
+    if isinstance(text, str):
+        if len(text) > MAX_CONFIG_BYTES:  # every character is at least one byte
+            raise ConfigError(WHOLE_FILE, f"is over the {MAX_CONFIG_BYTES:,}-byte limit")
+        try:
+            text = text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ConfigError(WHOLE_FILE, "holds characters that are not valid Unicode") from None
+    elif isinstance(text, (bytes, bytearray, memoryview)):
+        text = bytes(text)
+    else:
+        raise ConfigError(WHOLE_FILE, f"must be text or bytes, got {type(text).__name__}")
+    if len(text) > MAX_CONFIG_BYTES:
+        raise ConfigError(WHOLE_FILE, f"is {len(text):,} bytes; the limit is {MAX_CONFIG_BYTES:,}")
+    return text
+
+
+def _check_tree(cfg: dict) -> None:
+    """Walk the parsed file without recursion: reject deep nesting and non-finite numbers."""
+    stack: list[tuple[Any, str | None, int]] = [(cfg, None, 1)]
+    while stack:
+        value, path, depth = stack.pop()
+        if isinstance(value, _NonFinite):
+            raise ConfigError(path, f"{value.token} is not a finite number")
+        if isinstance(value, (dict, list)):
+            if depth > MAX_NESTING:
+                raise ConfigError(WHOLE_FILE, f"nests more than {MAX_NESTING} levels deep")
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, child in items:
+                if isinstance(value, list):
+                    name = f"{path}[{key}]"
+                else:
+                    name = str(key) if path is None else f"{path}.{key}"
+                stack.append((child, name, depth + 1))
+
+
+def parse_config_text(text: str | bytes) -> dict:  # config.json contents -> dict, or ConfigError
+    data = _as_bytes(text)
+    try:
+        decoded = data.decode("utf-8-sig")  # tolerate a BOM; anything else non-UTF-8 is binary
+    except UnicodeDecodeError as e:
+        raise ConfigError(
+            WHOLE_FILE, f"is not UTF-8 text (bad byte at offset {e.start}); is it a binary file?"
+        ) from None
+    if "\x00" in decoded:
+        raise ConfigError(WHOLE_FILE, "contains NUL bytes; is it a binary file?")
+    if not decoded.strip():
+        raise ConfigError(WHOLE_FILE, "is empty")
+    try:
+        cfg = json.loads(decoded, parse_constant=_NonFinite, parse_float=_finite_float)
+    except RecursionError:  # the C parser gives up around a thousand levels
+        raise ConfigError(WHOLE_FILE, f"nests more than {MAX_NESTING} levels deep") from None
+    except json.JSONDecodeError as e:
+        raise ConfigError(
+            WHOLE_FILE, f"is not valid JSON ({e.msg} at line {e.lineno}, column {e.colno})"
+        ) from None
+    except ValueError as e:  # e.g. an integer past Python's 4,300-digit conversion limit
+        raise ConfigError(WHOLE_FILE, f"is not valid JSON ({e})") from None
+    if not isinstance(cfg, dict):
+        raise ConfigError(WHOLE_FILE, f"must be a JSON object {{...}}, got {_json_type(cfg)}")
+    _check_tree(cfg)
+    return cfg
+
+
+# --- reading fields ----------------------------------------------------------------------
+
+# Past these no real model goes; a value beyond them is a typo or an attack on the UI.
+MAX_LAYERS = 10_000
+MAX_HIDDEN = 1_000_000
+MAX_HEADS = 100_000
+MAX_HEAD_DIM = 100_000
+MAX_VOCAB = 100_000_000
+MAX_INTERMEDIATE = 10_000_000
+MAX_EXPERTS = 100_000
+MAX_POSITIONS = 10_000_000_000
+
+_MISSING = object()
+
+
+def _pick(cfg: dict, keys: tuple[str, ...]) -> tuple[str, Any]:  # aliases -> (name used, value)
+    for key in keys:
+        if key in cfg:
+            return key, cfg[key]
+    return keys[0], _MISSING
+
+
+def _present(cfg: dict, key: str) -> bool:  # set to something other than null
+    return cfg.get(key) is not None
+
+
+def _count(cfg: dict, keys: tuple[str, ...], limit: int, default: Any = _MISSING,
+           minimum: int = 1) -> Any:  # -> a validated int, or default when absent/null
+    key, value = _pick(cfg, keys)
+    if value is _MISSING or value is None:
+        if default is not _MISSING:
+            return default
+        raise ConfigError(key, "is missing" if value is _MISSING else "is null; it is required")
+    kind = "positive" if minimum == 1 else "non-negative"
+    if isinstance(value, bool) or not isinstance(value, int):  # bool is an int in Python
+        raise ConfigError(key, f"must be a {kind} integer, got {_show(value)}")
+    if value < minimum:
+        raise ConfigError(key, f"must be a {kind} integer, got {_show(value)}")
+    if value > limit:
+        raise ConfigError(key, f"is {_show(value)}, more than any real model ({limit:,})")
+    return value
+
+
+def _flag(cfg: dict, key: str) -> bool | None:  # optional boolean field
+    value = cfg.get(key)
+    if value is not None and not isinstance(value, bool):
+        raise ConfigError(key, f"must be true or false, got {_show(value)}")
+    return value
+
+
+# Families whose MLP is up-projection, activation, down-projection (no gate).
+TWO_MATRIX_TYPES = frozenset({
+    "gpt2", "gpt_neo", "gpt_neox", "gptj", "gpt_bigcode", "opt", "bloom", "falcon", "phi",
+    "starcoder2", "mpt", "codegen", "bert", "roberta",
+})
+# Families known to use a gated (SwiGLU/GeGLU) MLP: three matrices.
+GATED_TYPES = frozenset({
+    "llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "gemma",
+    "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "olmo", "olmo2",
+    "granite", "cohere", "internlm2", "yi", "smollm3", "glm", "glm4", "ministral",
+})
+EXPERT_MATRICES = 3  # every MoE family read here uses gated experts
+# Families with a learned position table (max positions x hidden) rather than RoPE.
+LEARNED_POSITION_TYPES = frozenset({"gpt2", "gpt_neo", "gpt_bigcode", "opt", "bert", "roberta"})
+
+
+def _language_model(cfg: dict, notes: list[str]) -> dict:  # multimodal config -> its text part
+    if "num_hidden_layers" in cfg or "n_layer" in cfg or "text_config" not in cfg:
+        return cfg
+    text = cfg["text_config"]
+    if not isinstance(text, dict):
+        raise ConfigError("text_config", f"must be an object, got {_json_type(text)}")
+    notes.append("Counted the language model in text_config; the vision tower is left out.")
+    outer = {k: v for k, v in cfg.items() if k != "text_config"}
+    return {**outer, **text}  # the text part's fields win; shared ones (tying) come from outside
+
+
+def _model_type(cfg: dict) -> str:
+    value = cfg.get("model_type", "")
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ConfigError("model_type", f"must be a string, got {_show(value)}")
+    return value
+
+
+def _kv_heads(cfg: dict, heads: int) -> int:  # query heads -> KV heads (GQA groups)
+    kv = _count(cfg, ("num_key_value_heads",), MAX_HEADS, default=heads)
+    if heads % kv:
+        raise ConfigError(
+            "num_key_value_heads",
+            f"({kv}) must divide num_attention_heads ({heads}): each KV head serves a whole "
+            "group of query heads")
+    return kv
+
+
+def _standard_heads(cfg: dict, hidden: int, heads: int) -> dict:  # -> head widths
+    head_dim = _count(cfg, ("head_dim",), MAX_HEAD_DIM, default=None)
+    if head_dim is None:
+        if hidden % heads:
+            key, _ = _pick(cfg, ("num_attention_heads", "n_head"))
+            raise ConfigError(
+                key, f"({heads}) does not divide the hidden size ({hidden}) and there is no "
+                "head_dim field to say how wide a head is")
+        head_dim = hidden // heads
+    return {"head_dim": head_dim, "v_head_dim": head_dim, "kv_heads": _kv_heads(cfg, heads)}
+
+
+def _mla_heads(cfg: dict, hidden: int, heads: int, notes: list[str]) -> dict:
+    """DeepSeek's multi-head latent attention: keys/values cached as one low-rank latent."""
+    kv_rank = _count(cfg, ("kv_lora_rank",), MAX_HIDDEN)
+    q_rank = _count(cfg, ("q_lora_rank",), MAX_HIDDEN, default=None)  # null: full-rank q
+    nope = _count(cfg, ("qk_nope_head_dim",), MAX_HEAD_DIM, minimum=0)
+    rope = _count(cfg, ("qk_rope_head_dim",), MAX_HEAD_DIM, minimum=0)
+    v_dim = _count(cfg, ("v_head_dim",), MAX_HEAD_DIM)
+    if nope + rope == 0:
+        raise ConfigError("qk_nope_head_dim", "and qk_rope_head_dim are both 0")
+    notes.append(
+        f"MLA counted in its decompressed form: each of the {heads} query heads scores over "
+        f"{nope + rope} dims and sums {v_dim} value dims; the cache holds the "
+        f"{kv_rank + rope}-value latent once per layer (kv_lora_rank + qk_rope_head_dim).")
+    return {"head_dim": nope + rope, "v_head_dim": v_dim, "kv_heads": _kv_heads(cfg, heads),
+            "mla": True, "q_lora_rank": q_rank, "kv_lora_rank": kv_rank,
+            "qk_rope_head_dim": rope}
+
+
+def _top_k(cfg: dict, experts: int) -> int:  # routed experts per token
+    k = _count(cfg, ("num_experts_per_tok",), MAX_EXPERTS)
+    if k > experts:
+        raise ConfigError("num_experts_per_tok", f"({k}) is more than the {experts} experts")
+    return k
+
+
+def _layer_indices(cfg: dict, key: str) -> set[int]:  # optional list of layer numbers
+    value = cfg.get(key)
+    if value is None:
+        return set()
+    if not isinstance(value, list) or any(
+            isinstance(i, bool) or not isinstance(i, int) for i in value):
+        raise ConfigError(key, "must be a list of layer numbers")
+    return set(value)
+
+
+def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str]) -> dict:
+    """Mixture of experts, read the way each family writes it. Dense models: no experts."""
+    dense = {"num_experts": 0, "experts_per_token": 0, "moe_intermediate": 0,
+             "shared_experts": 0, "shared_intermediate": 0, "dense_layers": layers}
+    if _present(cfg, "n_routed_experts"):  # DeepSeek-V2/V3
+        experts = _count(cfg, ("n_routed_experts",), MAX_EXPERTS, minimum=0)
+        if not experts:
+            return dense
+        k = _top_k(cfg, experts)
+        size = _count(cfg, ("moe_intermediate_size",), MAX_INTERMEDIATE)
+        shared = _count(cfg, ("n_shared_experts",), MAX_EXPERTS, default=0, minimum=0)
+        first_dense = _count(cfg, ("first_k_dense_replace",), MAX_LAYERS, default=0, minimum=0)
+        every = _count(cfg, ("moe_layer_freq",), MAX_LAYERS, default=1)
+        moe_layers = sum(1 for i in range(layers) if i >= first_dense and i % every == 0)
+        shared_width = shared * size  # each shared expert is one routed expert's size
+    elif _present(cfg, "num_local_experts"):  # Mixtral: intermediate_size is the expert size
+        experts = _count(cfg, ("num_local_experts",), MAX_EXPERTS, minimum=0)
+        if not experts:
+            return dense
+        k, size, shared, shared_width, moe_layers = _top_k(cfg, experts), intermediate, 0, 0, layers
+    elif _present(cfg, "num_experts"):  # Qwen2-MoE / Qwen3-MoE
+        experts = _count(cfg, ("num_experts",), MAX_EXPERTS, minimum=0)
+        if not experts:
+            return dense
+        k = _top_k(cfg, experts)
+        size = _count(cfg, ("moe_intermediate_size",), MAX_INTERMEDIATE)
+        shared_width = _count(cfg, ("shared_expert_intermediate_size",), MAX_INTERMEDIATE,
+                              default=0, minimum=0)
+        shared = 1 if shared_width else 0
+        step = _count(cfg, ("decoder_sparse_step",), MAX_LAYERS, default=1)
+        dense_only = _layer_indices(cfg, "mlp_only_layers")
+        moe_layers = sum(1 for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
+        if shared:
+            notes.append("The shared expert's one-output gate (hidden x 1) is left out.")
+    else:
+        return dense
+    notes.append(
+        f"Mixture of experts: {k} of {experts} routed experts active per token"
+        + (f", plus {shared} shared" if shared else "")
+        + f"; {layers - moe_layers} of {layers} layers have a dense MLP.")
+    return {"num_experts": experts, "experts_per_token": k, "moe_intermediate": size,
+            "shared_experts": shared, "shared_intermediate": shared_width,
+            "dense_layers": layers - moe_layers}
+
+
+def _sliding_count(cfg: dict, layers: int, model_type: str, notes: list[str]) -> int:
+    """How many layers use the window, in the order the families record it."""
+    types = cfg.get("layer_types")
+    if types is not None:
+        if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
+            raise ConfigError("layer_types", "must be a list of strings")
+        if len(types) != layers:
+            raise ConfigError("layer_types", f"has {len(types)} entries for {layers} layers")
+        if set(types) - {"sliding_attention", "full_attention"}:
+            notes.append("Layer types other than sliding/full attention are counted as full.")
+        return types.count("sliding_attention")
+    if _present(cfg, "sliding_window_pattern"):  # Gemma 3: every p-th layer is full
+        every = _count(cfg, ("sliding_window_pattern",), MAX_LAYERS)
+        return layers - layers // every
+    if model_type == "gemma2":  # alternates, starting with a sliding layer
+        return (layers + 1) // 2
+    if cfg.get("use_sliding_window") is True and _present(cfg, "max_window_layers"):
+        first = _count(cfg, ("max_window_layers",), MAX_LAYERS, minimum=0)  # Qwen2
+        return max(layers - first, 0)
+    return layers  # Mistral: every layer
+
+
+def _window(cfg: dict, layers: int, model_type: str, notes: list[str]) -> dict:
+    unwindowed = {"sliding_window": None, "sliding_layers": 0}
+    if _flag(cfg, "use_sliding_window") is False:  # Qwen2/3 carry a window they don't use
+        return unwindowed
+    window = _count(cfg, ("sliding_window",), MAX_POSITIONS, default=None)
+    if window is None:
+        return unwindowed
+    sliding = _sliding_count(cfg, layers, model_type, notes)
+    if not sliding:
+        return unwindowed
+    notes.append(
+        f"Sliding window of {window:,} tokens on {sliding} of {layers} layers: there a query "
+        f"sees at most {window:,} keys and the cache holds at most {window:,} tokens.")
+    return {"sliding_window": window, "sliding_layers": sliding}
+
+
+def _tied(cfg: dict, gpt2_style: bool, notes: list[str]) -> bool:
+    tied = _flag(cfg, "tie_word_embeddings")
+    if tied is None:
+        if not gpt2_style:
+            notes.append("tie_word_embeddings is absent: assumed untied (a separate lm_head).")
+        return gpt2_style
+    return tied
+
+
+def _display_name(cfg: dict, name: Any, model_type: str) -> str:
+    for candidate in (name, cfg.get("_name_or_path"), model_type):
+        if isinstance(candidate, str) and candidate.strip():
+            return candidate.strip()[:120]
+    return "custom model"
+
+
+# --- the model shape ---------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ModelShape:
+    """The few numbers of a config.json that the cost model needs."""
+
+    name: str
+    layers: int
+    hidden: int
+    intermediate: int  # dense MLP width
+    heads: int  # query heads
+    kv_heads: int
+    head_dim: int  # width of q and k per head (MLA: nope + rope)
+    v_head_dim: int
+    vocab: int
+    tied: bool = False  # lm_head shares the embedding's weights
+    max_positions: int | None = None
+    mlp_matrices: int = 3  # 2: up/down (GPT-2); 3: gate/up/down
+    num_experts: int = 0  # 0 = dense
+    experts_per_token: int = 0
+    moe_intermediate: int = 0
+    shared_experts: int = 0
+    shared_intermediate: int = 0  # total width of the shared experts
+    dense_layers: int | None = None  # layers with a dense MLP; None: all, or none if MoE
+    sliding_window: int | None = None
+    sliding_layers: int = 0  # layers that use the window; the rest attend to everything
+    mla: bool = False
+    q_lora_rank: int | None = None
+    kv_lora_rank: int = 0
+    qk_rope_head_dim: int = 0
+    learned_positions: bool = False  # a max_positions x hidden table, stored but never a matmul
+    notes: tuple[str, ...] = ()  # approximations made, in words for the UI
+
+    def __post_init__(self):
+        if self.dense_layers is None:
+            object.__setattr__(self, "dense_layers", 0 if self.num_experts else self.layers)
+        if self.sliding_window is None:
+            object.__setattr__(self, "sliding_layers", 0)
+
+    @property
+    def moe_layers(self) -> int:  # layers whose MLP is a mixture of experts
+        return self.layers - self.dense_layers
+
+    @classmethod
+    def from_config(cls, cfg: dict, name: str | None = None) -> ModelShape:
+        """A Hugging Face config.json dict -> ModelShape, or ConfigError naming the field."""
+        if not isinstance(cfg, dict):
+            raise ConfigError(WHOLE_FILE, f"must be a JSON object, got {_json_type(cfg)}")
+        notes: list[str] = []
+        cfg = _language_model(cfg, notes)
+        model_type = _model_type(cfg)
+        gpt2_style = model_type == "gpt2" or (not model_type and "n_embd" in cfg)
+        layers = _count(cfg, ("num_hidden_layers", "n_layer"), MAX_LAYERS)
+        hidden = _count(cfg, ("hidden_size", "n_embd"), MAX_HIDDEN)
+        heads = _count(cfg, ("num_attention_heads", "n_head"), MAX_HEADS)
+        vocab = _count(cfg, ("vocab_size",), MAX_VOCAB)
+        # GPT-2 writes n_inner: null to mean the classic 4 x hidden
+        intermediate = _count(cfg, ("intermediate_size", "n_inner"), MAX_INTERMEDIATE,
+                              default=4 * hidden if gpt2_style else _MISSING)
+        if _present(cfg, "kv_lora_rank"):
+            attention = _mla_heads(cfg, hidden, heads, notes)
+        else:
+            attention = _standard_heads(cfg, hidden, heads)
+        if gpt2_style or model_type in TWO_MATRIX_TYPES:
+            mlp_matrices = 2
+        else:
+            mlp_matrices = 3
+            if model_type not in GATED_TYPES:
+                notes.append(f"model_type {model_type or '(none)'!r} is not one we know: "
+                             "assumed a gated MLP (3 matrices).")
+        return cls(
+            name=_display_name(cfg, name, model_type),
+            layers=layers, hidden=hidden, intermediate=intermediate, heads=heads, vocab=vocab,
+            tied=_tied(cfg, gpt2_style, notes),
+            max_positions=_count(cfg, ("max_position_embeddings", "n_positions", "n_ctx"),
+                                 MAX_POSITIONS, default=None),
+            mlp_matrices=mlp_matrices,
+            learned_positions=gpt2_style or model_type in LEARNED_POSITION_TYPES,
+            **attention,
+            **_moe(cfg, layers, hidden, intermediate, notes),
+            **_window(cfg, layers, model_type, notes),
+            notes=tuple(notes),
+        )
+
+
+# --- the documents' models ---------------------------------------------------------------
+
+PRESETS: dict[str, dict] = {
+    # Qwen/Qwen3-8B config.json
+    "qwen3-8b": {
+        "architectures": ["Qwen3ForCausalLM"], "attention_bias": False,
+        "attention_dropout": 0.0, "bos_token_id": 151643, "eos_token_id": 151645,
+        "head_dim": 128, "hidden_act": "silu", "hidden_size": 4096,
+        "initializer_range": 0.02, "intermediate_size": 12288,
+        "max_position_embeddings": 40960, "max_window_layers": 36, "model_type": "qwen3",
+        "num_attention_heads": 32, "num_hidden_layers": 36, "num_key_value_heads": 8,
+        "rms_norm_eps": 1e-06, "rope_scaling": None, "rope_theta": 1000000,
+        "sliding_window": None, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+        "transformers_version": "4.51.0", "use_cache": True, "use_sliding_window": False,
+        "vocab_size": 151936,
+    },
+    # openai-community/gpt2 config.json (n_inner null spelled out: GPT2Config's default)
+    "gpt2": {
+        "activation_function": "gelu_new", "architectures": ["GPT2LMHeadModel"],
+        "attn_pdrop": 0.1, "bos_token_id": 50256, "embd_pdrop": 0.1, "eos_token_id": 50256,
+        "initializer_range": 0.02, "layer_norm_epsilon": 1e-05, "model_type": "gpt2",
+        "n_ctx": 1024, "n_embd": 768, "n_head": 12, "n_inner": None, "n_layer": 12,
+        "n_positions": 1024, "resid_pdrop": 0.1, "summary_activation": None,
+        "summary_first_dropout": 0.1, "summary_proj_to_labels": True,
+        "summary_type": "cls_index", "summary_use_proj": True,
+        "task_specific_params": {"text-generation": {"do_sample": True, "max_length": 50}},
+        "vocab_size": 50257,
+    },
+    # meta-llama/Meta-Llama-3-8B config.json (no head_dim field: 4096 / 32 = 128)
+    "llama-3-8b": {
+        "architectures": ["LlamaForCausalLM"], "attention_bias": False,
+        "attention_dropout": 0.0, "bos_token_id": 128000, "eos_token_id": 128001,
+        "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+        "intermediate_size": 14336, "max_position_embeddings": 8192, "model_type": "llama",
+        "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8,
+        "pretraining_tp": 1, "rms_norm_eps": 1e-05, "rope_scaling": None,
+        "rope_theta": 500000.0, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+        "transformers_version": "4.40.0.dev0", "use_cache": True, "vocab_size": 128256,
+    },
+}
+PRESET_NAMES = {"qwen3-8b": "Qwen3-8B", "gpt2": "GPT-2 small", "llama-3-8b": "Llama-3-8B"}
+
+
+def preset(key: str) -> ModelShape:  # "qwen3-8b" -> ModelShape
+    if not isinstance(key, str) or key not in PRESETS:
+        raise ConfigError("model", f"unknown preset {_show(key)}; choose one of "
+                          + ", ".join(sorted(PRESETS)))
+    return ModelShape.from_config(PRESETS[key], name=PRESET_NAMES[key])
+
+
+# --- parameters (exact ints) -------------------------------------------------------------
+
+def attention_params(m: ModelShape) -> int:  # -> weights in one layer's q, k, v, o
+    if m.mla:
+        return _mla_params(m)
+    q = m.hidden * m.heads * m.head_dim
+    k = m.hidden * m.kv_heads * m.head_dim
+    v = m.hidden * m.kv_heads * m.v_head_dim
+    o = m.heads * m.v_head_dim * m.hidden
+    return q + k + v + o
+
+
+def _mla_params(m: ModelShape) -> int:  # -> weights in one MLA layer (low-rank q and kv)
+    if m.q_lora_rank is None:
+        q = m.hidden * m.heads * m.head_dim
+    else:
+        q = m.hidden * m.q_lora_rank + m.q_lora_rank * m.heads * m.head_dim
+    kv_a = m.hidden * (m.kv_lora_rank + m.qk_rope_head_dim)  # down to the cached latent
+    nope = m.head_dim - m.qk_rope_head_dim
+    kv_b = m.kv_lora_rank * m.heads * (nope + m.v_head_dim)  # latent back up to k and v
+    o = m.heads * m.v_head_dim * m.hidden
+    return q + kv_a + kv_b + o
+
+
+def dense_mlp_params(m: ModelShape) -> int:  # -> weights in one dense MLP
+    return m.mlp_matrices * m.hidden * m.intermediate
+
+
+def _router_and_shared(m: ModelShape) -> int:  # -> weights every token of a MoE layer uses
+    router = m.hidden * m.num_experts
+    shared = EXPERT_MATRICES * m.hidden * m.shared_intermediate
+    return router + shared
+
+
+def moe_active_params(m: ModelShape) -> int:  # -> weights one token uses in one MoE layer
+    routed = m.experts_per_token * EXPERT_MATRICES * m.hidden * m.moe_intermediate
+    return _router_and_shared(m) + routed
+
+
+def moe_stored_params(m: ModelShape) -> int:  # -> weights stored for one MoE layer
+    routed = m.num_experts * EXPERT_MATRICES * m.hidden * m.moe_intermediate
+    return _router_and_shared(m) + routed
+
+
+def lm_head_params(m: ModelShape) -> int:  # -> vocab x hidden (also the embedding's size)
+    return m.vocab * m.hidden
+
+
+def matmul_params(m: ModelShape) -> int:  # -> weights that do a multiply-add per token
+    per_stack = (m.layers * attention_params(m) + m.dense_layers * dense_mlp_params(m)
+                 + m.moe_layers * moe_active_params(m))
+    return per_stack + lm_head_params(m)  # lm_head works even when tied
+
+
+def total_params(m: ModelShape) -> int:  # -> every weight stored (the memory bill)
+    stack = (m.layers * attention_params(m) + m.dense_layers * dense_mlp_params(m)
+             + m.moe_layers * moe_stored_params(m))
+    embedding = m.vocab * m.hidden
+    if m.learned_positions and m.max_positions:
+        embedding += m.max_positions * m.hidden
+    lm_head = 0 if m.tied else lm_head_params(m)
+    norms = (2 * m.layers + 1) * m.hidden  # two per layer and a final one
+    return stack + embedding + lm_head + norms
+
+
+# --- vectorised helpers ------------------------------------------------------------------
+
+KERNELS = ("naive", "triangular")
+
+
+def _lengths(n) -> np.ndarray:  # int | array of tokens -> float64 array (no int64 overflow)
+    return np.asarray(n, dtype=np.float64)
+
+
+def _out(x):  # 0-d array -> float; arrays pass through
+    return float(x) if np.ndim(x) == 0 else x
+
+
+def _layer_mean(m: ModelShape, full, sliding):  # per-layer counts -> mean over the stack
+    s = m.sliding_layers
+    return ((m.layers - s) * full + s * sliding) / m.layers
+
+
+def _share(part, rest):  # FLOPs, FLOPs -> part / (part + rest), 0 where both are 0
+    total = part + rest
+    return _out(np.divide(part, total, out=np.zeros_like(total), where=total > 0))
+
+
+# --- prefill -----------------------------------------------------------------------------
+
+def pair_flops(m: ModelShape) -> int:  # -> FLOPs for one (query, key) pair, all layers
+    # score q.k (2 per dim) plus adding weight x value (2 per dim), for every query head
+    return 2 * m.layers * m.heads * (m.head_dim + m.v_head_dim)
+
+
+def prefill_pairs(m: ModelShape, n, kernel: str = "triangular"):
+    """n prompt tokens -> (query, key) pairs paid per layer, averaged over the layers.
+
+    So attention_flops_prefill = pair_flops x prefill_pairs, window or not.
+    """
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be 'naive' or 'triangular', got {kernel!r}")
+    n = _lengths(n)
+    if kernel == "naive":  # computes the whole square, masked or not (windows too)
+        return _out(n * n)
+    full = n * n / 2  # the documents' n^2/2, not n(n+1)/2
+    if not m.sliding_layers:
+        return _out(full)
+    w = m.sliding_window
+    head = np.minimum(n, w)
+    band = head * head / 2 + np.maximum(n - w, 0) * w  # a triangle, then w keys per query
+    return _out(_layer_mean(m, full, band))
+
+
+def attention_flops_prefill(m: ModelShape, n, kernel: str = "triangular"):  # n -> FLOPs
+    return _out(pair_flops(m) * _lengths(prefill_pairs(m, n, kernel)))
+
+
+def other_flops_prefill(m: ModelShape, n):  # n -> FLOPs in every matmul (linear in n)
+    return _out(2.0 * matmul_params(m) * _lengths(n))
+
+
+def prefill_attention_share(m: ModelShape, n, kernel: str = "triangular"):  # n -> [0, 1]
+    return _share(_lengths(attention_flops_prefill(m, n, kernel)),
+                  _lengths(other_flops_prefill(m, n)))
+
+
+# --- decode ------------------------------------------------------------------------------
+
+def decode_pairs(m: ModelShape, n):  # n tokens of context -> keys one query sees, layer mean
+    n = _lengths(n)
+    if not m.sliding_layers:
+        return _out(n)
+    return _out(_layer_mean(m, n, np.minimum(n, m.sliding_window)))
+
+
+def attention_flops_decode(m: ModelShape, n):  # context n -> FLOPs for one new token
+    return _out(pair_flops(m) * _lengths(decode_pairs(m, n)))
+
+
+def other_flops_decode(m: ModelShape) -> int:  # -> FLOPs in every matmul for one token
+    return 2 * matmul_params(m)
+
+
+def decode_attention_share(m: ModelShape, n):  # context n -> [0, 1]
+    return _share(_lengths(attention_flops_decode(m, n)), float(other_flops_decode(m)))
+
+
+def decode_dot_products(m: ModelShape, n):  # context n -> q.k products for one new token
+    return _out(m.layers * m.heads * _lengths(decode_pairs(m, n)))
+
+
+def decode_score_flops(m: ModelShape, n):  # context n -> FLOPs for the scores q.k
+    return _out(2.0 * m.head_dim * _lengths(decode_dot_products(m, n)))
+
+
+def decode_value_flops(m: ModelShape, n):  # context n -> FLOPs for the weighted sum of values
+    return _out(2.0 * m.v_head_dim * _lengths(decode_dot_products(m, n)))
+
+
+# --- the crossover -----------------------------------------------------------------------
+
+def crossover_tokens(m: ModelShape, kernel: str = "triangular") -> float:
+    """Prompt length where prefill attention FLOPs equal everything else's (inf: never).
+
+    Attention grows as pair_flops x pairs, the rest as 2 x matmul_params x n. Without a
+    window that is n = matmul_params / (2 x layers x heads x head_dim), doubled for a
+    triangular kernel. With one, sliding layers grow only linearly past the window, so
+    solve the piecewise quadratic; if every layer slides, attention may never catch up.
+    """
+    if kernel not in KERNELS:
+        raise ValueError(f"kernel must be 'naive' or 'triangular', got {kernel!r}")
+    pf, rest = float(pair_flops(m)), 2.0 * matmul_params(m)
+    unwindowed = rest / pf if kernel == "naive" else 2 * rest / pf
+    w = m.sliding_window
+    if kernel == "naive" or not m.sliding_layers or unwindowed <= w:
+        return unwindowed
+    # past w: pf/L x [(L-s) n^2/2 + s(n w - w^2/2)] = rest x n, i.e. a n^2 + b n + c = 0
+    s, L = m.sliding_layers, m.layers
+    a = (L - s) / 2
+    b = s * w - rest * L / pf
+    c = -s * w * w / 2
+    if a == 0:  # every layer slides: attention per token tops out at pf x w
+        return s * w * w / (2 * b) if b > 0 else math.inf
+    root = math.sqrt(b * b - 4 * a * c)  # c < 0 < a: one positive root
+    return (-b + root) / (2 * a) if b <= 0 else -2 * c / (b + root)  # no cancellation
+
+
+# --- memory ------------------------------------------------------------------------------
+
+def kv_bytes_per_token_per_layer(m: ModelShape, bytes_per_value: float = 2):  # -> bytes
+    if m.mla:  # one shared latent plus the rotary key part, not per-head k and v
+        return (m.kv_lora_rank + m.qk_rope_head_dim) * bytes_per_value
+    return m.kv_heads * (m.head_dim + m.v_head_dim) * bytes_per_value  # 2 x kv x d x bytes
+
+
+def kv_bytes_per_token(m: ModelShape, bytes_per_value: float = 2):  # -> bytes, all layers
+    return m.layers * kv_bytes_per_token_per_layer(m, bytes_per_value)
+
+
+def kv_cache_bytes(m: ModelShape, context, users=1, bytes_per_value: float = 2):
+    """context tokens per user, users -> bytes of keys and values held.
+
+    Sliding-window layers keep only the last `window` tokens.
+    """
+    tokens_per_layer = _lengths(decode_pairs(m, context))  # cached = what a query can see
+    return _out(_lengths(users) * kv_bytes_per_token(m, bytes_per_value) * tokens_per_layer)
+
+
+def decode_arithmetic_intensity(m: ModelShape, context, bytes_per_value: float = 2):
+    """context -> decode attention FLOPs per byte of K/V read, for one new token.
+
+    Both grow with the keys read, so the ratio is the same at every context (and every
+    batch: each user reads their own cache).
+    """
+    ratio = pair_flops(m) / kv_bytes_per_token(m, bytes_per_value)
+    return _out(np.full(np.shape(context), ratio))
+
+
+def weight_bytes(m: ModelShape, bytes_per_value: float = 2):  # -> bytes of stored weights
+    return total_params(m) * bytes_per_value
+
+
+def kv_outweighs_weights_context(m: ModelShape, users=1, bytes_per_value: float = 2):
+    """users -> context per user where their caches equal the weights (inf: never)."""
+    users = _lengths(users)
+    weights = float(weight_bytes(m, bytes_per_value))
+    per_layer = float(kv_bytes_per_token_per_layer(m, bytes_per_value)) * users
+    with np.errstate(divide="ignore"):  # zero users: never
+        linear = weights / (m.layers * per_layer)  # every layer still growing
+    if not m.sliding_layers:
+        return _out(linear)
+    w = m.sliding_window
+    full = m.layers - m.sliding_layers
+    at_window = m.layers * per_layer * w  # bytes once the sliding layers stop growing
+    if full:  # past the window only the full layers keep growing
+        with np.errstate(divide="ignore", invalid="ignore"):
+            beyond = w + (weights - at_window) / (full * per_layer)
+    else:  # every layer slides: the cache stops growing at the window
+        beyond = np.full(np.shape(linear), np.inf)
+    return _out(np.where(linear <= w, linear, beyond))
+
+
+def eager_score_matrix_bytes(m: ModelShape, n, batch=1, bytes_per_value: float = 2):
+    """n prompt tokens -> bytes of one layer's n x n score matrix, all heads, when written out."""
+    n = _lengths(n)
+    return _out(_lengths(batch) * m.heads * n * n * bytes_per_value)
+
+
+# --- GPUs --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class GPU:
+    name: str
+    peak_flops: float  # dense BF16 tensor-core FLOP/s
+    bandwidth: float  # memory bytes/s
+
+    @property
+    def ridge_point(self) -> float:  # FLOP per byte below which a kernel waits on memory
+        return self.peak_flops / self.bandwidth
+
+
+GPUS: dict[str, GPU] = {
+    # NVIDIA A100 Tensor Core GPU datasheet: BF16 312 TFLOPS dense; 80GB SXM 2,039 GB/s
+    "a100-80gb": GPU("A100 80GB SXM", 312e12, 2.039e12),
+    # NVIDIA H100 Tensor Core GPU datasheet, SXM: BF16 1,979 TFLOPS sparse = 989 dense; 3.35 TB/s
+    "h100-sxm": GPU("H100 SXM", 989e12, 3.35e12),
+    # NVIDIA H200 Tensor Core GPU datasheet: BF16 989 TFLOPS dense; 4.8 TB/s
+    "h200": GPU("H200", 989e12, 4.8e12),
+    # NVIDIA HGX B200 datasheet: BF16 2.25 PFLOPS dense per GPU; 8 TB/s
+    "b200": GPU("B200", 2250e12, 8.0e12),
+    # NVIDIA Ada Lovelace architecture whitepaper: RTX 4090 BF16 165 TFLOPS with FP32
+    # accumulate (330 with FP16 accumulate); 1,008 GB/s GDDR6X
+    "rtx-4090": GPU("RTX 4090", 165e12, 1.008e12),
+}
