@@ -1,0 +1,159 @@
+"""Timing and memory probes for the kernel lab and benchmarks/kernels.py.
+
+Every probe takes a zero-argument callable. Methods, so that a readout can say which:
+- time: time.perf_counter around each call (after torch.cuda.synchronize on CUDA);
+- numpy memory: tracemalloc's peak (numpy reports its buffers to tracemalloc);
+- torch CPU memory: the process's peak resident set (VmHWM in /proc/self/status) after
+  resetting it by writing 5 to /proc/self/clear_refs (after glibc's malloc_trim, so that
+  reused heap shows up), minus the resident set before; Linux only, and it counts every
+  allocation in the process at page granularity;
+- CUDA memory: torch.cuda.max_memory_allocated after reset_peak_memory_stats, minus the
+  memory allocated before;
+- which kernel ran: the aten operators torch.profiler records during the call.
+torch is imported only inside the functions that need it.
+"""
+
+import contextlib
+import statistics
+import time
+import tracemalloc
+
+# aten operators SDPA dispatches to -> the backend names of kernels.dispatch
+KERNEL_OPS = {
+    "aten::_scaled_dot_product_flash_attention_for_cpu": "flash attention",
+    "aten::_scaled_dot_product_flash_attention": "flash attention",
+    "aten::_scaled_dot_product_efficient_attention": "efficient attention",
+    "aten::_scaled_dot_product_cudnn_attention": "cudnn attention",
+    "aten::_scaled_dot_product_attention_math": "math",
+    "aten::_scaled_dot_product_attention_math_for_mps": "math",
+    "aten::_scaled_dot_product_fused_attention_overrideable": "overrideable",
+}
+
+
+def observed_kernels(fn):  # -> (fn(), tuple of backend names torch.profiler saw, in call order)
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        out = fn()
+    seen = [KERNEL_OPS[e.name] for e in sorted(prof.events(), key=lambda e: e.time_range.start)
+            if e.name in KERNEL_OPS]
+    return out, tuple(dict.fromkeys(seen))
+
+
+def timings(fn, repeats=3, warmup=1, sync=None):  # -> [seconds per call], after warm-up calls
+    for _ in range(warmup):
+        fn()
+    if sync:
+        sync()
+    out = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        if sync:
+            sync()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def summary(seconds):  # -> (median, min, max) in seconds
+    return statistics.median(seconds), min(seconds), max(seconds)
+
+
+def tracemalloc_peak(fn):  # -> bytes: the peak of Python-tracked allocations during fn()
+    was = tracemalloc.is_tracing()
+    if not was:
+        tracemalloc.start()
+    tracemalloc.reset_peak()
+    base = tracemalloc.get_traced_memory()[0]
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    if not was:
+        tracemalloc.stop()
+    return max(0, peak - base)
+
+
+def _status_kb(field):  # -> kB of one line of /proc/self/status, or None off Linux
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def rss_peak_supported():
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:
+        return False
+    return _status_kb("VmHWM") is not None
+
+
+def trim_heap():  # hand freed heap pages back to the OS (glibc), so reuse shows up in RSS
+    try:
+        import ctypes
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+def rss_peak(fn):  # -> bytes the resident set rose to above where it started, or None
+    trim_heap()
+    if not rss_peak_supported():  # also resets VmHWM to the current RSS
+        return None
+    base = _status_kb("VmRSS")
+    fn()
+    return max(0, _status_kb("VmHWM") - base) * 1024
+
+
+def cuda_peak(fn):  # -> bytes torch's CUDA allocator peaked at above where it started
+    import torch
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    base = torch.cuda.memory_allocated()
+    fn()
+    torch.cuda.synchronize()
+    return max(0, torch.cuda.max_memory_allocated() - base)
+
+
+def sdpa_callable(q, k, v, *, causal=False, mask=None, backend="auto"):
+    # tensors [b, h, n, d], [b, h_kv, n, d] x2 on one device and dtype
+    #   -> (zero-argument callable running that SDPA call, name of the kernel it runs)
+    """The very call kernels.attend makes, planned once, for timing it without the planning.
+
+    backend is one of kernels.BACKENDS. "numpy" times the numpy reference on arrays made
+    once beforehand; every other backend is planned by kernels.dispatch.plan, so the call
+    runs under the same sdpa_kernel settings, enable_gqa or expanded key/value heads, as
+    attend() would use. Raises kernels.KernelUnavailable when the backend cannot run them.
+    """
+    import torch
+
+    from kernels import dispatch
+
+    if backend == "numpy":
+        qa, ka, va = (dispatch.to_numpy(torch, a) for a in (q, k, v))
+        ma = None if mask is None else dispatch.to_numpy(torch, mask)
+        return (lambda: dispatch.numpy_reference(qa, ka, va, causal=causal, mask=ma),
+                dispatch.NUMPY)
+    import torch.nn.functional as F
+    from torch.nn.attention import sdpa_kernel
+
+    with dispatch._LOCK:
+        p = dispatch.plan(torch, q, k, v, mask, causal, None, backend, False)
+    if p.index < 0:
+        raise dispatch.KernelUnavailable(f"{backend} cannot run these inputs: {p.error}",
+                                         p.reasons)
+    if p.expand:
+        k, v = dispatch.expand_kv(k, v, q.shape[1] // k.shape[1])
+    kwargs = {"attn_mask": mask, "is_causal": causal}
+    if p.gqa:
+        kwargs["enable_gqa"] = True
+    allowed = list(p.allowed) if p.allowed is not None else None
+
+    def call():
+        with sdpa_kernel(allowed) if allowed is not None else contextlib.nullcontext():
+            return F.scaled_dot_product_attention(q, k, v, **kwargs)
+
+    return call, dispatch.NAMES.get(p.index, f"SDPBackend {p.index}")

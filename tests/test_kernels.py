@@ -1,0 +1,296 @@
+"""kernels.attend against the numpy reference, and the kernel it says ran against what ran.
+
+torch is a test dependency: these tests fail (they do not skip) when it is missing.
+Tests marked gpu need CUDA and skip without it.
+"""
+
+import numpy as np
+import pytest
+import torch  # a missing torch must fail this file, not skip it
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kernels
+from attention_core.attend import attend as core_attend
+from attention_core.attend import numpy_attention
+from kernels import KernelUnavailable
+from kernels.dispatch import numpy_reference
+
+CUDA = torch.cuda.is_available()
+gpu = pytest.mark.gpu
+needs_cuda = pytest.mark.skipif(not CUDA, reason="needs CUDA; none on this machine")
+FUSED = ("flash attention", "efficient attention", "cudnn attention")
+
+
+def qkv(batch, heads, kv_heads, n_q, n_k, d, d_v=None, seed=0, dtype=np.float32):
+    rng = np.random.default_rng(seed)
+    d_v = d if d_v is None else d_v
+    return (rng.standard_normal((batch, heads, n_q, d)).astype(dtype),
+            rng.standard_normal((batch, kv_heads, n_k, d)).astype(dtype),
+            rng.standard_normal((batch, kv_heads, n_k, d_v)).astype(dtype))
+
+
+# batch, heads, kv heads, n_q, n_k, head_dim, causal
+SHAPES = [
+    (1, 1, 1, 1, 1, 8, False),
+    (1, 1, 1, 1, 1, 8, True),
+    (2, 4, 4, 7, 7, 16, True),
+    (1, 8, 2, 33, 33, 16, True),  # GQA: 4 query heads per key/value head
+    (1, 8, 2, 33, 33, 16, False),
+    (2, 6, 3, 7, 33, 8, False),
+    (1, 4, 1, 1, 33, 32, True),  # one decode step against 33 cached keys: multi-query
+    (1, 2, 2, 7, 33, 64, True),  # a chunk of 7 new queries after 26 cached keys
+]
+
+
+@pytest.mark.parametrize("batch,heads,kv_heads,n_q,n_k,d,causal", SHAPES)
+def test_auto_matches_the_numpy_reference(batch, heads, kv_heads, n_q, n_k, d, causal):
+    q, k, v = qkv(batch, heads, kv_heads, n_q, n_k, d)
+    got = kernels.attend(q, k, v, causal=causal, device="cpu")
+    assert isinstance(got.output, np.ndarray) and got.output.dtype == np.float32
+    assert got.output.shape == (batch, heads, n_q, d)
+    np.testing.assert_allclose(got.output, numpy_attention(q, k, v, causal=causal),
+                               atol=2e-5, rtol=1e-4)
+
+
+@settings(max_examples=25, deadline=None)
+@given(batch=st.integers(1, 2), kv_heads=st.integers(1, 3), group=st.sampled_from([1, 2, 4]),
+       n_q=st.integers(1, 40), extra_k=st.integers(0, 9), d=st.sampled_from([4, 8, 16, 32]),
+       causal=st.booleans(), scaled=st.booleans(), backend=st.sampled_from(["auto", "math"]),
+       seed=st.integers(0, 2**16))
+def test_random_shapes_match_the_reference(batch, kv_heads, group, n_q, extra_k, d, causal,
+                                           scaled, backend, seed):
+    q, k, v = qkv(batch, kv_heads * group, kv_heads, n_q, n_q + extra_k, d, seed=seed)
+    scale = None if scaled else 0.3
+    got = kernels.attend(q, k, v, causal=causal, scale=scale, backend=backend, device="cpu")
+    want = numpy_attention(q, k, v, causal=causal, scale=scale)
+    np.testing.assert_allclose(got.output, want, atol=3e-5, rtol=1e-4)
+    assert got.backend == ("flash attention" if backend == "auto" else "math")
+
+
+def test_auto_on_cpu_float32_runs_the_flash_kernel_and_the_profiler_agrees():
+    q, k, v = qkv(1, 8, 8, 64, 64, 64)
+    expected = kernels.explain(q.shape, k.shape, "float32", "cpu", True, False)
+    got = kernels.attend(q, k, v, causal=True, device="cpu", verify=True)
+    assert expected.backend == got.backend == "flash attention"
+    assert got.observed == ("flash attention",)  # aten::_scaled_dot_product_flash_attention_for_cpu
+    assert (got.device, got.dtype) == ("cpu", "float32")
+    assert "CUDA only" in got.reasons["efficient attention"][0]
+    assert "math" in got.reasons
+
+
+@pytest.mark.parametrize("dtype", ["float64", "bfloat16", "float16"])
+def test_cpu_flash_takes_other_float_dtypes(dtype):
+    assert kernels.explain((1, 2, 16, 8), (1, 2, 16, 8), dtype, "cpu", True, False).backend \
+        == "flash attention"
+
+
+def test_named_math_runs_math_and_matches():
+    q, k, v = qkv(1, 4, 2, 33, 33, 16)
+    got = kernels.attend(q, k, v, causal=True, backend="math", device="cpu", verify=True)
+    assert got.backend == "math" and got.observed == ("math",)
+    assert "excluded" in got.reasons["flash attention"][0]
+    np.testing.assert_allclose(got.output, numpy_attention(q, k, v, causal=True), atol=2e-5)
+
+
+def test_named_flash_runs_on_cpu():
+    q, k, v = qkv(1, 2, 2, 7, 7, 8)
+    assert kernels.attend(q, k, v, backend="flash", device="cpu").backend == "flash attention"
+
+
+@pytest.mark.parametrize("backend,name", [("cudnn", "cudnn attention"),
+                                          ("efficient", "efficient attention")])
+def test_a_cuda_only_backend_on_cpu_raises_with_reasons(backend, name):
+    q, k, v = qkv(1, 2, 2, 7, 7, 8)
+    with pytest.raises(KernelUnavailable) as err:
+        kernels.attend(q, k, v, backend=backend, device="cpu")
+    assert isinstance(err.value, RuntimeError)
+    assert any("CUDA only" in r for r in err.value.reasons[name])
+    assert name in str(err.value) and "No viable backend" in str(err.value)  # PyTorch's own words
+    assert kernels.explain(q.shape, k.shape, "float32", "cpu", False, False,
+                           backend=backend).backend is None
+
+
+def test_require_fused_passes_on_cpu_where_the_flash_kernel_applies():
+    q, k, v = qkv(1, 8, 2, 33, 33, 16)
+    got = kernels.attend(q, k, v, causal=True, require_fused=True, device="cpu", verify=True)
+    assert got.backend == "flash attention" and got.observed == ("flash attention",)
+    assert "excluded by require_fused" in got.reasons["math"][0]
+
+
+def test_require_fused_turns_a_silent_math_fallback_into_an_error():
+    q, k, v = qkv(1, 2, 2, 7, 7, 16, d_v=8)  # CPU flash needs one head_dim for q, k and v
+    assert kernels.attend(q, k, v, device="cpu").backend == "math"  # the silent fallback
+    with pytest.raises(KernelUnavailable) as err:
+        kernels.attend(q, k, v, require_fused=True, device="cpu")
+    assert any("same last dimension" in r for r in err.value.reasons["flash attention"])
+
+
+def test_the_fallback_reports_why_flash_refused():
+    q, k, v = qkv(1, 2, 2, 7, 7, 16, d_v=8)
+    got = kernels.attend(q, k, v, device="cpu")
+    np.testing.assert_allclose(got.output, numpy_attention(q, k, v), atol=2e-5)
+    assert any("same last dimension" in r for r in got.reasons["flash attention"])
+
+
+@pytest.mark.parametrize("backend", ["auto", "math", "flash", "numpy"])
+def test_mask_and_causal_together_raise_on_every_path(backend):
+    q, k, v = qkv(1, 2, 2, 7, 7, 8)
+    mask = np.tril(np.ones((7, 7), bool))
+    with pytest.raises(ValueError, match="not both"):
+        kernels.attend(q, k, v, causal=True, mask=mask, backend=backend)
+    with pytest.raises(ValueError, match="not both"):
+        kernels.explain(q.shape, k.shape, "float32", None, True, True, backend=backend)
+
+
+@pytest.mark.parametrize("kind", ["bool", "additive"])
+def test_an_explicit_mask_matches_the_reference(kind):
+    q, k, v = qkv(2, 4, 2, 7, 9, 8)
+    rng = np.random.default_rng(1)
+    keep = rng.random((2, 4, 7, 9)) > 0.4
+    keep[..., 0] = True  # every query keeps a key
+    mask = keep if kind == "bool" else np.where(keep, 0.0, -1e9).astype(np.float32)
+    got = kernels.attend(q, k, v, mask=mask, device="cpu")
+    assert got.backend == "flash attention"  # an explicit mask keeps the CPU flash kernel
+    np.testing.assert_allclose(got.output, numpy_reference(q, k, v, mask=mask), atol=2e-5)
+    np.testing.assert_allclose(kernels.attend(q, k, v, mask=mask, backend="numpy").output,
+                               got.output, atol=2e-5)
+
+
+def test_an_explicit_causal_mask_equals_is_causal():
+    q, k, v = qkv(1, 2, 2, 33, 33, 8)
+    tri = np.tril(np.ones((33, 33), bool))
+    np.testing.assert_allclose(kernels.attend(q, k, v, mask=tri, device="cpu").output,
+                               kernels.attend(q, k, v, causal=True, device="cpu").output,
+                               atol=2e-6)
+
+
+def test_tensors_in_tensors_out_and_the_core_entry_uses_the_kernels():
+    q, k, v = qkv(1, 4, 2, 7, 7, 8)
+    tq, tk, tv = (torch.from_numpy(a).double() for a in (q, k, v))
+    got = kernels.attend(tq, tk, tv, causal=True, device="cpu")
+    assert isinstance(got.output, torch.Tensor) and got.output.dtype == torch.float64
+    np.testing.assert_allclose(got.output.numpy(), numpy_attention(q, k, v, causal=True),
+                               atol=1e-5)
+    core = core_attend(q, k, v, causal=True)  # auto: bfloat16 on a GPU
+    assert isinstance(core, np.ndarray) and core.dtype == np.float32
+    np.testing.assert_allclose(core, got.output.numpy(), atol=3e-2 if CUDA else 1e-5)
+
+
+def test_numpy_backend_is_the_reference():
+    q, k, v = qkv(1, 4, 2, 7, 7, 8)
+    got = kernels.attend(q, k, v, causal=True, backend="numpy")
+    assert got.backend == "numpy reference" and got.device == "cpu"
+    np.testing.assert_array_equal(got.output, numpy_attention(q, k, v, causal=True))
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"backend": "fast"}, "backend must be one of"),
+    ({"backend": "math", "require_fused": True}, "contradicts"),
+    ({"backend": "numpy", "require_fused": True}, "contradicts"),
+])
+def test_bad_arguments(kwargs, message):
+    q, k, v = qkv(1, 2, 2, 3, 3, 4)
+    with pytest.raises(ValueError, match=message):
+        kernels.attend(q, k, v, **kwargs)
+
+
+@pytest.mark.parametrize("shapes,message", [
+    (((1, 3, 4, 8), (1, 2, 4, 8), (1, 2, 4, 8)), "must divide"),
+    (((1, 2, 4, 8), (1, 2, 4, 4), (1, 2, 4, 4)), "head_dim differ"),
+    (((2, 4, 8), (2, 4, 8), (2, 4, 8)), r"\[batch, heads, n, head_dim\]"),
+    (((1, 2, 4, 8), (1, 2, 5, 8), (1, 2, 4, 8)), "same heads and length"),
+])
+def test_bad_shapes(shapes, message):
+    arrays = [np.zeros(s, np.float32) for s in shapes]
+    with pytest.raises(ValueError, match=message):
+        kernels.attend(*arrays)
+
+
+def test_causal_needs_at_least_as_many_keys_as_queries():
+    q, k, v = qkv(1, 1, 1, 5, 3, 4)
+    with pytest.raises(ValueError, match="more queries"):
+        kernels.attend(q, k, v, causal=True)
+
+
+def test_explain_agrees_with_attend_before_running():
+    cases = [((1, 8, 64, 64), (1, 8, 64, 64), True, None, "auto"),
+             ((1, 8, 64, 64), (1, 2, 64, 64), False, None, "auto"),
+             ((1, 2, 16, 8), (1, 2, 16, 8), False, np.ones((16, 16), bool), "auto"),
+             ((1, 2, 16, 8), (1, 2, 16, 8), True, None, "math")]
+    for q_shape, k_shape, causal, mask, backend in cases:
+        q, k, v = (np.zeros(s, np.float32) for s in (q_shape, k_shape, k_shape))
+        said = kernels.explain(q_shape, k_shape, "float32", "cpu", causal, mask is not None,
+                               backend=backend)
+        ran = kernels.attend(q, k, v, causal=causal, mask=mask, backend=backend, device="cpu")
+        assert said.backend == ran.backend and dict(said.reasons) == dict(ran.reasons)
+        assert said.backend in said.summary()
+
+
+def test_environment_names_the_kernels():
+    env = kernels.environment()
+    assert env["torch"] == torch.__version__ and env["cuda"] == CUDA
+    assert "math" in env["enabled"]
+
+
+# ---------------------------------------------------------------- CUDA only
+
+@gpu
+@needs_cuda
+def test_cuda_auto_casts_to_half_and_runs_a_fused_kernel():
+    q, k, v = qkv(1, 8, 8, 256, 256, 64)
+    got = kernels.attend(q, k, v, causal=True, verify=True)
+    assert got.device.startswith("cuda") and got.dtype in ("bfloat16", "float16")
+    assert got.backend in FUSED and got.observed == (got.backend,)
+    assert any(n.startswith("cast float32") for n in got.notes)
+    assert got.output.dtype == np.float32
+    np.testing.assert_allclose(got.output, numpy_attention(q, k, v, causal=True), atol=3e-2)
+
+
+@gpu
+@needs_cuda
+@pytest.mark.parametrize("backend", ["flash", "efficient", "cudnn", "math"])
+def test_cuda_named_backends_run_or_say_why(backend):
+    q, k, v = qkv(1, 8, 2, 128, 128, 64)
+    try:
+        got = kernels.attend(q, k, v, causal=True, backend=backend, verify=True)
+    except KernelUnavailable as e:
+        assert e.reasons and all(e.reasons.values())
+        return
+    assert got.observed == (got.backend,)
+    assert got.backend.startswith(backend)
+    np.testing.assert_allclose(got.output, numpy_attention(q, k, v, causal=True), atol=3e-2)
+
+
+@gpu
+@needs_cuda
+def test_cuda_require_fused_with_a_mask_forbidding_flash():
+    q, k, v = qkv(1, 4, 4, 128, 128, 64)
+    mask = np.tril(np.ones((128, 128), bool))
+    with pytest.raises(KernelUnavailable) as err:
+        kernels.attend(q, k, v, mask=mask, backend="flash")
+    assert err.value.reasons["flash attention"]
+    got = kernels.attend(q, k, v, mask=mask, require_fused=True)
+    assert got.backend in FUSED and got.backend != "flash attention"
+
+
+def test_causal_with_fewer_queries_than_keys_is_bottom_right_and_says_so():
+    q, k, v = qkv(1, 2, 2, 3, 9, 8)
+    got = kernels.attend(q, k, v, causal=True, device="cpu")
+    assert any("bottom-right" in n for n in got.notes)
+    # the last query sees every key: the same as no mask at all for that row
+    unmasked = kernels.attend(q, k, v, device="cpu").output
+    np.testing.assert_allclose(got.output[:, :, -1], unmasked[:, :, -1], atol=2e-6)
+
+
+def test_forcing_a_backend_leaves_pytorchs_global_settings_alone():
+    before = (torch.backends.cuda.flash_sdp_enabled(), torch.backends.cuda.math_sdp_enabled(),
+              torch.backends.cuda.mem_efficient_sdp_enabled())
+    q, k, v = qkv(1, 2, 2, 7, 7, 8)
+    kernels.attend(q, k, v, backend="math", device="cpu")
+    kernels.attend(q, k, v, require_fused=True, device="cpu")
+    with pytest.raises(KernelUnavailable):
+        kernels.attend(q, k, v, backend="cudnn", device="cpu")
+    assert before == (torch.backends.cuda.flash_sdp_enabled(),
+                      torch.backends.cuda.math_sdp_enabled(),
+                      torch.backends.cuda.mem_efficient_sdp_enabled())
