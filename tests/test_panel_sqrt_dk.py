@@ -1,0 +1,177 @@
+"""The √d_k sweep panel without a browser: readouts, source data, URL state, speed."""
+
+import re
+import time
+
+import numpy as np
+import pytest
+
+from app import url_state
+from app.panels import sqrt_dk as panel_module
+from app.panels.sqrt_dk import SqrtDkPanel
+from attention_core import sqrt_dk as core
+
+DOC_D_KS = (4, 16, 128, 512)
+# The documents' figures over 16 keys: effective keys without and with the divisor.
+DOC_RAW = (6.68, 2.84, 1.44, 1.19)
+DOC_SCALED = (11.19, 10.96, 10.71, 10.76)
+
+
+def readout_numbers(panel):  # -> (effective raw, effective scaled, spread, √d_k) read from text
+    text = panel.readout.object
+    raw = float(re.search(r"Without the divisor</b>: <b>([\d.]+)</b>", text).group(1))
+    scaled = float(re.search(r"Divided by √d_k</b>: <b>([\d.]+)</b>", text).group(1))
+    spread, root = re.search(r"spread of the raw scores: <b>([\d.]+)</b> against "
+                             r"√\d+ = <b>([\d.]+)</b>", text).groups()
+    return raw, scaled, float(spread), float(root)
+
+
+@pytest.fixture(scope="module")
+def sweep():  # the readouts at the documents' four d_k, 16 keys
+    panel = SqrtDkPanel()
+    rows = []
+    for d_k in DOC_D_KS:
+        panel.d_k = d_k
+        rows.append(readout_numbers(panel))
+    return np.array(rows)
+
+
+def test_defaults_and_url_keys():
+    panel = SqrtDkPanel()
+    assert (panel.d_k, panel.keys) == (128, core.DEFAULT_KEYS)
+    assert panel.url_keys == ("d_k", "keys")
+    assert panel.param.d_k.bounds == (1, core.MAX_D_K)
+    assert panel.param.keys.bounds == (2, core.MAX_KEYS)
+    assert "measured spread of the raw scores" in panel.readout.object.lower()
+
+
+def test_unscaled_effective_keys_fall_monotonically(sweep):
+    assert np.all(np.diff(sweep[:, 0]) < 0)
+
+
+def test_scaled_effective_keys_stay_flat(sweep):
+    scaled = sweep[:, 1]
+    assert np.all(np.abs(scaled / scaled.mean() - 1) <= 0.10)
+
+
+def test_measured_spread_tracks_sqrt_d_k(sweep):
+    np.testing.assert_allclose(sweep[:, 3], np.sqrt(DOC_D_KS), atol=0.005)
+    assert np.all(np.abs(sweep[:, 2] / sweep[:, 3] - 1) <= 0.15)
+
+
+def test_readouts_match_the_core():
+    panel = SqrtDkPanel(d_k=512)
+    point = core.sweep_point(512, 16)
+    assert f"{point.effective_raw:.2f}" in panel.readout.object
+    assert f"<b>{point.spread:.2f}</b>" in panel.readout.object
+
+
+def test_swing_and_exponential_ratio_at_128():
+    text = SqrtDkPanel(d_k=128).readout.object
+    assert "±34" in text  # 3·√128 ≈ 33.9
+    assert "e<sup>68</sup>" in text and "10<sup>29</sup>" in text
+
+
+def test_mean_curve_near_the_documents_figures():
+    panel = SqrtDkPanel(mean_draws=4000)  # the panel's own draws are too few for 5%
+    data = panel.curve_source.data
+    at = [list(data["d_k"]).index(d) for d in DOC_D_KS]
+    np.testing.assert_allclose(np.asarray(data["mean_raw"])[at], DOC_RAW, rtol=0.05)
+    np.testing.assert_allclose(np.asarray(data["mean_scaled"])[at], DOC_SCALED, rtol=0.05)
+
+
+def test_curve_covers_one_to_max_on_powers_of_two():
+    d_ks = SqrtDkPanel().curve_source.data["d_k"]
+    assert d_ks[0] == 1 and d_ks[-1] == core.MAX_D_K
+    assert {2 ** e for e in range(11)} <= set(d_ks)
+
+
+def test_fixed_draw_curve_meets_the_marker():
+    panel = SqrtDkPanel(d_k=64)
+    data = panel.curve_source.data
+    i = list(data["d_k"]).index(64)
+    assert data["draw_raw"][i] == pytest.approx(panel.marker_source.data["raw"][0])
+    assert data["draw_scaled"][i] == pytest.approx(panel.marker_source.data["scaled"][0])
+    assert panel.marker_span.location == 64
+
+
+@pytest.mark.parametrize("d_k", [1, 5, 128, 1024])
+def test_each_bar_row_sums_to_one(d_k):
+    data = SqrtDkPanel(d_k=d_k).bar_source.data
+    assert np.sum(data["w_raw"]) == pytest.approx(1.0)
+    assert np.sum(data["w_scaled"]) == pytest.approx(1.0)
+
+
+def test_changing_keys_changes_the_bar_count():
+    panel = SqrtDkPanel()
+    assert len(panel.bar_source.data["key"]) == 16
+    panel.keys = 40
+    assert len(panel.bar_source.data["key"]) == 40
+    assert len(panel.bar_source.data["w_raw"]) == 40
+    assert panel.raw_figure.x_range.end == pytest.approx(40.5)
+    assert "of 40" in panel.readout.object
+
+
+def test_figures_and_sources_are_built_once():
+    panel = SqrtDkPanel()
+    before = [id(x) for x in (panel.raw_figure, panel.scaled_figure, panel.curve_figure,
+                              panel.bar_source, panel.curve_source, panel.marker_source)]
+    for d_k, keys in [(4, 16), (1024, 3), (5, 256), (128, 16)]:
+        panel.param.update(d_k=d_k, keys=keys)
+    after = [id(x) for x in (panel.raw_figure, panel.scaled_figure, panel.curve_figure,
+                             panel.bar_source, panel.curve_source, panel.marker_source)]
+    assert before == after
+    assert panel.__panel__() is panel.__panel__()
+
+
+def test_widgets_follow_the_parameters():
+    panel = SqrtDkPanel()
+    panel.d_k_slider.value = 3  # the slider moves in powers of two
+    assert panel.d_k == 8
+    panel.d_k = 5  # any value, e.g. from the URL: the slider rests on the nearest power
+    assert panel.d_k_slider.value == 2 and panel.d_k == 5
+    assert panel.d_k_input.value == 5
+    panel.keys = 30
+    assert panel.keys_slider.value == 30 and panel.keys_input.value == 30
+    panel.keys_input.value = 12
+    assert panel.keys == 12 and len(panel.bar_source.data["key"]) == 12
+
+
+def test_url_restore_clamps_and_ignores_with_notes():
+    panel = SqrtDkPanel()
+    notes = url_state.restore(panel, panel.url_keys, args={"d_k": [b"5000"], "keys": [b"abc"]})
+    assert panel.d_k == core.MAX_D_K and panel.keys == core.DEFAULT_KEYS
+    assert any("d_k" in n and "1024" in n for n in notes)
+    assert any("keys" in n and "ignored" in n for n in notes)
+    assert "effective keys of 16" in panel.readout.object
+    assert "√1024 = <b>32.00</b>" in panel.readout.object
+
+
+def test_url_restore_accepts_a_value_between_powers_of_two():
+    panel = SqrtDkPanel()
+    notes = url_state.restore(panel, panel.url_keys, args={"d_k": [b"5"], "keys": [b"7"]})
+    assert notes == [] and (panel.d_k, panel.keys) == (5, 7)
+    assert "√5 = <b>2.24</b>" in panel.readout.object
+
+
+def test_mean_draws_budget():
+    assert panel_module.mean_draws(2) == panel_module.MAX_MEAN_DRAWS
+    for keys in (16, 64, 256):
+        draws = panel_module.mean_draws(keys)
+        assert panel_module.MIN_MEAN_DRAWS <= draws <= panel_module.MAX_MEAN_DRAWS
+        assert draws * keys <= max(panel_module.MEAN_WORK, panel_module.MIN_MEAN_DRAWS * keys)
+
+
+def test_a_d_k_interaction_is_fast():
+    panel = SqrtDkPanel()
+    times = []
+    for d_k in [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024] * 3:
+        start = time.perf_counter()
+        panel.d_k = d_k
+        times.append(time.perf_counter() - start)
+    assert np.median(times) < 0.020
+
+
+def test_page_builds():
+    page = panel_module.page()
+    assert page.name == "The √d_k sweep"
