@@ -1,0 +1,165 @@
+"""The model picker without a browser: presets, custom configs, bad configs kept out."""
+
+import builtins
+import json
+import pathlib
+
+import pytest
+
+from app.model_picker import CUSTOM, ModelPicker, percent, short, size_text
+from attention_core import costs
+
+LLAMA = costs.PRESETS["llama-3-8b"]
+
+
+def custom_text(**changes):  # Llama-3-8B's config with some fields changed -> JSON text
+    return json.dumps({**LLAMA, **changes})
+
+
+BAD_CONFIGS = [  # (text, the field the error must name)
+    ("this is not json {", "config.json"),
+    ("{" + " " * costs.MAX_CONFIG_BYTES + "}", "config.json"),
+    (custom_text().replace('"num_hidden_layers": 32', '"num_hidden_layers": NaN'),
+     "num_hidden_layers"),
+    (custom_text(num_hidden_layers=1e12), "num_hidden_layers"),
+    (custom_text(num_hidden_layers=10**12), "num_hidden_layers"),
+    (custom_text(num_attention_heads="32"), "num_attention_heads"),
+    (custom_text(num_attention_heads="<script>alert(1)</script>"), "num_attention_heads"),
+    (custom_text(_name_or_path="<script>alert(1)</script>"), "_name_or_path"),
+    (custom_text(model_type="<img src=x onerror=alert(1)>"), "model_type"),
+    ("[1, 2, 3]", "config.json"),
+]
+
+
+def test_defaults_are_the_first_preset():
+    picker = ModelPicker()
+    assert picker.model == "qwen3-8b"
+    assert picker.shape.name == "Qwen3-8B"
+    assert set(picker.param.model.objects) == {"qwen3-8b", "gpt2", "llama-3-8b", CUSTOM}
+    assert not picker.error and not picker._error_pane.visible
+    assert not picker._custom_box.visible
+
+
+def test_switching_presets_swaps_the_shape_and_the_fields():
+    picker = ModelPicker(model="llama-3-8b")
+    assert picker.shape.name == "Llama-3-8B"
+    fields = picker._fields.object
+    for text in ("num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+                 "hidden_size / num_attention_heads", "<b>128</b>"):
+        assert text in fields  # Llama-3-8B has no head_dim field: 4096 / 32
+    picker.model = "gpt2"
+    assert picker.shape.name == "GPT-2 small"
+    fields = picker._fields.object
+    assert "n_layer" in fields and "n_head" in fields and "n_embd / n_head" in fields
+    assert "<b>64</b>" in fields  # 768 / 12
+
+
+def test_preset_notes_and_custom_notes_are_shown():
+    picker = ModelPicker()
+    assert "No approximations" in picker._fields.object
+    assert picker.load_config(custom_text(model_type="mystery"))
+    assert "is not one we know" in picker._fields.object  # the core's note, escaped
+
+
+def test_a_good_custom_config_becomes_the_model():
+    picker = ModelPicker()
+    assert picker.load_config(custom_text(_name_or_path="my-llama", num_hidden_layers=16))
+    assert picker.model == CUSTOM
+    assert picker.shape.layers == 16 and picker.shape.name == "my-llama"
+    assert picker._custom_box.visible
+    assert "my-llama" in picker._status.object
+
+
+@pytest.mark.parametrize("text, field", BAD_CONFIGS)
+def test_a_bad_config_names_the_field_and_keeps_the_last_model(text, field):
+    picker = ModelPicker(model="gpt2")
+    before = picker.shape
+    assert not picker.load_config(text)
+    assert picker.shape is before and picker.model == "gpt2"
+    shown = picker._error_pane.object
+    assert picker._error_pane.visible and 'role="alert"' in shown
+    assert f"<code>{field}</code>" in shown
+    assert picker.error.startswith(field)
+    assert "<script" not in shown and "<img" not in shown
+    assert "Still counting GPT-2 small" in shown
+
+
+def test_markup_is_escaped_in_the_error():
+    picker = ModelPicker()
+    picker.load_config(custom_text(num_attention_heads="<script>alert(1)</script>"))
+    assert "&lt;script&gt;" in picker._error_pane.object
+
+
+def test_a_bad_config_after_a_good_one_keeps_the_good_custom():
+    picker = ModelPicker()
+    picker.load_config(custom_text(num_hidden_layers=16))
+    good = picker.shape
+    assert not picker.load_config('{"num_hidden_layers": NaN}')
+    assert picker.shape is good and picker.model == CUSTOM
+    assert picker.load_config(custom_text(num_hidden_layers=8))  # and a fix clears the error
+    assert not picker._error_pane.visible and picker.error == ""
+
+
+def test_custom_without_a_config_keeps_the_model_and_says_so():
+    picker = ModelPicker(model="llama-3-8b")
+    picker.model = CUSTOM
+    assert picker.shape.name == "Llama-3-8B"
+    assert "No config loaded yet" in picker._status.object
+    assert picker._custom_box.visible
+
+
+def test_the_custom_config_comes_back_after_a_preset():
+    picker = ModelPicker()
+    picker.load_config(custom_text(num_hidden_layers=16))
+    custom = picker.shape
+    picker.model = "gpt2"
+    assert picker.shape.name == "GPT-2 small"
+    picker.model = CUSTOM
+    assert picker.shape is custom
+
+
+def test_upload_and_paste_paths():
+    picker = ModelPicker()
+    picker.file_input.filename = "<b>evil</b>.json"
+    picker.file_input.value = custom_text(num_hidden_layers=20).encode()
+    assert picker.shape.layers == 20
+    assert "&lt;b&gt;evil&lt;/b&gt;.json" in picker._status.object
+    picker.text_input.value = custom_text(num_hidden_layers=24)
+    picker.use_button.clicks += 1
+    assert picker.shape.layers == 24
+    picker.file_input.filename = "big.json"
+    picker.file_input.value = b" " * (costs.MAX_CONFIG_BYTES + 1)
+    assert picker.shape.layers == 24 and "big.json" in picker._error_pane.object
+
+
+def test_nothing_is_written_to_disk(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the picker tried to write a file")
+
+    real_open = builtins.open
+
+    def guarded_open(file, mode="r", *args, **kwargs):
+        if any(flag in mode for flag in "wax+"):
+            refuse()
+        return real_open(file, mode, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", guarded_open)
+    monkeypatch.setattr(pathlib.Path, "write_text", refuse)
+    monkeypatch.setattr(pathlib.Path, "write_bytes", refuse)
+    picker = ModelPicker()
+    assert picker.load_config(custom_text().encode())
+    assert not picker.load_config(b"\x00\x01binary")
+
+
+def test_the_hint_says_the_config_is_not_in_the_url():
+    picker = ModelPicker()
+    text = " ".join(str(getattr(o, "object", "")) for o in picker._custom_box.objects)
+    assert "never put in the URL" in text and "never saved to disk" in text
+
+
+def test_formatting_helpers():
+    assert percent(0.07390774) == "7.4%" and percent(0.004963) == "0.50%"
+    assert percent(0.3943) == "39%" and percent(0.99951) != "100%"
+    assert short(1_073_741_824) == "1.07 billion" and short(122_532, 2) == "120 thousand"
+    assert size_text(536_870_912) == "0.54 GB (0.50 GiB)"
+    assert size_text(4_294_967_296) == "4.3 GB (4.0 GiB)"

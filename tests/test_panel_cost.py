@@ -1,0 +1,154 @@
+"""The cost panel without a browser: the documents' shares and crossovers, bad configs, URL."""
+
+import json
+import re
+
+import pytest
+
+from app import url_state
+from app.panels.cost import CostPanel
+from attention_core import costs
+
+
+def text(panel):  # the readout without tags
+    return re.sub(r"<[^>]+>", "", panel.readout.object)
+
+
+@pytest.fixture
+def panel():
+    return CostPanel()
+
+
+def test_defaults_and_url_keys(panel):
+    assert (panel.model, panel.prompt, panel.generate, panel.kernel) == (
+        "qwen3-8b", 4096, 4096, "triangular")
+    assert panel.url_keys == ("model", "prompt", "generate", "kernel")
+    assert panel.picker.shape.name == "Qwen3-8B"
+
+
+def test_qwen3_at_4096_is_7_4_percent_and_crosses_at_51324(panel):
+    t = text(panel)
+    assert "attention is 7.4% of the arithmetic" in t
+    assert "51,324 tokens with the triangular kernel" in t
+    assert "at 25,662 tokens with the naive one" in t  # half of 51,324, as the document says
+    assert 'aria-live="polite"' in panel.readout.object
+
+
+@pytest.mark.parametrize("prompt, share", [(32_768, "39%"), (131_072, "72%")])
+def test_qwen3_longer_prompts(panel, prompt, share):
+    panel.prompt = prompt
+    assert f"attention is {share} of the arithmetic" in text(panel)
+
+
+def test_gpt2_crossover_and_its_max_position(panel):
+    panel.model = "gpt2"
+    panel.prompt = 1024
+    t = text(panel)
+    assert "13,404 tokens with the triangular kernel" in t
+    assert "attention is 7.1% of the arithmetic" in t
+    assert "max position is 1,024" in t and "lies beyond it" in t
+    assert round(51_324 / 13_404, 1) == 3.8  # the document's factor
+
+
+def test_qwen3_at_256_is_under_one_percent_in_both_phases(panel):
+    panel.param.update(prompt=256, generate=4096)
+    t = text(panel)
+    assert "attention is 0.50% of the arithmetic" in t
+    assert "0.99% of the first step's arithmetic (context 256 tokens)" in t
+    assert "context 4,351 tokens" in t  # the last step: 256 + 4,096 - 1
+
+
+def test_pair_flops_formula_with_the_four_fields(panel):
+    t = text(panel)
+    assert "4 × 36 layers × 32 query heads × 128 head_dim = 589,824" in t
+    assert 4 * 36 * 32 * 128 == 589_824
+    assert "not the 8 KV heads" in t
+    assert "Matmul parameters: 7,568,097,280" in t
+
+
+def test_kernel_choice_moves_the_crossover_marker(panel):
+    assert panel.cross_span.location == pytest.approx(51_324, abs=1)
+    panel.kernel = "naive"
+    assert panel.cross_span.location == pytest.approx(25_662, abs=1)
+    assert "naive kernel, n² pairs" in text(panel)
+    assert panel.lines["naive"].glyph.line_width > panel.lines["triangular"].glyph.line_width
+
+
+def test_chart_sources(panel):
+    data = panel.curve_source.data
+    assert min(data["n"]) == 1 and max(data["n"]) == 262_144
+    assert set(data) >= {"triangular", "naive"}
+    assert panel.marker_source.data["n"] == [4096]
+    assert panel.marker_source.data["share"][0] == pytest.approx(0.074, abs=0.0005)
+    assert panel.maxpos_span.location == 40_960 and panel.maxpos_span.visible
+    assert "crossover 51,324" == panel.cross_label.text
+
+
+def test_log_slider_and_exact_input_agree(panel):
+    panel.prompt_slider.value = 10
+    assert panel.prompt == 1024
+    panel.prompt = 3000
+    assert panel.prompt_slider.value == 12  # nearest power of two: 4,096
+
+
+def test_figure_is_built_once(panel):
+    fig, source, renderers = panel.figure, panel.curve_source, list(panel.figure.renderers)
+    panel.param.update(prompt=100, generate=10, kernel="naive")
+    panel.model = "gpt2"
+    panel.picker.load_config(json.dumps({**costs.PRESETS["llama-3-8b"],
+                                         "_name_or_path": "mine"}))
+    assert panel.figure is fig and panel.curve_source is source
+    assert list(panel.figure.renderers) == renderers
+    assert "mine" in panel.caption.object
+
+
+@pytest.mark.parametrize("bad", [
+    "not json", "{" + " " * costs.MAX_CONFIG_BYTES + "}", '{"num_hidden_layers": NaN}',
+    json.dumps({**costs.PRESETS["qwen3-8b"], "num_hidden_layers": 1e12}),
+    json.dumps({**costs.PRESETS["qwen3-8b"], "head_dim": "<script>alert(1)</script>"}),
+])
+def test_a_bad_config_keeps_the_numbers(panel, bad):
+    before = panel.readout.object
+    curve = list(panel.curve_source.data["triangular"])
+    panel.model = "custom"
+    panel.picker.load_config(bad)
+    assert panel.readout.object == before
+    assert list(panel.curve_source.data["triangular"]) == curve
+    error = panel.picker._error_pane.object
+    assert panel.picker._error_pane.visible and "<script" not in error
+
+
+def test_custom_config_numbers(panel):
+    cfg = {**costs.PRESETS["gpt2"], "_name_or_path": "my-gpt2"}
+    assert panel.picker.load_config(json.dumps(cfg))
+    assert panel.model == "custom"
+    assert "13,404 tokens" in text(panel)
+
+
+def test_a_window_on_every_layer_can_mean_no_crossover(panel):
+    cfg = {"model_type": "mistral", "num_hidden_layers": 2, "hidden_size": 4096,
+           "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+           "vocab_size": 32000, "sliding_window": 512}
+    assert panel.picker.load_config(json.dumps(cfg))
+    assert "Crossover, where prefill attention equals everything else: never with the " \
+        "triangular kernel" in text(panel)
+    assert not panel.cross_span.visible and not panel.maxpos_span.visible
+    assert "Sliding window of 512 tokens" in panel.picker._fields.object
+
+
+def test_url_restore_clamps_and_ignores_with_notes(panel):
+    args = {"model": [b"bogus"], "prompt": [b"1e99"], "generate": [b"-3"],
+            "kernel": [b"square"]}
+    notes = url_state.restore(panel, panel.url_keys, args)
+    assert panel.model == "qwen3-8b" and panel.kernel == "triangular"
+    assert panel.prompt == 131_072 and panel.generate == 1
+    joined = " ".join(notes)
+    assert "model='bogus'" in joined and "kernel='square'" in joined
+    assert "prompt=1e99 is out of range" in joined and "generate=-3 is out of range" in joined
+
+
+def test_url_restore_sets_a_preset():
+    panel = CostPanel()
+    notes = url_state.restore(panel, panel.url_keys, {"model": [b"gpt2"], "prompt": [b"1024"]})
+    assert notes == [] and panel.picker.shape.name == "GPT-2 small"
+    assert "attention is 7.1% of the arithmetic" in text(panel)

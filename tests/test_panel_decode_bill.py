@@ -1,0 +1,134 @@
+"""The decode bill without a browser: the document's ops, bytes, intensity and verdict."""
+
+import json
+import re
+
+import pytest
+
+from app import url_state
+from app.panels.decode_bill import DecodeBillPanel
+from attention_core import costs
+
+# The document's figures for Llama-3-8B at 4,096 tokens of context, one user.
+DOTS = 32 * 32 * 4096  # 4,194,304
+HALF = DOTS * 2 * 128  # scores, and again the weighted sum: ≈ 1.07B each
+
+
+def text(pane):
+    return re.sub(r"<[^>]+>", "", pane.object)
+
+
+def all_text(panel):
+    return " ".join(text(p) for p in (panel.readout, panel.bytes_readout, panel.verdict,
+                                      panel.gqa_text))
+
+
+@pytest.fixture
+def panel():
+    return DecodeBillPanel()
+
+
+def test_defaults_and_url_keys(panel):
+    assert (panel.model, panel.context, panel.users, panel.gpu) == (
+        "llama-3-8b", 4096, 1, "h100-sxm")
+    assert panel.url_keys == ("model", "context", "users", "gpu")
+
+
+def test_operations_match_the_document(panel):
+    t = text(panel.readout)
+    assert DOTS == 4_194_304 and f"{DOTS:,}" in t
+    assert t.count(f"{HALF:,} FLOPs") == 2 and "≈ 1.07 billion" in t
+    total = float(re.search(r"Attention in all: ≈ ([\d.]+) billion", t).group(1))
+    assert total == pytest.approx(2.1, abs=0.06)
+    weights = float(re.search(r"= [\d,]+ FLOPs \(≈ ([\d.]+) billion\)\s*$", t.split("Weights")[1]
+                              .split("Attention is")[0].strip()).group(1))
+    assert weights == pytest.approx(15, abs=0.1)
+    share = float(re.search(r"Attention is ([\d.]+)%", t).group(1))
+    assert share == pytest.approx(12, abs=1) and "about 1/8" in t
+
+
+def test_bytes_match_the_document(panel):
+    t = text(panel.bytes_readout)
+    assert "2 (K and V) × 8 KV heads × 128 × 2 bytes = 4,096 bytes (4 KiB)" in t
+    assert "131,072 bytes (128 KiB)" in t
+    assert "0.54 GB (0.50 GiB)" in t
+
+
+def test_intensity_ridge_and_verdict(panel):
+    t = text(panel.verdict)
+    assert "4.0 FLOP/byte" in t
+    assert "989 TFLOP/s ÷ 3.35 TB/s ≈ 295 FLOP/byte" in t
+    assert "Memory-bound by a factor of ~74" in t
+
+
+def test_grouped_query_attention(panel):
+    t = text(panel.gqa_text)
+    assert "32 query heads share 8 KV heads: 4 per group" in t
+    assert "×4" in t and "16,384" in t  # 4,096 bytes with 8 KV heads, 16,384 with 32
+    assert len(panel.query_source.data["x"]) == 32 and len(panel.kv_source.data["x"]) == 8
+    assert panel.gqa_pane.visible
+
+
+def test_roofline_sources(panel):
+    roof = panel.roof_source.data
+    assert max(roof["y"]) == pytest.approx(989)
+    assert panel.ridge_span.location == pytest.approx(989 / 3.35, rel=1e-6)
+    assert panel.point_source.data["x"] == [pytest.approx(4.0)]
+    assert panel.point_source.data["y"] == [pytest.approx(4.0 * 3.35)]  # TFLOP/s
+    panel.gpu = "b200"
+    assert panel.ridge_span.location == pytest.approx(2250 / 8.0)
+    assert "B200" in panel.caption.object
+
+
+def test_users_multiply_the_cache(panel):
+    panel.users = 32
+    assert "17 GB (16 GiB)" in text(panel.bytes_readout)
+    assert "4.0 FLOP/byte" in text(panel.verdict)  # every user reads their own cache
+
+
+def test_gpt2_has_no_grouping(panel):
+    panel.model = "gpt2"
+    assert "no grouping" in text(panel.gqa_text)
+    assert len(panel.kv_source.data["x"]) == 12
+
+
+def test_a_compute_bound_custom_model(panel):
+    cfg = {"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 512,
+           "intermediate_size": 1024, "num_attention_heads": 1024, "num_key_value_heads": 1,
+           "head_dim": 8, "vocab_size": 1000, "tie_word_embeddings": False}
+    assert panel.picker.load_config(json.dumps(cfg))
+    assert "Compute-bound" in text(panel.verdict)
+    assert not panel.gqa_pane.visible and "Too many heads to draw" in text(panel.gqa_text)
+
+
+def test_figures_are_built_once(panel):
+    figs = (panel.roofline, panel.gqa_figure)
+    renderers = [list(f.renderers) for f in figs]
+    panel.param.update(context=100, users=7, gpu="rtx-4090")
+    panel.model = "gpt2"
+    panel.picker.load_config(json.dumps(costs.PRESETS["qwen3-8b"]))
+    assert (panel.roofline, panel.gqa_figure) == figs
+    assert [list(f.renderers) for f in figs] == renderers
+
+
+@pytest.mark.parametrize("bad", [
+    "not json", '{"num_hidden_layers": NaN}',
+    json.dumps({**costs.PRESETS["llama-3-8b"], "num_hidden_layers": 1e12}),
+    json.dumps({**costs.PRESETS["llama-3-8b"], "_name_or_path": "<script>x</script>"}),
+])
+def test_a_bad_config_keeps_the_numbers(panel, bad):
+    before = all_text(panel)
+    assert not panel.picker.load_config(bad)
+    assert all_text(panel) == before and panel.picker.shape.name == "Llama-3-8B"
+    assert "<script" not in panel.picker._error_pane.object
+
+
+def test_url_restore_clamps_and_ignores_with_notes(panel):
+    args = {"model": [b"bogus"], "context": [b"1e99"], "users": [b"-3"], "gpu": [b"tpu"]}
+    notes = url_state.restore(panel, panel.url_keys, args)
+    assert panel.model == "llama-3-8b" and panel.gpu == "h100-sxm"
+    assert panel.users == 1 and panel.context == panel.param.context.bounds[1]
+    joined = " ".join(notes)
+    for part in ("model='bogus'", "gpu='tpu'", "users=-3 is out of range",
+                 "context=1e99 is out of range"):
+        assert part in joined

@@ -1,0 +1,110 @@
+"""The memory bill without a browser: weights, caches, the catch-up point, prefill scratch."""
+
+import json
+import re
+
+import pytest
+
+from app import url_state
+from app.panels.memory_bill import MemoryBillPanel
+from attention_core import costs
+
+
+def text(pane):
+    return re.sub(r"<[^>]+>", "", pane.object)
+
+
+@pytest.fixture
+def panel():
+    return MemoryBillPanel()
+
+
+def test_defaults_and_url_keys(panel):
+    assert (panel.model, panel.users, panel.context, panel.prompt, panel.dtype) == (
+        "llama-3-8b", 1, 4096, 8192, "bf16")
+    assert panel.url_keys == ("model", "users", "context", "prompt", "dtype")
+
+
+def test_weights_are_16_gb_and_one_user_catches_them_near_120k(panel):
+    t = text(panel.readout)
+    assert "= 16 GB (15 GiB)" in t
+    assert "131,072 bytes (128 KiB) per token" in t
+    catch = int(re.search(r"outweighs them at ([\d,]+) tokens", t).group(1).replace(",", ""))
+    assert catch == pytest.approx(120_000, rel=0.05)
+    assert "≈ 120 thousand" in t
+
+
+def test_32_users_at_4k_hold_17_gb(panel):
+    panel.users = 32
+    t = text(panel.readout)
+    assert "For 32 users at 4,096 tokens each: 17 GB" in t
+    assert "3,829 tokens each" in t  # 122,532 / 32
+    assert panel.cross_span.location == pytest.approx(122_532 / 32, rel=1e-6)
+    assert panel.kv_item.label.value == "KV cache, 32 users" and panel.one_line.visible
+
+
+def test_prefill_scratch_against_a_fused_tile(panel):
+    t = text(panel.scratch)
+    assert 8192 ** 2 == 67_108_864 and "67,108,864 scores (≈ 67 million)" in t
+    assert "× 32 heads × 2 bytes = 4.3 GB (4.0 GiB) of scratch per layer" in t
+    assert "128 × 128 tile" in t and "1.0 MB (1.0 MiB)" in t  # 128² × 32 × 2 = 2²⁰ bytes
+    assert "4,096 times" in t
+
+
+@pytest.mark.parametrize("dtype, weights", [("fp8", "8.0 GB"), ("fp32", "32 GB")])
+def test_bytes_per_value(panel, dtype, weights):
+    panel.dtype = dtype
+    assert f"= {weights}" in text(panel.readout)
+
+
+def test_chart_sources(panel):
+    data = panel.curve_source.data
+    assert min(data["weights"]) == max(data["weights"]) == pytest.approx(16.06, abs=0.01)
+    assert panel.marker_source.data["kv"] == [pytest.approx(0.537, abs=0.001)]
+    assert panel.cross_span.location == pytest.approx(122_532, abs=1)
+    assert not panel.one_line.visible
+
+
+def test_figure_is_built_once(panel):
+    fig, source, renderers = panel.figure, panel.curve_source, list(panel.figure.renderers)
+    panel.param.update(users=8, context=100_000, prompt=1000, dtype="fp8")
+    panel.model = "qwen3-8b"
+    panel.picker.load_config(json.dumps(costs.PRESETS["gpt2"]))
+    assert panel.figure is fig and panel.curve_source is source
+    assert list(panel.figure.renderers) == renderers
+
+
+@pytest.mark.parametrize("bad", [
+    "{", '{"num_hidden_layers": NaN}',
+    json.dumps({**costs.PRESETS["llama-3-8b"], "num_hidden_layers": 1e12}),
+    json.dumps({**costs.PRESETS["llama-3-8b"], "model_type": "<script>x</script>"}),
+])
+def test_a_bad_config_keeps_the_numbers(panel, bad):
+    before = (panel.readout.object, panel.scratch.object)
+    assert not panel.picker.load_config(bad)
+    assert (panel.readout.object, panel.scratch.object) == before
+    assert "<script" not in panel.picker._error_pane.object
+
+
+def test_a_window_on_every_layer_never_outweighs_the_weights(panel):
+    cfg = {"model_type": "mistral", "num_hidden_layers": 2, "hidden_size": 4096,
+           "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
+           "vocab_size": 32000, "sliding_window": 512}
+    assert panel.picker.load_config(json.dumps(cfg))
+    panel.users = 4
+    t = text(panel.readout)
+    assert "one user's cache outweighs them never: the window caps the cache" in t
+    assert "outweigh the weights never." in t
+    assert not panel.cross_span.visible
+
+
+def test_url_restore_clamps_and_ignores_with_notes(panel):
+    args = {"model": [b"bogus"], "users": [b"-3"], "context": [b"1e99"], "prompt": [b"1e99"],
+            "dtype": [b"int4"]}
+    notes = url_state.restore(panel, panel.url_keys, args)
+    assert panel.model == "llama-3-8b" and panel.dtype == "bf16" and panel.users == 1
+    assert panel.prompt == 131_072 and panel.context == panel.param.context.bounds[1]
+    joined = " ".join(notes)
+    for part in ("model='bogus'", "dtype='int4'", "users=-3 is out of range",
+                 "prompt=1e99 is out of range"):
+        assert part in joined
