@@ -152,8 +152,9 @@ def sdpa_callable(q, k, v, *, causal=False, mask=None, backend="auto"):
         kwargs["enable_gqa"] = True
     allowed = list(p.allowed) if p.allowed is not None else None
 
-    def call():
-        with sdpa_kernel(allowed) if allowed is not None else contextlib.nullcontext():
+    def call():  # under kernels' lock: sdpa_kernel flips process-wide flags, as attend() knows
+        with dispatch._LOCK, (sdpa_kernel(allowed) if allowed is not None
+                              else contextlib.nullcontext()):
             return F.scaled_dot_product_attention(q, k, v, **kwargs)
 
     return call, dispatch.NAMES.get(p.index, f"SDPBackend {p.index}")
