@@ -4,7 +4,7 @@ import os
 
 
 def add_serve_arguments(p):
-    p.add_argument("--port", type=int, default=int(os.environ.get("PORT", 5006)),
+    p.add_argument("--port", type=int, default=int(os.environ.get("PORT", "5006")),
                    help="port to listen on (default 5006, or $PORT)")
     p.add_argument("--address", default=os.environ.get("ADDRESS", "127.0.0.1"),
                    help="address to bind (default 127.0.0.1)")
