@@ -1,0 +1,180 @@
+"""What every page shares: the stylesheet, the theme, the URL-state note, the page frames.
+
+Colours come from the variables Panel's design sets on every component (light by
+default, dark with `?theme=dark`), so one stylesheet serves both themes. Nothing here
+loads a font or a script from anywhere but our own server.
+"""
+
+import html
+from collections.abc import Mapping
+
+import panel as pn
+
+from app import url_state
+
+THEMES = ("default", "dark")
+
+CSS = """
+:host, body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans",
+              "Helvetica Neue", Arial, sans-serif; }
+.ae-panel { border: 1px solid var(--panel-border-color, #d0d4da); border-radius: 8px;
+            padding: 12px; max-width: 100%; box-sizing: border-box; }
+.ae-readout { font-variant-numeric: tabular-nums; }
+.ae-note { color: var(--warning-text-color, #7a4b00); }
+"""
+
+# the reading column: prose at a comfortable measure, headings and code in the same voice
+PROSE_CSS = """
+:host { max-width: 40rem; width: calc(100% - 20px); align-self: center !important;
+        font-size: 1.0625rem; line-height: 1.6; }
+.markdown, div { overflow-wrap: break-word; }
+h1 { font-size: 2rem; line-height: 1.2; margin: 0.2em 0 0.4em; }
+h2 { font-size: 1.45rem; line-height: 1.25; margin: 1.6em 0 0.3em; }
+p, li { margin: 0.6em 0; }
+code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace;
+       font-size: 0.92em; padding: 0 0.2em; border-radius: 3px;
+       background: var(--panel-surface-color, #f3f3f3);
+       color: var(--panel-on-surface-color, inherit); }
+pre { overflow-x: auto; padding: 0.6em 0.8em; border-radius: 6px;
+      background: var(--panel-surface-color, #f3f3f3); }
+pre code { padding: 0; background: none; }
+.ae-formula { font-size: 1.15rem; text-align: center; overflow-x: auto; padding: 0.4em 0;
+              font-family: "STIX Two Math", "Cambria Math", "Latin Modern Math", serif; }
+.ae-lede { font-size: 1.15rem; }
+@media (max-width: 480px) {
+  :host { font-size: 1rem; }
+  h1 { font-size: 1.6rem; }
+  h2 { font-size: 1.3rem; }
+  .ae-lede { font-size: 1.05rem; }
+}
+"""
+
+# a box that stands where a panel will go
+PLACEHOLDER_CSS = """
+:host { max-width: 40rem; width: calc(100% - 20px); align-self: center !important; }
+.ae-placeholder { border: 2px dashed var(--panel-border-color, #c0c4ca); border-radius: 8px;
+                  padding: 1em 1.2em; background: var(--panel-surface-color, #f6f7f9);
+                  color: var(--panel-on-surface-color, inherit); line-height: 1.5;
+                  font-size: 1rem; }
+.ae-placeholder strong { display: block; margin-bottom: 0.3em; }
+"""
+
+# the article's outer frame: one centred content column, panels as wide as it is
+FRAME_CSS = """
+:host { margin: 0 auto; box-sizing: border-box; }
+@media (max-width: 480px) { :host { padding-left: 4px !important; padding-right: 4px !important; } }
+"""
+
+HEADER_CSS = """
+:host { width: 100%; }
+"""
+
+CONTENT_MAX_WIDTH = 960  # px: the content column; prose sits inside it at 40rem
+
+
+def theme():  # -> "default" | "dark": this session's theme (Panel reads `?theme=` itself)
+    return "dark" if pn.config.theme == "dark" else "default"
+
+
+def apply_figure_theme():
+    # Panel themes each Bokeh pane, but in a served page the document's own (light) theme
+    # is applied again when the figures join it; give the document the design's theme.
+    doc = pn.state.curdoc
+    if doc is None:
+        return
+    if theme() == "dark":
+        from panel.theme.native import NativeDarkTheme
+
+        doc.theme = NativeDarkTheme().bokeh_theme
+
+
+def prose(text, **params):  # markdown in our reading style -> pane
+    return pn.pane.Markdown(text, sizing_mode="stretch_width", stylesheets=[CSS, PROSE_CSS],
+                            disable_anchors=True, **params)
+
+
+def placeholder(title, text):  # str, str -> a dashed box saying what will stand here
+    body = (f'<div class="ae-placeholder" role="note"><strong>{html.escape(title)}</strong>'
+            f"{html.escape(text)}</div>")
+    return pn.pane.HTML(body, sizing_mode="stretch_width", stylesheets=[CSS, PLACEHOLDER_CSS])
+
+
+# the theme is a query parameter, so switching reloads the page at the same deep link
+_SWITCH_THEME_JS = """
+const url = new URL(window.location.href);
+url.searchParams.set("theme", target);
+window.location.assign(url.toString());
+"""
+
+
+def theme_button():  # -> a labelled button that switches light <-> dark
+    target = "default" if theme() == "dark" else "dark"
+    label = "Light theme" if target == "default" else "Dark theme"
+    button = pn.widgets.Button(label=label, width=120,
+                               description=f"Switch this page to the {label.lower()}",
+                               align="center")
+    button.js_on_click(args={"target": target}, code=_SWITCH_THEME_JS)
+    return button
+
+
+def notes_pane(notes):  # list of str -> a visible warning, escaped, or an empty hidden pane
+    text = "; ".join(html.escape(n) for n in notes)
+    return pn.pane.HTML(f'<div class="ae-note" role="status">URL: {text}</div>' if notes else "",
+                        visible=bool(notes), sizing_mode="stretch_width", stylesheets=[CSS])
+
+
+def key_map(viewer, keys=None):  # -> {query key: parameter name}
+    keys = viewer.url_keys if keys is None else keys
+    if isinstance(keys, Mapping):
+        return dict(keys)
+    return {name: name for name in keys}
+
+
+def _rename_note(note, names):  # a note about a parameter -> the same note about its query key
+    for param_name, key in names.items():
+        if key != param_name and note.startswith((param_name + "=", param_name + " ")):
+            return key + note[len(param_name):]
+    return note
+
+
+def _mirror(viewer, keys):  # keep the address bar in step under the (maybe renamed) keys
+    if all(key == name for key, name in keys.items()):
+        url_state.mirror(viewer, list(keys))
+        return
+    location = pn.state.location
+    if location is None:
+        return
+    by_param = {name: key for key, name in keys.items()}
+
+    def write(*events):
+        location.update_query(**{by_param[e.name]: url_state.encode(e.new) for e in events})
+
+    viewer.param.watch(write, list(by_param))
+
+
+def with_url_state(viewer, keys=None):
+    # restore the viewer from the query, mirror it back; -> notes pane.
+    # keys: the parameters the URL carries (default viewer.url_keys), or a mapping
+    # {query key: parameter} when a page holding several panels must rename one.
+    keys = key_map(viewer, keys)
+    args = pn.state.session_args or {}
+    present = {name: args[key] for key, name in keys.items() if key in args}
+    notes = url_state.restore(viewer, list(keys.values()), present)
+    by_param = {name: key for key, name in keys.items()}
+    notes = [_rename_note(n, by_param) for n in notes]
+    _mirror(viewer, keys)
+    return notes_pane(notes)
+
+
+def single_page(viewer, title):  # one panel, minimal chrome, for an iframe
+    notes = with_url_state(viewer)
+    apply_figure_theme()
+    return pn.Column(notes, viewer, sizing_mode="stretch_width", stylesheets=[CSS],
+                     styles={"padding": "8px"}, name=title)
+
+
+def article_frame(*objects, title):  # the article's centred column
+    apply_figure_theme()
+    return pn.Column(*objects, sizing_mode="stretch_width", max_width=CONTENT_MAX_WIDTH,
+                     stylesheets=[CSS, FRAME_CSS], styles={"padding": "8px 16px 48px"},
+                     name=title, css_classes=["ae-article", f"ae-theme-{theme()}"])

@@ -1,0 +1,20 @@
+"""The article for Panel's own command line: `attention-explorable serve` without our CLI.
+
+    panel serve app/serve_panel.py --port 5006
+    # -> http://localhost:5006/serve_panel   (add --index serve_panel to serve it at "/")
+
+It builds the same page as "/" of `attention-explorable serve` (one fresh article per
+session, `?theme=dark` and the panels' URL keys included). The single-panel routes
+(/heatmap, /ladder, ...) come only with `attention-explorable serve`.
+"""
+
+import sys
+from pathlib import Path
+
+ROOT = str(Path(__file__).resolve().parent.parent)
+if ROOT not in sys.path:  # `panel serve` runs this file as a script, not as part of `app`
+    sys.path.insert(0, ROOT)
+
+from app import article, server  # server also sets Panel's input hold to 0
+
+article.page().servable(title=server.TITLE)

@@ -1,0 +1,1 @@
+"""Browser tests (Chromium via pytest-playwright); see conftest.py."""

@@ -1,0 +1,163 @@
+"""Browser tests: the real server, driven by Debian's Chromium through pytest-playwright.
+
+One server and one browser serve the whole session. Every test's `page` records console
+errors and any request that leaves our own server; either fails the test at teardown.
+Chromium missing is a failure, not a skip: these tests are how we know the pages work.
+"""
+
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+SERVER_START_TIMEOUT_S = 90
+RENDER_TIMEOUT_MS = 30_000
+
+# True once every Bokeh document on the page has rendered all its roots
+DOCUMENT_IDLE_JS = """() => window.Bokeh !== undefined && Bokeh.documents.length > 0
+    && Bokeh.documents.every((doc) => doc.is_idle)"""
+
+
+def pytest_collection_modifyitems(items):
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(port, log):  # -> Popen of `python -m app.cli serve --port PORT`
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def wait_until_answering(proc, url, log_path, timeout=SERVER_START_TIMEOUT_S):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"the server exited with {proc.returncode} before answering:\n"
+                        + Path(log_path).read_text(errors="replace")[-4000:])
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            pass
+        time.sleep(0.2)
+    pytest.fail(f"the server did not answer {url} within {timeout} s:\n"
+                + Path(log_path).read_text(errors="replace")[-4000:])
+
+
+def stop(proc):
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def server():  # -> "http://127.0.0.1:PORT", one server for the whole session
+    port = free_port()
+    with tempfile.NamedTemporaryFile("w+", prefix="ae-server-", suffix=".log",
+                                     delete=False) as log:
+        proc = start_server(port, log)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            wait_until_answering(proc, url + "/", log.name)
+            yield url
+        finally:
+            stop(proc)
+    os.unlink(log.name)
+
+
+@pytest.fixture(scope="session")
+def base_url(server):  # page.goto("/heatmap") resolves against our server
+    return server
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    if not os.path.exists(CHROMIUM):
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (`make browser`, as root: "
+                    "apt-get update && apt-get install -y chromium) or point $CHROMIUM at one. "
+                    "`playwright install` cannot download a browser here.", pytrace=False)
+    return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
+
+
+class PageWatch:
+    """What a page did that it should not: console errors, requests off our host."""
+
+    def __init__(self, host):
+        self.host = host
+        self.errors = []
+        self.off_host = []
+
+    def on_console(self, message):
+        if message.type == "error":
+            self.errors.append(message.text)
+
+    def on_page_error(self, error):
+        self.errors.append(f"uncaught: {error}")
+
+    def on_url(self, url):
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https", "ws", "wss") and parts.netloc != self.host:
+            self.off_host.append(url)
+
+
+@pytest.fixture
+def page_watch(server):
+    return PageWatch(urlsplit(server).netloc)
+
+
+@pytest.fixture
+def page(context, page_watch):
+    page = context.new_page()
+    page.set_default_timeout(RENDER_TIMEOUT_MS)
+    page.on("console", page_watch.on_console)
+    page.on("pageerror", page_watch.on_page_error)
+    page.on("request", lambda request: page_watch.on_url(request.url))
+    page.on("websocket", lambda ws: page_watch.on_url(ws.url))
+    yield page
+    page.close()
+    assert not page_watch.errors, f"console errors: {page_watch.errors}"
+    assert not page_watch.off_host, f"requests off our server: {page_watch.off_host}"
+
+
+def wait_for_render(page):  # block until the Bokeh document has drawn every root
+    page.wait_for_function(DOCUMENT_IDLE_JS, timeout=RENDER_TIMEOUT_MS)
+
+
+@pytest.fixture
+def rendered():  # rendered(page): wait until its Bokeh document has drawn
+    return wait_for_render
+
+
+@pytest.fixture
+def open_page(page):  # open_page("/heatmap?mask=off") -> the page, rendered
+    def _open(path):
+        page.goto(path)
+        wait_for_render(page)
+        return page
+
+    return _open
