@@ -5,38 +5,86 @@ what the causal mask masks, where the n² lives, how much of the bill attention 
 √d_k, and how to check it on a real system. Each panel sits under the paragraph that
 invites the reader to try it. All panels on the page share one query string, so each
 URL key is carried by exactly one panel (see `url_plan`).
+
+The machinery here is shared with the second chapter (`app.article_math`): a chapter is a
+list of sections and a table of panels, and `render` turns it into a page. Every panel
+sits below the first screenful of prose, so by default each is built after the page has
+appeared (`Later`, on `pn.state.onload`, the hook under Panel's own `defer_load`): opening
+the page costs the prose alone (a GET of "/" fell from about 450-650 ms to under 60 ms of
+server time here), and the panels arrive over the open websocket a moment later, each
+restoring its URL state as it lands. A per-panel `pn.panel(fn, defer_load=True)` was tried
+first: it nests each panel one layout deeper, where the decode bill's roofline never draws,
+and it sends one message per panel, which the browser took about a second longer to lay out.
 """
 
+import functools
+import html
+import logging
+
 import panel as pn
+from panel.io.state import set_curdoc
 
 from app import chrome
 from app.panels.cost import CostPanel
 from app.panels.heatmap import HeadPanel
+from app.panels.kernel_lab import KernelLabPanel
 from app.panels.ladder import LadderPanel
 from app.panels.sqrt_dk import SqrtDkPanel
 
+log = logging.getLogger(__name__)
+
 TITLE = "Scaled dot-product attention, worked"
+MATH_TITLE = "Dot products, softmax and attention math"
+
+# the chapters link to each other by relative address, so a prefix the host adds survives
+ROUTE = "./"
+MATH_ROUTE = "math"
 
 # Query keys the page itself uses; no panel may take them.
 PAGE_KEYS = frozenset({"theme"})
 
+# slot -> (Viewer class, builder). The class says which URL keys the slot carries before
+# anything is built; the builder makes a fresh viewer from `get` (slot -> that slot's
+# viewer, built on first use), so a follower can reach its leader in any order.
+PANELS = {
+    "head": (HeadPanel, lambda get: HeadPanel()),
+    "ladder": (LadderPanel, lambda get: LadderPanel(head=get("head"))),
+    "cost": (CostPanel, lambda get: CostPanel()),
+    "sweep": (SqrtDkPanel, lambda get: SqrtDkPanel()),
+    "lab": (KernelLabPanel, lambda get: KernelLabPanel()),
+}
+
 # slot -> the slot whose controls it follows; a follower never carries those keys itself
 FOLLOWS = {"ladder": "head"}
 
-
-def build_panels():  # -> {slot: Viewer}, one fresh set per session; one line per panel
-    panels = {}
-    panels["head"] = HeadPanel()
-    panels["ladder"] = LadderPanel(head=panels["head"])
-    panels["cost"] = CostPanel()
-    panels["sweep"] = SqrtDkPanel()
-    return panels
+# a deferred panel's box before it lands: tall enough that the page barely moves when it does
+PLACEHOLDER_HEIGHT = 360
 
 
-def url_plan(panels):  # {slot: Viewer} -> {slot: {query key: parameter}}, no key twice
-    taken, plan = set(PAGE_KEYS), {}
+class Shelf:
+    """One session's viewers: each slot is built on first request, then always the same."""
+
+    def __init__(self, panels):  # {slot: (class, builder)}
+        self._panels = panels
+        self.built = {}
+
+    def __call__(self, slot):  # -> the slot's viewer
+        if slot not in self.built:
+            self.built[slot] = self._panels[slot][1](self)
+        return self.built[slot]
+
+
+def build_panels(panels=PANELS):  # -> {slot: Viewer}, one fresh set, built now, in page order
+    shelf = Shelf(panels)
+    return {slot: shelf(slot) for slot in panels}
+
+
+def url_plan(panels, follows=FOLLOWS, page_keys=PAGE_KEYS):
+    # {slot: Viewer or Viewer class} -> {slot: {query key: parameter}}, no key twice: a name
+    # two panels share goes plain to the first and as `<slot>_<name>` to the later one
+    taken, plan = set(page_keys), {}
     for slot, viewer in panels.items():
-        leader = plan.get(FOLLOWS.get(slot), {})
+        leader = plan.get(follows.get(slot), {})
         keys = {}
         for name in viewer.url_keys:
             if name in leader.values():  # the leader's URL already sets it
@@ -48,9 +96,13 @@ def url_plan(panels):  # {slot: Viewer} -> {slot: {query key: parameter}}, no ke
     return plan
 
 
+def chapter_plan(panels=PANELS, follows=FOLLOWS):  # the URL plan from the classes alone
+    return url_plan({slot: cls for slot, (cls, _) in panels.items()}, follows)
+
+
 # The prose, in order. A string is a block of markdown; ("panel", slot) places a panel;
-# ("placeholder", title, text) a box for something still to come. A slot whose panel is
-# not built yet shows a placeholder instead.
+# ("link", text, route) a link to the other chapter; ("placeholder", title, text) a box for
+# something still to come. A slot with no panel in the table shows a placeholder instead.
 SECTIONS = [
     f"# {TITLE}",
     """<p class="ae-lede">Inside a transformer, attention is the step where each token
@@ -283,10 +335,13 @@ batch × heads × *n*² × bytes per value in each layer. One 4,096-token sequen
 model needs 1 GiB per layer in bfloat16, and because the eager path does its softmax in
 float32 the peak goes higher. Requesting attention weights for a long prompt brings back
 precisely the quadratic memory cost FlashAttention was created to avoid.""",
-    ("placeholder", "A live kernel lab is coming",
-     ("This spot will hold a lab that runs on the machine serving this page: which SDPA "
-      "backend PyTorch picks for your shapes, and how prefill time grows with prompt length. "
-      "Until it lands, the paragraphs above describe what it will measure.")),
+    """**Try it:** the lab below runs on the machine that is serving you this page. Read
+**Before you run** to see which kernel PyTorch will choose for the shapes shown, then press
+**Run**. Change **backend** to math and run again, and compare the peak memory of the two.
+Then pick the explicit **triangular mask** under masking: the answer hardly changes, but the
+kernel loses its block skipping and the run slows down. **Sweep prompt length** times
+prefills at doubling prompt lengths, fused kernel against math, on log-log axes.""",
+    ("panel", "lab"),
     """## Where to go next
 
 - **The KV cache**: the stored keys and values that make each decode step linear, and why
@@ -297,30 +352,128 @@ precisely the quadratic memory cost FlashAttention was created to avoid.""",
   slice of the model's vector.
 - **Vector retrieval**: a lookup that keeps only the top k matches and drops the rest.
 - **Linear attention**: designs that avoid the *n* × *n* matrix entirely.""",
+    ("link", "Next: dot products, softmax and attention math →", MATH_ROUTE),
 ]
 
 
-def block(item, panels, plan):  # one SECTIONS item -> list of viewables
+def chapter_href(route):  # the other chapter's address, keeping this session's theme
+    return route + ("?theme=dark" if chrome.theme() == "dark" else "")
+
+
+def chapter_link(text, route):  # a link to the other chapter, set in the reading column
+    return pn.pane.HTML(f'<a class="ae-chapter-link" href="{html.escape(chapter_href(route))}">'
+                        f"{html.escape(text)}</a>", sizing_mode="stretch_width",
+                        stylesheets=[chrome.CSS, chrome.PROSE_CSS, LINK_CSS])
+
+
+def back_link(text, route):  # the same, small, at the left of the header row
+    return pn.pane.HTML(f'<a class="ae-back-link" href="{html.escape(chapter_href(route))}">'
+                        f"{html.escape(text)}</a>", align="center", margin=(5, 10),
+                        stylesheets=[chrome.CSS, LINK_CSS])
+
+
+LINK_CSS = """
+a { color: var(--primary-bg-color, #0072b5); text-underline-offset: 0.15em; }
+.ae-chapter-link { display: inline-block; margin: 1.4em 0 0.4em; font-weight: 600;
+                   font-size: 1.1rem; }
+.ae-back-link { font-size: 0.95rem; }
+"""
+
+
+class Later:
+    """Panels built once the page has appeared: a placeholder with a spinner now, the panel
+    a moment later. All of a page's panels are built in one go, on the next turn of the
+    server's loop after the browser reports the page ready, with the document held, so the
+    model graph is walked once and they reach the browser in a single message. Each panel
+    then takes its placeholder's spot in the page's column, exactly where an eager page puts
+    it (one Column deeper and the decode bill's roofline never draws)."""
+
+    def __init__(self):
+        self.pending = []  # [(placeholder, build)]
+        self.frame = None  # the page's column, which holds the placeholders
+
+    def place(self, build):  # build: () -> [viewable]; -> the placeholder that stands in
+        holder = pn.Column(sizing_mode="stretch_width", min_height=PLACEHOLDER_HEIGHT, margin=0,
+                           loading=True)
+        self.pending.append((holder, build))
+        return holder
+
+    def start(self, frame):  # once the page is built: ask for the fill when it is ready
+        self.frame = frame
+        if self.pending:
+            pn.state.onload(self._schedule)
+
+    def _schedule(self):  # document ready: build on the next tick, when the session is live
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:  # no server: tests, notebooks
+            self.fill()
+            return
+        doc.add_next_tick_callback(functools.partial(self._fill_in, doc))
+
+    def _fill_in(self, doc):
+        with set_curdoc(doc):
+            self.fill()
+
+    def fill(self):  # build every pending panel in place of its placeholder
+        pending, self.pending = self.pending, []
+        built = {id(holder): build for holder, build in pending}
+        with pn.io.hold(freeze=True):
+            objects = []
+            for obj in self.frame.objects:
+                objects.extend(built[id(obj)]() if id(obj) in built else [obj])
+            self.frame.objects = objects
+
+
+def panel_block(slot, get, keys, later=None):  # -> the slot's URL note and viewer, or a
+    # placeholder that `later` replaces with them once the page has appeared
+    def build():
+        try:
+            viewer = get(slot)
+            notes = chrome.with_url_state(viewer, keys)  # restores first, then mirrors
+        except Exception:  # one broken panel must not keep the others from loading
+            log.exception("the %s panel could not be built", slot)
+            return [chrome.placeholder("This panel could not be loaded",
+                                       "Something went wrong on the server while building it. "
+                                       "The rest of the page works; reloading may help.")]
+        return [notes, viewer]
+
+    return build() if later is None else [later.place(build)]
+
+
+def block(item, get, plan, later=None):  # one SECTIONS item -> list of viewables
     if isinstance(item, str):
         return [chrome.prose(item)]
     if item[0] == "placeholder":
         return [chrome.placeholder(item[1], item[2])]
+    if item[0] == "link":
+        return [chapter_link(item[1], item[2])]
     slot = item[1]
-    if slot not in panels:
+    if slot not in plan:
         return [chrome.placeholder("A panel is coming here", f"The {slot} panel is on its way.")]
-    viewer = panels[slot]
-    return [chrome.with_url_state(viewer, plan[slot]), viewer]
+    return panel_block(slot, get, plan[slot], later)
 
 
-def header():
-    return pn.Row(pn.layout.HSpacer(), chrome.theme_button(), sizing_mode="stretch_width",
+def header(link=None):  # the top row: a link back to the other chapter (if any), the theme
+    left = [back_link(*link)] if link else []
+    return pn.Row(*left, pn.layout.HSpacer(), chrome.theme_button(), sizing_mode="stretch_width",
                   margin=0, stylesheets=[chrome.HEADER_CSS])
 
 
-def page():  # a fresh article per session
-    panels = build_panels()
-    plan = url_plan(panels)
-    objects = [header()]
-    for item in SECTIONS:
-        objects.extend(block(item, panels, plan))
-    return chrome.article_frame(*objects, title=TITLE)
+def render(sections, panels, *, title, follows=FOLLOWS, back=None, defer=True, shelf=None):
+    # a chapter -> its page. panels: {slot: (class, builder)}; back: (text, route) of a link
+    # shown above the title; defer: build panels after the page appears; shelf: the Shelf
+    # to build into (tests pass one to look at the viewers)
+    shelf = Shelf(panels) if shelf is None else shelf
+    plan = chapter_plan(panels, follows)
+    later = Later() if defer else None
+    objects = [header(back)]
+    for item in sections:
+        objects.extend(block(item, shelf, plan, later))
+    frame = chrome.article_frame(*objects, title=title)
+    if later is not None:
+        later.start(frame)
+    return frame
+
+
+def page(defer=True, shelf=None):  # a fresh article per session
+    return render(SECTIONS, PANELS, title=TITLE, defer=defer, shelf=shelf)

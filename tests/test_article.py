@@ -30,7 +30,19 @@ def test_every_panel_slot_in_the_prose_is_built():
     slots = [item[1] for item in article.SECTIONS if isinstance(item, tuple)
              and item[0] == "panel"]
     panels = article.build_panels()
-    assert slots == list(panels), "each panel appears once, in page order"
+    assert slots == list(panels) == list(article.PANELS), "each panel appears once, in order"
+    for slot, (cls, _) in article.PANELS.items():
+        assert isinstance(panels[slot], cls)
+
+
+def test_the_kernel_lab_replaces_the_placeholder():
+    assert not [item for item in article.SECTIONS if isinstance(item, tuple)
+                and item[0] == "placeholder"]
+    assert "lab" in article.PANELS
+    text = prose_text()
+    for point in ("which kernel you are really running", "triangular mask",
+                  "SDPBackend.MATH", 'attn_implementation="eager"'):
+        assert point in text, f"the prose around the lab no longer covers {point!r}"
 
 
 def test_ladder_follows_the_articles_head():
@@ -39,6 +51,12 @@ def test_ladder_follows_the_articles_head():
     assert ladder.head is head
     head.param.update(length=8, phase="decode")
     assert (ladder.length, ladder.phase) == (8, "decode")
+
+
+def test_a_follower_built_first_still_gets_its_leader():
+    shelf = article.Shelf(article.PANELS)
+    ladder = shelf("ladder")
+    assert ladder.head is shelf("head") and list(shelf.built) == ["head", "ladder"]
 
 
 def test_url_plan_gives_every_key_to_exactly_one_panel():
@@ -52,6 +70,10 @@ def test_url_plan_gives_every_key_to_exactly_one_panel():
     assert not {"length", "phase"} & set(plan["ladder"].values())
     for slot, carried in plan.items():  # every key names a real parameter of its panel
         assert set(carried.values()) <= set(panels[slot].param)
+    # the lab's prompt length would clash with the head's sequence length
+    assert plan["lab"]["lab_length"] == "length"
+    # the plan made from the classes, before anything is built, is the same plan
+    assert article.chapter_plan() == plan
 
 
 class Fake(param.Parameterized):
@@ -73,16 +95,73 @@ def test_with_url_state_restores_under_a_renamed_key(monkeypatch):
     assert notes.visible and "b_length=99 is out of range; using 9" in notes.object
 
 
-def test_page_restores_the_head_from_the_query(monkeypatch):
+def query(monkeypatch, args):  # pretend the page was opened with this query string
     monkeypatch.setattr(type(pn.state), "session_args",
-                        property(lambda self: {"mask": [b"off"], "query": [b"2"]}))
-    built = {}
-    real = article.build_panels
-    monkeypatch.setattr(article, "build_panels", lambda: built.setdefault("p", real()))
-    article.page()
-    head = built["p"]["head"]
+                        property(lambda self: {k: [v.encode()] for k, v in args.items()}))
+
+
+def test_page_restores_the_head_from_the_query(monkeypatch):
+    query(monkeypatch, {"mask": "off", "query": "2"})
+    shelf = article.Shelf(article.PANELS)
+    article.page(defer=False, shelf=shelf)
+    head = shelf.built["head"]
     assert (head.mask, head.query) == (False, 2)
-    assert "0.23" in head.arithmetic_html(head.numbers())
+    nums = head.numbers()  # row 2 (sat) now reaches mat, three tokens ahead
+    assert round(float(nums.result.weights[nums.row, 5]), 2) == 0.23
+
+
+def deferred(monkeypatch, module=article):  # -> (page, shelf, later): built, never filled
+    later = article.Later()
+    later.start = lambda frame: setattr(later, "frame", frame)  # no browser to say "ready"
+    monkeypatch.setattr(article, "Later", lambda: later)
+    shelf = article.Shelf(module.PANELS)
+    return module.page(shelf=shelf), shelf, later
+
+
+def test_deferred_page_builds_nothing_until_it_is_filled(monkeypatch):
+    query(monkeypatch, {"mask": "off", "lab_length": "999999", "length": "7"})
+    page, shelf, later = deferred(monkeypatch)
+    assert shelf.built == {}, "no panel is built while the page is being sent"
+    holders = [holder for holder, _ in later.pending]
+    assert len(holders) == len(article.PANELS)
+    assert all(h.loading and h in page.objects for h in holders)
+    later.fill()
+    assert list(shelf.built) == list(article.PANELS)
+    assert not any(h in page.objects for h in holders)
+    head, lab = shelf.built["head"], shelf.built["lab"]
+    assert (head.mask, head.length) == (False, 7)  # a deep link lands on deferred panels
+    assert lab.length == lab.param["length"].bounds[1]
+    notes = [n.object for n in page.select(pn.pane.HTML) if "lab_length=999999" in str(n.object)]
+    assert notes and "out of range" in notes[0]
+
+
+def test_deferred_panels_land_where_an_eager_page_puts_them(monkeypatch):
+    page, shelf, later = deferred(monkeypatch)
+    later.fill()
+    eager = article.page(defer=False)
+    assert [type(o) for o in page.objects] == [type(o) for o in eager.objects]
+    for slot, viewer in shelf.built.items():  # each viewer sits right in the page's column
+        assert viewer.__panel__() in page.objects, slot
+
+
+def test_a_panel_that_fails_to_build_leaves_the_others(monkeypatch):
+    def broken(get):
+        raise RuntimeError("boom")
+
+    panels = dict(article.PANELS, cost=(article.PANELS["cost"][0], broken))
+    shelf = article.Shelf(panels)
+    page = article.render(article.SECTIONS, panels, title="t", defer=False, shelf=shelf)
+    assert any("could not be loaded" in str(p.object) for p in page.select(pn.pane.HTML))
+    assert set(shelf.built) == set(panels) - {"cost"}
+
+
+def test_the_first_chapter_ends_with_a_link_to_the_second():
+    links = [item for item in article.SECTIONS if isinstance(item, tuple) and item[0] == "link"]
+    assert links == [("link", "Next: dot products, softmax and attention math →", "math")]
+    page = article.page(defer=False)
+    html = [p.object for p in page.select(pn.pane.HTML) if "ae-chapter-link" in str(p.object)]
+    assert html == [('<a class="ae-chapter-link" href="math">'
+                     "Next: dot products, softmax and attention math →</a>")]
 
 
 # figure as the article writes it -> the claims-ledger row (by its `what`) that computes it

@@ -1,14 +1,18 @@
 """Every page loads: the article and each single-panel route render in Chromium with no
 console error, no request off our server, and no horizontal overflow on a 390 px phone."""
 
+import re
+
 import pytest
+from playwright.sync_api import expect
 
 from app.server import PANEL_ROUTES
 
 pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
-ROUTES = ["/", *PANEL_ROUTES]
+CHAPTERS = ["/", "/math"]  # the chapters build their panels after the page appears
+ROUTES = [*CHAPTERS, *PANEL_ROUTES]
 
 
 def overflow(page):  # -> how many px the document is wider than the viewport
@@ -21,14 +25,20 @@ def test_route_renders_on_a_phone(page, rendered, route):
     response = page.goto(route)
     assert response is not None and response.status == 200
     rendered(page)
+    expect(page.locator(".pn-loading")).to_have_count(0)  # deferred panels included
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], (
         f"{route} overflows a 390 px viewport by {overflow(page)} px")
 
 
-def test_article_renders_wide(page, rendered):
+@pytest.mark.parametrize("route, title, heading", [
+    ("/", "Scaled dot-product attention, worked", "Scaled dot-product attention, worked"),
+    ("/math", re.compile(r"math", re.IGNORECASE), "Dot products, softmax and attention math"),
+])
+def test_chapter_renders_wide(page, rendered, route, title, heading):
     page.set_viewport_size({"width": 1280, "height": 900})
-    page.goto("/")
+    page.goto(route)
     rendered(page)
-    assert page.title() == "Scaled dot-product attention, worked"
-    assert page.get_by_role("heading", name="Scaled dot-product attention, worked").is_visible()
+    expect(page.locator(".pn-loading")).to_have_count(0)
+    expect(page).to_have_title(title)
+    assert page.get_by_role("heading", name=heading).is_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 1280

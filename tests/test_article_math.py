@@ -1,0 +1,291 @@
+"""The second chapter at "/math" without a browser: it builds with the first chapter's
+chrome, its URL keys never clash, every figure its prose quotes is one attention_core
+computes, what its "try it" paragraphs promise is what the panels do, and its sentences
+are its own."""
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import panel as pn
+import pytest
+
+from app import article, article_math, server
+from app.panels.agreement import AgreementPanel
+from app.panels.decode_bill import DecodeBillPanel
+from app.panels.memory_bill import MemoryBillPanel
+from app.panels.online_softmax import OnlineSoftmaxPanel
+from app.panels.overflow import OverflowPanel
+from attention_core import claims, costs, numerics
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = "dot-products-softmax-attention-math.txt"
+LLAMA = costs.preset("llama-3-8b")
+
+
+def prose_text():  # every markdown block of the chapter, joined, whitespace collapsed
+    blocks = [item for item in article_math.SECTIONS if isinstance(item, str)]
+    return re.sub(r"\s+", " ", "\n".join(blocks))
+
+
+def slots(sections):
+    return [item[1] for item in sections if isinstance(item, tuple) and item[0] == "panel"]
+
+
+# --- the page ---------------------------------------------------------------------------
+
+def test_page_builds_with_the_first_chapters_chrome():
+    page = article_math.page()
+    assert page.name == article_math.TITLE == "Dot products, softmax and attention math"
+    assert "/math" in server.routes() and server.routes()["/math"] is article_math.page
+    buttons = page.select(pn.widgets.Button)
+    assert [b.label for b in buttons if b.label in ("Dark theme", "Light theme")] == ["Dark theme"]
+    assert "ae-article" in page.css_classes  # the same reading column as "/"
+
+
+def test_the_panels_follow_the_lessons_order():
+    assert slots(article_math.SECTIONS) == list(article_math.PANELS) == [
+        "agreement", "overflow", "decode", "memory", "online"]
+    built = article.build_panels(article_math.PANELS)
+    for cls, viewer in zip((AgreementPanel, OverflowPanel, DecodeBillPanel, MemoryBillPanel,
+                            OnlineSoftmaxPanel), built.values()):
+        assert isinstance(viewer, cls)
+
+
+def test_each_panel_sits_under_a_paragraph_that_invites_trying_it():
+    sections = article_math.SECTIONS
+    for i, item in enumerate(sections):
+        if isinstance(item, tuple) and item[0] == "panel":
+            before = sections[i - 1]
+            assert isinstance(before, str) and "**Try it:**" in before, item[1]
+
+
+def test_url_plan_prefixes_the_names_two_panels_share():
+    plan = article.chapter_plan(article_math.PANELS, article_math.FOLLOWS)
+    keys = [key for carried in plan.values() for key in carried]
+    assert len(keys) == len(set(keys)) and not set(keys) & article.PAGE_KEYS
+    assert plan["decode"] == {"model": "model", "context": "context", "users": "users",
+                              "gpu": "gpu"}
+    assert plan["memory"] == {"memory_model": "model", "memory_users": "users",
+                              "memory_context": "context", "prompt": "prompt", "dtype": "dtype"}
+    assert plan["online"] == {"online_scores": "scores", "block": "block", "step": "step"}
+    built = article.build_panels(article_math.PANELS)
+    assert article.url_plan(built, article_math.FOLLOWS) == plan
+    for slot, carried in plan.items():
+        assert set(carried.values()) <= set(built[slot].param)
+
+
+def query(monkeypatch, args):
+    monkeypatch.setattr(type(pn.state), "session_args",
+                        property(lambda self: {k: [v.encode()] for k, v in args.items()}))
+
+
+def test_deep_link_reaches_the_right_panel_and_clamps_with_a_note(monkeypatch):
+    query(monkeypatch, {"users": "64", "memory_users": "5000", "online_scores": "2, 1, 3, 0",
+                        "step": "2", "precision": "float32"})
+    shelf = article.Shelf(article_math.PANELS)
+    page = article_math.page(defer=False, shelf=shelf)
+    decode, memory = shelf.built["decode"], shelf.built["memory"]
+    assert (decode.users, memory.users) == (64, memory.param["users"].bounds[1])
+    assert shelf.built["online"].step == 2 and shelf.built["overflow"].precision == "float32"
+    notes = [str(p.object) for p in page.select(pn.pane.HTML) if "memory_users=5000" in
+             str(p.object)]
+    assert notes and "out of range" in notes[0]
+
+
+def test_the_chapters_link_to_each_other():
+    page = article_math.page(defer=False)
+    links = [str(p.object) for p in page.select(pn.pane.HTML) if "href=" in str(p.object)]
+    assert '<a class="ae-back-link" href="./">← Scaled dot-product attention</a>' in links
+    assert any('href="./"' in link and "ae-chapter-link" in link for link in links)
+
+
+def test_links_keep_the_dark_theme(monkeypatch):
+    monkeypatch.setattr(article.chrome, "theme", lambda: "dark")
+    assert article.chapter_href(article.MATH_ROUTE) == "math?theme=dark"
+    assert article.chapter_href(article.ROUTE) == "./?theme=dark"
+
+
+def test_deferred_chapter_fills_every_placeholder(monkeypatch):
+    later = article.Later()
+    later.start = lambda frame: setattr(later, "frame", frame)
+    monkeypatch.setattr(article, "Later", lambda: later)
+    shelf = article.Shelf(article_math.PANELS)
+    page = article_math.page(shelf=shelf)
+    assert shelf.built == {} and len(later.pending) == len(article_math.PANELS)
+    later.fill()
+    assert list(shelf.built) == list(article_math.PANELS)
+    assert all(viewer.__panel__() in page.objects for viewer in shelf.built.values())
+
+
+# --- the figures the prose quotes -------------------------------------------------------
+
+# figure as the chapter writes it -> the claims-ledger row (by its `what`) that computes it
+QUOTED = {
+    "6 − 4 + 1 = 3": "(2, −1, 0.5) · (3, 4, 2)",
+    "256 operations per dot product": "operations per 128-number dot product",
+    "±11": "d = 128: spread of raw scores (mean of draws)",
+    "about ±1": "d = 128: spread after dividing by √128",
+    "√128 ≈ 11.3": "√128",
+    "66%": "softmax(2, 1, 0.1): first weight",
+    "24%": "softmax(2, 1, 0.1): second weight",
+    "10%": "softmax(2, 1, 0.1): third weight",
+    "7.39": "e² (no max subtracted)",
+    "about 11.2": "e² + e¹ + e^0.1",
+    "65,504": "largest float16",
+    "162,755": "e¹²",
+    "4,194,304": "Llama-3-8B, 4,096 context: dot products per decoded token",
+    "2.1 billion": "Llama-3-8B: attention operations per decoded token",
+    "1.07 billion": "… of which the scores",
+    "15 billion operations per token": "Llama-3-8B: weight operations per token",
+    "about 12%": "Llama-3-8B, 4,096: attention share of a decode step",
+    "4,096 bytes (4 KiB)": "Llama-3-8B KV bytes per token per layer (bf16)",
+    "131,072 bytes (128 KiB)": "Llama-3-8B KV bytes per token (bf16)",
+    "0.54 GB": "Llama-3-8B keys and values at 4,096 tokens",
+    "about 4 operations per byte": "decode attention arithmetic intensity (FLOP/byte)",
+    "≈ 295": "H100 SXM ridge point (FLOP/byte)",
+    "16 GB": "Llama-3-8B weights in bf16",
+    "about 120,000 tokens": "one user's cache outweighs the weights at (tokens)",
+    "about 17 GB": "32 users at 4k tokens: keys and values",
+    "67 million scores": "8,192-token prompt: scores per head",
+    "4.3 GB": "8,192-token prompt: score scratch per layer (32 heads, 2 B)",
+    "about 1.55": "blocks [2, 1] then [3, 0]: running sum",
+    "exactly what a single pass over the whole row gives": "… equal to the full-row sum",
+}
+
+
+@pytest.fixture(scope="module")
+def ledger():
+    return {c.what: c for c in claims.all_claims()}
+
+
+@pytest.mark.parametrize("figure", sorted(QUOTED))
+def test_each_quoted_figure_is_in_the_prose_and_agrees_with_the_ledger(figure, ledger):
+    assert figure in prose_text(), f"the chapter no longer quotes {figure!r}"
+    claim = ledger[QUOTED[figure]]
+    assert claim.ok, f"{figure}: attention_core computes {claim.shown}, not {claim.document}"
+
+
+def test_figures_beyond_the_ledger_are_computed_too():
+    text = prose_text()
+    checks = {  # figure as written -> is it what attention_core (or plain arithmetic) gives?
+        "122,532": f"{math.floor(costs.kv_outweighs_weights_context(LLAMA)):,}",
+        "88.72": f"{math.log(float(numerics.largest_finite('float32'))):.2f}",
+        "11.09": f"{math.log(float(numerics.largest_finite('float16'))):.2f}",
+        "8.03 billion": f"{costs.total_params(LLAMA) / 1e9:.2f} billion",
+        "about 7.5 billion": f"about {costs.matmul_params(LLAMA) / 1e9:.1f} billion",
+        "128,256 × 4,096, about 0.53 billion": (
+            f"{LLAMA.vocab:,} × {LLAMA.hidden:,}, about {LLAMA.vocab * LLAMA.hidden / 1e9:.2f}"
+            " billion"),
+        "32 layers of 32 query heads": f"{LLAMA.layers} layers of {LLAMA.heads} query heads",
+        "just 8 key/value heads, so each key/value head serves four query heads": (
+            f"just {LLAMA.kv_heads} key/value heads, so each key/value head serves "
+            f"{['', '', 'two', 'three', 'four'][LLAMA.heads // LLAMA.kv_heads]} query heads"),
+        "989 TFLOP/s ÷ 3.35 TB/s": (f"{costs.GPUS['h100-sxm'].peak_flops / 1e12:.0f} TFLOP/s ÷ "
+                                    f"{costs.GPUS['h100-sxm'].bandwidth / 1e12:.2f} TB/s"),
+        "≈ 1.368": f"≈ {math.exp(0) + math.exp(-1):.3f}",
+        "1.553": f"{1.368 * math.exp(-1) + math.exp(0) + math.exp(-3):.3f}",
+        "0, −1 and −1.9": "0, −1 and −1.9" if math.isclose(0.1 - 2, -1.9) else "?",
+        "about a million operations": ("about a million operations"
+                                       if round(4096 * 256 / 1e6) == 1 else "?"),
+    }
+    for written, computed in checks.items():
+        assert written in text, f"the chapter no longer says {written!r}"
+        assert written == computed, f"{written!r}: computed {computed!r}"
+    # "every ridge point lies in the hundreds"
+    assert all(100 <= gpu.ridge_point < 1000 for gpu in costs.GPUS.values())
+
+
+# --- what the "try it" paragraphs promise -------------------------------------------------
+
+def test_agreement_try_it():
+    p = AgreementPanel(b="1, 2, 0")
+    n = p.numbers()
+    assert (n.score, n.verdict) == (0.0, "perpendicular")
+    p.b = "-3, -4, -2"
+    n = p.numbers()
+    assert (n.score, n.verdict) == (-3.0, "opposed")
+    assert round(AgreementPanel(d=4).numbers().effective_raw) == 4  # "about four keys"
+    for d in (128, 4096):
+        n = AgreementPanel(d=d).numbers()
+        assert n.effective_raw < 1.01 and n.effective_scaled > 4  # picks / keeps spreading
+
+
+def test_overflow_try_it():
+    p = OverflowPanel()
+    assert p.precision == "float16" and p.scores == "2, 1, 0.1" and not p.subtract_max
+    p.scores = "12, 1, 0.1"
+    steps = p.numbers().steps
+    assert steps.garbage and steps.overflowed
+    p.subtract_max = True
+    assert not p.numbers().steps.garbage
+    p.param.update(subtract_max=False, precision="float32")
+    assert not p.numbers().steps.garbage
+
+
+def test_decode_bill_try_it():
+    p = DecodeBillPanel()
+    assert (p.model, p.context, p.users, p.gpu) == ("llama-3-8b", 4096, 1, "h100-sxm")
+    one = p.numbers()
+    p.users = 64
+    many = p.numbers()
+    assert round(one["intensity"]) == round(many["intensity"]) == 4
+    assert many["weights_intensity"] > 32 * one["weights_intensity"]
+
+
+def test_memory_bill_try_it():
+    p = MemoryBillPanel(users=32)
+    n = p.numbers()
+    assert n["kv_all"] > n["weights"] and round(n["kv_all"] / 1e9) == 17
+    assert round(n["eager"] / 1e9, 1) == 4.3 and n["prompt"] == 8192
+
+
+def test_online_softmax_try_it():
+    p = OnlineSoftmaxPanel()
+    assert (p.scores, p.block, p.step) == ("2, 1, 3, 0", 2, 0)
+    p.step = 2
+    r = p.numbers().result
+    assert f"{r.running_sum:.3f}" == "1.553" and math.isclose(r.running_sum, r.full_sum)
+    for block in (1, 4):
+        p.block = block
+        assert np.isclose(p.numbers().result.running_sum, r.running_sum)
+
+
+# --- our own words ----------------------------------------------------------------------
+
+def seed_path():  # the lesson the chapter retells; it lives beside the repo, not in it
+    for base in (ROOT / "shared", ROOT.parent / "shared", ROOT):
+        path = base / "seeds" / SEED
+        if path.is_file():
+            return path
+    return None
+
+
+def words(text):  # lower-case words, markup and numbers dropped
+    text = re.sub(r"<[^>]+>", " ", text)
+    return re.findall(r"[a-z']+", text.lower())
+
+
+# names the chapter must use as they are: a paper's title, control labels
+NAMES = ["attention is all you need", "subtract the max"]
+SHINGLE = 7
+
+
+def shingles(text):  # -> every run of SHINGLE words that is not part of a name
+    joined = " ".join(words(text))
+    for i, name in enumerate(NAMES):
+        joined = joined.replace(name, f" | {i} | ")
+    out = set()
+    for part in joined.split("|"):
+        ws = [w for w in part.split() if not w.isdigit()]
+        out |= {" ".join(ws[i:i + SHINGLE]) for i in range(len(ws) - SHINGLE + 1)}
+    return out
+
+
+def test_the_prose_is_in_our_own_words():
+    path = seed_path()
+    if path is None:
+        pytest.fail(f"seeds/{SEED} is not beside this checkout (CI lays shared/ beside it)")
+    copied = shingles(prose_text()) & shingles(path.read_text(encoding="utf-8"))
+    assert not copied, f"runs of {SHINGLE} words copied from the lesson: {sorted(copied)}"
