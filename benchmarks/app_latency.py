@@ -1,18 +1,26 @@
 """How fast the served app answers: interaction latency, session cost, message size, memory.
 
     PYTHONPATH=. python benchmarks/app_latency.py [--toggles 60] [--gets 20] [--sessions 20]
+    PYTHONPATH=. python benchmarks/app_latency.py --interaction-only [--root TREE] [--trace F]
 
-Starts `python -m app.cli serve` on a free port and measures, against its targets:
+Starts `python -m app.cli serve` on a free port in 5400-5499 and measures, against its
+targets:
 - server memory per open session: RSS from /proc before and after holding N pages of "/"
   open in Chromium (measured first, on the fresh server);
 - interaction latency in Chromium: click "causal mask" on /heatmap, time until the
   arithmetic readout in the DOM changes (a MutationObserver in the page), many times,
   split into the server's part (request frame out -> patch frame back, as Chromium's network
-  stack timed them) and the browser's part (the rest);
+  stack timed them) and the browser's part (the rest); and, as a check on that number, the
+  time until the frame showing the change is done (the next animation frame, where Bokeh
+  repaints the heatmap, and a task after it);
 - websocket bytes for one interaction (frames sent and received around one click);
 - server time to create a session: the HTTP GET of "/" and "/heatmap" (median), and, in
   this process, where a session's time goes: building the page, making its Bokeh models,
   serializing them.
+--interaction-only skips memory and sessions. --root serves another tree (a copy of the
+working tree with other code in it), so a before/after comparison runs the same script in
+the same conditions: alternate the two a few times, other processes load the machine.
+--trace writes a Chromium performance trace of the timed clicks (open it in DevTools).
 Needs Chromium at /usr/bin/chromium (or $CHROMIUM). Prints one table, then the breakdown.
 """
 
@@ -50,12 +58,17 @@ TARGETS = {  # name -> (limit, unit)
 
 # One click on the mask button, timed in the page from the click until the watched shadow
 # root (the arithmetic readout) changes: performance.now() on both ends, no round trip to us.
+# Also timed: until the frame that shows the change is done (the next animation frame, where
+# Bokeh repaints its canvas, and a task after it), so a readout that lands in the DOM early
+# while the rest of the page is still busy does not look faster than it is.
 CLICK_AND_WAIT_JS = """
 async ([button, cell]) => {
   const root = cell.getRootNode();
   return await new Promise((resolve, reject) => {
     const observer = new MutationObserver(() => {
-      observer.disconnect(); resolve(performance.now() - t0);
+      observer.disconnect();
+      const dom = performance.now() - t0;
+      requestAnimationFrame(() => setTimeout(() => resolve([dom, performance.now() - t0]), 0));
     });
     observer.observe(root, {subtree: true, childList: true, characterData: true});
     setTimeout(() => { observer.disconnect(); reject(new Error("no update in 5 s")); }, 5000);
@@ -65,17 +78,24 @@ async ([button, cell]) => {
 }
 """
 
+PORTS = range(5400, 5500)  # the ports this benchmark may use
+
 
 def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    for port in PORTS:
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise SystemExit(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
 
 
-def start_server(port, log):
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+def start_server(port, log, root=ROOT):  # root: the tree to serve (an A/B snapshot)
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
-                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+                            cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -163,30 +183,40 @@ class Frames:
         return (patch_at - max(sent)) * 1000 if sent else float("nan")
 
 
-def interaction(context, base, toggles):  # -> (ms to DOM, ms in the server, frames of a click)
+def interaction(context, base, toggles, browser=None, trace=None):
+    # -> (ms to DOM, ms to the next frame, ms in the server, frames of a click); a trace of
+    # the clicks if asked
     page = context.new_page()
     frames = Frames(page)
     page.goto(base + "/heatmap")
     page.wait_for_function(IDLE_JS, timeout=60_000)
     page.wait_for_timeout(300)
+    if trace:
+        browser.start_tracing(page=page, path=str(trace), screenshots=False)
     button = page.get_by_role("button", name="causal mask").element_handle()
-    to_dom, in_server, one_click = [], [], None
+    to_dom, to_frame, in_server, one_click = [], [], [], None
     for i in range(toggles):
         turning_off = i % 2 == 0  # mask off shows row 2's 0.23 on mat; back on hides it
         # the arithmetic readout's shadow root, looked up afresh (a pane may re-render)
         cell = page.get_by_text("The arithmetic of row").first.element_handle()
         frames.items.clear()
-        to_dom.append(page.evaluate(CLICK_AND_WAIT_JS, [button, cell]))
+        dom, frame = page.evaluate(CLICK_AND_WAIT_JS, [button, cell])
+        to_dom.append(dom)
+        to_frame.append(frame)
         # let trailing messages land (the URL mirror's round trip): a reader pauses too
         page.wait_for_timeout(SETTLE_MS)
         in_server.append(frames.server_ms())
         if i < 2:  # the readout that changed shows the new state: row 2 on mat, 0.23 or 0
             shown = page.get_by_text("0.23", exact=True).count() > 0
             assert shown == turning_off, "the mask click did not change the readout"
-        if i == 1:
-            one_click = [(kind, n) for kind, _, n in frames.items]
+            # report the heavier of the two clicks, mask off and mask on
+            click = [(kind, n) for kind, _, n in frames.items]
+            if one_click is None or ws_summary(click)[2] > ws_summary(one_click)[2]:
+                one_click = click
+    if trace:
+        browser.stop_tracing()
     page.close()
-    return to_dom, in_server, one_click
+    return to_dom, to_frame, in_server, one_click
 
 
 def ws_summary(frames):  # frames of one click -> (sent B, received B, largest frame B)
@@ -232,25 +262,36 @@ def main(argv=None):
     p.add_argument("--toggles", type=int, default=60, help="mask clicks timed (default 60)")
     p.add_argument("--gets", type=int, default=20, help="GETs per route timed (default 20)")
     p.add_argument("--sessions", type=int, default=20, help="pages of / held open for memory")
+    p.add_argument("--interaction-only", action="store_true",
+                   help="time the clicks and their websocket bytes only (no memory, GETs)")
+    p.add_argument("--root", type=Path, default=ROOT,
+                   help="serve this tree instead (a snapshot, to compare before and after)")
+    p.add_argument("--trace", type=Path, default=None,
+                   help="write a Chromium performance trace of the timed clicks here")
     args = p.parse_args(argv)
     if not os.path.exists(CHROMIUM):
         raise SystemExit(f"{CHROMIUM} is missing: install Debian's chromium")
 
     port = free_port()
     base = f"http://127.0.0.1:{port}"
+    memory, get_article, get_heatmap = {}, [], []
     with tempfile.NamedTemporaryFile("w+", prefix="ae-bench-", suffix=".log") as log:
-        proc = start_server(port, log)
+        proc = start_server(port, log, args.root.resolve())
         try:
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 context = browser.new_context(viewport={"width": 1280, "height": 900})
-                memory = {route: memory_per_session(context, base, proc.pid, args.sessions,
-                                                    route) for route in ("/heatmap", "/")}
-                to_dom, in_server, frames = interaction(context, base, args.toggles)
+                if not args.interaction_only:
+                    memory = {route: memory_per_session(context, base, proc.pid, args.sessions,
+                                                        route) for route in ("/heatmap", "/")}
+                to_dom, to_frame, in_server, frames = interaction(context, base, args.toggles,
+                                                        browser if args.trace else None,
+                                                        args.trace)
                 browser.close()
-            time_gets(base + "/", 2)  # warm
-            get_article = time_gets(base + "/", args.gets)
-            get_heatmap = time_gets(base + "/heatmap", args.gets)
+            if not args.interaction_only:
+                time_gets(base + "/", 2)  # warm
+                get_article = time_gets(base + "/", args.gets)
+                get_heatmap = time_gets(base + "/heatmap", args.gets)
         finally:
             stop(proc)
 
@@ -262,14 +303,22 @@ def main(argv=None):
             f"n={len(to_dom)}, min {min(to_dom):.1f}, max {max(to_dom):.1f}"),
         row("interaction p95", percentile(to_dom, 95), "ms",
             f"IQR {percentile(to_dom, 25):.1f}-{percentile(to_dom, 75):.1f}"),
+        row("to next frame median", statistics.median(to_frame), "ms",
+            f"p95 {percentile(to_frame, 95):.1f}: the frame showing the change is done"),
         row("  server: request -> patch", statistics.median(in_server), "ms",
             "median, from the network stack's frame times"),
         row("  browser: the rest", statistics.median(in_browser), "ms",
             "median: click, apply the patch, style, layout"),
-        row("session GET /", statistics.median(get_article), "ms",
-            f"n={len(get_article)}, min {min(get_article):.0f}, max {max(get_article):.0f}"),
-        row("session GET /heatmap", statistics.median(get_heatmap), "ms",
-            f"n={len(get_heatmap)}, min {min(get_heatmap):.0f}, max {max(get_heatmap):.0f}"),
+    ]
+    if get_article:
+        lines += [
+            row("session GET /", statistics.median(get_article), "ms",
+                f"n={len(get_article)}, min {min(get_article):.0f}, max {max(get_article):.0f}"),
+            row("session GET /heatmap", statistics.median(get_heatmap), "ms",
+                f"n={len(get_heatmap)}, min {min(get_heatmap):.0f}, "
+                f"max {max(get_heatmap):.0f}"),
+        ]
+    lines += [
         row("ws bytes sent, one click", sent / 1024, "KiB"),
         row("ws bytes received, one click", received / 1024, "KiB",
             f"{sum(1 for k, _ in frames or [] if k == 'received')} frames"),
@@ -279,6 +328,8 @@ def main(argv=None):
         lines.append(row(f"memory per session {route}", per_session, "MiB",
                          f"RSS {before:.0f} -> {after:.0f} MiB, {args.sessions} pages open"))
     print("\n".join(lines))
+    if args.interaction_only:
+        return 0
     print("\nwhere a session's server time goes (in this process, median of 5):")
     print(f"{'page':<10} {'build':>8} {'models':>8} {'to JSON':>8} {'models':>7}")
     for route in ("/", "/heatmap"):

@@ -8,30 +8,49 @@ from app.panels.heatmap import HeadPanel
 from attention_core import worked_example
 
 
-def cell(panel, query, key, source="cell"):  # -> the row of a source's data at (key, query)
-    data = getattr(panel, f"{source}_source").data
+def cell(panel, query, key, kind="weight"):  # -> that cell's data if drawn as `kind`, else None
+    data = panel.drawn(kind)
     for i, (x, y) in enumerate(zip(data["x"], data["y"])):
         if (x, y) == (key, query):
             return {name: column[i] for name, column in data.items()}
     return None
 
 
-def row_weights(panel, query):  # -> [n] weights of one query row from the cell source
-    data = panel.cell_source.data
+def row_weights(panel, query):  # -> [n] weights of one query row, as drawn
+    data = panel.drawn("weight")
     pairs = sorted((x, w) for x, y, w in zip(data["x"], data["y"], data["weight"]) if y == query)
     return np.array([w for _, w in pairs])
 
 
-def text(panel):  # every readout pane's text, joined
-    return "\n".join(str(p.object) for p in (panel._hero, panel._caption, panel._arithmetic,
-                                              panel._checks, panel._log_pane))
+def hero(panel):  # the readouts' text as a reader sees it
+    return panel._hero.text()
+
+
+def caption(panel):
+    return panel._caption.text()
+
+
+def arithmetic(panel):
+    return panel._arithmetic.text()
+
+
+def notes(panel):  # the truncate line and the log
+    return panel._notes.text()
 
 
 def arithmetic_weight(panel, key):  # the weight cell of one key's line in the arithmetic table
-    table = panel._arithmetic.object
-    start = table.index(f"<th scope='row'>{key} ")
-    line = table[start:table.index("</tr>", start)]
-    return line.split("<b>")[1].split("</b>")[0]
+    return panel._arithmetic.values[f"weight{key}"]
+
+
+def masked_positions(panel):  # -> {(query, key)} the head hides, from its own numbers
+    r = panel._numbers.result
+    return {(int(q), k) for row, q in enumerate(r.query_positions) for k in range(r.n)
+            if r.hidden[row, k]}
+
+
+def shown_ticks(axis, axis_range):  # -> {tick: label} of the ticks inside the range
+    low, high = sorted((axis_range.start, axis_range.end))
+    return {t: axis.major_label_overrides[t] for t in axis.ticker.ticks if low < t < high}
 
 
 @pytest.fixture
@@ -46,16 +65,16 @@ def test_defaults_row_2_puts_077_on_cat_and_007_on_the(panel):
     assert arithmetic_weight(panel, 0) == "0.07"  # 0 the
     assert cell(panel, 2, 1)["label"] == "0.77"
     assert cell(panel, 2, 0)["label"] == "0.07"
-    assert cell(panel, 2, 1)["weight"] == expected[1]
-    assert "effective tokens attended</b> (row 2, sat): 1.98" in panel._hero.object
-    assert "0.77, on key 1 (cat)" in panel._caption.object
+    assert cell(panel, 2, 1)["weight"] == pytest.approx(expected[1], abs=5e-5)  # colour only
+    assert "effective tokens attended (row 2, sat): 1.98" in hero(panel)
+    assert "0.77, on key 1 (cat)" in caption(panel)
 
 
 def test_masked_cells_are_minus_infinity_not_small_weights(panel):
     assert cell(panel, 2, 3) is None  # not drawn as a weight
     assert cell(panel, 2, 3, "masked")["label"] == "−∞"
-    assert len(panel.masked_source.data["x"]) == 15  # 6·5/2 above the diagonal
-    assert "−∞" in panel._arithmetic.object
+    assert len(panel.drawn("masked")["x"]) == 15  # 6·5/2 above the diagonal
+    assert "−∞" in arithmetic(panel)
 
 
 def test_mask_off_sends_023_to_mat_and_the_two_the_rows_match(panel):
@@ -63,40 +82,42 @@ def test_mask_off_sends_023_to_mat_and_the_two_the_rows_match(panel):
     assert arithmetic_weight(panel, 5) == "0.23"  # 5 mat
     assert cell(panel, 2, 5)["label"] == "0.23"
     assert np.array_equal(row_weights(panel, 0), row_weights(panel, 4))
-    assert len(panel.masked_source.data["x"]) == 0
-    assert "discarded:</b> 0 of 36" in panel._hero.object
+    assert len(panel.drawn("masked")["x"]) == 0
+    assert "discarded: 0 of 36" in hero(panel)
 
 
 def test_divisor_off_sharpens_row_2(panel):
     panel.divide = False
     assert arithmetic_weight(panel, 1) == "0.97"
-    assert "(row 2, sat): 1.17" in panel._hero.object
-    assert "÷ 1" in panel._arithmetic.object and "÷√5" not in panel._arithmetic.object
+    assert "(row 2, sat): 1.17" in hero(panel)
+    assert "÷ 1" in arithmetic(panel) and "÷√5" not in arithmetic(panel)
 
 
 def test_pairs_discarded_at_length_8(panel):
     panel.length = 8
-    assert "pairs computed then discarded:</b> 28 of 64" in panel._hero.object
-    assert ">64<" in panel._hero.object  # dot products, n²
+    assert "pairs computed then discarded: 28 of 64" in hero(panel)
+    assert panel._hero.values["dots"] == "64"  # dot products, n²
+    assert panel._hero.values["dots_formula"] == "n² = 8²"
     panel.mask = False
-    assert "pairs computed then discarded:</b> 0 of 64" in panel._hero.object
+    assert "pairs computed then discarded: 0 of 64" in hero(panel)
 
 
 def test_decode_mask_toggle_changes_nothing_and_the_log_says_why(panel):
     panel.phase = "decode"
-    assert set(panel.cell_source.data["y"]) == {5}  # only the last query's row
-    assert len(panel.cell_source.data["x"]) == 6
-    assert ">6<" in panel._hero.object  # n dot products
-    before = dict(panel.cell_source.data)
+    assert set(panel.drawn()["y"]) == {5}  # only the last query's row
+    assert len(panel.drawn()["x"]) == 6
+    assert panel._hero.values["dots"] == "6"  # n dot products
+    assert panel._hero.values["dots_formula"] == "n = 6"
+    before = panel.drawn()
     panel.mask = False
-    assert panel.cell_source.data["weight"] == before["weight"]
+    assert panel.drawn() == before
     latest = panel._log[0]
     assert latest.startswith("causal mask off: no weight changed")
     assert "no future key to hide" in latest
     panel.mask = True
-    assert panel.cell_source.data["weight"] == before["weight"]
+    assert panel.drawn() == before
     assert "no future key to hide" in panel._log[0]
-    assert "no future key to hide" in panel._log_pane.object
+    assert "no future key to hide" in notes(panel)
 
 
 def test_decode_pins_the_query_and_prefill_gives_it_back(panel):
@@ -108,14 +129,14 @@ def test_decode_pins_the_query_and_prefill_gives_it_back(panel):
 
 
 def test_truncate_line_matches_with_mask_and_not_without(panel):
-    assert "row 2 matches a pass over the first 3 tokens, bit for bit" in panel._checks.object
+    assert "row 2 matches a pass over the first 3 tokens, bit for bit" in notes(panel)
     panel.mask = False
-    assert "mismatch: largest disagreement 6.0e−01" in panel._checks.object
+    assert "mismatch: largest disagreement 6.0e−01" in notes(panel)
     panel.mask = True
     blas = worked_example.truncate(6, 2, exact=False)
     if not blas.equal:
-        assert f"{blas.largest_disagreement:.1e}".replace("-", "−") in panel._checks.object
-    assert "BLAS matmul path" in panel._checks.object
+        assert f"{blas.largest_disagreement:.1e}".replace("-", "−") in notes(panel)
+    assert "BLAS matmul path" in notes(panel)
 
 
 def test_query_clamps_when_length_shrinks(panel):
@@ -139,8 +160,8 @@ def test_figure_is_built_once(panel):
     assert panel.figure is fig and panel._figure_pane.object is fig is pane_fig
     assert fig.x_range is x_range and panel.cell_source is source
     assert (fig.x_range.start, fig.x_range.end) == (-0.5, 2.5)
-    assert fig.xaxis[0].ticker.ticks == [0, 1, 2]
-    assert fig.yaxis[0].major_label_overrides == {0: "0 the", 1: "1 cat", 2: "2 sat"}
+    assert shown_ticks(fig.xaxis[0], fig.x_range) == {0: "0\nthe", 1: "1\ncat", 2: "2\nsat"}
+    assert shown_ticks(fig.yaxis[0], fig.y_range) == {0: "0 the", 1: "1 cat", 2: "2 sat"}
 
 
 def test_tick_labels_tell_the_two_thes_apart(panel):
@@ -154,10 +175,119 @@ def test_url_restore_clamps_and_ignores_with_notes(panel):
     assert panel.length == 8 and panel.mask is False and panel.phase == "prefill"
     assert any("length=99" in n and "using 8" in n for n in notes)
     assert any("phase='bogus'" in n and "ignored" in n for n in notes)
-    assert "0 of 64" in panel._hero.object
+    assert "0 of 64" in hero(panel)
 
 
 def test_url_restore_length_8_query_7_is_kept(panel):
     url_state.restore(panel, panel.url_keys, {"length": [b"8"], "query": [b"7"]})
     assert (panel.length, panel.query) == (8, 7)
-    assert "row 7" in panel._hero.object
+    assert "row 7" in hero(panel)
+
+
+# --- one interaction, one small message: only what changed is written ----------------------
+
+
+def test_the_masked_layer_shows_exactly_the_masked_cells(panel):
+    for change in ({}, {"mask": False}, {"mask": True, "length": 8}, {"length": 3},
+                   {"phase": "decode"}, {"mask": False}, {"phase": "prefill"}, {"mask": True}):
+        panel.param.update(**change)
+        drawn = panel.drawn("masked")
+        assert set(zip(drawn["y"], drawn["x"])) == masked_positions(panel), change
+        weights = panel.drawn("weight")
+        assert not set(zip(weights["y"], weights["x"])) & masked_positions(panel), change
+
+
+def test_the_table_shows_one_line_per_key(panel):
+    panel.length = 4
+    assert [panel._arithmetic.values[f"key{j}"] for j in range(8)] == [
+        "0 the", "1 cat", "2 sat", "3 on", "", "", "", ""]  # empty lines are not shown
+    assert "4 the" not in arithmetic(panel)
+    panel.length = 8
+    assert panel._arithmetic.values["key7"] == "7 purred"
+
+
+def test_a_readout_sends_only_what_differs_from_what_it_first_drew(panel):
+    assert panel._hero.patch == {} and panel._arithmetic.patch == {}
+    panel.mask = False
+    assert panel._hero.patch == {"discarded": "0 of 36", "eff": "3.73"}
+    assert panel._arithmetic.patch["weight5"] == "0.23"
+    assert "key0" not in panel._arithmetic.patch  # unchanged text is not sent
+    panel.mask = True  # back where it started: nothing differs from the first drawing
+    assert panel._hero.patch == {} and panel._arithmetic.patch == {}
+
+
+def test_readout_text_is_set_as_text_not_parsed_as_html():
+    from app.panels.heatmap import HeroReadout
+
+    values = {"dots": "<b>36</b>", "dots_formula": "", "discarded": "", "eff_row": "",
+              "eff": ""}
+    readout = HeroReadout(values)
+    assert "&lt;b&gt;36&lt;/b&gt;" in readout.filled()  # what the browser's textContent shows
+    assert 'aria-live="polite"' in readout.template
+    with pytest.raises(ValueError):
+        HeroReadout({"dots": "1"})  # every slot needs a value
+
+
+def test_axes_and_toggle_classes_never_change(panel):
+    # a changed tick label or CSS class makes the browser lay the figure or the page out
+    # again; the ticks and labels cover the longest sequence and the ranges pick the shown
+    fig = panel.figure
+    axes = [(list(a.ticker.ticks), dict(a.major_label_overrides))
+            for a in (fig.xaxis[0], fig.yaxis[0])]
+    ranges = (fig.x_range.start, fig.x_range.end, fig.y_range.start, fig.y_range.end)
+    classes = (list(panel._mask_w.css_classes), panel._mask_w.variant)
+    panel.mask = False
+    panel.divide = False
+    panel.query = 4
+    assert (fig.x_range.start, fig.x_range.end, fig.y_range.start, fig.y_range.end) == ranges
+    panel.length = 8
+    panel.phase = "decode"
+    assert [(list(a.ticker.ticks), dict(a.major_label_overrides))
+            for a in (fig.xaxis[0], fig.yaxis[0])] == axes
+    assert (list(panel._mask_w.css_classes), panel._mask_w.variant) == classes
+    assert shown_ticks(fig.xaxis[0], fig.x_range)[7] == "7\npurred"  # two lines under keys
+
+
+def test_text_colour_follows_the_drawn_shade():
+    from bokeh.palettes import Cividis256
+
+    from app.panels.heatmap import ink, palette_index, text_colour, text_mapper
+
+    mapper = text_mapper()
+    low, high = mapper.low, mapper.high
+    for i in range(256):
+        w = (i + 0.5) / 256
+        # the two-colour mapper's bin, as Bokeh computes it in the browser
+        browser = mapper.palette[min(int((w - low) / (high - low) * 2), 1)]
+        assert browser == text_colour(w) == ink(Cividis256[palette_index(w)])
+
+
+def test_every_interaction_is_one_message_under_4_kib():
+    # what one interaction sends, collected as the server collects it (one held batch),
+    # serialized as the PATCH-DOC it becomes; the benchmark measures it on the wire
+    import json
+
+    import panel as pn
+    from bokeh.document import Document
+    from bokeh.document.events import DocumentPatchedEvent
+    from bokeh.protocol import Protocol
+    from panel.io.state import set_curdoc
+
+    doc = Document()
+    with set_curdoc(doc):
+        panel = HeadPanel()
+        pn.panel(panel).server_doc(doc)
+        for change in ({"mask": False}, {"mask": True}, {"divide": False}, {"query": 4},
+                       {"length": 8}, {"length": 3}, {"length": 8}, {"phase": "decode"},
+                       {"mask": False}, {"phase": "prefill"}, {"mask": True}, {"query": 0}):
+            doc.hold("collect")
+            panel.param.update(**change)
+            events = [e for e in doc.callbacks._held_events
+                      if isinstance(e, DocumentPatchedEvent)]
+            doc.callbacks._held_events = []
+            doc.unhold()
+            content = Protocol().create("PATCH-DOC", events).content
+            size = len(json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode())
+            assert size <= 4096, (change, size)
+            kinds = {type(e.model).__name__ for e in events}
+            assert "HTML" not in kinds and "LinearAxis" not in kinds, change  # nothing redrawn
