@@ -412,7 +412,7 @@ class HeadPanel(pn.viewable.Viewer):
                  line_color=OUTLINE, line_width=3)
         self.decode_label = Label(x=0, y=0, text="decode: only the newest token's row is computed",
                                   text_align="center", text_baseline="middle",
-                                  text_font_size="11px", text_color="#555555", visible=False)
+                                  text_font_size="11px", text_color="#888888", visible=False)
         fig.add_layout(self.decode_label)
         # a tick and its label for every position of the longest sequence, set once: the
         # ranges decide which show, so a new length moves the ranges and nothing else
@@ -646,7 +646,7 @@ STYLE = """
 .ae-hero { display: flex; flex-wrap: wrap; gap: 4px 18px; align-items: baseline; }
 .ae-big { font-size: 1.6em; font-weight: 600; }
 .ae-label { font-size: 0.9em; }
-.ae-caption { font-size: 0.85em; color: #444; margin: 2px 0; }
+.ae-caption { font-size: 0.85em; color: inherit; opacity: 0.8; margin: 2px 0; }
 .ae-table-title { font-weight: 600; margin-bottom: 4px; }
 .ae-scroll { overflow-x: auto; max-width: 100%; }
 .ae-arith { border-collapse: collapse; font-size: 0.85em; font-variant-numeric: tabular-nums; }
@@ -657,7 +657,7 @@ STYLE = """
 .ae-arith tbody tr:has(> th:empty) { display: none; }
 .ae-arith .ae-sum th, .ae-arith .ae-sum td { border-top: 1px solid #888; }
 .ae-out { font-size: 0.85em; margin-top: 4px; overflow-wrap: anywhere; }
-.ae-small { font-size: 0.85em; color: #444; }
+.ae-small { font-size: 0.85em; color: inherit; opacity: 0.8; }
 .ae-log { font-size: 0.85em; }
 .ae-log ul { margin: 2px 0; padding-left: 18px; }
 .ae-log li:empty { display: none; }
