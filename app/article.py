@@ -48,10 +48,10 @@ PAGE_KEYS = frozenset({"theme"})
 # viewer, built on first use), so a follower can reach its leader in any order.
 PANELS = {
     "head": (HeadPanel, lambda get: HeadPanel()),
-    "ladder": (LadderPanel, lambda get: LadderPanel(head=get("head"))),
-    "cost": (CostPanel, lambda get: CostPanel()),
-    "sweep": (SqrtDkPanel, lambda get: SqrtDkPanel()),
-    "lab": (KernelLabPanel, lambda get: KernelLabPanel()),
+    "ladder": (LadderPanel, lambda get: LadderPanel(head=get("head"), in_article=True)),
+    "cost": (CostPanel, lambda get: CostPanel(in_article=True)),
+    "sweep": (SqrtDkPanel, lambda get: SqrtDkPanel(in_article=True)),
+    "lab": (KernelLabPanel, lambda get: KernelLabPanel(in_article=True)),
 }
 
 # slot -> the slot whose controls it follows; a follower never carries those keys itself

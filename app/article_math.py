@@ -22,11 +22,11 @@ TITLE = article.MATH_TITLE
 # `memory_model`, `memory_context`, `memory_users`; the online softmax's `scores` becomes
 # `online_scores`, since the overflow panel's came first.
 PANELS = {
-    "agreement": (AgreementPanel, lambda get: AgreementPanel()),
-    "overflow": (OverflowPanel, lambda get: OverflowPanel()),
-    "decode": (DecodeBillPanel, lambda get: DecodeBillPanel()),
-    "memory": (MemoryBillPanel, lambda get: MemoryBillPanel()),
-    "online": (OnlineSoftmaxPanel, lambda get: OnlineSoftmaxPanel()),
+    "agreement": (AgreementPanel, lambda get: AgreementPanel(in_article=True)),
+    "overflow": (OverflowPanel, lambda get: OverflowPanel(in_article=True)),
+    "decode": (DecodeBillPanel, lambda get: DecodeBillPanel(in_article=True)),
+    "memory": (MemoryBillPanel, lambda get: MemoryBillPanel(in_article=True)),
+    "online": (OnlineSoftmaxPanel, lambda get: OnlineSoftmaxPanel(in_article=True)),
 }
 FOLLOWS = {}  # every panel here keeps its own controls
 

@@ -6,7 +6,16 @@ import pathlib
 
 import pytest
 
-from app.model_picker import CUSTOM, ModelPicker, percent, short, size_text
+from app.model_picker import (
+    CUSTOM,
+    DARK_INK,
+    LIGHT_INK,
+    ModelPicker,
+    ink,
+    percent,
+    short,
+    size_text,
+)
 from attention_core import costs
 
 LLAMA = costs.PRESETS["llama-3-8b"]
@@ -163,3 +172,15 @@ def test_formatting_helpers():
     assert short(1_073_741_824) == "1.07 billion" and short(122_532, 2) == "120 thousand"
     assert size_text(536_870_912) == "0.54 GB (0.50 GiB)"
     assert size_text(4_294_967_296) == "4.3 GB (4.0 GiB)"
+
+
+def test_figure_ink_follows_the_theme(monkeypatch):
+    from app import chrome
+
+    assert ink() == LIGHT_INK and LIGHT_INK.paper == "#ffffff"
+    monkeypatch.setattr(chrome, "theme", lambda: "dark")
+    assert ink() == DARK_INK
+    # Panel's dark theme paints plots #2b3035: a label's paper must be that, not white
+    from panel.theme.base import BOKEH_DARK
+
+    assert DARK_INK.paper == BOKEH_DARK["attrs"]["Plot"]["background_fill_color"]

@@ -132,3 +132,88 @@ def test_url_restore_clamps_and_ignores_with_notes(panel):
     for part in ("model='bogus'", "gpu='tpu'", "users=-3 is out of range",
                  "context=1e99 is out of range"):
         assert part in joined
+
+
+# ---- every figure gets laid out, however deep the panel sits -----------------------------
+# Bokeh (3.9, LayoutDOMView) gives a figure a layout of its own, and a Row/Column holding one
+# a layout too. Starting at the page's root, a node with a layout lays out its children that
+# have one as part of its own, and "propagates" to the others; a propagated node lays out only
+# its children with no layout. So a Column with a layout whose parent has one too never lays
+# out its other children (a FlexBox, say), and a figure inside one of them stays 0 × 0: the
+# page never finishes rendering. That happened to the roofline one Column deeper than the page.
+
+def _children(model):
+    kids = getattr(model, "children", None)
+    if isinstance(kids, dict):  # a Panel FlexBox (ReactiveHTML): {slot: [models]}
+        return [m for ms in kids.values() for m in ms]
+    return list(kids or [])
+
+
+def _has_layout(model):
+    from bokeh.models import Column, Plot, Row
+
+    if isinstance(model, Plot):
+        return True
+    return isinstance(model, (Column, Row)) and any(_has_layout(c) for c in _children(model))
+
+
+def _figures(model):
+    from bokeh.models import Plot
+
+    return [model] if isinstance(model, Plot) else [
+        f for c in _children(model) for f in _figures(c)]
+
+
+def never_laid_out(model, how="compute"):  # -> the figures under `model` Bokeh never lays out
+    lost = []
+    for child in _children(model):
+        if how == "compute":
+            nxt = "propagate" if _has_layout(model) and _has_layout(child) else "compute"
+        elif how == "propagate":
+            nxt = "skip" if _has_layout(child) else "compute"
+        else:  # skip: laid out as part of an ancestor's layout; its other children never are
+            nxt = "skip" if _has_layout(child) else "lost"
+        lost += _figures(child) if nxt == "lost" else never_laid_out(child, nxt)
+    return lost
+
+
+def _old_decode_bill_layout():  # the layout that broke: a bare figure beside a FlexBox'd one
+    import panel as pn
+
+    p = DecodeBillPanel()
+    roof = pn.FlexBox(pn.Column(pn.pane.Bokeh(p.roofline, sizing_mode="stretch_width")),
+                      sizing_mode="stretch_width")
+    return pn.Column(pn.pane.Bokeh(p.gqa_figure, sizing_mode="stretch_width"), roof), p.roofline
+
+
+def test_the_layout_model_finds_the_roofline_that_never_drew():
+    import panel as pn
+
+    layout, roofline = _old_decode_bill_layout()
+    assert never_laid_out(pn.Column(layout).get_root()) == []  # right under the page: drew
+    assert never_laid_out(pn.Column(pn.Column(layout)).get_root()) == [roofline]
+
+
+PANELS = {  # module: the Viewer class
+    "overflow": "OverflowPanel", "decode_bill": "DecodeBillPanel",
+    "kernel_lab": "KernelLabPanel", "agreement": "AgreementPanel",
+    "online_softmax": "OnlineSoftmaxPanel", "memory_bill": "MemoryBillPanel",
+    "cost": "CostPanel", "sqrt_dk": "SqrtDkPanel", "ladder": "LadderPanel",
+}
+
+
+@pytest.mark.parametrize("module", sorted(PANELS))
+@pytest.mark.parametrize("depth", [1, 2, 4])
+@pytest.mark.parametrize("in_article", [False, True])
+def test_every_figure_is_laid_out_at_any_depth(module, depth, in_article):
+    import importlib
+
+    import panel as pn
+
+    cls = getattr(importlib.import_module(f"app.panels.{module}"), PANELS[module])
+    layout = cls(in_article=in_article)
+    for _ in range(depth):
+        layout = pn.Column(layout, sizing_mode="stretch_width")
+    root = layout.get_root()
+    assert _figures(root), "no figure found: the walk missed the panel's models"
+    assert never_laid_out(root) == []

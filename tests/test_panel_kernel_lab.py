@@ -222,3 +222,29 @@ def test_without_torch_the_panel_shows_the_install_hint():
                          timeout=60)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip().endswith("ok")
+
+
+def shown_text(panel):  # the text of every Markdown and HTML pane in the panel's layout
+    import panel as pn
+
+    return " ".join(str(p.object) for p in panel.__panel__().select(
+        lambda o: isinstance(o, (pn.pane.Markdown, pn.pane.HTML))))
+
+
+def test_in_the_article_the_lab_leaves_its_heading_and_notes_to_the_prose():
+    alone, in_article = shown_text(KernelLabPanel()), shown_text(KernelLabPanel(in_article=True))
+    for text in ("Checking it on a real system: the kernel lab", panel_module.INTRO,
+                 panel_module.LOOK_FOR, panel_module.EAGER_NOTE):
+        assert text in alone and text not in in_article
+    for text in ("Before you run", "Sweep prompt length"):  # the lab itself stays
+        assert text in in_article
+
+
+def test_inline_code_in_the_notes_is_not_pale_blue():
+    import panel as pn
+
+    from app.model_picker import CODE_CSS
+
+    notes = KernelLabPanel().__panel__().select(pn.pane.Markdown)
+    assert notes and all(CODE_CSS in md.stylesheets for md in notes)
+    assert "color: inherit" in CODE_CSS

@@ -112,3 +112,39 @@ def test_url_restore_ignores_float8_with_a_note(panel):
     url_state.restore(panel, panel.url_keys, {"subtract_max": [b"on"]})
     assert panel.subtract_max is True and "garbage" not in panel._verdict.object.split(
         "Without")[0]
+
+
+def test_the_toggle_looks_off_when_off_and_keeps_its_name(panel):
+    from app.panels.overflow import TOGGLE_STYLE
+
+    toggle = panel._subtract_w
+    assert toggle.name == "subtract the max" and toggle.value is False
+    assert toggle.variant == "outline" and TOGGLE_STYLE in toggle.stylesheets  # solid = on
+    # the visible "off" / "on" mark carries empty alternative text: the name stays the same
+    assert 'content: "off" / ""' in TOGGLE_STYLE and 'content: "on" / ""' in TOGGLE_STYLE
+    panel.subtract_max = True
+    assert toggle.value is True
+
+
+def test_in_the_article_the_heading_is_left_to_the_section():
+    import panel as pn
+
+    def headings(p):
+        return [h.object for h in p.__panel__().select(pn.pane.HTML) if "<h3" in h.object]
+
+    assert headings(OverflowPanel()) == [
+        "<h3 style='margin:0'>Softmax and the overflow trap</h3>"]
+    assert headings(OverflowPanel(in_article=True)) == []
+
+
+def test_dark_theme_paints_the_bar_labels_light(monkeypatch):
+    from app import chrome
+    from app.model_picker import DARK_INK, LIGHT_INK
+
+    def label_colours(p):
+        return {g.glyph.text_color for g in p.figure.renderers if hasattr(g.glyph, "text")}
+
+    assert LIGHT_INK.text in label_colours(OverflowPanel())
+    monkeypatch.setattr(chrome, "theme", lambda: "dark")
+    dark = label_colours(OverflowPanel())
+    assert DARK_INK.text in dark and LIGHT_INK.text not in dark

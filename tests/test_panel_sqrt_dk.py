@@ -175,3 +175,18 @@ def test_a_d_k_interaction_is_fast():
 def test_page_builds():
     page = panel_module.page()
     assert page.name == "The √d_k sweep"
+
+
+def test_in_the_article_the_sweep_leaves_its_heading_to_the_section():
+    import panel as pn
+
+    from app.panels.sqrt_dk import INTRO, LOOK_FOR
+
+    def shown(panel):
+        return " ".join(str(md.object) for md in panel.__panel__().select(pn.pane.Markdown))
+
+    alone, in_article = shown(SqrtDkPanel(mean_draws=4)), shown(SqrtDkPanel(mean_draws=4,
+                                                                            in_article=True))
+    for text in ("## The √d_k sweep", INTRO):
+        assert text in alone and text not in in_article
+    assert LOOK_FOR in in_article

@@ -17,6 +17,7 @@ from bokeh.models import Arrow, ColumnDataSource, FixedTicker, Legend, LegendIte
 from bokeh.plotting import figure
 
 from app import chrome
+from app.model_picker import ink
 from attention_core import dot_product
 from attention_core.sqrt_dk import effective_count
 
@@ -25,9 +26,9 @@ LIMIT = 1e6  # largest magnitude accepted in a typed number
 NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
 N_KEYS = 8  # keys in the 128-number demonstration
 MAX_D = 4096
-# Okabe-Ito: categories stay apart under every common colour-vision deficiency
-BLUE, VERMILLION, GREEN, YELLOW, BLACK, ORANGE = ("#0072B2", "#D55E00", "#009E73", "#F0E442",
-                                                  "#000000", "#E69F00")
+# Okabe-Ito: categories stay apart under every common colour-vision deficiency. Vector a
+# is drawn in the theme's strongest ink (black on white, near-white on dark), b in its blue.
+BLUE, VERMILLION, GREEN, YELLOW, ORANGE = "#0072B2", "#D55E00", "#009E73", "#F0E442", "#E69F00"
 LEGEND = {"orientation": "horizontal", "location": "top_left", "label_text_font_size": "11px",
           "padding": 2, "spacing": 8, "margin": 0, "border_line_color": None}
 ZONES = (  # verdict, start°, end°, fill: dot_product.agreement calls 80°-100° perpendicular
@@ -110,7 +111,10 @@ class AgreementPanel(pn.viewable.Viewer):
 
     url_keys = ("a", "b", "d")
 
-    def __init__(self, **params):
+    def __init__(self, in_article=False, **params):
+        # in_article: the chapter's section heading stands above, so leave out the panel's own
+        self.in_article = in_article
+        self._ink = ink()
         super().__init__(**params)
         self._good = {"a": (2.0, -1.0, 0.5), "b": (3.0, 4.0, 2.0)}
         self._errors = {}
@@ -160,8 +164,10 @@ class AgreementPanel(pn.viewable.Viewer):
     def _build_figures(self):
         # the gauge: a lies along the horizontal, b at the true angle between them (the two
         # vectors span a plane; this is that plane), both drawn at unit length
+        paint = self._ink
         self.gauge_source = ColumnDataSource({"x": [1.0, 0.0], "y": [0.0, 0.0],
-                                              "label": ["a", "b"], "color": [BLACK, BLUE]})
+                                              "label": ["a", "b"],
+                                              "color": [paint.strong, paint.cool]})
         self.arc_source = ColumnDataSource({"end": [0.0]})
         g = figure(width=300, height=185, tools="", toolbar_location=None,
                    x_range=Range1d(-1.2, 1.2), y_range=Range1d(-0.22, 1.18),
@@ -169,18 +175,19 @@ class AgreementPanel(pn.viewable.Viewer):
         for verdict, start, end, colour in ZONES:
             g.annular_wedge(0, 0, inner_radius=0.0, outer_radius=1.0, start_angle=start,
                             end_angle=end, start_angle_units="deg", end_angle_units="deg",
-                            fill_color=colour, fill_alpha=0.28, line_color="white")
+                            fill_color=colour, fill_alpha=0.28, line_color=paint.paper)
         zone_text = {"x": [0.52, 0.0, -0.58], "y": [0.2, 1.05, 0.2],
                      "text": ["aligned", "perpendicular", "opposed"]}
         g.text("x", "y", text="text", source=ColumnDataSource(zone_text), text_align="center",
-               text_baseline="middle", text_font_size="11px", text_color="#333333")
+               text_baseline="middle", text_font_size="11px", text_color=paint.text)
         g.arc(0, 0, radius=0.24, start_angle=0.0, end_angle="end", source=self.arc_source,
-              direction="anticlock", line_color=BLACK, line_width=1.5)
-        self.arrow_a = Arrow(end=VeeHead(size=9, fill_color=BLACK, line_color=BLACK),
-                             x_start=0, y_start=0, x_end=1, y_end=0, line_color=BLACK,
+              direction="anticlock", line_color=paint.strong, line_width=1.5)
+        self.arrow_a = Arrow(end=VeeHead(size=9, fill_color=paint.strong,
+                                         line_color=paint.strong),
+                             x_start=0, y_start=0, x_end=1, y_end=0, line_color=paint.strong,
                              line_width=3)
-        self.arrow_b = Arrow(end=VeeHead(size=9, fill_color=BLUE, line_color=BLUE),
-                             x_start=0, y_start=0, x_end=0, y_end=1, line_color=BLUE,
+        self.arrow_b = Arrow(end=VeeHead(size=9, fill_color=paint.cool, line_color=paint.cool),
+                             x_start=0, y_start=0, x_end=0, y_end=1, line_color=paint.cool,
                              line_width=3)
         g.add_layout(self.arrow_a)
         g.add_layout(self.arrow_b)
@@ -252,10 +259,11 @@ class AgreementPanel(pn.viewable.Viewer):
             pn.Column(self._weights_pane, sizing_mode="stretch_width",
                       styles={"flex": "1 1 300px", "min-width": "0"}),
             sizing_mode="stretch_width")
-        self._layout = pn.Column(
+        heading = [] if self.in_article else [
             pn.pane.HTML("<h3 style='margin:0'>The dot product: an agreement score</h3>",
-                         margin=(0, 10)),
-            inputs, self._message, pair,
+                         margin=(0, 10))]
+        self._layout = pn.Column(
+            *heading, inputs, self._message, pair,
             pn.pane.HTML("<h4 style='margin:8px 0 0'>Why divide by √d</h4>", margin=(0, 10)),
             pn.FlexBox(self._d_w, sizing_mode="stretch_width"),
             self._demo, charts, self._ops,
@@ -280,7 +288,7 @@ class AgreementPanel(pn.viewable.Viewer):
         self.arrow_b.update(x_end=bx, y_end=by, visible=bool(nums.norm_b))
         self.gauge_source.data = {"x": [1.02, bx * 1.02], "y": [0.0, by * 1.02],
                                   "label": ["a", "b"] if ok else ["", ""],
-                                  "color": [BLACK, BLUE]}
+                                  "color": [self._ink.strong, self._ink.cool]}
         self.arc_source.data = {"end": [theta]}
         demo = nums.demo
         keys = np.arange(N_KEYS)
@@ -374,8 +382,8 @@ class AgreementPanel(pn.viewable.Viewer):
 STYLE = """
 .ae-big { font-size: 1.5em; font-weight: 600; }
 .ae-eq { font-size: 1.05em; overflow-wrap: anywhere; }
-.ae-small { font-size: 0.85em; color: #444; }
-.ae-msg { color: #7a4b00; background: #fff4e0; border-left: 3px solid #e69f00;
+.ae-small { font-size: 0.85em; opacity: 0.8; }
+.ae-msg { background: rgb(230 159 0 / 0.16); border-left: 3px solid #e69f00;
           padding: 4px 8px; overflow-wrap: anywhere; }
 .ae-msg:empty { display: none; }
 .ae-list { margin: 2px 0; padding-left: 18px; }

@@ -26,10 +26,12 @@ from bokeh.plotting import figure
 
 from app import chrome
 from app.model_picker import (
+    CODE_CSS,
     PICKER_CSS,
     ModelPicker,
     at_tokens,
     grouped,
+    ink,
     link_model,
     model_selector,
     percent,
@@ -47,7 +49,6 @@ KERNEL_LABELS = {"triangular: skips masked blocks, n²/2": "triangular",
 # Okabe-Ito: blue for the triangular kernel, vermillion for the naive one
 COLOURS = {"triangular": "#0072B2", "naive": "#D55E00"}
 DASHES = {"triangular": "solid", "naive": "dashed"}
-CROSS, MAXPOS = "#000000", "#6b6b6b"
 HEIGHT = 360
 
 CONVENTIONS = (
@@ -93,8 +94,12 @@ class CostPanel(pn.viewable.Viewer):
 
     url_keys = ("model", "prompt", "generate", "kernel")
 
-    def __init__(self, **params):
+    def __init__(self, in_article=False, **params):
+        # in_article: the article's section heading and prose already say what the panel's
+        # own heading and introduction say, so leave those out there
+        self.in_article = in_article
         self._syncing = False
+        self._ink = ink()
         super().__init__(**params)
         self.picker = ModelPicker(model=self.model)
         link_model(self, self.picker)
@@ -226,15 +231,17 @@ class CostPanel(pn.viewable.Viewer):
                                   fill_color=COLOURS["triangular"], line_color="#000000",
                                   line_width=1.5)
         items.append(LegendItem(label="your prompt", renderers=[self.marker]))
-        self.cross_span = Span(location=1, dimension="height", line_color=CROSS,
+        # the crossover in the theme's strongest ink (black on white), the max position grey
+        paint = self._ink
+        self.cross_span = Span(location=1, dimension="height", line_color=paint.strong,
                                line_dash="dashed", line_width=1.5)
-        self.maxpos_span = Span(location=1, dimension="height", line_color=MAXPOS,
+        self.maxpos_span = Span(location=1, dimension="height", line_color=paint.rule,
                                 line_dash="dotdash", line_width=1.5)
         self.cross_label = Label(x=1, y=0.93, text="", text_font_size="11px",
-                                 text_color=CROSS, background_fill_color="white",
+                                 text_color=paint.strong, background_fill_color=paint.paper,
                                  background_fill_alpha=0.8)
         self.maxpos_label = Label(x=1, y=0.78, text="", text_font_size="11px",
-                                  text_color=MAXPOS, background_fill_color="white",
+                                  text_color=paint.muted, background_fill_color=paint.paper,
                                   background_fill_alpha=0.8)
         for model in (self.cross_span, self.maxpos_span, self.cross_label, self.maxpos_label):
             fig.add_layout(model)
@@ -295,20 +302,21 @@ class CostPanel(pn.viewable.Viewer):
             self.prompt_slider, self.prompt_input, self.generate_input,
             pn.Column(pn.pane.HTML("kernel", margin=(0, 10)), self.kernel_buttons, margin=0),
             align_items="flex-end", sizing_mode="stretch_width")
-        return pn.Column(
+        own = [] if self.in_article else [
             pn.pane.HTML("<h3 style='margin:0'>What attention costs in a real model</h3>",
                          margin=(0, 10)),
-            pn.pane.Markdown(INTRO, sizing_mode="stretch_width"),
-            self.picker, controls, self.readout, self.caption,
+            pn.pane.Markdown(INTRO, sizing_mode="stretch_width", stylesheets=[CODE_CSS])]
+        return pn.Column(
+            *own, self.picker, controls, self.readout, self.caption,
             pn.pane.Bokeh(self.figure, height=HEIGHT, sizing_mode="stretch_width",
                           min_width=240),
             pn.pane.HTML('<p class="ae-hint">The chart: attention\'s share of prefill '
-                         "arithmetic for every prompt length, both kernels. The dashed black "
+                         "arithmetic for every prompt length, both kernels. The dashed vertical "
                          "line marks the crossover for the chosen kernel, the grey dash-dot "
                          "line the model's max position, the dot your prompt; the dotted "
                          "line is 50%.</p>", sizing_mode="stretch_width", margin=(0, 10),
                          stylesheets=[PICKER_CSS]),
-            pn.pane.Markdown(CONVENTIONS, sizing_mode="stretch_width"),
+            pn.pane.Markdown(CONVENTIONS, sizing_mode="stretch_width", stylesheets=[CODE_CSS]),
             css_classes=["ae-panel"], sizing_mode="stretch_width",
             stylesheets=[chrome.CSS, PICKER_CSS])
 

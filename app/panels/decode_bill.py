@@ -5,6 +5,14 @@ key/value cache from memory. Dividing one by the other gives the arithmetic inte
 sits far below the ridge point where a GPU's math units could be kept busy: decode attention
 waits on memory. Grouped-query attention, shown as query heads sharing KV heads, is how
 models shrink that read.
+
+The panel's own Column holds no figure directly: each figure sits inside a FlexBox. Bokeh
+(3.9) gives a Row or Column that holds a figure a computed layout of its own, and a Column
+so laid out inside another never lays out its children without one (a FlexBox): with the
+GQA diagram straight in the panel's Column, the roofline in its FlexBox stayed 0 × 0 and the
+page never finished rendering whenever the panel sat one Column deeper than the page
+(`LayoutDOMView._propagate_layout`; compare bokeh/bokeh#12583). tests/test_panel_decode_bill.py
+models the rule for every panel, tests/browser/test_nesting.py checks it in Chromium.
 """
 
 import math
@@ -26,10 +34,12 @@ from bokeh.plotting import figure
 
 from app import chrome
 from app.model_picker import (
+    CODE_CSS,
     PICKER_CSS,
     ModelPicker,
     binary_size,
     grouped,
+    ink,
     link_model,
     model_selector,
     percent,
@@ -46,7 +56,7 @@ GPU_LABELS = {gpu.name: key for key, gpu in costs.GPUS.items()}
 ROOF_X = (0.1, 10_000.0)  # FLOP per byte, the roofline's x range
 ROOF_Y = (0.01, 10_000.0)  # TFLOP/s
 MAX_DRAWN_HEADS = 128  # past this the diagram would be a smear; the text still says it
-ROOF, ATTENTION, WEIGHTS, RIDGE = "#000000", "#D55E00", "#0072B2", "#6b6b6b"  # Okabe-Ito
+ATTENTION, WEIGHTS = "#D55E00", "#0072B2"  # Okabe-Ito; the roof and ridge take the theme's ink
 HEIGHT = 320
 
 CONVENTIONS = (
@@ -91,6 +101,10 @@ def gqa_data(m):  # ModelShape -> (query head squares, KV head bars, links), col
     return queries, kv, links
 
 
+def figure_box(pane):  # a Bokeh pane -> the same inside a FlexBox (see the module docstring)
+    return pn.FlexBox(pane, sizing_mode="stretch_width", margin=0)
+
+
 def factor_text(x):  # 73.8 -> "~74"; 3.2 -> "~3.2"
     return f"~{x:.0f}" if x >= 10 else f"~{x:.1f}"
 
@@ -108,8 +122,12 @@ class DecodeBillPanel(pn.viewable.Viewer):
 
     url_keys = ("model", "context", "users", "gpu")
 
-    def __init__(self, **params):
+    def __init__(self, in_article=False, **params):
+        # in_article: the article's section heading and prose already say what the panel's
+        # own heading and introduction say, so leave those out there
+        self.in_article = in_article
         self._syncing = False
+        self._ink = ink()
         super().__init__(**params)
         self.picker = ModelPicker(model=self.model)
         link_model(self, self.picker)
@@ -302,18 +320,20 @@ class DecodeBillPanel(pn.viewable.Viewer):
                      tools="", toolbar_location=None, x_axis_type="log", y_axis_type="log",
                      x_range=Range1d(*ROOF_X), y_range=Range1d(*ROOF_Y),
                      outline_line_color=None, min_border_right=12)
-        roof = fig.line("x", "y", source=self.roof_source, line_color=ROOF, line_width=2.5)
+        paint = self._ink
+        roof = fig.line("x", "y", source=self.roof_source, line_color=paint.strong,
+                        line_width=2.5)
         attention = fig.scatter("x", "y", source=self.point_source, size=12, marker="circle",
                                 fill_color=ATTENTION, line_color="#000000")
         weights = fig.scatter("x", "y", source=self.weights_source, size=11, marker="square",
                               fill_color=WEIGHTS, line_color="#000000")
-        self.ridge_span = Span(location=1, dimension="height", line_color=RIDGE,
+        self.ridge_span = Span(location=1, dimension="height", line_color=paint.rule,
                                line_dash="dashed", line_width=1.5)
         self.ridge_label = Label(x=1, y=ROOF_Y[1] / 4, text="", text_font_size="11px",
-                                 text_color=RIDGE, x_offset=4, background_fill_color="white",
-                                 background_fill_alpha=0.8)
+                                 text_color=paint.muted, x_offset=4,
+                                 background_fill_color=paint.paper, background_fill_alpha=0.8)
         self.point_label = Label(x=1, y=1, text="", text_font_size="11px",
-                                 text_color="#8a3b00", x_offset=8, y_offset=-4,
+                                 text_color=paint.warm, x_offset=8, y_offset=-4,
                                  text_baseline="top")
         for model in (self.ridge_span, self.ridge_label, self.point_label):
             fig.add_layout(model)
@@ -357,8 +377,10 @@ class DecodeBillPanel(pn.viewable.Viewer):
         fig.grid.visible = False
         fig.title.text_font_size = "12px"
         self.gqa_figure = fig
-        self.gqa_pane = pn.pane.Bokeh(fig, height=140, sizing_mode="stretch_width",
-                                      min_width=240)
+        # a FlexBox, not the bare pane: see the module's docstring; and a Bokeh pane's own
+        # `visible` does not hide its figure, the box's does
+        self.gqa_pane = figure_box(pn.pane.Bokeh(fig, height=140, sizing_mode="stretch_width",
+                                                 min_width=240))
 
     # ---- controls -----------------------------------------------------------------------
 
@@ -405,12 +427,14 @@ class DecodeBillPanel(pn.viewable.Viewer):
                                     min_width=240), self.verdict, sizing_mode="stretch_width",
                       styles={"flex": "1 1 300px", "min-width": "0"}),
             sizing_mode="stretch_width")
-        return pn.Column(
+        own = [] if self.in_article else [
             pn.pane.HTML("<h3 style='margin:0'>The bill for one decoded token</h3>",
                          margin=(0, 10)),
-            pn.pane.Markdown(INTRO, sizing_mode="stretch_width"),
-            self.picker, controls, self.readout, self.bytes_readout, self.gqa_text,
-            self.gqa_pane, roof, pn.pane.Markdown(CONVENTIONS, sizing_mode="stretch_width"),
+            pn.pane.Markdown(INTRO, sizing_mode="stretch_width")]
+        return pn.Column(
+            *own, self.picker, controls, self.readout, self.bytes_readout, self.gqa_text,
+            self.gqa_pane, roof,
+            pn.pane.Markdown(CONVENTIONS, sizing_mode="stretch_width", stylesheets=[CODE_CSS]),
             css_classes=["ae-panel"], sizing_mode="stretch_width",
             stylesheets=[chrome.CSS, PICKER_CSS])
 

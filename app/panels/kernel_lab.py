@@ -33,6 +33,7 @@ from panel.io.state import set_curdoc
 import kernels
 from app import chrome
 from app import lab_runner as lab
+from app.model_picker import CODE_CSS, ink
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +49,8 @@ MASKING_NOTE = (
     "query see every key.")
 INSTALL_COMMANDS = ("pip install torch==2.13.0", "pip install 'attention-explorable[kernels]'")
 
-# Okabe-Ito: the fused kernel in blue, math in vermillion, guides in grey
-BLUE, VERMILLION, GREY, BLACK = "#0072B2", "#D55E00", "#666666", "#000000"
+# Okabe-Ito: the fused kernel in blue, math in vermillion, guides in the theme's grey
+BLUE, VERMILLION, BLACK = "#0072B2", "#D55E00", "#000000"
 
 STYLE = """
 .ae-label { font-size: 0.9em; font-weight: 600; }
@@ -372,7 +373,10 @@ class KernelLabPanel(pn.viewable.Viewer):
 
     url_keys = ("batch", "heads", "kv_heads", "length", "head_dim", "dtype", "masking", "backend")
 
-    def __init__(self, runner=None, caps=None, **params):
+    def __init__(self, runner=None, caps=None, in_article=False, **params):
+        # in_article: the article's section right above already says what the lab's heading,
+        # introduction, "what to try" and eager-weights notes say; leave those to /kernel-lab
+        self.in_article = in_article
         self._runner = runner
         self.caps = caps or CAPS
         self.available = TORCH is not None
@@ -435,6 +439,7 @@ class KernelLabPanel(pn.viewable.Viewer):
         self.scores_source = ColumnDataSource({"n": [], "mb": []})
         lengths = lab.sweep_lengths(self.caps)
         x_range = Range1d(lengths[0] / 1.4, lengths[-1] * 1.4)
+        grey = ink().rule
 
         def base(title, y_label):
             fig = figure(title=title, height=320, sizing_mode="stretch_width", min_width=200,
@@ -464,7 +469,7 @@ class KernelLabPanel(pn.viewable.Viewer):
                 ("fastest", "@lo{0.000} ms"), ("slowest", "@hi{0.000} ms")]))
         for column, name, dash in (("linear", "∝ n (linear)", "dotted"),
                                    ("quadratic", "∝ n² (quadratic)", "dashdot")):
-            guide = t.line("n", column, source=self.guide_source, line_color=GREY,
+            guide = t.line("n", column, source=self.guide_source, line_color=grey,
                            line_dash=dash, line_width=1.5)
             items.append(LegendItem(label=name, renderers=[guide]))
         t.add_layout(Legend(items=items, ncols=2, border_line_alpha=0, padding=4,
@@ -484,7 +489,7 @@ class KernelLabPanel(pn.viewable.Viewer):
             items.append(LegendItem(label=name, renderers=[line, dots]))
             m.add_tools(HoverTool(renderers=[dots], tooltips=[
                 ("n", "@n{0,0}"), ("kernel", "@kernel"), ("peak", "@peak_mb{0,0.0} MB")]))
-        sline = m.line("n", "mb", source=self.scores_source, line_color=GREY, line_dash="dotted",
+        sline = m.line("n", "mb", source=self.scores_source, line_color=grey, line_dash="dotted",
                        line_width=2)
         items.append(LegendItem(label="score matrix, batch × heads × n² × bytes",
                                 renderers=[sline]))
@@ -738,10 +743,13 @@ class KernelLabPanel(pn.viewable.Viewer):
                              self.progress, self.progress_text, align_items="center",
                              sizing_mode="stretch_width")
         md = functools.partial(pn.pane.Markdown, sizing_mode="stretch_width",
-                               disable_anchors=True)
+                               disable_anchors=True, stylesheets=[CODE_CSS])
+
+        def alone(*objects):  # shown on /kernel-lab; in the article the prose says it
+            return [] if self.in_article else list(objects)
+
         return pn.Column(
-            md("## Checking it on a real system: the kernel lab"),
-            md(INTRO),
+            *alone(md("## Checking it on a real system: the kernel lab"), md(INTRO)),
             self.install_pane,
             self.env_pane,
             shapes,
@@ -753,13 +761,13 @@ class KernelLabPanel(pn.viewable.Viewer):
             buttons,
             self.status,
             self.result_pane,
-            md(LOOK_FOR),
+            *alone(md(LOOK_FOR)),
             self.sweep_hint,
             self.time_pane,
             self.sweep_note,
             self.sweep_table,
             self.memory_pane,
-            md(EAGER_NOTE),
+            *alone(md(EAGER_NOTE)),
             css_classes=["ae-panel"], sizing_mode="stretch_width", stylesheets=[STYLE])
 
 

@@ -10,6 +10,7 @@ from bokeh.models import ColumnDataSource, FixedTicker, Legend, LegendItem, Rang
 from bokeh.plotting import figure
 
 from app import chrome
+from app.model_picker import ink
 from attention_core import head, worked_example
 
 MIN_LENGTH, MAX_LENGTH = 3, len(worked_example.WORDS)
@@ -45,7 +46,10 @@ class LadderPanel(pn.viewable.Viewer):
 
     url_keys = ("length", "phase", "prompt", "response")
 
-    def __init__(self, head=None, **params):
+    def __init__(self, head=None, in_article=False, **params):
+        # in_article: the article's section heading stands above, so leave out the panel's own
+        self.in_article = in_article
+        self._ink = ink()
         super().__init__(**params)
         self.head = head
         if head is not None:
@@ -117,10 +121,12 @@ class LadderPanel(pn.viewable.Viewer):
                      x_range=Range1d(MIN_LENGTH - 0.6, MAX_LENGTH + 0.6),
                      y_range=Range1d(0, MAX_LENGTH ** 2 * 1.15), min_border_right=8,
                      outline_line_color=None)
+        # the bar for the current length and phase is outlined in the theme's strongest ink
         fig.vbar(x="x", top="top", width=0.38, source=self.ladder_source, fill_color="colour",
-                 fill_alpha="alpha", line_color="#000000", line_width="line_width")
+                 fill_alpha="alpha", line_color=self._ink.strong, line_width="line_width")
         fig.text(x="x", y="label_y", text="label", source=self.ladder_source,
-                 text_align="center", text_baseline="bottom", text_font_size="11px")
+                 text_align="center", text_baseline="bottom", text_font_size="11px",
+                 text_color=self._ink.text)
         fig.xaxis.ticker = FixedTicker(ticks=list(LENGTHS))
         fig.xaxis.axis_label = "sequence length n"
         fig.yaxis.axis_label = "dot products"
@@ -204,9 +210,10 @@ class LadderPanel(pn.viewable.Viewer):
                                           sizing_mode="stretch_width", min_width=240),
                             self._context_text, sizing_mode="stretch_width",
                             styles={"flex": "1 1 340px", "min-width": "0"})
+        heading = [] if self.in_article else [
+            pn.pane.HTML("<h3 style='margin:0'>Where the n² lives</h3>", margin=(0, 10))]
         self._layout = pn.Column(
-            pn.pane.HTML("<h3 style='margin:0'>Where the n² lives</h3>", margin=(0, 10)),
-            pn.FlexBox(ladder, context, sizing_mode="stretch_width"),
+            *heading, pn.FlexBox(ladder, context, sizing_mode="stretch_width"),
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
 
     def __panel__(self):
@@ -257,7 +264,7 @@ class LadderPanel(pn.viewable.Viewer):
 
 
 STYLE = """
-.ae-small { font-size: 0.85em; color: #444; }
+.ae-small { font-size: 0.85em; opacity: 0.8; }
 .ae-readout p { margin: 4px 0; }
 """
 

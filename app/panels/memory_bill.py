@@ -27,11 +27,13 @@ from bokeh.plotting import figure
 
 from app import chrome
 from app.model_picker import (
+    CODE_CSS,
     PICKER_CSS,
     ModelPicker,
     at_tokens,
     binary_size,
     grouped,
+    ink,
     link_model,
     model_selector,
     short,
@@ -50,7 +52,7 @@ CHART_X = (64, MAX_CONTEXT)
 CHART_Y = (1e-3, 1e5)  # GB
 CURVE_CONTEXT = np.unique(np.geomspace(*CHART_X, 160).round())
 EXPONENTS = range(int(math.log2(MAX_CONTEXT)) + 1)
-WEIGHTS, KV, ONE_USER, CROSS = "#0072B2", "#D55E00", "#E69F00", "#000000"  # Okabe-Ito
+WEIGHTS, KV, ONE_USER = "#0072B2", "#D55E00", "#E69F00"  # Okabe-Ito; the crossing: theme ink
 HEIGHT = 320
 
 CONVENTIONS = (
@@ -90,8 +92,12 @@ class MemoryBillPanel(pn.viewable.Viewer):
 
     url_keys = ("model", "users", "context", "prompt", "dtype")
 
-    def __init__(self, **params):
+    def __init__(self, in_article=False, **params):
+        # in_article: the article's section heading and prose already say what the panel's
+        # own heading and introduction say, so leave those out there
+        self.in_article = in_article
         self._syncing = False
+        self._ink = ink()
         super().__init__(**params)
         self.picker = ModelPicker(model=self.model)
         link_model(self, self.picker)
@@ -215,11 +221,12 @@ class MemoryBillPanel(pn.viewable.Viewer):
                                  line_color=ONE_USER, line_width=2, line_dash="dashed")
         marker = fig.scatter("context", "kv", source=self.marker_source, size=11,
                              fill_color=KV, line_color="#000000")
-        self.cross_span = Span(location=CHART_X[0], dimension="height", line_color=CROSS,
+        paint = self._ink
+        self.cross_span = Span(location=CHART_X[0], dimension="height", line_color=paint.strong,
                                line_dash="dashed", line_width=1.5)
         self.cross_label = Label(x=CHART_X[0], y=CHART_Y[0] * 3, text="",
-                                 text_font_size="11px", background_fill_color="white",
-                                 background_fill_alpha=0.8)
+                                 text_font_size="11px", text_color=paint.text,
+                                 background_fill_color=paint.paper, background_fill_alpha=0.8)
         fig.add_layout(self.cross_span)
         fig.add_layout(self.cross_label)
         self.kv_item = LegendItem(label="KV cache", renderers=[kv])
@@ -291,14 +298,15 @@ class MemoryBillPanel(pn.viewable.Viewer):
             pn.Column(pn.pane.HTML("bytes per value", margin=(0, 10)), self.dtype_buttons,
                       sizing_mode="stretch_width", max_width=400, margin=0),
             align_items="flex-end", sizing_mode="stretch_width")
-        return pn.Column(
+        own = [] if self.in_article else [
             pn.pane.HTML("<h3 style='margin:0'>The memory bill</h3>", margin=(0, 10)),
-            pn.pane.Markdown(INTRO, sizing_mode="stretch_width"),
-            self.picker, controls, self.readout, self.caption,
+            pn.pane.Markdown(INTRO, sizing_mode="stretch_width", stylesheets=[CODE_CSS])]
+        return pn.Column(
+            *own, self.picker, controls, self.readout, self.caption,
             pn.pane.Bokeh(self.figure, height=HEIGHT, sizing_mode="stretch_width",
                           min_width=240),
             pn.FlexBox(self.prompt_input, sizing_mode="stretch_width"), self.scratch,
-            pn.pane.Markdown(CONVENTIONS, sizing_mode="stretch_width"),
+            pn.pane.Markdown(CONVENTIONS, sizing_mode="stretch_width", stylesheets=[CODE_CSS]),
             css_classes=["ae-panel"], sizing_mode="stretch_width",
             stylesheets=[chrome.CSS, PICKER_CSS])
 

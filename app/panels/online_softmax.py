@@ -16,6 +16,7 @@ from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 from bokeh.plotting import figure
 
 from app import chrome
+from app.model_picker import ink
 from app.panels.agreement import fmt, parse_numbers
 from attention_core import online_softmax as core
 
@@ -75,7 +76,10 @@ class OnlineSoftmaxPanel(pn.viewable.Viewer):
 
     url_keys = ("scores", "block", "step")
 
-    def __init__(self, **params):
+    def __init__(self, in_article=False, **params):
+        # in_article: the chapter's section heading stands above, so leave out the panel's own
+        self.in_article = in_article
+        self._ink = ink()
         super().__init__(**params)
         self._good = (2.0, 1.0, 3.0, 0.0)
         self._error = None
@@ -156,15 +160,16 @@ class OnlineSoftmaxPanel(pn.viewable.Viewer):
                      toolbar_location=None, x_range=Range1d(-0.5, 3.5),
                      y_range=Range1d(0, 1.2), min_border_left=4, min_border_right=8,
                      outline_line_color=None)
-        fig.segment("x", "y0", "x", "y1", source=self.edge_source, line_color="#666666",
+        paint = self._ink
+        fig.segment("x", "y0", "x", "y1", source=self.edge_source, line_color=paint.rule,
                     line_dash="dashed", line_width=1)
         fig.vbar("x", 0.7, "term", source=self.bar_source, fill_color="color",
                  line_color=None)
         fig.text("x", "term", text="label", source=self.bar_source, text_align="center",
                  text_baseline="bottom", y_offset=-2, text_font_size="11px",
-                 text_color="#222222")
+                 text_color=paint.text)
         fig.text("x", "y", text="text", source=self.unread_source, text_align="center",
-                 text_baseline="bottom", text_font_size="11px", text_color="#555555")
+                 text_baseline="bottom", text_font_size="11px", text_color=paint.muted)
         fig.xaxis.ticker = FixedTicker(ticks=[])
         fig.xaxis.axis_label = "score"
         fig.yaxis.axis_label = "e^(score − running max)"
@@ -194,10 +199,11 @@ class OnlineSoftmaxPanel(pn.viewable.Viewer):
             pn.Column(self._figure_pane, self._caption, sizing_mode="stretch_width",
                       styles={"flex": "1 1 300px", "min-width": "0"}),
             sizing_mode="stretch_width")
-        self._layout = pn.Column(
+        heading = [] if self.in_article else [
             pn.pane.HTML("<h3 style='margin:0'>Online softmax: never write the square</h3>",
-                         margin=(0, 10)),
-            self._controls, self._message, self._stepper, walk,
+                         margin=(0, 10))]
+        self._layout = pn.Column(
+            *heading, self._controls, self._message, self._stepper, walk,
             pn.pane.HTML("<h4 style='margin:8px 0 0'>The same walk, for attention</h4>",
                          margin=(0, 10)),
             self._attention, pn.Spacer(height=6), self._memory,
@@ -387,17 +393,17 @@ class OnlineSoftmaxPanel(pn.viewable.Viewer):
 
 
 STYLE = """
-.ae-small { font-size: 0.85em; color: #444; margin: 2px 0; }
-.ae-end { margin-top: 6px; background: #e6f3fa; border-left: 4px solid #0072b2;
+.ae-small { font-size: 0.85em; opacity: 0.8; margin: 2px 0; }
+.ae-end { margin-top: 6px; background: rgb(0 114 178 / 0.14); border-left: 4px solid #0072b2;
           padding: 4px 8px; }
 .ae-scroll { overflow-x: auto; max-width: 100%; }
 .ae-arith { border-collapse: collapse; font-size: 0.85em; font-variant-numeric: tabular-nums; }
 .ae-arith th, .ae-arith td { padding: 2px 6px; text-align: right; white-space: nowrap; }
 .ae-arith thead th { border-bottom: 1px solid #888; font-weight: 600; }
-.ae-arith .ae-current td, .ae-arith .ae-current th { background: #fdf0d5; }
-.ae-arith .ae-unread td, .ae-arith .ae-unread th { color: #777; }
+.ae-arith .ae-current td, .ae-arith .ae-current th { background: rgb(230 159 0 / 0.2); }
+.ae-arith .ae-unread td, .ae-arith .ae-unread th { opacity: 0.65; }
 .ae-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-.ae-msg { color: #7a4b00; background: #fff4e0; border-left: 3px solid #e69f00;
+.ae-msg { background: rgb(230 159 0 / 0.16); border-left: 3px solid #e69f00;
           padding: 4px 8px; overflow-wrap: anywhere; }
 .ae-msg:empty { display: none; }
 .ae-list { margin: 2px 0; padding-left: 18px; }

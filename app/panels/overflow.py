@@ -16,6 +16,7 @@ from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 from bokeh.plotting import figure
 
 from app import chrome
+from app.model_picker import ink
 from app.panels.agreement import fmt, parse_numbers
 from attention_core import numerics
 
@@ -78,7 +79,10 @@ class OverflowPanel(pn.viewable.Viewer):
 
     url_keys = ("scores", "precision", "subtract_max")
 
-    def __init__(self, **params):
+    def __init__(self, in_article=False, **params):
+        # in_article: the chapter's section heading stands above, so leave out the panel's own
+        self.in_article = in_article
+        self._ink = ink()
         super().__init__(**params)
         self._good = (2.0, 1.0, 0.1)
         self._error = None
@@ -113,8 +117,13 @@ class OverflowPanel(pn.viewable.Viewer):
         self._precision_w = pn.widgets.RadioButtonGroup.from_param(
             self.param.precision, name="precision", color="primary",
             variant="outline", width=180)
+        # outlined and marked "off" when off, solid and marked "on" when on: a solid button
+        # read as switched on while it was off. The mark is drawn by the stylesheet on the
+        # button's own `active` state, with empty alternative text, so the button's name
+        # stays "subtract the max"; the verdict below, a live region, says which is in force.
         self._subtract_w = pn.widgets.Toggle.from_param(
-            self.param.subtract_max, name="subtract the max", color="primary", width=160)
+            self.param.subtract_max, name="subtract the max", color="primary",
+            variant="outline", width=180, stylesheets=[TOGGLE_STYLE])
         precision_box = pn.Column(
             pn.pane.HTML('<span class="ae-label">precision</span>', margin=(0, 10),
                          stylesheets=[STYLE]),
@@ -132,12 +141,12 @@ class OverflowPanel(pn.viewable.Viewer):
         fig.vbar("x", 0.7, "weight", source=self.bar_source, fill_color=BLUE, line_color=None)
         fig.text("x", "label_y", text="label", source=self.bar_source, text_align="center",
                  text_baseline="bottom", y_offset=-2, text_font_size="11px",
-                 text_color="#222222")
+                 text_color=self._ink.text)
         fig.scatter("x", "y", source=self.broken_source, marker="x", size=14,
                     line_color=VERMILLION, line_width=3)
         fig.text("x", "y", text="text", source=self.broken_source, text_align="center",
                  text_baseline="bottom", y_offset=-10, text_font_size="12px",
-                 text_font_style="bold", text_color=VERMILLION)
+                 text_font_style="bold", text_color=self._ink.warm)
         fig.xaxis.ticker = FixedTicker(ticks=[])
         fig.xaxis.axis_label = "score"
         fig.yaxis.axis_label = "weight"
@@ -163,10 +172,11 @@ class OverflowPanel(pn.viewable.Viewer):
                               styles={"flex": "1 1 320px", "min-width": "0"})
         chart_col = pn.Column(self._figure_pane, self._caption, sizing_mode="stretch_width",
                               styles={"flex": "1 1 300px", "min-width": "0"})
-        self._layout = pn.Column(
+        heading = [] if self.in_article else [
             pn.pane.HTML("<h3 style='margin:0'>Softmax and the overflow trap</h3>",
-                         margin=(0, 10)),
-            self._controls, self._message, self._verdict,
+                         margin=(0, 10))]
+        self._layout = pn.Column(
+            *heading, self._controls, self._message, self._verdict,
             pn.FlexBox(table_col, chart_col, sizing_mode="stretch_width"),
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
 
@@ -287,21 +297,42 @@ class OverflowPanel(pn.viewable.Viewer):
                 f'rounds it there.{extra}</p>')
 
 
+# Text keeps the theme's own colour (light on dark, dark on light); boxes are tinted with a
+# translucent Okabe-Ito colour, which reads on either background.
 STYLE = """
 .ae-label { font-size: 0.9em; }
-.ae-small { font-size: 0.85em; color: #444; margin: 2px 0; }
+.ae-small { font-size: 0.85em; opacity: 0.8; margin: 2px 0; }
 .ae-scroll { overflow-x: auto; max-width: 100%; }
 .ae-arith { border-collapse: collapse; font-size: 0.9em; font-variant-numeric: tabular-nums; }
 .ae-arith th, .ae-arith td { padding: 2px 8px; text-align: right; white-space: nowrap; }
 .ae-arith thead th { border-bottom: 1px solid #888; font-weight: 600; }
 .ae-arith .ae-sum th, .ae-arith .ae-sum td { border-top: 1px solid #888; }
-.ae-arith .ae-bad td { color: #a33a00; background: #fbe9dd; }
+.ae-arith .ae-bad td { font-weight: 600; background: rgb(213 94 0 / 0.2); }
 .ae-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-.ae-msg { color: #7a4b00; background: #fff4e0; border-left: 3px solid #e69f00;
+.ae-msg { background: rgb(230 159 0 / 0.16); border-left: 3px solid #e69f00;
           padding: 4px 8px; overflow-wrap: anywhere; }
 .ae-msg:empty { display: none; }
-.ae-alarm { background: #fbe9dd; border-left: 4px solid #d55e00; padding: 6px 8px; }
-.ae-okay { background: #e6f3fa; border-left: 4px solid #0072b2; padding: 6px 8px; }
+.ae-alarm { background: rgb(213 94 0 / 0.14); border-left: 4px solid #d55e00; padding: 6px 8px; }
+.ae-okay { background: rgb(0 114 178 / 0.14); border-left: 4px solid #0072b2; padding: 6px 8px; }
+"""
+
+# the toggle: outlined when off, solid when on, with "off" / "on" beside its name. The state
+# is styled on the button's own `active` class: changing the widget's variant instead would
+# change its CSS classes, and Bokeh lays the whole page out again after every such change.
+TOGGLE_STYLE = """
+:host(.outline) .bk-btn-primary.bk-active,
+:host(.outline) .bk-btn-primary.bk-active:hover {
+  background-color: var(--primary-color);
+  color: var(--button-primary-text-color);
+  border-color: transparent;
+  box-shadow: inset 0px 3px 5px rgb(0 0 0 / 25%);
+}
+.bk-btn::after {
+  content: "off" / "";
+  display: inline-block; margin-left: 0.6em; padding: 0 0.35em; border-radius: 3px;
+  border: 1px solid currentColor; font-size: 0.8em; line-height: 1.3; font-weight: 600;
+}
+.bk-btn.bk-active::after { content: "on" / ""; }
 """
 
 

@@ -24,11 +24,12 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from app import chrome
+from app.model_picker import ink
 from attention_core import sqrt_dk as core
 
 # Okabe-Ito: unscaled in warm colours, scaled in cool ones; dash styles carry the same split.
+# The line at the chosen d_k is the theme's grey (ink().rule).
 VERMILLION, ORANGE, BLUE, GREEN = "#D55E00", "#E69F00", "#0072B2", "#009E73"
-GREY = "#555555"
 
 # d_k = 1..1024 in eighth-octave steps; every power of two is on it, so 4, 16, 128, 512 are.
 CURVE_D_KS = tuple(int(d) for d in np.unique(np.round(2.0 ** (np.arange(81) / 8))))
@@ -133,9 +134,12 @@ class SqrtDkPanel(pn.viewable.Viewer):
 
     url_keys = ("d_k", "keys")
 
-    def __init__(self, mean_draws=None, **params):
-        # mean_draws: fix the mean curve's number of draws (tests); None = budget by keys
+    def __init__(self, mean_draws=None, in_article=False, **params):
+        # mean_draws: fix the mean curve's number of draws (tests); None = budget by keys.
+        # in_article: the article's section heading and prose already say what the panel's
+        # own heading and introduction say, so leave those out there.
         self._fixed_draws = mean_draws
+        self.in_article = in_article
         self._syncing = False
         self._curve_keys = None
         super().__init__(**params)
@@ -197,8 +201,8 @@ class SqrtDkPanel(pn.viewable.Viewer):
             line = fig.line("d_k", column, source=self.curve_source, line_color=colour,
                             line_dash=dash, line_width=2.5)
             items.append(LegendItem(label=label, renderers=[line]))
-        span = Span(location=self.d_k, dimension="height", line_color=GREY, line_dash="dotted",
-                    line_width=1.5)
+        span = Span(location=self.d_k, dimension="height", line_color=ink().rule,
+                    line_dash="dotted", line_width=1.5)
         fig.add_layout(span)
         fig.scatter("d_k", "raw", source=self.marker_source, marker="circle", size=10,
                     fill_color=VERMILLION, line_color="black")
@@ -262,10 +266,11 @@ class SqrtDkPanel(pn.viewable.Viewer):
     def _build_layout(self):
         controls = pn.FlexBox(self.d_k_slider, self.d_k_input, self.keys_slider, self.keys_input,
                               align_items="flex-end", sizing_mode="stretch_width")
-        return pn.Column(
+        own = [] if self.in_article else [
             pn.pane.Markdown("## The √d_k sweep", sizing_mode="stretch_width"),
-            pn.pane.Markdown(INTRO, sizing_mode="stretch_width"),
-            controls,
+            pn.pane.Markdown(INTRO, sizing_mode="stretch_width")]
+        return pn.Column(
+            *own, controls,
             pn.pane.Markdown(LOOK_FOR, sizing_mode="stretch_width"),
             self.readout,
             pn.pane.Bokeh(self.raw_figure, sizing_mode="stretch_width"),
