@@ -76,9 +76,9 @@ STATIC_DIR = Path(__file__).resolve().parent.parent / "static"  # served at /ass
 
 
 def routes():
-    from app import article
+    from app import article, article_math
 
-    pages = {"/": article.page}
+    pages = {"/": article.page, "/math": article_math.page}
     for route, target in PANEL_ROUTES.items():
         pages[route] = page_factory(target)
     return pages
