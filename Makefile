@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PORT   ?= 5006
 STAMP  := $(VENV)/.installed
 
-.PHONY: serve test browser lint bench clean
+.PHONY: serve test browser system-packages lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,14 @@ browser:
 	  echo "installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
-test: $(STAMP) browser
+# The scale-out test runs Debian's nginx in front of two app processes (tests/test_nginx.py);
+# install it when it is missing (needs root, as in CI). The test starts its own nginx.
+system-packages: browser
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
+	  echo "installing Debian's nginx for the scale-out test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; }
+
+test: $(STAMP) system-packages
 	$(VENV)/bin/attention-explorable numbers
 	$(PY) -m pytest -q
 

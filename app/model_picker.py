@@ -181,11 +181,16 @@ class ModelPicker(pn.viewable.Viewer):
         self.shape = shape
         self._render()
 
-    def _on_file(self, event):
-        if event.new is None:
+    def _on_file(self, *events):
+        # an empty file arrives as value None with a filename: still answer it; a new
+        # filename with a value is answered by that value's own event
+        value, filename = self.file_input.value, self.file_input.filename
+        if value is None and not filename:
+            return
+        if value is not None and "value" not in {e.name for e in events}:
             return
         name = self.file_input.filename or "the uploaded file"
-        self.load_config(event.new, source=name)
+        self.load_config(self.file_input.value or b"", source=name)
 
     def _on_use(self, event):
         text = self.text_input.value_input or self.text_input.value or ""
@@ -225,7 +230,7 @@ class ModelPicker(pn.viewable.Viewer):
             rows=4, max_length=TEXT_LIMIT, sizing_mode="stretch_width", max_width=440)
         self.use_button = pn.widgets.Button(label="Use this config", color="primary",
                                             width=150)
-        self.file_input.param.watch(self._on_file, "value")
+        self.file_input.param.watch(self._on_file, ["value", "filename"])
         self.use_button.on_click(self._on_use)
         self._status = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
         self._error_pane = pn.pane.HTML("", visible=False, sizing_mode="stretch_width",

@@ -1,5 +1,6 @@
 """Serving: the article at /, each panel alone at its own route for iframes."""
 
+import gc
 import importlib
 from pathlib import Path
 
@@ -92,10 +93,156 @@ def static_dirs():  # our own assets (CSS, images, the example course page), nev
     return {"assets": str(STATIC_DIR)} if STATIC_DIR.is_dir() else {}
 
 
+def serve_settings(args, environ=None):  # parsed `serve` options -> keyword arguments of pn.serve
+    from app import security
+    from app.server_options import env_list
+
+    embed = [security.parse_origin(o)
+             for o in (args.embed_origin or env_list("AE_EMBED_ORIGINS", environ))]
+    origins = list(args.allow_websocket_origin or env_list("AE_WEBSOCKET_ORIGINS", environ)
+                   or [f"localhost:{args.port}", f"127.0.0.1:{args.port}"])
+    origins += [h for h in map(security.websocket_host, embed) if h not in origins]
+    lifetime_ms = int(args.unused_session_lifetime * 1000)
+    patterns = [(security.HEALTH_PATH, security.HealthHandler)]
+    if args.admin:
+        from app.server_options import admin_password
+
+        patterns += security.admin_patterns(admin_password(args, environ), lifetime_ms,
+                                            wrap=prepare_session)
+    return {
+        "port": args.port, "address": args.address, "websocket_origin": origins,
+        "num_procs": args.num_procs,
+        "unused_session_lifetime_milliseconds": lifetime_ms,
+        "check_unused_sessions_milliseconds": int(args.check_unused_sessions * 1000),
+        "keep_alive_milliseconds": int(args.keep_alive * 1000),
+        "session_token_expiration": int(args.reconnect_within),
+        "use_xheaders": args.behind_proxy,
+        "extra_patterns": patterns,
+        "transforms": [security.security_headers(PANEL_ROUTES, embed, origins)],
+    }
+
+
+def prepare_session(factory, reconnect=True):
+    # Each session: reconnect after a dropped connection (Bokeh's client retries with the
+    # page's token; --reconnect), and its assets from this server. Panel 1.9.4 points a
+    # session's stylesheets at its own server only when it renders the page itself (the
+    # HTML of a GET). A script embed's session (autoload.js) and a reused
+    # session get cdn.holoviz.org, or paths relative to the course's page, which this site's
+    # CSP, an offline network and the course's server all refuse. Set the session's asset
+    # base before its page is built, as the GET would: relative for our own pages, our
+    # absolute URL for a script embed. The session's Location resets it from the path it
+    # sees (first /route/autoload.js, then the course page's own path, read as if it were
+    # on our server): in a script embed, put ours back each time.
+    from panel.io.resources import LOCAL_DIST
+
+    def build(*args, **kwargs):
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            doc.config.reconnect_session = bool(reconnect)
+            rel = pn.state.rel_path  # Panel's, from this session's request
+            dist_url = f"{rel}/{LOCAL_DIST}" if rel else LOCAL_DIST
+
+            def settle(*events):
+                pn.state.rel_path = rel
+                doc._template_variables["dist_url"] = dist_url
+
+            location = pn.state.location  # made now, before we settle the paths
+            settle()
+            if location is not None and rel.startswith(("http://", "https://")):
+                location.param.watch(settle, ["pathname", "port"])
+        return factory(*args, **kwargs)
+
+    build.__wrapped__ = factory
+    return build
+
+
+def reuse_key(request):  # -> (path, theme): reused first paints are keyed by these two only
+    # Panel's own key takes the raw ?theme= value, so every new value would cache (and never
+    # expire) another session; two themes bound the cache at two sessions per route.
+    raw = (request.arguments.get("theme") or [b"default"])[-1]
+    theme = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    return request.path, ("dark" if theme.strip().lower() == "dark" else "default")
+
+
+async def warm_reused_sessions(server, paths, themes=("default", "dark")):
+    # With reuse on, a route's first paint comes from one cached session. Build them here,
+    # from the plain URL, before any visitor's request can: else the first visitor's deep
+    # link (and its notes) would be everyone's first paint until their own session arrives.
+    from bokeh.util.token import generate_jwt_token, generate_session_id
+    from panel.io.state import state
+    from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
+
+    app = server._tornado
+    for path in paths:
+        context = app._applications.get(path)
+        for theme in themes:
+            uri = path if theme == "default" else f"{path}?theme={theme}"
+            request = HTTPServerRequest(
+                start_line=RequestStartLine("GET", uri, "HTTP/1.1"),
+                headers=HTTPHeaders({"Host": f"127.0.0.1:{server.port}"}))
+            key = reuse_key(request)
+            if context is None or key in state._sessions:
+                continue
+            session_id = generate_session_id(secret_key=app.secret_key, signed=app.sign_sessions)
+            token = generate_jwt_token(
+                session_id, secret_key=app.secret_key, signed=app.sign_sessions,
+                expiration=app.session_token_expiration,
+                extra_payload={"headers": {}, "cookies": {},
+                               "arguments": {k: v for k, v in request.arguments.items()}})
+            session = await context.create_session_if_needed(session_id, request, token)
+            state._session_key_funcs[path] = reuse_key
+            state._sessions[key] = session
+            session.block_expiration()
+
+
+def _die_with_parent():  # a forked server process ends when the process that forked it does
+    import ctypes
+    import os
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG (Linux)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent died before prctl took effect
+        os._exit(0)
+
+
 def main(args):
-    origins = args.allow_websocket_origin or [f"localhost:{args.port}", f"127.0.0.1:{args.port}"]
-    print(f"serving the attention explorable on http://localhost:{args.port}/", flush=True)
-    pages = routes()
-    pn.serve(pages, port=args.port, address=args.address, websocket_origin=origins,
-             show=args.show, title=titles(pages), static_dirs=static_dirs(), start=True)
+    from tornado import process
+
+    from app.security import OriginError
+
+    try:
+        settings = serve_settings(args)
+    except OriginError as e:
+        raise SystemExit(f"attention-explorable serve: --embed-origin: {e}")
+    pn.config.reconnect = args.reconnect
+    pn.config.reuse_sessions = args.reuse_sessions
+    pn.config.session_key_func = reuse_key
+    print(f"serving the attention explorable on http://localhost:{args.port}/"
+          + (f" ({args.num_procs or 'one per core'} processes)" if args.num_procs != 1 else ""),
+          flush=True)
+    pages = {route: prepare_session(factory, args.reconnect)
+             for route, factory in routes().items()}
+    gc.collect()
+    gc.freeze()  # the import-time heap (panel, bokeh, numpy, torch) leaves every collection
+    server = pn.serve(pages, show=args.show, title=titles(pages), static_dirs=static_dirs(),
+                      start=False, verbose=False, **settings)
+    if process.task_id() is not None:  # a forked child: from here on, this is one server
+        _die_with_parent()
+    server.start()
+    if args.reuse_sessions:
+        from app import security
+
+        security.HealthHandler.ready = False  # 503 until the first paints are cached
+
+        async def warm():
+            try:
+                await warm_reused_sessions(server, list(pages))
+            finally:
+                security.HealthHandler.ready = True
+
+        server.io_loop.add_callback(warm)
+    server.io_loop.start()
     return 0
