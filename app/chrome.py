@@ -178,3 +178,16 @@ def article_frame(*objects, title):  # the article's centred column
     return pn.Column(*objects, sizing_mode="stretch_width", max_width=CONTENT_MAX_WIDTH,
                      stylesheets=[CSS, FRAME_CSS], styles={"padding": "8px 16px 48px"},
                      name=title, css_classes=["ae-article", f"ae-theme-{theme()}"])
+
+
+def quiet_axes(fig, tick_labels=False):  # axis titles small and upright, as in the prose
+    for axis in fig.axis:
+        axis.axis_label_text_font_size = "11px"
+        axis.axis_label_text_font_style = "normal"
+        if tick_labels:
+            axis.major_label_text_font_size = "11px"
+
+
+def readout_pane(stylesheet, **kw):  # an empty text readout that fills the width
+    return pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
+                        stylesheets=[stylesheet], **kw)

@@ -225,10 +225,7 @@ class AgreementPanel(pn.viewable.Viewer):
             fig.xaxis.ticker = FixedTicker(ticks=list(range(N_KEYS)))
             fig.xaxis.major_label_overrides = {i: f"k{i}" for i in range(N_KEYS)}
             fig.xaxis.axis_label = "key"
-            for axis in fig.axis:
-                axis.axis_label_text_font_size = "11px"
-                axis.axis_label_text_font_style = "normal"
-                axis.major_label_text_font_size = "11px"
+            chrome.quiet_axes(fig, tick_labels=True)
             fig.xgrid.visible = False
         self.scores_figure, self.weights_figure = s, w
         self._gauge_pane = pn.pane.Bokeh(g, width=300, height=185, margin=(4, 10))
@@ -239,8 +236,7 @@ class AgreementPanel(pn.viewable.Viewer):
 
     def _build_readouts(self):
         def html_pane(**kw):
-            return pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                stylesheets=[STYLE], **kw)
+            return chrome.readout_pane(STYLE, **kw)
 
         self._message = html_pane()
         self._arithmetic = html_pane()

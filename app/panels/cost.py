@@ -256,9 +256,7 @@ class CostPanel(pn.viewable.Viewer):
         fig.yaxis.formatter = NumeralTickFormatter(format="0%")
         fig.xaxis.axis_label = "prompt length, tokens (log scale)"
         fig.yaxis.axis_label = "attention's share of prefill FLOPs"
-        for axis in (fig.xaxis[0], fig.yaxis[0]):
-            axis.axis_label_text_font_style = "normal"
-            axis.axis_label_text_font_size = "11px"
+        chrome.quiet_axes(fig)
         self.figure = fig
 
     # ---- controls -----------------------------------------------------------------------

@@ -352,9 +352,7 @@ class DecodeBillPanel(pn.viewable.Viewer):
         fig.yaxis.major_label_overrides = labels
         fig.xaxis.axis_label = "arithmetic intensity, FLOP per byte (log)"
         fig.yaxis.axis_label = "attainable TFLOP/s (log)"
-        for axis in (fig.xaxis[0], fig.yaxis[0]):
-            axis.axis_label_text_font_style = "normal"
-            axis.axis_label_text_font_size = "11px"
+        chrome.quiet_axes(fig)
         self.roofline = fig
 
     def _build_gqa(self):

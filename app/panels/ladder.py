@@ -137,9 +137,7 @@ class LadderPanel(pn.viewable.Viewer):
                        index=len(LENGTHS)),
         ], location="top_left", label_text_font_size="11px", background_fill_alpha=0.8)
         fig.add_layout(legend)
-        for axis in (fig.xaxis[0], fig.yaxis[0]):
-            axis.axis_label_text_font_style = "normal"
-            axis.axis_label_text_font_size = "11px"
+        chrome.quiet_axes(fig)
         self.ladder_figure = fig
 
     def _build_context(self):
@@ -175,9 +173,7 @@ class LadderPanel(pn.viewable.Viewer):
             LegendItem(label="one decode step at n: n", renderers=[decode]),
             LegendItem(label="whole response: Σ of steps", renderers=[response]),
         ], location="top_left", label_text_font_size="11px", background_fill_alpha=0.8))
-        for axis in (fig.xaxis[0], fig.yaxis[0]):
-            axis.axis_label_text_font_style = "normal"
-            axis.axis_label_text_font_size = "11px"
+        chrome.quiet_axes(fig)
         self.context_figure = fig
 
     def _build_layout(self):

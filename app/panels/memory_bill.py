@@ -249,9 +249,7 @@ class MemoryBillPanel(pn.viewable.Viewer):
                                            10000: "10,000", 100000: "100,000"}
         fig.xaxis.axis_label = "context tokens per user (log)"
         fig.yaxis.axis_label = "GB, 10⁹ bytes (log)"
-        for axis in (fig.xaxis[0], fig.yaxis[0]):
-            axis.axis_label_text_font_style = "normal"
-            axis.axis_label_text_font_size = "11px"
+        chrome.quiet_axes(fig)
         self.figure = fig
 
     # ---- controls -----------------------------------------------------------------------

@@ -150,10 +150,7 @@ class OverflowPanel(pn.viewable.Viewer):
         fig.xaxis.ticker = FixedTicker(ticks=[])
         fig.xaxis.axis_label = "score"
         fig.yaxis.axis_label = "weight"
-        for axis in fig.axis:
-            axis.axis_label_text_font_size = "11px"
-            axis.axis_label_text_font_style = "normal"
-            axis.major_label_text_font_size = "11px"
+        chrome.quiet_axes(fig, tick_labels=True)
         fig.xgrid.visible = False
         self.figure = fig
         self._figure_pane = pn.pane.Bokeh(fig, height=HEIGHT, sizing_mode="stretch_width",
@@ -161,8 +158,7 @@ class OverflowPanel(pn.viewable.Viewer):
 
     def _build_readouts(self):
         def html_pane(**kw):
-            return pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                stylesheets=[STYLE], **kw)
+            return chrome.readout_pane(STYLE, **kw)
 
         self._message = html_pane()
         self._table = html_pane()
