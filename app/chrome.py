@@ -6,6 +6,7 @@ loads a font or a script from anywhere but our own server.
 """
 
 import html
+import math
 from collections.abc import Mapping
 
 import panel as pn
@@ -191,3 +192,29 @@ def quiet_axes(fig, tick_labels=False):  # axis titles small and upright, as in 
 def readout_pane(stylesheet, **kw):  # an empty text readout that fills the width
     return pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
                         stylesheets=[stylesheet], **kw)
+
+
+def power_of_two_slider(viewer, name, label, max_value, **kw):
+    # A slider over log2 exponents that drives an integer parameter, and follows it back to
+    # the nearest power of two when the parameter is set another way (URL, number box).
+    def exponent():
+        return round(math.log2(getattr(viewer, name)))
+
+    slider = pn.widgets.IntSlider(label=label, start=0, end=int(math.log2(max_value)),
+                                  value=exponent(), show_value=False, **kw)
+    syncing = []
+
+    def to_param(event):
+        if not syncing:
+            setattr(viewer, name, 2 ** event.new)
+
+    def to_slider(event):
+        syncing.append(True)
+        try:
+            slider.value = exponent()
+        finally:
+            syncing.clear()
+
+    slider.param.watch(to_param, "value")
+    viewer.param.watch(to_slider, name)
+    return slider

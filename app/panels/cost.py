@@ -42,7 +42,6 @@ from attention_core import costs
 
 MAX_PROMPT = 131_072
 CHART_MAX = 262_144
-EXPONENTS = range(int(math.log2(MAX_PROMPT)) + 1)
 CURVE_N = np.unique(np.geomspace(1, CHART_MAX, 240).round())
 KERNEL_LABELS = {"triangular: skips masked blocks, n²/2": "triangular",
                  "naive: whole square, n²": "naive"}
@@ -98,7 +97,6 @@ class CostPanel(pn.viewable.Viewer):
         # in_article: the article's section heading and prose already say what the panel's
         # own heading and introduction say, so leave those out there
         self.in_article = in_article
-        self._syncing = False
         self._ink = ink()
         super().__init__(**params)
         self.picker = ModelPicker(model=self.model)
@@ -194,7 +192,6 @@ class CostPanel(pn.viewable.Viewer):
                                f"{html.escape(m.name)}: attention's share of prefill "
                                "arithmetic against prompt length</p>")
         self.readout.object = self.readout_html(nums)
-        self._sync_widgets()
 
     @staticmethod
     def _place(span, label, x, text):  # a vertical marker and its label, hidden off the chart
@@ -262,10 +259,9 @@ class CostPanel(pn.viewable.Viewer):
     # ---- controls -----------------------------------------------------------------------
 
     def _build_widgets(self):
-        self.prompt_slider = pn.widgets.IntSlider(
-            label="prompt length, powers of two", start=EXPONENTS.start,
-            end=EXPONENTS.stop - 1, value=self._exponent(), show_value=False,
-            sizing_mode="stretch_width", min_width=180, max_width=360)
+        self.prompt_slider = chrome.power_of_two_slider(
+            self, "prompt", "prompt length, powers of two", MAX_PROMPT, sizing_mode="stretch_width",
+            min_width=180, max_width=360)
         self.prompt_input = pn.widgets.IntInput.from_param(
             self.param.prompt, label=f"prompt tokens (1–{MAX_PROMPT:,})", step=256, width=200)
         self.generate_input = pn.widgets.IntInput.from_param(
@@ -274,23 +270,6 @@ class CostPanel(pn.viewable.Viewer):
         self.kernel_buttons = pn.widgets.RadioButtonGroup.from_param(
             self.param.kernel, color="primary", variant="outline",
             orientation="vertical", width=260)
-        self.prompt_slider.param.watch(self._on_exponent, "value")
-
-    def _exponent(self):
-        return round(math.log2(self.prompt))
-
-    def _on_exponent(self, event):
-        if not self._syncing:
-            self.prompt = 2 ** event.new
-
-    def _sync_widgets(self):
-        if not hasattr(self, "prompt_slider"):
-            return
-        self._syncing = True
-        try:
-            self.prompt_slider.value = self._exponent()
-        finally:
-            self._syncing = False
 
     def __panel__(self):
         return self._layout

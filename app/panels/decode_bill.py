@@ -15,7 +15,6 @@ page never finished rendering whenever the panel sat one Column deeper than the 
 models the rule for every panel, tests/browser/test_nesting.py checks it in Chromium.
 """
 
-import math
 
 import numpy as np
 import panel as pn
@@ -51,7 +50,6 @@ from attention_core import costs
 BYTES_PER_VALUE = 2  # bf16
 MAX_CONTEXT = 1_048_576
 MAX_USERS = 1024
-EXPONENTS = range(int(math.log2(MAX_CONTEXT)) + 1)
 GPU_LABELS = {gpu.name: key for key, gpu in costs.GPUS.items()}
 ROOF_X = (0.1, 10_000.0)  # FLOP per byte, the roofline's x range
 ROOF_Y = (0.01, 10_000.0)  # TFLOP/s
@@ -126,7 +124,6 @@ class DecodeBillPanel(pn.viewable.Viewer):
         # in_article: the article's section heading and prose already say what the panel's
         # own heading and introduction say, so leave those out there
         self.in_article = in_article
-        self._syncing = False
         self._ink = ink()
         super().__init__(**params)
         self.picker = ModelPicker(model=self.model)
@@ -297,7 +294,6 @@ class DecodeBillPanel(pn.viewable.Viewer):
         self.bytes_readout.object = self.bytes_html(n)
         self.verdict.object = self.verdict_html(n)
         self.gqa_text.object = self.gqa_html(n)
-        self._sync_widgets()
 
     def _update_gqa(self, m):
         if self._gqa_for is m:
@@ -383,9 +379,8 @@ class DecodeBillPanel(pn.viewable.Viewer):
     # ---- controls -----------------------------------------------------------------------
 
     def _build_widgets(self):
-        self.context_slider = pn.widgets.IntSlider(
-            label="context, powers of two", start=EXPONENTS.start, end=EXPONENTS.stop - 1,
-            value=self._exponent(), show_value=False, sizing_mode="stretch_width",
+        self.context_slider = chrome.power_of_two_slider(
+            self, "context", "context, powers of two", MAX_CONTEXT, sizing_mode="stretch_width",
             min_width=180, max_width=360)
         self.context_input = pn.widgets.IntInput.from_param(
             self.param.context, label=f"context tokens (1–{MAX_CONTEXT:,})", step=256, width=210)
@@ -394,23 +389,6 @@ class DecodeBillPanel(pn.viewable.Viewer):
         self.gpu_buttons = pn.widgets.RadioButtonGroup.from_param(
             self.param.gpu, color="primary", variant="outline",
             orientation="vertical", width=160)
-        self.context_slider.param.watch(self._on_exponent, "value")
-
-    def _exponent(self):
-        return round(math.log2(self.context))
-
-    def _on_exponent(self, event):
-        if not self._syncing:
-            self.context = 2 ** event.new
-
-    def _sync_widgets(self):
-        if not hasattr(self, "context_slider"):
-            return
-        self._syncing = True
-        try:
-            self.context_slider.value = self._exponent()
-        finally:
-            self._syncing = False
 
     def __panel__(self):
         return self._layout

@@ -51,7 +51,6 @@ TILE = 128  # a fused kernel's block of queries × keys, per head
 CHART_X = (64, MAX_CONTEXT)
 CHART_Y = (1e-3, 1e5)  # GB
 CURVE_CONTEXT = np.unique(np.geomspace(*CHART_X, 160).round())
-EXPONENTS = range(int(math.log2(MAX_CONTEXT)) + 1)
 WEIGHTS, KV, ONE_USER = "#0072B2", "#D55E00", "#E69F00"  # Okabe-Ito; the crossing: theme ink
 HEIGHT = 320
 
@@ -96,7 +95,6 @@ class MemoryBillPanel(pn.viewable.Viewer):
         # in_article: the article's section heading and prose already say what the panel's
         # own heading and introduction say, so leave those out there
         self.in_article = in_article
-        self._syncing = False
         self._ink = ink()
         super().__init__(**params)
         self.picker = ModelPicker(model=self.model)
@@ -204,7 +202,6 @@ class MemoryBillPanel(pn.viewable.Viewer):
                                "cache as the context grows (log-log)</p>")
         self.readout.object = self.readout_html(n)
         self.scratch.object = self.scratch_html(n)
-        self._sync_widgets()
 
     def _build_figure(self):
         self.curve_source = ColumnDataSource({"context": [], "weights": [], "kv": [],
@@ -255,9 +252,8 @@ class MemoryBillPanel(pn.viewable.Viewer):
     # ---- controls -----------------------------------------------------------------------
 
     def _build_widgets(self):
-        self.context_slider = pn.widgets.IntSlider(
-            label="context, powers of two", start=EXPONENTS.start, end=EXPONENTS.stop - 1,
-            value=self._exponent(), show_value=False, sizing_mode="stretch_width",
+        self.context_slider = chrome.power_of_two_slider(
+            self, "context", "context, powers of two", MAX_CONTEXT, sizing_mode="stretch_width",
             min_width=180, max_width=360)
         self.context_input = pn.widgets.IntInput.from_param(
             self.param.context, label=f"context tokens (1–{MAX_CONTEXT:,})", step=1024,
@@ -269,23 +265,6 @@ class MemoryBillPanel(pn.viewable.Viewer):
             sizing_mode="stretch_width", max_width=380)
         self.prompt_input = pn.widgets.IntInput.from_param(
             self.param.prompt, label=f"prompt tokens (1–{MAX_PROMPT:,})", step=1024, width=200)
-        self.context_slider.param.watch(self._on_exponent, "value")
-
-    def _exponent(self):
-        return round(math.log2(self.context))
-
-    def _on_exponent(self, event):
-        if not self._syncing:
-            self.context = 2 ** event.new
-
-    def _sync_widgets(self):
-        if not hasattr(self, "context_slider"):
-            return
-        self._syncing = True
-        try:
-            self.context_slider.value = self._exponent()
-        finally:
-            self._syncing = False
 
     def __panel__(self):
         return self._layout
