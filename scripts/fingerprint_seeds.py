@@ -1,0 +1,103 @@
+"""Fingerprint the two source documents, so the copied-prose tests run in any clone.
+
+The documents (seeds/*.txt) live beside the repository, in a `shared/` folder only this
+project's CI lays out; their sentences must never be committed. What is committed instead,
+in tests/data/seed_fingerprint.json, is a hash of every run of RUN consecutive words of each
+document: enough to tell whether the article repeats a run, never enough to read one back.
+
+Words are what `words()` keeps: lower-case letters and apostrophes, with HTML tags, digits
+and punctuation dropped, so markup and number formatting cannot hide a copied run. Every run
+is hashed with BLAKE2b (64 bits, keyed by PERSON); the runs of a document are sorted, so the
+file says nothing about their order either.
+
+    .venv/bin/python scripts/fingerprint_seeds.py            # rewrite the fingerprint
+    .venv/bin/python scripts/fingerprint_seeds.py --check    # exit 1 if it is out of date
+    .venv/bin/python scripts/fingerprint_seeds.py --seeds DIR
+
+Without --seeds it looks for seeds/ in ./shared, ../shared (beside the checkout) and .
+"""
+
+import argparse
+import hashlib
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FINGERPRINT = ROOT / "tests" / "data" / "seed_fingerprint.json"
+SEEDS = ("scaled-dot-product-attention.txt", "dot-products-softmax-attention-math.txt")
+RUN = 7  # words per run: long enough that a shared run is a copied phrase, not an idiom
+PERSON = b"ae-seed-runs-v1"  # BLAKE2b personalisation: these hashes mean nothing elsewhere
+
+
+def words(text):  # -> lower-case words, markup and numbers dropped
+    text = re.sub(r"<[^>]+>", " ", text)
+    return re.findall(r"[a-z']+", text.lower())
+
+
+def runs(ws, n=RUN):  # [word] -> {"w1 w2 ... wn"}: every run of n consecutive words
+    return {" ".join(ws[i:i + n]) for i in range(len(ws) - n + 1)}
+
+
+def digest(run):  # "w1 ... wn" -> 16 hex digits
+    return hashlib.blake2b(run.encode("utf-8"), digest_size=8, person=PERSON).hexdigest()
+
+
+def fingerprint_of(text):  # a document's text -> {"words": N, "runs": [sorted hashes]}
+    ws = words(text)
+    return {"words": len(ws), "runs": sorted({digest(r) for r in runs(ws)})}
+
+
+def seeds_dir(root=ROOT):  # -> the seeds/ folder beside (or in) this checkout, or None
+    for base in (root / "shared", root.parent / "shared", root):
+        if all((base / "seeds" / name).is_file() for name in SEEDS):
+            return base / "seeds"
+    return None
+
+
+def build(folder):  # seeds folder -> the fingerprint document written to FINGERPRINT
+    return {
+        "about": ("hashes of every run of words of the source documents; made by "
+                  "scripts/fingerprint_seeds.py, read by tests/test_article*.py"),
+        "run": RUN,
+        "hash": f"blake2b, 8 bytes, person={PERSON.decode()}",
+        "documents": {name: fingerprint_of((folder / name).read_text(encoding="utf-8"))
+                      for name in SEEDS},
+    }
+
+
+def dumps(data):  # one hash per line: a changed document shows as a readable diff of hashes
+    return json.dumps(data, indent=1) + "\n"
+
+
+def load(path=FINGERPRINT):  # -> {document name: frozenset of hashes}, plus the run length
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return data["run"], {name: frozenset(doc["runs"]) for name, doc in data["documents"].items()}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=Path, help="folder holding the two seeds/*.txt documents")
+    ap.add_argument("--out", type=Path, default=FINGERPRINT)
+    ap.add_argument("--check", action="store_true", help="exit 1 if --out is out of date")
+    args = ap.parse_args(argv)
+    folder = args.seeds or seeds_dir()
+    if folder is None:
+        print("seeds/ not found in ./shared, ../shared or .; pass --seeds DIR", file=sys.stderr)
+        return 2
+    text = dumps(build(folder))
+    if args.check:
+        same = args.out.is_file() and args.out.read_text(encoding="utf-8") == text
+        print(f"{args.out}: {'up to date' if same else 'OUT OF DATE'} with {folder}")
+        return 0 if same else 1
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text, encoding="utf-8")
+    counts = ", ".join(f"{name}: {len(doc['runs'])} runs"
+                       for name, doc in json.loads(text)["documents"].items())
+    print(f"wrote {args.out} ({counts})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
