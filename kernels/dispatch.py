@@ -26,14 +26,19 @@ import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
 
 import numpy as np
 
-from attention_core.attend import as_float_arrays, kv_group, numpy_attention, per_head
+from attention_core.reference import (  # kernels builds on the core's numpy reference
+    ALL_KERNELS,
+    NOTE,
+    NUMPY,
+    AttendResult,
+    kv_group,
+    numpy_reference,
+)
 
 BACKENDS = ("auto", "flash", "efficient", "cudnn", "math", "numpy")
-NUMPY = "numpy reference"
 # torch.nn.attention.SDPBackend values -> the names PyTorch's docs and warnings use
 NAMES = {0: "math", 1: "flash attention", 2: "efficient attention", 3: "cudnn attention",
          4: "overrideable"}
@@ -58,18 +63,6 @@ class KernelUnavailable(RuntimeError):
         lines = [message] + [f"  {name}: {'; '.join(why) or 'no reason given'}"
                              for name, why in self.reasons.items()]
         super().__init__("\n".join(lines))
-
-
-@dataclass(frozen=True)
-class AttendResult:
-    output: Any  # [b, h, n_q, d_v]: numpy in -> numpy out; a tensor keeps q's device and dtype
-    backend: str  # what ran: "flash attention", "efficient attention", "cudnn attention",
-    #               "math", "overrideable" or "numpy reference"
-    device: str  # where it ran, e.g. "cpu", "cuda:0"
-    dtype: str  # the dtype it ran in, e.g. "float32", "bfloat16"
-    reasons: Mapping[str, tuple] = field(default_factory=dict)  # backend -> why it did not run
-    notes: tuple = ()  # what was done to the inputs on the way (casts, expanded kv heads, masks)
-    observed: tuple | None = None  # kernels torch.profiler saw (attend(..., verify=True))
 
 
 @dataclass(frozen=True)
@@ -197,6 +190,27 @@ def cuda_check(torch, name, params):  # -> (can run?, [PyTorch's debug reasons])
         ok = bool(fn(params, True))
     grouped = group_reasons(said, name)
     return ok, [r for rs in grouped.values() for r in rs]
+
+
+# aten operators SDPA dispatches to -> the backend names above (NAMES)
+KERNEL_OPS = {
+    "aten::_scaled_dot_product_flash_attention_for_cpu": "flash attention",
+    "aten::_scaled_dot_product_flash_attention": "flash attention",
+    "aten::_scaled_dot_product_efficient_attention": "efficient attention",
+    "aten::_scaled_dot_product_cudnn_attention": "cudnn attention",
+    "aten::_scaled_dot_product_attention_math": "math",
+    "aten::_scaled_dot_product_attention_math_for_mps": "math",
+    "aten::_scaled_dot_product_fused_attention_overrideable": "overrideable",
+}
+
+
+def observed_kernels(fn):  # -> (fn(), tuple of backend names torch.profiler saw, in call order)
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        out = fn()
+    seen = [KERNEL_OPS[e.name] for e in sorted(prof.events(), key=lambda e: e.time_range.start)
+            if e.name in KERNEL_OPS]
+    return out, tuple(dict.fromkeys(seen))
 
 
 # ---------------------------------------------------------------- the plan
@@ -375,27 +389,6 @@ def check_call(q_shape, k_shape, v_shape, causal, has_mask, backend, require_fus
 
 # ---------------------------------------------------------------- numpy path
 
-def numpy_reference(q, k, v, *, causal=False, mask=None, scale=None):
-    # [b, h, n_q, d], [b, h_kv, n_k, d], [b, h_kv, n_k, d_v], mask ~[b, h, n_q, n_k]
-    #   -> [b, h, n_q, d_v]
-    q, k, v = as_float_arrays(q, k, v)
-    if mask is None:
-        return numpy_attention(q, k, v, causal=causal, scale=scale)
-    mask = np.asarray(mask)
-    scale = 1.0 / np.sqrt(q.shape[-1]) if scale is None else scale
-    full = np.broadcast_to(mask, (*q.shape[:2], q.shape[2], k.shape[2]))
-    index = iter([(b, h) for b in range(q.shape[0]) for h in range(q.shape[1])])
-
-    def one_head(qh, kh, vh):  # [n_q, d], [n_k, d], [n_k, d_v] -> [n_q, d_v]
-        m = full[next(index)]
-        s = (qh @ kh.T) * scale
-        s = np.where(m, s, -np.inf) if m.dtype == bool else s + m
-        e = np.exp(s - s.max(axis=-1, keepdims=True))
-        return (e / e.sum(axis=-1, keepdims=True)) @ vh
-
-    return per_head(one_head, q, k, v)
-
-
 def to_numpy(torch, a):  # tensor or array -> numpy array on the CPU (16-bit floats widened)
     if torch is not None and isinstance(a, torch.Tensor):
         a = a.detach().cpu()
@@ -471,7 +464,6 @@ def attend(q, k, v, *, causal=False, mask=None, scale=None, backend="auto", requ
 
         try:
             if verify:
-                from kernels.probe import observed_kernels
                 out, observed = observed_kernels(call)
             else:
                 out, observed = call(), None
@@ -514,8 +506,7 @@ def _attend_numpy(torch, q, k, v, causal, mask, scale, backend):
     if torch is not None and isinstance(q, torch.Tensor):
         out = torch.from_numpy(out).to(device=q.device, dtype=q.dtype)
     return AttendResult(out, NUMPY, "cpu", dtype,
-                        MappingProxyType({n: (why,) for n in (*FUSED_NAMES, "math")}),
-                        ("naive_attention on every (batch, head): n_q x n_k scores each",))
+                        MappingProxyType({n: (why,) for n in ALL_KERNELS}), (NOTE,))
 
 
 def explain(q_shape, k_shape, dtype="float32", device=None, causal=False, has_mask=False, *,

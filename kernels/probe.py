@@ -9,8 +9,10 @@ Every probe takes a zero-argument callable. Methods, so that a readout can say w
   allocation in the process at page granularity;
 - CUDA memory: torch.cuda.max_memory_allocated after reset_peak_memory_stats, minus the
   memory allocated before;
-- which kernel ran: the aten operators torch.profiler records during the call.
-torch is imported only inside the functions that need it.
+- which kernel ran: the aten operators torch.profiler records during the call
+  (kernels.dispatch.observed_kernels, re-exported here).
+probe builds on kernels.dispatch (sdpa_callable plans its call there); dispatch never
+imports probe. torch is imported only inside the functions that need it.
 """
 
 import contextlib
@@ -18,25 +20,11 @@ import statistics
 import time
 import tracemalloc
 
-# aten operators SDPA dispatches to -> the backend names of kernels.dispatch
-KERNEL_OPS = {
-    "aten::_scaled_dot_product_flash_attention_for_cpu": "flash attention",
-    "aten::_scaled_dot_product_flash_attention": "flash attention",
-    "aten::_scaled_dot_product_efficient_attention": "efficient attention",
-    "aten::_scaled_dot_product_cudnn_attention": "cudnn attention",
-    "aten::_scaled_dot_product_attention_math": "math",
-    "aten::_scaled_dot_product_attention_math_for_mps": "math",
-    "aten::_scaled_dot_product_fused_attention_overrideable": "overrideable",
-}
+from kernels import dispatch
+from kernels.dispatch import KERNEL_OPS, observed_kernels
 
-
-def observed_kernels(fn):  # -> (fn(), tuple of backend names torch.profiler saw, in call order)
-    from torch.profiler import ProfilerActivity, profile
-    with profile(activities=[ProfilerActivity.CPU]) as prof:
-        out = fn()
-    seen = [KERNEL_OPS[e.name] for e in sorted(prof.events(), key=lambda e: e.time_range.start)
-            if e.name in KERNEL_OPS]
-    return out, tuple(dict.fromkeys(seen))
+__all__ = ["KERNEL_OPS", "cuda_peak", "observed_kernels", "rss_peak", "sdpa_callable",
+           "summary", "timings", "tracemalloc_peak"]
 
 
 def timings(fn, repeats=3, warmup=1, sync=None):  # -> [seconds per call], after warm-up calls
@@ -129,8 +117,6 @@ def sdpa_callable(q, k, v, *, causal=False, mask=None, backend="auto"):
     attend() would use. Raises kernels.KernelUnavailable when the backend cannot run them.
     """
     import torch
-
-    from kernels import dispatch
 
     if backend == "numpy":
         qa, ka, va = (dispatch.to_numpy(torch, a) for a in (q, k, v))

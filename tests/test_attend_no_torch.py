@@ -1,4 +1,5 @@
-"""Without torch: attention_core.attend and kernels.attend fall back to the numpy reference.
+"""Without torch: attention_core.attend and kernels.attend fall back to the numpy reference,
+and their results say so (backend "numpy reference").
 
 A sitecustomize.py in a temporary folder put first on PYTHONPATH installs an import hook
 that makes `import torch` raise ImportError in the child process, as on a machine without it.
@@ -52,11 +53,16 @@ CHILD = textwrap.dedent("""
     v = rng.standard_normal((2, 2, 7, 8)).astype(np.float32)
     want = np.stack([np.stack([softmax_attention(q[b, h], k[b, h // 2], v[b, h // 2], True)
                                for h in range(4)]) for b in range(2)])
-    out = core.attend(q, k, v, causal=True)
+    result = core.attend(q, k, v, causal=True)
+    assert result.backend == "numpy reference", result.backend
+    assert result.reasons["flash attention"] == ("torch is not installed",)
+    out = result.output
     assert out.shape == (2, 4, 7, 8) and out.dtype == np.float32
     np.testing.assert_allclose(out, want, atol=1e-5)
+    assert "kernels" not in sys.modules, "without torch the core entry never reaches kernels"
 
     import kernels
+    assert kernels.AttendResult is type(result)  # one result type for both entries
     got = kernels.attend(q, k, v, causal=True, backend="auto")
     assert got.backend == "numpy reference", got.backend
     assert got.reasons["flash attention"] == ("torch is not installed",)

@@ -173,8 +173,11 @@ def test_tensors_in_tensors_out_and_the_core_entry_uses_the_kernels():
     np.testing.assert_allclose(got.output.numpy(), numpy_attention(q, k, v, causal=True),
                                atol=1e-5)
     core = core_attend(q, k, v, causal=True)  # auto: bfloat16 on a GPU
-    assert isinstance(core, np.ndarray) and core.dtype == np.float32
-    np.testing.assert_allclose(core, got.output.numpy(), atol=3e-2 if CUDA else 1e-5)
+    assert isinstance(core, kernels.AttendResult)  # the same result type as kernels.attend's
+    assert core.backend in FUSED + ("math",), "with torch, the core entry runs a torch kernel"
+    assert core.backend == kernels.attend(q, k, v, causal=True).backend
+    assert isinstance(core.output, np.ndarray) and core.output.dtype == np.float32
+    np.testing.assert_allclose(core.output, got.output.numpy(), atol=3e-2 if CUDA else 1e-5)
 
 
 def test_numpy_backend_is_the_reference():

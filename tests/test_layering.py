@@ -1,21 +1,280 @@
-"""attention_core imports no UI and no torch, so it runs wherever numpy runs."""
+"""Dependencies point one way: app -> kernels -> attention_core, app -> attention_core.
 
-import pathlib
+- attention_core imports no panel, bokeh, param, torch, kernels or app at import time, so it
+  runs wherever numpy runs;
+- only attention_core.attend reaches kernels (and torch), and only inside the call;
+- kernels builds on attention_core.reference, never on attention_core.attend (which reaches
+  back into kernels);
+- no module of the project imports a module that imports it back, lazily or not;
+- every public function of the core runs with torch blocked, and the core's tests pass so.
+
+The static checks read the source with ast, so an import inside a function counts too.
+"""
+
+import ast
+import json
+import os
 import subprocess
 import sys
+import textwrap
+from pathlib import Path
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[1]
+CORE = ROOT / "attention_core"
+PACKAGES = ("attention_core", "kernels", "app")
+FORBIDDEN = ("panel", "bokeh", "param", "torch", "kernels", "app")
+# the core's own unit tests: they must pass on a machine without torch
+CORE_TESTS = ("test_head.py", "test_costs.py", "test_numerics.py", "test_online_softmax.py",
+              "test_sqrt_dk.py", "test_worked_example.py")
+
+# sitecustomize.py that makes `import torch` fail in a child process, as on a machine without it
+BLOCKER = textwrap.dedent("""
+    import sys
+
+    class NoTorch:
+        def find_spec(self, name, path=None, target=None):
+            if name == "torch" or name.startswith("torch."):
+                raise ModuleNotFoundError(f"No module named {name!r} (hidden by the test)",
+                                          name=name)
+            return None
+
+    sys.meta_path.insert(0, NoTorch())
+""")
 
 
-def test_attention_core_imports_no_ui_or_torch():
-    modules = sorted(p.stem for p in (ROOT / "attention_core").glob("*.py") if p.stem != "__init__")
-    code = (
-        "import sys\n"
-        + "".join(f"import attention_core.{m}\n" for m in modules)
-        + "bad = [m for m in ('panel', 'bokeh', 'torch', 'param', 'kernels', 'app') if m in sys.modules]\n"
-        "print(','.join(bad))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == "", f"attention_core pulled in: {out.stdout.strip()}"
-    assert len(modules) >= 8
+def core_modules():  # -> ["attend", "claims", ...]: every module of attention_core
+    return sorted(p.stem for p in CORE.glob("*.py") if p.stem != "__init__")
+
+
+def module_files():  # -> {"kernels.dispatch": path, "app": path/__init__.py, ...}
+    out = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = path.relative_to(ROOT).with_suffix("").parts
+            out[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return out
+
+
+def imports(path, module):  # -> [(imported name, function it sits in or None)], relative resolved
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = []
+
+    def visit(node, function):
+        for child in ast.iter_child_nodes(node):
+            inside = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                else function
+            if isinstance(child, ast.Import):
+                out.extend((a.name, function) for a in child.names)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    parts = package.split(".")
+                    parts = parts[:len(parts) - child.level + 1]
+                    base = ".".join(parts + ([base] if base else []))
+                out.append((base, function))
+                out.extend((f"{base}.{a.name}", function) for a in child.names)
+            visit(child, inside)
+
+    visit(tree, None)
+    return out
+
+
+def root(name):
+    return name.split(".")[0]
+
+
+def child(code, extra_path=(), timeout=180):  # -> CompletedProcess of `python -c code`
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([*map(str, extra_path), str(ROOT)]))
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                          text=True, check=False, timeout=timeout)
+
+
+# --- import time -----------------------------------------------------------------------
+
+def test_attention_core_imports_no_ui_torch_or_kernels_at_import_time():
+    modules = core_modules()
+    code = textwrap.dedent(f"""
+        import importlib, sys
+        bad = {FORBIDDEN!r}
+        for m in {modules!r}:  # checked after each import, so the culprit is named
+            importlib.import_module("attention_core." + m)
+            pulled = [b for b in bad if b in sys.modules]
+            if pulled:
+                print("attention_core." + m, "pulled in", ",".join(pulled))
+                break
+    """)
+    out = child(code)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "", f"importing {out.stdout.strip()}"
+    assert {"attend", "reference", "head", "costs", "claims"} <= set(modules)
+
+
+def test_the_core_imports_only_numpy_the_standard_library_and_itself():
+    allowed = set(sys.stdlib_module_names) | {"numpy", "attention_core", "__future__"}
+    lazy = {("attend", "kernels", "attend"), ("attend", "torch", "torch_importable")}
+    found = set()
+    for m in core_modules():
+        for name, function in imports(CORE / f"{m}.py", f"attention_core.{m}"):
+            if root(name) in allowed:
+                continue
+            assert function is not None, \
+                f"attention_core.{m} imports {name} at import time"
+            found.add((m, root(name), function))
+        text = (CORE / f"{m}.py").read_text(encoding="utf-8")
+        assert "import_module" not in text and "__import__" not in text, m
+    assert found <= lazy, f"only attend() may reach kernels (and torch): {sorted(found - lazy)}"
+    assert ("attend", "kernels", "attend") in found, "attend() no longer hands work to kernels"
+
+
+def test_kernels_builds_on_the_reference_not_on_the_core_entry():
+    for path in sorted((ROOT / "kernels").glob("*.py")):
+        names = {name for name, _ in imports(path, f"kernels.{path.stem}")}
+        assert not {n for n in names if n.startswith("attention_core.attend")}, path.name
+    dispatch = {name for name, _ in imports(ROOT / "kernels" / "dispatch.py", "kernels.dispatch")}
+    assert "attention_core.reference" in dispatch
+
+
+def test_no_module_imports_a_module_that_imports_it_back():
+    files = module_files()
+    graph = {}
+    for module, path in files.items():  # an import inside a function counts as an edge too
+        graph[module] = {name for name, _ in imports(path, module)
+                         if name in files and name != module}
+    cycles = strongly_connected(graph)
+    assert not cycles, f"modules that import each other (directly or round a loop): {cycles}"
+
+
+def strongly_connected(graph):  # {node: {node}} -> [[nodes of one cycle]] (Tarjan)
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                out.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_the_core_entry_reaches_kernels_only_inside_the_call():
+    out = child(textwrap.dedent("""
+        import sys
+        import numpy as np
+        import attention_core.attend as core
+        before = [m for m in ("torch", "kernels") if m in sys.modules]
+        q = np.ones((1, 2, 3, 4), np.float32)
+        result = core.attend(q, q[:, :1], q[:, :1], causal=True)
+        print(",".join(before) + "|" + str("kernels" in sys.modules) + "|" + result.backend)
+    """))
+    assert out.returncode == 0, out.stderr
+    before, reached, backend = out.stdout.strip().split("|")
+    assert before == "", f"importing attention_core.attend pulled in {before}"
+    assert reached == "True" and backend != "numpy reference", (
+        "with torch installed, attend() hands the work to kernels and says which kernel ran")
+
+
+# --- with torch blocked ----------------------------------------------------------------
+
+# Calls every public function of attention_core at least once; a sys.setprofile hook records
+# which ran. A new public function fails the test until a call to it is added here.
+WORKLOAD = textwrap.dedent("""
+    import importlib, inspect, json, pkgutil, sys
+    import numpy as np
+    import attention_core
+
+    modules = [importlib.import_module("attention_core." + m.name)
+               for m in pkgutil.iter_modules(attention_core.__path__)]
+    public = {f.__code__: m.__name__ + "." + name for m in modules
+              for name, f in vars(m).items()
+              if inspect.isfunction(f) and f.__module__ == m.__name__ and name[0] != "_"}
+    ran = set()
+
+    def seen(frame, event, arg):
+        if event == "call" and frame.f_code in public:
+            ran.add(frame.f_code)
+
+    sys.setprofile(seen)
+    from attention_core import (attend, claims, costs, dot_product, head, reference, sqrt_dk,
+                                online_softmax as ol)
+    rows = claims.all_claims()  # most of the core: every figure the documents quote
+    assert all(r.ok for r in rows), [r.what for r in rows if not r.ok]
+    assert "claim" in claims.table(rows)
+    assert costs.parse_config_text('{"n_layer": 12}') == {"n_layer": 12}
+    assert dot_product.agreement([1, 0], [2, 0]) == "aligned"
+    assert 89 < dot_product.angle_degrees([1, 0], [0, 1]) < 91
+    assert dot_product.scale_demo().d == 128
+    assert head.dot_products(8, "prefill") == 64 and head.pairs_discarded(8, "prefill", True) == 28
+    assert ol.scores_held_bytes(8, block=4) == 64
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((2, 4, 9, 8)).astype(np.float32) for _ in range(3))
+    k, v = k[:, :2], v[:, :2]
+    want = reference.numpy_attention(q, k, v, causal=True)
+    np.testing.assert_allclose(reference.tiled_numpy_attention(q, k, v, causal=True, block=4),
+                               want, atol=1e-5)
+    tri = np.tril(np.ones((9, 9), bool))
+    np.testing.assert_allclose(reference.numpy_reference(q, k, v, mask=tri), want, atol=1e-5)
+    np.testing.assert_allclose(ol.naive_attention(q[0, 0], k[0, 0], v[0, 0], causal=True),
+                               want[0, 0], atol=1e-5)
+    np.testing.assert_allclose(ol.tiled_attention(q[0, 0], k[0, 0], v[0, 0], causal=True,
+                                                  block_q=4, block_k=4).output,
+                               want[0, 0], atol=1e-5)
+    steps, row = ol.attention_walk(q[0, 0, -1], k[0, 0], v[0, 0])
+    np.testing.assert_allclose(row, want[0, 0, -1], atol=1e-5)
+    assert reference.kv_group(q.shape, k.shape, v.shape) == 2
+    assert attend.as_float_arrays([1])[0].dtype == np.float32
+    assert reference.per_head(lambda a, b, c: a, q, k, v).shape == q.shape
+    assert reference.reference_result(q, k, v, causal=True).backend == "numpy reference"
+    assert not attend.torch_importable()
+    result = attend.attend(q, k, v, causal=True)
+    assert result.backend == "numpy reference" and result.device == "cpu", result
+    np.testing.assert_array_equal(result.output, want)
+    raw = sqrt_dk.scores_over_d_k(np.ones(4), np.ones((3, 4)), [1, 4])
+    assert raw.tolist() == [[1, 1, 1], [4, 4, 4]]
+    assert len(sqrt_dk.effective_curve([4, 16])) == 2 and sqrt_dk.sweep_point(16).d_k == 16
+    sys.setprofile(None)
+    print(json.dumps({"missing": sorted(public[c] for c in public if c not in ran),
+                      "public": len(public),
+                      "pulled": [m for m in ("torch", "kernels") if m in sys.modules]}))
+""")
+
+
+def test_every_public_core_function_runs_with_torch_blocked(tmp_path):
+    (tmp_path / "sitecustomize.py").write_text(BLOCKER)
+    out = child(WORKLOAD, extra_path=[tmp_path])
+    assert out.returncode == 0, out.stderr + out.stdout
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert report["pulled"] == [], f"the core pulled in {report['pulled']} without torch"
+    assert report["missing"] == [], (
+        f"public core functions the torch-blocked workload never ran: {report['missing']}; "
+        "add a call to each in tests/test_layering.py WORKLOAD")
+    assert report["public"] >= 80
+
+
+def test_the_core_tests_pass_with_torch_blocked(tmp_path):
+    (tmp_path / "sitecustomize.py").write_text(BLOCKER)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(ROOT)]))
+    tests = [str(ROOT / "tests" / name) for name in CORE_TESTS]
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "-x", *tests], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         check=False, timeout=600)
+    assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+    assert " passed" in out.stdout and " failed" not in out.stdout
