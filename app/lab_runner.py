@@ -470,41 +470,8 @@ def make_inputs(torch, req, device, dtype=None, seed=0):  # -> q, k, v, causal f
     return q, k, v, req.causal, mask
 
 
-def sync_for(torch, device):
-    return torch.cuda.synchronize if device.type == "cuda" else None
-
-
-def timed(ctx, call, sync, *, warmup=1, min_repeats=3, max_repeats=9, target_s=2.0):
-    # -> [seconds per call]: warm-up, then enough calls for about target_s (min..max of them)
-    for _ in range(warmup):
-        ctx.check()
-        call()
-    if sync:
-        sync()
-    out = []
-    while True:
-        ctx.check()
-        t0 = time.perf_counter()
-        call()
-        if sync:
-            sync()
-        out.append(time.perf_counter() - t0)
-        enough = sum(out) >= target_s or len(out) >= max_repeats
-        if len(out) >= min_repeats and enough:
-            return out
-
-
-def peak_memory(call, device):  # -> (bytes or None, how it was measured)
-    from kernels import probe
-    if device.type == "cuda":
-        return probe.cuda_peak(call), ("torch.cuda.max_memory_allocated during one call, "
-                                       "above what was allocated before it")
-    peak = probe.rss_peak(call)
-    if peak is not None:
-        return peak, ("the server process's peak resident memory (VmHWM, reset through "
-                      "/proc/self/clear_refs) during one call, above where it started; it "
-                      "counts whole pages, and anything else the process allocated meanwhile")
-    return None, "not measured: peak resident memory needs Linux's /proc"
+# timing and peak memory are kernels.probe's (timings, peak_memory, sync_for): measured the
+# same way as benchmarks/kernels.py measures them; a job passes ctx.check to stop between calls
 
 
 @dataclasses.dataclass(frozen=True)
@@ -582,9 +549,10 @@ def run_job(req, caps):  # LabRequest, Caps -> job(ctx) -> RunResult: one measur
         notes = list(result.notes)
         if name != result.backend:
             notes.append(f"timed call planned {name}; attend ran {result.backend}")
-        seconds = timed(ctx, call, sync_for(torch, device))
+        seconds = probe.timings(call, repeats=3, max_repeats=9, target_s=2.0,
+                                sync=probe.sync_for(device), check=ctx.check)
         ctx.check()
-        peak, method = peak_memory(call, device)
+        peak, method = probe.peak_memory(call, device)
         return RunResult(req, result.backend, result.device, result.dtype, dict(result.reasons),
                          tuple(notes), comparison, tuple(seconds), peak, method, estimate(req),
                          torch.get_num_threads())
@@ -633,7 +601,7 @@ def sweep_job(req, caps, lengths=None):  # -> job(ctx) -> SweepResult: time and 
         from kernels import probe
 
         device = run_device(torch)
-        sync = sync_for(torch, device)
+        sync = probe.sync_for(device)
         points, method, last = [], "", {}
         for i, n in enumerate(lengths):
             partial = SweepResult(req, tuple(points), lengths, None, method)
@@ -659,8 +627,9 @@ def sweep_job(req, caps, lengths=None):  # -> job(ctx) -> SweepResult: time and 
                 try:
                     call, name = probe.sdpa_callable(q, k, v, causal=causal, mask=mask,
                                                      backend=backend)
-                    seconds = timed(ctx, call, sync, min_repeats=3, max_repeats=7, target_s=0.5)
-                    peak, method = peak_memory(call, device)
+                    seconds = probe.timings(call, repeats=3, max_repeats=7, target_s=0.5,
+                                            sync=sync, check=ctx.check)
+                    peak, method = probe.peak_memory(call, device)
                 except (Cancelled, TimedOut) as e:
                     e.partial = SweepResult(req, tuple(points), lengths,
                                             stopped_text(e, i, lengths), method)

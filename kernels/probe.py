@@ -1,4 +1,5 @@
-"""Timing and memory probes for the kernel lab and benchmarks/kernels.py.
+"""Timing and memory probes for the kernel lab (app/lab_runner.py) and benchmarks/kernels.py:
+the one place they are written.
 
 Every probe takes a zero-argument callable. Methods, so that a readout can say which:
 - time: time.perf_counter around each call (after torch.cuda.synchronize on CUDA);
@@ -23,23 +24,50 @@ import tracemalloc
 from kernels import dispatch
 from kernels.dispatch import KERNEL_OPS, observed_kernels
 
-__all__ = ["KERNEL_OPS", "cuda_peak", "observed_kernels", "rss_peak", "sdpa_callable",
-           "summary", "timings", "tracemalloc_peak"]
+__all__ = ["KERNEL_OPS", "PEAK_METHODS", "cuda_peak", "observed_kernels", "peak_memory",
+           "rss_peak", "sdpa_callable", "summary", "sync_for", "timings", "tracemalloc_peak"]
 
 
-def timings(fn, repeats=3, warmup=1, sync=None):  # -> [seconds per call], after warm-up calls
+def timings(fn, repeats=3, warmup=1, sync=None, *, check=None, target_s=None,
+            max_repeats=None):
+    # -> [seconds per call]: `warmup` untimed calls, then at least `repeats` timed ones
+    """Time fn() with time.perf_counter, calling sync() (e.g. torch.cuda.synchronize) after
+    the warm-up and after each call, so queued GPU work is inside the time.
+
+    check: called before every call (warm-up too); it may raise to stop, as the kernel lab's
+    cancel and time budget do. target_s: keep calling past `repeats` until the calls add up
+    to about target_s, but no more than max_repeats calls (default: repeats).
+    """
+    most = max(repeats, max_repeats or repeats)
     for _ in range(warmup):
+        if check:
+            check()
         fn()
     if sync:
         sync()
     out = []
-    for _ in range(repeats):
+    while True:
+        if check:
+            check()
         t0 = time.perf_counter()
         fn()
         if sync:
             sync()
         out.append(time.perf_counter() - t0)
-    return out
+        enough = target_s is None or sum(out) >= target_s or len(out) >= most
+        if len(out) >= repeats and enough:
+            return out
+
+
+def sync_for(device):  # torch.device or "cuda:0"/"cpu" -> torch.cuda.synchronize on CUDA, else None
+    if _device_type(device) != "cuda":
+        return None
+    import torch
+    return torch.cuda.synchronize
+
+
+def _device_type(device):
+    return getattr(device, "type", str(device).split(":")[0])
 
 
 def summary(seconds):  # -> (median, min, max) in seconds
@@ -104,6 +132,25 @@ def cuda_peak(fn):  # -> bytes torch's CUDA allocator peaked at above where it s
     fn()
     torch.cuda.synchronize()
     return max(0, torch.cuda.max_memory_allocated() - base)
+
+
+PEAK_METHODS = {
+    "cuda": ("torch.cuda.max_memory_allocated during one call, above what was allocated "
+             "before it"),
+    "rss": ("the server process's peak resident memory (VmHWM, reset through "
+            "/proc/self/clear_refs) during one call, above where it started; it counts whole "
+            "pages, and anything else the process allocated meanwhile"),
+    None: "not measured: peak resident memory needs Linux's /proc",
+}
+
+
+def peak_memory(fn, device):  # -> (bytes or None, how it was measured, in words)
+    """One call's peak memory where it runs: CUDA's allocator on a GPU, else the process's
+    peak resident set (Linux); None with the reason where neither can be read."""
+    if _device_type(device) == "cuda":
+        return cuda_peak(fn), PEAK_METHODS["cuda"]
+    peak = rss_peak(fn)
+    return peak, PEAK_METHODS["rss" if peak is not None else None]
 
 
 def sdpa_callable(q, k, v, *, causal=False, mask=None, backend="auto"):

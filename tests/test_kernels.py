@@ -297,3 +297,61 @@ def test_forcing_a_backend_leaves_pytorchs_global_settings_alone():
     assert before == (torch.backends.cuda.flash_sdp_enabled(),
                       torch.backends.cuda.math_sdp_enabled(),
                       torch.backends.cuda.mem_efficient_sdp_enabled())
+
+
+# ---------------------------------------------------------------- kernels.probe
+
+
+def test_timings_warm_up_then_time_at_least_repeats_calls():
+    from kernels import probe
+    calls, checks, syncs = [], [], []
+    got = probe.timings(lambda: calls.append(1), repeats=3, warmup=2, sync=lambda: syncs.append(1),
+                        check=lambda: checks.append(1))
+    assert len(got) == 3 and all(s >= 0 for s in got)
+    assert len(calls) == len(checks) == 5 and len(syncs) == 1 + 3  # after warm-up, each call
+
+
+def test_timings_keep_going_to_the_target_but_not_past_max_repeats():
+    import time
+
+    from kernels import probe
+    quick = probe.timings(lambda: None, repeats=2, warmup=0, target_s=10.0, max_repeats=6)
+    assert len(quick) == 6  # never reached 10 s: stops at max_repeats
+    slow = probe.timings(lambda: time.sleep(0.02), repeats=2, warmup=0, target_s=0.01,
+                         max_repeats=6)
+    assert len(slow) == 2  # past the target after the first: stops at repeats
+    assert len(probe.timings(lambda: None, repeats=4, warmup=0)) == 4
+
+
+def test_timings_stop_when_check_raises():
+    from kernels import probe
+    calls = []
+
+    def check():
+        if len(calls) >= 2:
+            raise TimeoutError("budget")
+
+    with pytest.raises(TimeoutError):
+        probe.timings(lambda: calls.append(1), repeats=5, warmup=1, check=check)
+    assert len(calls) == 2
+
+
+def test_peak_memory_names_its_method_and_sees_a_large_allocation():
+    from kernels import probe
+    assert probe.sync_for("cpu") is None and probe.sync_for(torch.device("cpu")) is None
+    peak, method = probe.peak_memory(lambda: np.ones(64 * 2**20 // 8).sum(), torch.device("cpu"))
+    if peak is None:
+        assert method == probe.PEAK_METHODS[None]
+    else:
+        assert method == probe.PEAK_METHODS["rss"]
+        assert peak >= 32 * 2**20  # a 64 MiB array touched in one call
+
+
+@needs_cuda
+@gpu
+def test_peak_memory_on_cuda_uses_the_allocator():
+    from kernels import probe
+    dev = torch.device("cuda")
+    peak, method = probe.peak_memory(lambda: torch.ones(2**24, device=dev).sum(), dev)
+    assert method == probe.PEAK_METHODS["cuda"] and peak >= 2**26
+    assert probe.sync_for(dev) is torch.cuda.synchronize

@@ -261,3 +261,27 @@ def test_slope_of_the_last_doubling():
     assert lab.slope([(256, 1.0), (512, 4.0)]) == pytest.approx(2.0)
     assert lab.slope([(256, 1.0), (512, 2.0), (1024, 4.0)]) == pytest.approx(1.0)
     assert lab.slope([(256, 1.0)]) is None
+
+
+def test_a_run_reports_how_peak_memory_was_measured_by_kernels_probe():
+    from kernels import probe
+    t = run(lab.run_job(req(length=64), CAPS))
+    assert t.state == lab.DONE, t.error
+    assert t.result.peak_method in probe.PEAK_METHODS.values()
+    assert (t.result.peak_bytes is None) == (t.result.peak_method == probe.PEAK_METHODS[None])
+
+
+def test_the_lab_measures_only_through_kernels_probe():
+    # timing and peak memory are written once, in kernels/probe.py; the lab keeps its runner
+    import ast
+    import inspect
+    tree = ast.parse(inspect.getsource(lab))
+    names = {n.attr if isinstance(n, ast.Attribute) else n.id for n in ast.walk(tree)
+             if isinstance(n, (ast.Attribute, ast.Name))}
+    strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+               and isinstance(n.value, str)}
+    own = {"perf_counter", "tracemalloc", "max_memory_allocated", "reset_peak_memory_stats",
+           "synchronize", "rss_peak", "cuda_peak"} & names
+    assert not own, f"app/lab_runner.py measures on its own again: {sorted(own)}"
+    assert not [s for s in strings if "VmHWM" in s or "clear_refs" in s]
+    assert {"timings", "peak_memory", "sync_for"} <= names
