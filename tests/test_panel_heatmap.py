@@ -35,7 +35,7 @@ def arithmetic(panel):
 
 
 def notes(panel):  # the truncate line and the log
-    return panel._notes.text()
+    return (panel._truncate.text() + panel._log_view.text())
 
 
 def arithmetic_weight(panel, key):  # the weight cell of one key's line in the arithmetic table
@@ -43,7 +43,7 @@ def arithmetic_weight(panel, key):  # the weight cell of one key's line in the a
 
 
 def masked_positions(panel):  # -> {(query, key)} the head hides, from its own numbers
-    r = panel._numbers.result
+    r = panel.numbers().result
     return {(int(q), k) for row, q in enumerate(r.query_positions) for k in range(r.n)
             if r.hidden[row, k]}
 
@@ -111,21 +111,23 @@ def test_decode_mask_toggle_changes_nothing_and_the_log_says_why(panel):
     before = panel.drawn()
     panel.mask = False
     assert panel.drawn() == before
-    latest = panel._log[0]
+    latest = panel.log[0]
     assert latest.startswith("causal mask off: no weight changed")
     assert "no future key to hide" in latest
     panel.mask = True
     assert panel.drawn() == before
-    assert "no future key to hide" in panel._log[0]
+    assert "no future key to hide" in panel.log[0]
     assert "no future key to hide" in notes(panel)
 
 
-def test_decode_pins_the_query_and_prefill_gives_it_back(panel):
+def test_decode_shows_the_last_row_and_prefill_gives_the_query_back(panel):
     panel.phase = "decode"
-    assert panel.query == 5 and panel._query_w.disabled
+    assert panel.inspected() == 5 and panel._query_w.disabled
     assert panel.row_source.data["y"] == [5]
+    assert "so row 5 (mat) is shown" in panel.log[0]
     panel.phase = "prefill"
-    assert panel.query == 2 and not panel._query_w.disabled
+    assert panel.inspected() == 2 and not panel._query_w.disabled
+    assert panel.row_source.data["y"] == [2]
 
 
 def test_truncate_line_matches_with_mask_and_not_without(panel):
@@ -143,10 +145,12 @@ def test_query_clamps_when_length_shrinks(panel):
     panel.length = 8
     panel.query = 7
     panel.length = 4
-    assert panel.query == 3
+    assert panel.inspected() == 3 and panel.query == 7  # kept for when the length grows
     assert panel._query_w.end == 3
-    assert any("moved to 3" in line for line in panel._log)
+    assert "inspect query 7 is past the last token, so row 3 (on) is shown" in panel.log[0]
     assert panel.row_source.data["y"] == [3]
+    panel.length = 8
+    assert panel.inspected() == 7
 
 
 def test_figure_is_built_once(panel):

@@ -4,22 +4,19 @@ Every cell of the heatmap is a weight the head computed; the panel under it show
 inspected row's arithmetic step by step, checks the causal mask's promise (row i equals a
 pass over the first i + 1 tokens, bit for bit) and says so when a control changes nothing.
 
-Built once, then only what changed goes to the browser, in one small message per click:
-the figure draws the weights of all 8 × 8 cells from one source whose x and y never change;
-a click patches the weights and labels that changed and which cells are drawn (an index
-filter). The masked cells are a layer of their own that never changes, shown or hidden
-whole: the causal mask always hides the same cells, those above the diagonal, and a
-hatched layer that changes costs the browser new hatch patterns every time. The text
-readouts are drawn once as HTML with named slots (`Readout`); a click sends only the slots
-whose text differs and the browser sets those slots' text, so nothing is re-parsed,
-re-styled or laid out again beyond that text.
+The panel has the one shape (app/states.py): five controls with 384 settings in all, a
+pure `state()` made of two parts (the cells, which do not depend on the inspected query,
+and the row), and a view built once. The figure draws the weights of all 8 × 8 cells from
+one source whose x and y never change; a state sets the weights and labels and which cells
+are drawn (an index filter). The masked cells are a layer of their own that never changes,
+shown or hidden whole: the causal mask always hides the same cells, those above the
+diagonal, and a hatched layer that changes costs the browser new hatch patterns every time.
+The text readouts are `chrome.Readout` slots. A live session pushes a new state; a static
+page looks it up in the shipped table and sets the same values in the browser.
 """
 
 import dataclasses
 import functools
-import html
-import json
-import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -37,9 +34,10 @@ from bokeh.models import (
 )
 from bokeh.palettes import Cividis256
 from bokeh.plotting import figure
-from panel.reactive import ReactiveHTML
 
-from app import chrome
+from app import chrome, fmt
+from app.chrome import Readout, slot
+from app.states import Control, Part, StatePanel
 from attention_core import head, worked_example
 
 MIN_LENGTH, MAX_LENGTH = 3, len(worked_example.WORDS)
@@ -54,20 +52,6 @@ GRID = MAX_LENGTH  # the source holds every cell of the largest sequence, row-ma
 # the figure's weights only pick a colour (one of 256) and a label colour: four decimals
 # are plenty, and a third of the bytes of a full float on the wire
 WEIGHT_DIGITS = 4
-
-
-def fmt(x, digits=2):  # float -> str with a real minus sign; −∞ for masked scores
-    if np.isneginf(x):
-        return "−∞"
-    return f"{x:.{digits}f}".replace("-", "−")
-
-
-def sci(x):  # float -> "1.2e−01"
-    return f"{x:.1e}".replace("-", "−")
-
-
-def vector(v, digits=2):  # [d] -> "[0.12, −0.34, ...]"
-    return "[" + ", ".join(fmt(x, digits) for x in v) + "]"
 
 
 def tick_label(position, word):  # tokens repeat ("the" twice): the position tells them apart
@@ -101,83 +85,6 @@ def text_mapper():
 
 def cell_index(query, key):  # a cell's row in the source
     return query * GRID + key
-
-
-SLOT = re.compile(r'data-s="([\w-]+)"')
-SLOT_ELEMENT = re.compile(r'(<(\w+)[^>]*?\sdata-s="([\w-]+)"[^>]*>)(</\2>)')
-
-
-class Readout(ReactiveHTML):
-    """Text drawn once from an HTML template; afterwards only the text of its slots changes.
-
-    Every element `<tag data-s="NAME"></tag>` in a subclass's `template` is a slot: empty
-    in the template, its text is `values[NAME]`. The template and the first values (`base`)
-    reach the browser once, with the page. A change sends `patch`: the slots whose text now
-    differs from `base`; the browser sets `textContent` where that differs from what is
-    shown. So a change sends a few short strings and replaces a few text nodes: no HTML is
-    parsed and no stylesheet applied again. `patch` is relative to `base`, not to the
-    previous change, so a view drawn later (a re-render) shows the same as one that saw
-    every change; it never grows past one copy of the values.
-
-    A ReactiveHTML, not a JSComponent: the server's Content-Security-Policy allows the
-    'unsafe-eval' these scripts need, not the blob: module a JSComponent loads. The
-    template travels inside the class's render script, not as a parameter (Panel strips
-    the attributes, class, aria-live and data-s, from HTML in string parameters) nor as
-    Panel's `_template` (parsed again for every session, then rendered through a virtual
-    DOM in the browser); the script sets it as innerHTML once.
-    """
-
-    base = param.Dict(default={}, constant=True, doc="each slot's text when first drawn")
-    patch = param.Dict(default={}, doc="the slots whose text differs from base: their text")
-
-    template = ""  # subclasses: the HTML, every slot empty; and `_scripts = scripts(template)`
-
-    _template = '<div id="box"></div>'
-
-    @staticmethod
-    def scripts(template):  # -> the `_scripts` of a subclass drawing `template`
-        return {
-            "render": f"""
-                box.innerHTML = {json.dumps(template)}
-                state.slots = [...box.querySelectorAll("[data-s]")].map((e) => [e.dataset.s, e])
-                self.patch()
-            """,
-            "patch": """
-                const get = (o, k) => (o instanceof Map ? o.get(k) : o[k])
-                for (const [name, e] of state.slots) {
-                  const text = get(data.patch, name) ?? get(data.base, name) ?? ""
-                  if (e.textContent !== text) { e.textContent = text }
-                }
-            """,
-        }
-
-    def __init__(self, values, **params):
-        slots = SLOT.findall(self.template)
-        if len(SLOT_ELEMENT.findall(self.template)) != len(slots) or set(slots) != set(values):
-            raise ValueError(f"the template's empty slots {slots} must be the values' keys "
-                             f"{sorted(values)}")
-        super().__init__(base=dict(values), **params)
-        self.values = dict(values)
-
-    def show(self, values):  # {slot: text}: send only the slots that differ from base
-        self.values = dict(values)
-        patch = {k: v for k, v in self.values.items() if v != self.base[k]}
-        if patch != self.patch:
-            self.patch = patch
-
-    def filled(self):  # -> the template with each slot's current text, as the page shows it
-        def fill(m):
-            return m.group(1) + html.escape(self.values[m.group(3)], quote=False) + m.group(4)
-
-        return SLOT_ELEMENT.sub(fill, self.template)
-
-    def text(self):  # -> what a reader sees, without tags
-        return html.unescape(re.sub(r"<[^>]+>", "", self.filled()))
-
-
-def slot(name, tag="span", **attrs):  # -> an empty slot element for a Readout template
-    extra = "".join(f' {k.rstrip("_")}="{v}"' for k, v in attrs.items())
-    return f'<{tag}{extra} data-s="{name}"></{tag}>'
 
 
 HERO = (
@@ -215,10 +122,12 @@ ARITHMETIC = (
     '<div class="ae-out">weight = exp ÷ sum. output = Σ weight × value = '
     f'{slot("output")}</div></div>')
 
-NOTES = (  # the truncate line and the log
+TRUNCATE = (
     '<div class="ae-readout" aria-live="polite">'
     f'<div><b>truncate line:</b> {slot("truncate")}</div>{slot("blas", "div", class_="ae-small")}'
-    '</div>'
+    '</div>')
+
+LOG = (
     '<div class="ae-log" aria-live="polite"><b>log</b> <small>(newest first)</small><ul>'
     + "".join(slot(f"log{i}", "li") for i in range(LOG_LINES)) + "</ul></div>")
 
@@ -239,9 +148,14 @@ class ArithmeticReadout(Readout):
     _scripts: ClassVar[dict] = Readout.scripts(ARITHMETIC)
 
 
-class NotesReadout(Readout):
-    template = NOTES
-    _scripts: ClassVar[dict] = Readout.scripts(NOTES)
+class TruncateReadout(Readout):
+    template = TRUNCATE
+    _scripts: ClassVar[dict] = Readout.scripts(TRUNCATE)
+
+
+class LogReadout(Readout):
+    template = LOG
+    _scripts: ClassVar[dict] = Readout.scripts(LOG)
 
 
 @dataclass(frozen=True)
@@ -276,13 +190,174 @@ def head_numbers(n, position, phase, mask, divide):  # -> HeadNumbers, shared by
     )
 
 
-class HeadPanel(pn.viewable.Viewer):
+def inspected(length, query, phase):  # -> token position whose row is shown
+    return length - 1 if phase == "decode" else min(query, length - 1)
+
+
+def cells(nums):
+    # -> ({column: [GRID² values]}, weight cell indices, masked cells shown?): the dynamic
+    # columns of the cell source, the cells drawn as weights, and whether the masked layer
+    # shows. A cell outside the sequence, masked, or in a row decode does not compute is
+    # not drawn as a weight: its weight is 0.0 and its label empty.
+    r = nums.result
+    weight, label = [0.0] * GRID * GRID, [""] * GRID * GRID
+    shown, masked = [], set()
+    for row, q_pos in enumerate(r.query_positions):
+        for k_pos in range(r.n):
+            if r.hidden[row, k_pos]:
+                masked.add((int(q_pos), k_pos))
+                continue
+            i = cell_index(int(q_pos), k_pos)
+            shown.append(i)
+            w = float(r.weights[row, k_pos])
+            weight[i] = round(w, WEIGHT_DIGITS)  # for the colour only
+            label[i] = f"{w:.2f}"
+    # the masked layer holds every cell above the diagonal: it shows exactly when those
+    # are the masked cells of this sequence (prefill, mask on), and nothing is masked else
+    above = {(q, k) for q in range(r.n) for k in range(q + 1, r.n)}
+    if masked not in (above, set()):
+        raise AssertionError(f"masked cells {sorted(masked)} are neither none nor all the "
+                             "cells above the diagonal; the masked layer cannot draw them")
+    return {"weight": weight, "label": label}, sorted(shown), bool(masked)
+
+
+# --- the state: two parts, each a pure function of some of the controls ----------------------
+
+def cells_state(length, mask, divide, phase):  # the figure and the query control
+    nums = head_numbers(length, length - 1, phase, mask, divide)
+    columns, shown, masked = cells(nums)
+    n = length
+    return {
+        "source:cells": columns,
+        "prop:shown.indices": shown,
+        "prop:masked_cells.visible": masked,
+        "prop:masked_labels.visible": masked,
+        "prop:x_range.end": n - 0.5,
+        "prop:y_range.start": n - 0.5,
+        "prop:decode_label.x": (n - 1) / 2,
+        "prop:decode_label.y": (n - 2) / 2,
+        "prop:decode_label.visible": phase == "decode",
+        "prop:query_widget.end": n - 1,
+        "prop:query_widget.disabled": phase == "decode",
+    }
+
+
+def row_state(length, query, mask, divide, phase):  # the inspected row and every text
+    position = inspected(length, query, phase)
+    nums = head_numbers(length, position, phase, mask, divide)
+    return {
+        "source:row": {"x": [(length - 1) / 2], "y": [position], "width": [length]},
+        "slots:hero": hero_values(nums, phase),
+        "slots:caption": caption_values(nums),
+        "slots:arithmetic": arithmetic_values(nums, divide),
+        "slots:truncate": truncate_values(nums, mask),
+        "log:log": log_lines(nums, query, mask, divide, phase),
+    }
+
+
+def hero_values(nums, phase):  # -> {slot: text} of the hero line
+    r = nums.result
+    return {
+        "dots": str(r.dot_products),
+        "dots_formula": f"n² = {r.n}²" if phase == "prefill" else f"n = {r.n}",
+        "discarded": f"{r.pairs_discarded} of {r.dot_products}",
+        "eff_row": f"{nums.position}, {nums.tokens[nums.position]}",
+        "eff": f"{r.effective_tokens[nums.row]:.2f}",
+    }
+
+
+def caption_values(nums):  # -> {slot: text} of the caption under the heatmap
+    weights = nums.result.weights[nums.row]
+    top = int(np.argmax(weights))
+    return {
+        "row": f"{nums.position} ({nums.tokens[nums.position]})",
+        "top_weight": f"{weights[top]:.2f}",
+        "top_key": f"{top} ({nums.tokens[top]})",
+    }
+
+
+def arithmetic_values(nums, divide):  # -> {slot: text} of the inspected row's arithmetic
+    r, i, pos = nums.result, nums.row, nums.position
+    values = {
+        "title_row": f"{pos} ({nums.tokens[pos]})", "d_k": str(r.d_k),
+        "caption_row": str(pos), "divisor": f"÷√{r.d_k}" if divide else "÷ 1",
+        "exp_sum": fmt.num(r.sums[i], 3), "weight_sum": fmt.num(r.weights[i].sum()),
+        "output": fmt.vector(r.output[i]),
+    }
+    for j in range(MAX_LENGTH):  # keys past the sequence: empty, and the row is hidden
+        inside = j < r.n
+        values[f"key{j}"] = f"{j} {nums.tokens[j]}" if inside else ""
+        values[f"raw{j}"] = fmt.num(r.raw_scores[i, j]) if inside else ""
+        values[f"scaled{j}"] = fmt.num(r.scaled_scores[i, j]) if inside else ""
+        values[f"masked{j}"] = fmt.num(r.masked_scores[i, j]) if inside else ""
+        values[f"exp{j}"] = fmt.num(r.exps[i, j], 3) if inside else ""
+        values[f"weight{j}"] = fmt.num(r.weights[i, j]) if inside else ""
+    return values
+
+
+def truncate_values(nums, mask):  # -> {slot: text}: the truncate line and the BLAS line
+    t, b, pos = nums.truncate, nums.blas, nums.position
+    if t.equal:
+        truncate = f"row {pos} matches a pass over the first {pos + 1} tokens, bit for bit"
+    else:
+        truncate = (f"row {pos} against a pass over the first {pos + 1} tokens: mismatch: "
+                    f"largest disagreement {fmt.sci(t.largest_disagreement)}")
+    if not mask and not b.equal:
+        blas = ("a BLAS matmul path: mismatch too, but here the missing mask "
+                "already explains it")
+    elif b.equal:
+        blas = "a BLAS matmul path: bit for bit at this row (its sums may not be elsewhere)"
+    else:
+        blas = (f"a BLAS matmul path: largest disagreement {fmt.sci(b.largest_disagreement)}: "
+                "its sums regroup with the array's shape, which is why inference engines "
+                "want batch-invariant kernels")
+    return {"truncate": truncate, "blas": blas}
+
+
+def log_lines(nums, query, mask, divide, phase):
+    # -> {control: the line a change of it adds to the log}: what it did, or why nothing
+    r, pos, n = nums.result, nums.position, nums.result.n
+    word = nums.tokens[pos]
+    eff = f"{r.effective_tokens[nums.row]:.2f}"
+    past = (f"; inspect query {query} is past the last token, so row {pos} ({word}) is shown"
+            if phase == "prefill" and query > n - 1 else "")
+    lines = {
+        "length": (f"sequence length {n}: {r.dot_products} dot products, "
+                   f"{r.pairs_discarded} of them discarded" + past),
+        "query": f"inspect query {pos} ({word}): effective tokens attended {eff}" + past,
+    }
+    if phase == "decode":
+        lines["phase"] = (f"phase decode: {r.dot_products} dot products (one query, the newest "
+                          f"token, against every key); the only query is the newest token, "
+                          f"so row {pos} ({word}) is shown")
+    else:
+        lines["phase"] = (f"phase prefill: {r.dot_products} dot products (every query against "
+                          f"every key); inspect query {pos} ({word}) again" + past)
+    state = "on" if mask else "off"
+    if phase == "decode":
+        lines["mask"] = f"causal mask {state}: no weight changed, because {r.mask_note}"
+    elif mask:
+        lines["mask"] = (f"causal mask on: {r.pairs_discarded} of {r.dot_products} scores are "
+                         "paid for, then set to −∞ before the softmax")
+    else:
+        lines["mask"] = ("causal mask off: every query now also sees the keys after it; "
+                         "nothing is discarded")
+    factor = np.sqrt(r.d_k)
+    lines["divide"] = (f"divide scores by √d_k {'on' if divide else 'off'}: scores are "
+                       + (f"divided by √{r.d_k} ≈ {factor:.2f}" if divide
+                          else f"{factor:.2f}× larger, so the softmax is sharper")
+                       + f"; row {pos} attends {eff} tokens")
+    return lines
+
+
+class HeadPanel(StatePanel):
     """The head: the worked example's attention weights and the arithmetic of one row."""
 
     length = param.Integer(default=6, bounds=(MIN_LENGTH, MAX_LENGTH), label="sequence length",
                            doc="how many of the eight words are in the sequence")
-    # bounds stay 0..7 so a URL carrying length=8&query=7 is not clamped before length lands;
-    # the panel clamps query to length - 1 itself and says so in the log.
+    # the query keeps its own value when the length shrinks below it or in decode (the row
+    # shown is clamped instead), so it is where it was when the length grows or prefill
+    # returns; bounds stay 0..7 so a URL carrying length=8&query=7 is never clamped
     query = param.Integer(default=2, bounds=(0, MAX_LENGTH - 1), label="inspect query",
                           doc="which row's arithmetic is shown (in decode: the last token)")
     mask = param.Boolean(default=True, label="causal mask",
@@ -293,65 +368,60 @@ class HeadPanel(pn.viewable.Viewer):
                            doc="prefill runs every query; decode runs only the newest token")
 
     url_keys = ("length", "query", "mask", "divide", "phase")
+    log_lines = LOG_LINES
+    log_empty = "change a control; what it did (or why it did nothing) shows here"
 
-    def __init__(self, **params):
-        super().__init__(**params)
-        self._log = []
-        self._adjusting = False
-        self._prefill_query = self.query
-        self._settle()
-        self._numbers = self.numbers()
-        self._build_widgets()
-        self._build_figure()
-        self._build_readouts()
-        self._update()
-        self.param.watch(self._on_change, list(self.url_keys))
+    @classmethod
+    def controls(cls):
+        return [Control.slider("length", range(MIN_LENGTH, MAX_LENGTH + 1)),
+                Control.slider("query", range(MAX_LENGTH)),
+                Control.toggle("mask"), Control.toggle("divide"),
+                Control.choice("phase", head.PHASES)]
 
-    # --- the numbers --------------------------------------------------------------------
+    @classmethod
+    def parts(cls):
+        return [Part(("length", "mask", "divide", "phase"), cells_state),
+                Part(("length", "query", "mask", "divide", "phase"), row_state)]
+
+    # --- what tests and the article read --------------------------------------------------
 
     def inspected(self):  # -> token position whose row is shown
-        return self.length - 1 if self.phase == "decode" else min(self.query, self.length - 1)
+        return inspected(self.length, self.query, self.phase)
 
-    def numbers(self):  # pure: parameters -> HeadNumbers, all from attention_core
+    def numbers(self):  # -> HeadNumbers of the current setting, all from attention_core
         return head_numbers(self.length, self.inspected(), self.phase, self.mask, self.divide)
-
-    def cells(self, nums):
-        # -> ({column: [GRID² values]}, weight cell indices, masked cells shown?): the
-        # dynamic columns of the cell source, the cells drawn as weights, and whether the
-        # masked layer shows. A cell outside the sequence, masked, or in a row decode does
-        # not compute is not drawn as a weight: its weight is 0.0 and its label empty.
-        r = nums.result
-        weight, label = [0.0] * GRID * GRID, [""] * GRID * GRID
-        shown, masked = [], set()
-        for row, q_pos in enumerate(r.query_positions):
-            for k_pos in range(r.n):
-                if r.hidden[row, k_pos]:
-                    masked.add((int(q_pos), k_pos))
-                    continue
-                i = cell_index(int(q_pos), k_pos)
-                shown.append(i)
-                w = float(r.weights[row, k_pos])
-                weight[i] = round(w, WEIGHT_DIGITS)  # for the colour only
-                label[i] = f"{w:.2f}"
-        # the masked layer holds every cell above the diagonal: it shows exactly when those
-        # are the masked cells of this sequence (prefill, mask on), and nothing is masked else
-        above = {(q, k) for q in range(r.n) for k in range(q + 1, r.n)}
-        if masked not in (above, set()):
-            raise AssertionError(f"masked cells {sorted(masked)} are neither none nor all the "
-                                 "cells above the diagonal; the masked layer cannot draw them")
-        return {"weight": weight, "label": label}, sorted(shown), bool(masked)
 
     def drawn(self, kind="weight"):  # -> {column: values} of the cells drawn as `kind`
         if kind == "weight":
             data, indices = self.cell_source.data, self.shown_filter.indices
             return {k: [data[k][i] for i in indices] for k in CELL_COLUMNS}
-        data, n = self.masked_source.data, self._numbers.result.n
+        data, n = self.masked_source.data, self.length
         indices = [i for i, (x, y) in enumerate(zip(data["x"], data["y"])) if x < n and y < n]
         if not self._masked_renderers[0].visible:
             indices = []
         return {k: [data[k][i] for i in indices] for k in MASKED_COLUMNS}
 
-    # --- building, once -----------------------------------------------------------------
+    # --- the view, built once from the first state -----------------------------------------
+
+    def build(self, state):
+        self._build_widgets()
+        self._build_figure()
+        self._build_readouts(state)
+        self.widgets = {"length": self._length_w, "query": self._query_w, "mask": self._mask_w,
+                        "divide": self._divide_w, "phase": self._phase_w}
+        self.targets = {
+            "source:cells": self.cell_source, "prop:shown.indices": self.shown_filter,
+            "prop:masked_cells.visible": self._masked_renderers[0],
+            "prop:masked_labels.visible": self._masked_renderers[1],
+            "prop:x_range.end": self.figure.x_range, "prop:y_range.start": self.figure.y_range,
+            "prop:decode_label.x": self.decode_label, "prop:decode_label.y": self.decode_label,
+            "prop:decode_label.visible": self.decode_label,
+            "prop:query_widget.end": self._query_w, "prop:query_widget.disabled": self._query_w,
+            "source:row": self.row_source, "slots:hero": self._hero,
+            "slots:caption": self._caption, "slots:arithmetic": self._arithmetic,
+            "slots:truncate": self._truncate, "log:log": self._log_view,
+        }
+        return self._layout
 
     def _build_widgets(self):
         self._length_w = pn.widgets.IntSlider.from_param(self.param.length, width=SLIDER_WIDTH)
@@ -432,213 +502,25 @@ class HeadPanel(pn.viewable.Viewer):
         self._figure_pane = pn.pane.Bokeh(fig, height=HEIGHT, sizing_mode="stretch_width",
                                           min_width=240)
 
-    def _build_readouts(self):
-        nums = self._numbers
-
+    def _build_readouts(self, state):
         def readout(cls, values, **kw):  # its own shadow root: it needs the stylesheet
             return cls(values, sizing_mode="stretch_width", stylesheets=[STYLE], **kw)
 
-        self._hero = readout(HeroReadout, self.hero_values(nums), margin=(4, 10))
-        self._caption = readout(CaptionReadout, self.caption_values(nums), margin=(0, 10))
-        self._arithmetic = readout(ArithmeticReadout, self.arithmetic_values(nums),
-                                   margin=(0, 10))
-        self._notes = readout(NotesReadout, self.notes_values(nums), margin=(0, 10))
+        self._hero = readout(HeroReadout, state["slots:hero"], margin=(4, 10))
+        self._caption = readout(CaptionReadout, state["slots:caption"], margin=(0, 10))
+        self._arithmetic = readout(ArithmeticReadout, state["slots:arithmetic"], margin=(0, 10))
+        self._truncate = readout(TruncateReadout, state["slots:truncate"], margin=(0, 10))
+        self._log_view = readout(LogReadout, {f"log{i}": "" for i in range(LOG_LINES)},
+                                 margin=(0, 10))
         heatmap_col = pn.Column(self._figure_pane, self._caption, sizing_mode="stretch_width",
                                 styles={"flex": "1 1 360px", "min-width": "0"})
         table_col = pn.Column(self._arithmetic, sizing_mode="stretch_width",
                               styles={"flex": "1 1 320px", "min-width": "0"})
         body = pn.FlexBox(heatmap_col, table_col, sizing_mode="stretch_width")
         self._layout = pn.Column(
-            pn.pane.HTML("<h3 style='margin:0'>The head</h3>", margin=(0, 10)),
-            self._controls, self._hero, body, self._notes,
+            pn.pane.HTML("<h3 style='margin:0'>The head</h3>", margin=(0, 10)), self.url_note,
+            self._controls, self._hero, body, self._truncate, self._log_view,
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
-
-    def __panel__(self):
-        return self._layout
-
-    # --- reacting -----------------------------------------------------------------------
-
-    def _settle(self):  # clamp / pin the query; -> notes for the log
-        notes, last = [], self.length - 1
-        if self.phase == "decode":
-            if self.query != last:
-                notes.append(f"in decode the only query is the newest token, so inspect query "
-                             f"is {last} ({worked_example.WORDS[last]})")
-                self.query = last
-        elif self.query > last:
-            notes.append(f"inspect query {self.query} is past the last token; moved to {last}")
-            self.query = last
-        return notes
-
-    def _on_change(self, *events):
-        if self._adjusting:
-            return
-        changed = {e.name: e for e in events}
-        before = self._numbers
-        self._adjusting, notes = True, []
-        try:
-            if "phase" in changed and self.phase == "decode":
-                self._prefill_query = self.query  # given back when prefill returns
-            if "phase" in changed and self.phase == "prefill" and "query" not in changed:
-                self.query = min(self._prefill_query, self.length - 1)
-                notes.append(f"inspect query back to {self.query}, where it was before decode")
-            self._query_w.end = self.length - 1
-            self._query_w.disabled = self.phase == "decode"
-            notes += self._settle()
-        finally:
-            self._adjusting = False
-        self._numbers = self.numbers()
-        self._log_events(changed, before, self._numbers, notes)
-        self._update()
-
-    def _log_events(self, changed, before, after, notes):
-        r, pos = after.result, after.position
-        word = after.tokens[pos]
-        lines = []
-        if "phase" in changed:
-            lines.append(f"phase {self.phase}: {r.dot_products} dot products "
-                         + ("(one query, the newest token, against every key)"
-                            if self.phase == "decode" else "(every query against every key)"))
-        if "length" in changed:
-            lines.append(f"sequence length {self.length}: {r.dot_products} dot products, "
-                         f"{r.pairs_discarded} of them discarded")
-        if "query" in changed and not notes:
-            lines.append(f"inspect query {pos} ({word}): effective tokens attended "
-                         f"{r.effective_tokens[after.row]:.2f}")
-        for name, label in (("mask", "causal mask"), ("divide", "divide scores by √d_k")):
-            if name not in changed:
-                continue
-            state = "on" if getattr(self, name) else "off"
-            same = (before.result.weights.shape == r.weights.shape
-                    and np.array_equal(before.result.weights, r.weights))
-            if same and name == "mask":
-                lines.append(f"{label} {state}: no weight changed, because {r.mask_note}")
-            elif same:
-                lines.append(f"{label} {state}: no weight changed")
-            elif name == "mask" and self.mask:
-                lines.append(f"{label} on: {r.pairs_discarded} of {r.dot_products} scores are "
-                             "paid for, then set to −∞ before the softmax")
-            elif name == "mask":
-                lines.append(f"{label} off: every query now also sees the keys after it; "
-                             "nothing is discarded")
-            else:
-                factor = np.sqrt(r.d_k)
-                lines.append(f"{label} {state}: scores are "
-                             + (f"divided by √{r.d_k} ≈ {factor:.2f}" if self.divide
-                                else f"{factor:.2f}× larger, so the softmax is sharper")
-                             + f"; row {pos} attends {r.effective_tokens[after.row]:.2f} tokens")
-        lines.extend(notes)
-        self._log = (lines[::-1] + self._log)[:LOG_LINES]
-
-    def _update(self):
-        # write the current numbers where they show, sending only what changed: the text
-        # readouts first (what a reader reads), then the figure. Never rebuild.
-        nums = self._numbers
-        self._hero.show(self.hero_values(nums))
-        self._caption.show(self.caption_values(nums))
-        self._arithmetic.show(self.arithmetic_values(nums))
-        self._notes.show(self.notes_values(nums))
-        self._update_figure(nums)
-
-    def _update_figure(self, nums):
-        n, fig = nums.result.n, self.figure
-        columns, shown, masked = self.cells(nums)
-        self._write_columns(columns)
-        if self.shown_filter.indices != shown:
-            self.shown_filter.indices = shown
-        for renderer in self._masked_renderers:  # shown or hidden whole, never redrawn
-            if renderer.visible != masked:
-                renderer.visible = masked
-        row = {"x": [(n - 1) / 2], "y": [nums.position], "width": [n]}
-        if dict(self.row_source.data) != row:
-            self.row_source.data = row
-        decode = {"x": (n - 1) / 2, "y": (n - 2) / 2, "visible": self.phase == "decode"}
-        if any(getattr(self.decode_label, k) != v for k, v in decode.items()):
-            self.decode_label.update(**decode)
-        if fig.x_range.end != n - 0.5:  # the ranges only move with the length
-            fig.x_range.update(start=-0.5, end=n - 0.5)
-            fig.y_range.update(start=n - 0.5, end=-0.5)
-
-    def _write_columns(self, columns):
-        # {column: values} -> the cell source: cells that changed as a patch when that is
-        # the shorter message, else the changed columns whole; nothing if nothing changed
-        data, patches, whole = self.cell_source.data, {}, {}
-        for name, new in columns.items():
-            old = data[name]
-            changed = [(i, v) for i, (u, v) in enumerate(zip(old, new)) if u != v]
-            if not changed:
-                continue
-            if len(changed) * 2 < len(new):
-                patches[name] = changed
-            else:
-                whole[name] = new
-        if whole:
-            data.update(whole)
-        if patches:
-            self.cell_source.patch(patches)
-
-    # --- readouts (text) ----------------------------------------------------------------
-
-    def hero_values(self, nums):  # -> {slot: text} of the hero line
-        r = nums.result
-        prefill = self.phase == "prefill"
-        return {
-            "dots": str(r.dot_products),
-            "dots_formula": f"n² = {r.n}²" if prefill else f"n = {r.n}",
-            "discarded": f"{r.pairs_discarded} of {r.dot_products}",
-            "eff_row": f"{nums.position}, {nums.tokens[nums.position]}",
-            "eff": f"{r.effective_tokens[nums.row]:.2f}",
-        }
-
-    def caption_values(self, nums):  # -> {slot: text} of the caption under the heatmap
-        weights = nums.result.weights[nums.row]
-        top = int(np.argmax(weights))
-        return {
-            "row": f"{nums.position} ({nums.tokens[nums.position]})",
-            "top_weight": f"{weights[top]:.2f}",
-            "top_key": f"{top} ({nums.tokens[top]})",
-        }
-
-    def arithmetic_values(self, nums):  # -> {slot: text} of the inspected row's arithmetic
-        r, i, pos = nums.result, nums.row, nums.position
-        values = {
-            "title_row": f"{pos} ({nums.tokens[pos]})", "d_k": str(r.d_k),
-            "caption_row": str(pos), "divisor": f"÷√{r.d_k}" if self.divide else "÷ 1",
-            "exp_sum": fmt(r.sums[i], 3), "weight_sum": fmt(r.weights[i].sum()),
-            "output": vector(r.output[i]),
-        }
-        for j in range(MAX_LENGTH):  # keys past the sequence: empty, and the row is hidden
-            inside = j < r.n
-            values[f"key{j}"] = f"{j} {nums.tokens[j]}" if inside else ""
-            values[f"raw{j}"] = fmt(r.raw_scores[i, j]) if inside else ""
-            values[f"scaled{j}"] = fmt(r.scaled_scores[i, j]) if inside else ""
-            values[f"masked{j}"] = fmt(r.masked_scores[i, j]) if inside else ""
-            values[f"exp{j}"] = fmt(r.exps[i, j], 3) if inside else ""
-            values[f"weight{j}"] = fmt(r.weights[i, j]) if inside else ""
-        return values
-
-    def notes_values(self, nums):  # -> {slot: text} of the truncate line and the log
-        t, b, pos = nums.truncate, nums.blas, nums.position
-        if t.equal:
-            truncate = (f"row {pos} matches a pass over the first {pos + 1} tokens, "
-                        "bit for bit")
-        else:
-            truncate = (f"row {pos} against a pass over the first {pos + 1} tokens: mismatch: "
-                        f"largest disagreement {sci(t.largest_disagreement)}")
-        if not self.mask and not b.equal:
-            blas = ("a BLAS matmul path: mismatch too, but here the missing mask "
-                    "already explains it")
-        elif b.equal:
-            blas = "a BLAS matmul path: bit for bit at this row (its sums may not be elsewhere)"
-        else:
-            blas = (f"a BLAS matmul path: largest disagreement {sci(b.largest_disagreement)}: "
-                    "its sums regroup with the array's shape, which is why inference engines "
-                    "want batch-invariant kernels")
-        log = self._log or ["change a control; what it did (or why it did nothing) shows here"]
-        values = {"truncate": truncate, "blas": blas}
-        for i in range(LOG_LINES):  # an empty line is not shown
-            values[f"log{i}"] = log[i] if i < len(log) else ""
-        return values
 
 
 STYLE = """

@@ -1,0 +1,298 @@
+"""States in Python, switching in the browser: the one panel shape.
+
+A panel is three parts (docs/PANEL_CONTRACT.md):
+
+1. Controls: `param` parameters, each with its discrete stops (`Control`).
+2. State: a pure `state(params) -> {target: value}`, computed with `attention_core`. It is the
+   union of `Part`s, each a pure function of a few controls, so the table of every state
+   that a static page ships stays small (a part over two controls of 18 stops holds 324
+   values, not one per combination of all the panel's controls).
+3. View: Bokeh / Panel models built once from the first state. A target names one of them:
+
+   - ``"source:NAME"``: a ColumnDataSource; the value is its columns.
+   - ``"slots:NAME"``: a `Readout` (text slots); the value is {slot: text}.
+   - ``"prop:NAME.attr"``: one property of a model; the value is the property's value.
+   - ``"log"``: {control: line}: the line a change of that control adds to the panel's log.
+
+In a live session `push` applies a new state to the models, sending only what changed.
+On a static page the browser does the same with `static/switcher.js`, from the table of
+states `table()` writes: no server, no round trip. Both apply the output of the same
+`state()`, so live and static cannot drift (a browser test compares them).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import panel as pn
+
+SWITCHER_JS = Path(__file__).resolve().parent.parent / "static" / "switcher.js"
+
+_static = []  # non-empty while a static page is being built
+
+
+@contextlib.contextmanager
+def static_build():  # with static_build(): pages built here carry the browser-side switcher
+    _static.append(True)
+    try:
+        yield
+    finally:
+        _static.pop()
+
+
+def is_static():  # -> True while a static page is being built
+    return bool(_static)
+
+
+@dataclass(frozen=True)
+class Control:
+    """A control: a parameter, the stops it takes, and how the browser reads its widget.
+
+    `prop` is the Bokeh property of the widget's model that holds the choice, and `raw[i]`
+    that property's value when the parameter is `values[i]` (a toggle's `active` is the
+    boolean; a radio group's `active` is the option's index; a slider over stop indices
+    holds i).
+    """
+
+    name: str
+    values: tuple
+    prop: str = "value"
+    raw: tuple | None = None
+    kind: str = "number"  # how a URL value is read: "number", "boolean" or "choice"
+
+    def raw_values(self):
+        return tuple(self.values) if self.raw is None else tuple(self.raw)
+
+    @classmethod
+    def toggle(cls, name):  # a Toggle button: its model's `active` is the boolean
+        return cls(name, (False, True), "active", (False, True), "boolean")
+
+    @classmethod
+    def choice(cls, name, objects):  # a RadioButtonGroup: `active` is the option's index
+        return cls(name, tuple(objects), "active", tuple(range(len(objects))), "choice")
+
+    @classmethod
+    def slider(cls, name, values):  # a slider or number box holding the value itself
+        return cls(name, tuple(values), "value", tuple(values), "number")
+
+    @classmethod
+    def stop_slider(cls, name, values):  # a slider over stop indices: value i means values[i]
+        return cls(name, tuple(values), "value", tuple(range(len(values))), "number")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One factor of a panel's state: `fn(**{control: value})` for the controls it names."""
+
+    controls: tuple
+    fn: Callable = field(compare=False)
+
+    def __call__(self, params):  # {control: value, ...} -> {target: value}
+        return self.fn(**{name: params[name] for name in self.controls})
+
+
+def merge_parts(parts: Sequence[Part], params) -> dict:  # -> the panel's whole state
+    state = {}
+    for part in parts:
+        values = part(params)
+        overlap = state.keys() & values.keys()
+        if overlap:
+            raise ValueError(f"targets {sorted(overlap)} come from two parts")
+        state.update(values)
+    return state
+
+
+def canonical(value):  # a state value -> JSON text, the same for equal values
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def table(controls: Sequence[Control], parts: Sequence[Part]) -> dict:
+    """Every state of every part, for the browser: each part's distinct values once, and per
+    combination of its controls' stops (row-major, first control slowest) an index into them.
+    """
+    position = {c.name: i for i, c in enumerate(controls)}
+    out_parts = []
+    for part in parts:
+        stops = [controls[position[name]].values for name in part.controls]
+        values, seen, index = [], {}, []
+        for combo in itertools.product(*stops):
+            value = part(dict(zip(part.controls, combo)))
+            key = canonical(value)
+            if key not in seen:
+                seen[key] = len(values)
+                values.append(json.loads(key))
+            index.append(seen[key])
+        out_parts.append({"controls": [position[n] for n in part.controls],
+                          "values": values, "index": index})
+    return {
+        "controls": [{"name": c.name, "prop": c.prop, "raw": list(c.raw_values()),
+                      "kind": c.kind, "values": [_jsonable(v) for v in c.values]}
+                     for c in controls],
+        "parts": out_parts,
+    }
+
+
+def _jsonable(v):
+    return v if isinstance(v, (str, int, float, bool)) or v is None else str(v)
+
+
+# --- the live half: a panel built once from its state, and `push` ---------------------------
+
+
+def push(targets, old, new, changed=(), log=None, log_lines=0, log_empty=""):
+    """Apply state `new` to the models in `targets` ({target: model}), sending only what
+    differs from `old`. `log` (a list, newest first, at most `log_lines`) gains the lines
+    of the `changed` controls; a `log:` target then shows it."""
+    for name, value in new.items():
+        model = targets[name]
+        kind, _, rest = name.partition(":")
+        if kind == "log":
+            for control in changed:
+                if value.get(control):
+                    log.insert(0, value[control])
+            del log[log_lines:]
+            model.show(log_values(log, log_lines, log_empty))
+            continue
+        if old.get(name) == value:
+            continue
+        if kind == "source":
+            write_columns(model, value)
+        elif kind == "slots":
+            model.show(value)
+        elif kind == "prop":
+            attr = rest.rpartition(".")[2]
+            if getattr(model, attr) != value:
+                setattr(model, attr, value)
+        else:
+            raise ValueError(f"unknown target kind {name!r}")
+
+
+def log_values(log, lines, empty):  # newest-first lines -> {log0: ..., log1: ...}
+    values = {f"log{i}": log[i] if i < len(log) else "" for i in range(lines)}
+    if not log:
+        values["log0"] = empty
+    return values
+
+
+def write_columns(source, columns):
+    # {column: values} -> the source: a column whose few cells changed goes as a patch,
+    # one that changed much as the whole column; nothing if nothing changed
+    data, patches, whole = source.data, {}, {}
+    for name, new in columns.items():
+        old = list(data.get(name, []))
+        if len(old) != len(new):
+            whole[name] = list(new)
+            continue
+        changed = [(i, v) for i, (u, v) in enumerate(zip(old, new)) if u != v]
+        if not changed:
+            continue
+        if len(changed) * 2 < len(new):
+            patches[name] = changed
+        else:
+            whole[name] = list(new)
+    if whole:
+        data.update(whole)
+    if patches:
+        source.patch(patches)
+
+
+SWITCH_JS = ("if (window.AEStates) {{ AEStates.change(ae_spec, [{controls}], [{targets}], "
+             "cb_obj) }}")
+
+
+class StatePanel(pn.viewable.Viewer):
+    """A panel in the one shape: controls, a pure `state`, a view built once.
+
+    Subclasses define `controls()` and `parts()` (classmethods), and `build(state)`, which
+    makes the view from the first state, fills `self.targets` ({target: model}) and
+    `self.widgets` ({control: widget}), and returns the layout. `url_keys` lists the
+    parameters the URL carries. A panel with a log sets `log_lines` and `log_empty`.
+    """
+
+    url_keys: tuple = ()
+    log_lines = 0
+    log_empty = ""
+
+    @classmethod
+    def controls(cls):  # -> [Control]
+        raise NotImplementedError
+
+    @classmethod
+    def parts(cls):  # -> [Part]
+        raise NotImplementedError
+
+    @classmethod
+    def state(cls, **params):  # pure: {control: value} -> {target: value}
+        return merge_parts(cls.parts(), params)
+
+    @classmethod
+    def table(cls):  # every state, for the browser (cached per class: it never changes)
+        cached = cls.__dict__.get("_table_cache")
+        if cached is None:
+            cached = table(cls.controls(), cls.parts())
+            cls._table_cache = cached
+        return cached
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        from app import chrome  # chrome builds on this module
+
+        self.targets, self.widgets, self.log = {}, {}, []
+        self.url_map = {name: name for name in self.url_keys}
+        self.url_note = chrome.url_note()  # the build places it; a static page fills it
+        self._state = self.current_state()
+        self._layout = self.build(self._state)
+        missing = set(self._state) - set(self.targets)
+        if missing:
+            raise ValueError(f"{type(self).__name__}: state targets without a model: "
+                             f"{sorted(missing)}")
+        self.targets["slots:url_note"] = self.url_note
+        # the first state, drawn into models that were built from it or empty
+        push(self.targets, {}, self._state, (), self.log, self.log_lines, self.log_empty)
+        self.param.watch(self._on_change, [c.name for c in self.controls()])
+
+    def params(self):  # -> {control: current value}
+        return {c.name: getattr(self, c.name) for c in self.controls()}
+
+    def current_state(self):
+        return self.state(**self.params())
+
+    def build(self, state):  # -> layout; fills self.targets and self.widgets
+        raise NotImplementedError
+
+    def _on_change(self, *events):
+        new = self.current_state()
+        with pn.io.hold():  # one message for the whole change
+            push(self.targets, self._state, new, [e.name for e in events], self.log,
+                 self.log_lines, self.log_empty)
+        self._state = new
+
+    def spec(self):  # -> what the browser's switcher needs, besides the models
+        return {"table": self.table(), "targets": list(self.targets), "url": self.url_map,
+                "log_lines": self.log_lines, "log_empty": self.log_empty}
+
+    def attach_switcher(self):
+        # a static page: every control's change runs the switcher over the shipped table
+        from bokeh.models import ColumnDataSource
+
+        spec = ColumnDataSource({"spec": [canonical(self.spec())]}, name="ae-spec")
+        controls = [self.widgets[c.name] for c in self.controls()]
+        targets = list(self.targets.values())
+        args = {"ae_spec": spec}
+        args.update({f"c{i}": w for i, w in enumerate(controls)})
+        args.update({f"t{i}": t for i, t in enumerate(targets)})
+        code = SWITCH_JS.format(controls=", ".join(f"c{i}" for i in range(len(controls))),
+                                targets=", ".join(f"t{i}" for i in range(len(targets))))
+        for widget in dict.fromkeys(controls):
+            widget.jscallback(value=code, args=args)
+
+    def __panel__(self):
+        if is_static() and not getattr(self, "_switcher_attached", False):
+            self._switcher_attached = True
+            self.attach_switcher()
+        return self._layout

@@ -1,0 +1,227 @@
+// The browser half of "states in Python, switching in the browser" (app/states.py).
+//
+// A static page ships, per panel, the table of every state its controls can take, each
+// computed in Python by the same state() a live session pushes. When a control changes,
+// its CustomJS calls AEStates.change: read every control's stop, look up each part's
+// state, set those values on the models they name. No server, no round trip.
+//
+// On load, AEStates.boot() finds the panels (the CustomJS models carrying a spec), applies
+// the page's query string (deep links; bad values are clamped or ignored with a note, as
+// the live pages do) and from then on mirrors each change back into the address bar.
+(function () {
+  "use strict";
+  if (window.AEStates) { return; }
+
+  const get = (o, k) => (o instanceof Map ? o.get(k) : o[k]);
+  const panels = new Map(); // spec id -> {spec, controls: [model], targets: [model], log: []}
+
+  function parseSpec(source) { // the spec's JSON travels as one string in a data source
+    const column = get(source.data, "spec");
+    return JSON.parse(column[0]);
+  }
+
+  function panelFor(specSource, controls, targets) {
+    const id = specSource.id;
+    let p = panels.get(id);
+    if (p === undefined) {
+      const spec = parseSpec(specSource);
+      p = {spec, controls, targets, log: [], booted: false};
+      panels.set(id, p);
+    }
+    return p;
+  }
+
+  // the index of each control's current stop; -1 when its widget holds no stop
+  function stops(p) {
+    return p.spec.table.controls.map((c, i) => {
+      const raw = p.controls[i][c.prop];
+      return c.raw.findIndex((r) => r === raw || (typeof r === "number" && Number(raw) === r));
+    });
+  }
+
+  function lookup(p, at) { // -> the whole state {target: value} at these stops
+    const state = {};
+    for (const part of p.spec.table.parts) {
+      let index = 0;
+      for (const c of part.controls) {
+        const n = p.spec.table.controls[c].raw.length;
+        index = index * n + at[c];
+      }
+      Object.assign(state, part.values[part.index[index]]);
+    }
+    return state;
+  }
+
+  function setProperty(model, attr, value) {
+    if (model[attr] !== value) { model[attr] = value; }
+  }
+
+  function setSlots(model, values) { // a Readout: the slots' texts (the others kept)
+    const patch = {};
+    const old = model.data.patch;
+    for (const key of (old instanceof Map ? old.keys() : Object.keys(old ?? {}))) {
+      patch[key] = get(old, key);
+    }
+    model.data.patch = Object.assign(patch, values);
+  }
+
+  function setSource(source, columns) {
+    const data = {};
+    const old = source.data;
+    for (const key of (old instanceof Map ? old.keys() : Object.keys(old))) {
+      data[key] = get(old, key);
+    }
+    Object.assign(data, columns);
+    source.data = data;
+  }
+
+  function writeLog(p, model, changed, lines) {
+    if (changed === undefined || lines === undefined) { return; }
+    const line = lines[changed];
+    if (line) {
+      p.log = [line, ...p.log].slice(0, p.spec.log_lines);
+    }
+    const values = {};
+    for (let i = 0; i < p.spec.log_lines; i++) { values["log" + i] = p.log[i] ?? ""; }
+    if (p.log.length === 0) { values.log0 = p.spec.log_empty; }
+    setSlots(model, values);
+  }
+
+  function apply(p, state, changed) {
+    p.spec.targets.forEach((name, i) => {
+      if (!(name in state)) { return; }
+      const value = state[name];
+      const model = p.targets[i];
+      const [kind, rest] = [name.slice(0, name.indexOf(":")), name.slice(name.indexOf(":") + 1)];
+      if (kind === "source") { setSource(model, value); }
+      else if (kind === "slots") { setSlots(model, value); }
+      else if (kind === "prop") { setProperty(model, rest.slice(rest.lastIndexOf(".") + 1), value); }
+      else if (kind === "log") { writeLog(p, model, changed, value); }
+    });
+  }
+
+  function encode(value) {
+    if (value === true) { return "on"; }
+    if (value === false) { return "off"; }
+    return String(value);
+  }
+
+  function mirror(p, at) { // the address bar follows the controls, under the page's keys
+    try {
+      const url = new URL(window.location.href);
+      for (const [key, name] of Object.entries(p.spec.url)) {
+        const i = p.spec.table.controls.findIndex((c) => c.name === name);
+        url.searchParams.set(key, encode(p.spec.table.controls[i].values[at[i]]));
+      }
+      if (url.href !== window.location.href) { window.history.replaceState(null, "", url.href); }
+    } catch (e) { /* file:// pages may refuse; the state itself is applied */ }
+  }
+
+  function change(specSource, controls, targets, changedModel) {
+    const p = panelFor(specSource, controls, targets);
+    const at = stops(p);
+    if (at.some((i) => i < 0)) { return; } // a widget between stops: wait for the next change
+    const index = controls.indexOf(changedModel);
+    const changed = index >= 0 ? p.spec.table.controls[index].name : undefined;
+    apply(p, lookup(p, at), changed);
+    if (p.booted) { mirror(p, at); }
+  }
+
+  // --- deep links: the query string, coerced as app/url_state.py coerces it -------------
+
+  const TRUE = ["1", "true", "on", "yes"];
+  const FALSE = ["0", "false", "off", "no"];
+  const MAX_VALUE_CHARS = 100;
+
+  // (control, key, raw) -> [stop index or -1 to ignore, note or null]
+  function coerce(control, key, raw) {
+    raw = raw.trim().slice(0, MAX_VALUE_CHARS);
+    const shown = raw.length <= 24 ? raw : raw.slice(0, 24) + "…";
+    const values = control.values;
+    if (control.kind === "boolean") {
+      const low = raw.toLowerCase();
+      if (TRUE.includes(low)) { return [values.indexOf(true), null]; }
+      if (FALSE.includes(low)) { return [values.indexOf(false), null]; }
+      return [-1, `${key}='${shown}' is not on/off; ignored`];
+    }
+    if (control.kind === "choice") {
+      const i = values.findIndex((v) => String(v).toLowerCase() === raw.toLowerCase());
+      if (i >= 0) { return [i, null]; }
+      return [-1, `${key}='${shown}' is not one of ${values.join(", ")}; ignored`];
+    }
+    const value = raw === "" ? NaN : Number(raw);
+    if (Number.isNaN(value) && !/^[+-]?(inf|infinity|nan)$/i.test(raw)) {
+      return [-1, `${key}='${shown}' is not a number; ignored`];
+    }
+    if (!Number.isFinite(value)) { return [-1, `${key}='${shown}' is not a finite number; ignored`]; }
+    let best = 0;
+    values.forEach((v, i) => {
+      if (Math.abs(v - value) < Math.abs(values[best] - value)) { best = i; }
+    });
+    if (values[best] === value) { return [best, null]; }
+    const low = Math.min(...values);
+    const high = Math.max(...values);
+    if (value < low || value > high) {
+      return [best, `${key}=${shown} is out of range; using ${values[best]}`];
+    }
+    return [best, `${key}=${shown} is not one of this page's stops; using ${values[best]}` +
+      " (the live explorable takes any value)"];
+  }
+
+  function restore(p) { // -> notes; sets each control the query names
+    const params = new URLSearchParams(window.location.search);
+    const notes = [];
+    for (const [key, name] of Object.entries(p.spec.url)) {
+      const given = params.getAll(key);
+      if (given.length === 0) { continue; }
+      if (given.length > 1) { notes.push(`${key} given ${given.length} times; using the last`); }
+      const i = p.spec.table.controls.findIndex((c) => c.name === name);
+      const control = p.spec.table.controls[i];
+      const [stop, note] = coerce(control, key, given[given.length - 1]);
+      if (note) { notes.push(note); }
+      if (stop >= 0) { setProperty(p.controls[i], control.prop, control.raw[stop]); }
+    }
+    return notes;
+  }
+
+  function showNotes(p, notes) {
+    const i = p.spec.targets.indexOf("slots:url_note");
+    if (i < 0) { return; }
+    setSlots(p.targets[i], {url: notes.length ? "URL: " + notes.join("; ") : ""});
+  }
+
+  function findPanels() { // every CustomJS that carries a spec -> its panel, once
+    for (const doc of window.Bokeh.documents) {
+      for (const model of doc._all_models ? doc._all_models.values() : doc.all_models) {
+        const args = model.args;
+        const spec = args === undefined ? undefined : get(args, "ae_spec");
+        if (spec === undefined) { continue; }
+        const n = parseSpec(spec).table.controls.length;
+        const controls = [...Array(n).keys()].map((i) => get(args, "c" + i));
+        const targets = parseSpec(spec).targets.map((_, i) => get(args, "t" + i));
+        panelFor(spec, controls, targets);
+      }
+    }
+  }
+
+  function boot() {
+    findPanels();
+    for (const p of panels.values()) {
+      if (p.booted) { continue; }
+      const notes = restore(p);
+      const at = stops(p);
+      if (at.every((i) => i >= 0)) { apply(p, lookup(p, at), undefined); }
+      showNotes(p, notes);
+      p.booted = true;
+    }
+  }
+
+  function whenReady(fn, tries) { // after every Bokeh document on the page has rendered
+    const B = window.Bokeh;
+    if (B && B.documents.length > 0 && B.documents.every((d) => d.is_idle)) { fn(); return; }
+    if (tries > 0) { setTimeout(() => whenReady(fn, tries - 1), 25); }
+  }
+
+  window.AEStates = {change, boot, coerce, lookup, panels, get};
+  whenReady(boot, 2400);
+})();
