@@ -317,3 +317,18 @@ def power_of_two_slider(viewer, name, label, max_value, **kw):
     slider.param.watch(to_param, "value")
     viewer.param.watch(to_slider, name)
     return slider
+
+
+_OPEN_LIVE_JS = """
+window.location.assign(window.AEStates ? AEStates.liveUrl(route)
+                       : "live" + route + window.location.search);
+"""
+
+
+def live_button(route, label="Open this in the live explorable"):
+    # a static page's way to what needs Python (your own config.json, typed numbers, the
+    # kernel lab): the live route, carrying the page's current state in the query
+    button = pn.widgets.Button(label=label, button_type="primary", button_style="outline",
+                               description=f"Open {route} on the live server, in this state")
+    button.js_on_click(args={"route": route}, code=_OPEN_LIVE_JS)
+    return button

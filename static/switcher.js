@@ -222,6 +222,17 @@
     if (tries > 0) { setTimeout(() => whenReady(fn, tries - 1), 25); }
   }
 
-  window.AEStates = {change, boot, coerce, lookup, panels, get};
+  // The live server's address: window.AE_LIVE_URL if the page sets it, else "live/" beside
+  // the site's root (the folder above static/, where this script lies), as `make serve` has.
+  const here = document.currentScript ? document.currentScript.src : window.location.href;
+  function liveUrl(route) {
+    let root = new URL(".", here);
+    if (root.pathname.endsWith("/static/")) { root = new URL("..", root); }
+    const base = window.AE_LIVE_URL ? String(window.AE_LIVE_URL).replace(/\/$/, "")
+      : new URL("live", root).href;
+    return base + route + window.location.search;
+  }
+
+  window.AEStates = {change, boot, coerce, lookup, liveUrl, panels, get};
   whenReady(boot, 2400);
 })();
