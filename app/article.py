@@ -27,9 +27,10 @@ from panel.io.state import set_curdoc
 from app import chrome
 from app.panels.cost import CostPanel
 from app.panels.heatmap import HeadPanel
-from app.panels.kernel_lab import KernelLabPanel
+from app.panels.kernel_lab import KernelLabLink, KernelLabPanel
 from app.panels.ladder import LadderPanel
 from app.panels.sqrt_dk import SqrtDkPanel
+from app.states import is_static
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,9 @@ PANELS = {
     "ladder": (LadderPanel, lambda get: LadderPanel(head=get("head"), in_article=True)),
     "cost": (CostPanel, lambda get: CostPanel(in_article=True)),
     "sweep": (SqrtDkPanel, lambda get: SqrtDkPanel(in_article=True)),
-    "lab": (KernelLabPanel, lambda get: KernelLabPanel(in_article=True)),
+    # the lab runs PyTorch on the server: a static page links to the live one instead
+    "lab": (KernelLabPanel, lambda get: (KernelLabLink(in_article=True, route="/")
+                                         if is_static() else KernelLabPanel(in_article=True))),
 }
 
 # slot -> the slot whose controls it follows; a follower never carries those keys itself
@@ -465,7 +468,7 @@ def render(sections, panels, *, title, follows=FOLLOWS, back=None, defer=True, s
     # to build into (tests pass one to look at the viewers)
     shelf = Shelf(panels) if shelf is None else shelf
     plan = chapter_plan(panels, follows)
-    later = Later() if defer else None
+    later = Later() if defer and not is_static() else None  # a static page has every panel
     objects = [header(back)]
     for item in sections:
         objects.extend(block(item, shelf, plan, later))
