@@ -328,7 +328,7 @@ window.location.assign(window.AEStates ? AEStates.liveUrl(route)
 def live_button(route, label="Open this in the live explorable"):
     # a static page's way to what needs Python (your own config.json, typed numbers, the
     # kernel lab): the live route, carrying the page's current state in the query
-    button = pn.widgets.Button(label=label, button_type="primary", button_style="outline",
+    button = pn.widgets.Button(label=label, color="primary", variant="outline",
                                description=f"Open {route} on the live server, in this state")
     button.js_on_click(args={"route": route}, code=_OPEN_LIVE_JS)
     return button

@@ -149,23 +149,48 @@
       if (i >= 0) { return [i, null]; }
       return [-1, `${key}='${shown}' is not one of ${values.join(", ")}; ignored`];
     }
-    const value = raw === "" ? NaN : Number(raw);
-    if (Number.isNaN(value) && !/^[+-]?(inf|infinity|nan)$/i.test(raw)) {
-      return [-1, `${key}='${shown}' is not a number; ignored`];
-    }
+    if (!FLOAT.test(raw)) { return [-1, `${key}='${shown}' is not a number; ignored`]; }
+    const value = pythonFloat(raw);
     if (!Number.isFinite(value)) { return [-1, `${key}='${shown}' is not a finite number; ignored`]; }
-    let best = 0;
-    values.forEach((v, i) => {
-      if (Math.abs(v - value) < Math.abs(values[best] - value)) { best = i; }
-    });
-    if (values[best] === value) { return [best, null]; }
     const low = Math.min(...values);
     const high = Math.max(...values);
+    const clamped = Math.min(Math.max(value, low), high);
+    const consecutive = values.every((v, i) => Number.isInteger(v) && (i === 0 || v === values[i - 1] + 1));
+    if (consecutive) { // every whole number in its bounds: clamp and round as Python does
+      const using = roundHalfEven(clamped);
+      const i = values.indexOf(using);
+      return [i, using === value ? null : `${key}=${shown} is out of range; using ${using}`];
+    }
+    let best = 0;
+    values.forEach((v, i) => {
+      if (Math.abs(v - clamped) < Math.abs(values[best] - clamped)) { best = i; }
+    });
+    if (values[best] === value) { return [best, null]; }
     if (value < low || value > high) {
       return [best, `${key}=${shown} is out of range; using ${values[best]}`];
     }
     return [best, `${key}=${shown} is not one of this page's stops; using ${values[best]}` +
       " (the live explorable takes any value)"];
+  }
+
+  // what Python's float() accepts: digits with single underscores, a point, an exponent,
+  // inf / infinity / nan, a sign
+  const DIGITS = "\\d(?:_?\\d)*";
+  const FLOAT = new RegExp(`^[+-]?(?:(?:${DIGITS})?\\.?${DIGITS}(?:[eE][+-]?${DIGITS})?` +
+    `|${DIGITS}\\.(?:[eE][+-]?${DIGITS})?|inf|infinity|nan)$`, "i");
+
+  function pythonFloat(raw) {
+    const text = raw.replace(/_/g, "").toLowerCase();
+    const sign = text.startsWith("-") ? -1 : 1;
+    const body = text.replace(/^[+-]/, "");
+    if (body === "inf" || body === "infinity") { return sign * Infinity; }
+    if (body === "nan") { return NaN; }
+    return Number(text);
+  }
+
+  function roundHalfEven(x) {
+    const r = Math.round(x);
+    return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
   }
 
   function restore(p) { // -> notes; sets each control the query names
@@ -222,12 +247,16 @@
     if (tries > 0) { setTimeout(() => whenReady(fn, tries - 1), 25); }
   }
 
-  // The live server's address: window.AE_LIVE_URL if the page sets it, else "live/" beside
-  // the site's root (the folder above static/, where this script lies), as `make serve` has.
+  // The live server's address: window.AE_LIVE_URL if the page sets it, else "live/" at the
+  // site's root (the folder holding assets/, where this script lies), as `make serve` has.
   const here = document.currentScript ? document.currentScript.src : window.location.href;
   function liveUrl(route) {
-    let root = new URL(".", here);
-    if (root.pathname.endsWith("/static/")) { root = new URL("..", root); }
+    const root = new URL(here);
+    const at = root.pathname.lastIndexOf("/assets/");
+    root.pathname = at >= 0 ? root.pathname.slice(0, at + 1)
+      : root.pathname.slice(0, root.pathname.lastIndexOf("/") + 1);
+    root.search = "";
+    root.hash = "";
     const base = window.AE_LIVE_URL ? String(window.AE_LIVE_URL).replace(/\/$/, "")
       : new URL("live", root).href;
     return base + route + window.location.search;

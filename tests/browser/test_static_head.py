@@ -1,0 +1,169 @@
+"""The head on a static page, opened from file:// in Chromium: no server, no websocket.
+
+Every one of the head's 384 states is set in the page and what it shows is compared with
+what `HeadPanel.state()` (the live panel's state) gives; the documents' numbers are reached
+by clicking and by keys; deep links restore and bad values are repaired with a note, as the
+live page's `url_state.coerce` repairs them.
+"""
+
+import itertools
+import random
+
+import pytest
+
+from app import build, url_state
+from app.panels.heatmap import HeadPanel
+from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
+
+# every slot's text, by slot name, from every shadow root on the page
+SLOTS_JS = """() => {
+  const out = {};
+  const walk = (root) => {
+    for (const e of root.querySelectorAll("[data-s]")) { out[e.dataset.s] = e.textContent; }
+    for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) { walk(e.shadowRoot); } }
+  };
+  walk(document);
+  return out;
+}"""
+
+HEAD_JS = """() => [...AEStates.panels.values()].find(
+  (p) => p.spec.table.controls.some((c) => c.name === "mask"))"""
+
+# set every control of the head to a state, let the page apply it, read what it shows
+ALL_STATES_JS = """async (combos) => {
+  const p = (@HEAD@)();
+  const names = p.spec.table.controls.map((c) => c.name);
+  const cells = p.targets[p.spec.targets.indexOf("source:cells")];
+  const shown = p.targets[p.spec.targets.indexOf("prop:shown.indices")];
+  const slots = @SLOTS@;
+  const out = [];
+  for (const combo of combos) {
+    names.forEach((name, i) => {
+      const c = p.spec.table.controls[i];
+      const raw = c.raw[c.values.indexOf(combo[name])];
+      if (p.controls[i][c.prop] !== raw) { p.controls[i][c.prop] = raw; }
+    });
+    await new Promise((r) => requestAnimationFrame(() => r()));
+    const get = (k) => (cells.data instanceof Map ? cells.data.get(k) : cells.data[k]);
+    out.push({slots: slots(), label: [...get("label")], weight: [...get("weight")],
+              shown: [...shown.indices]});
+  }
+  return out;
+}""".replace("@HEAD@", HEAD_JS).replace("@SLOTS@", SLOTS_JS)
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):  # -> the built site's folder
+    out = tmp_path_factory.mktemp("site") / "out"
+    build.build(out, log=lambda line: None)
+    return out
+
+
+@pytest.fixture
+def static_page(context, site):
+    page = context.new_page()
+    page.set_default_timeout(RENDER_TIMEOUT_MS)
+    problems = []
+    page.on("console", lambda m: m.type == "error" and problems.append(m.text))
+    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    page.on("request", lambda r: r.url.startswith(("file://", "blob:", "data:"))
+            or problems.append(r.url))
+    page.on("websocket", lambda ws: problems.append(f"websocket {ws.url}"))
+
+    def open_(query=""):
+        page.goto((site / "heatmap" / "index.html").as_uri() + query)
+        page.wait_for_function(DOCUMENT_IDLE_JS)
+        page.wait_for_function("() => window.AEStates && AEStates.panels.size > 0 && "
+                               "[...AEStates.panels.values()].every((p) => p.booted)")
+        return page
+
+    yield open_
+    page.close()
+    assert not problems, f"console errors, off-disk requests or websockets: {problems}"
+
+
+def slots(page):
+    return page.evaluate(SLOTS_JS)
+
+
+def test_every_state_shows_what_the_live_panels_state_gives(static_page):
+    page = static_page()
+    names = [c.name for c in HeadPanel.controls()]
+    combos = [dict(zip(names, values))
+              for values in itertools.product(*(c.values for c in HeadPanel.controls()))]
+    assert len(combos) == 384
+    shown = page.evaluate(ALL_STATES_JS, combos)
+    mismatched = []
+    for combo, got in zip(combos, shown):
+        state = HeadPanel.state(**combo)
+        expected = {}
+        for target in ("slots:hero", "slots:caption", "slots:arithmetic", "slots:truncate"):
+            expected.update(state[target])
+        texts = {k: got["slots"].get(k) for k in expected}
+        cells = state["source:cells"]
+        if (texts != expected or got["label"] != cells["label"]
+                or got["weight"] != cells["weight"] or got["shown"] != state["prop:shown.indices"]):
+            mismatched.append(combo)
+    assert not mismatched, f"{len(mismatched)} states differ, e.g. {mismatched[:3]}"
+
+
+def test_the_documents_numbers_by_clicking_and_keys(static_page):
+    page = static_page()
+    s = slots(page)
+    assert s["weight1"] == "0.77" and s["weight0"] == "0.07" and s["eff"] == "1.98"
+    page.get_by_role("button", name="causal mask").click()
+    s = slots(page)
+    assert s["weight5"] == "0.23"  # mask off: row 2 now reaches "mat"
+    labels = page.evaluate("""() => { const p = (@HEAD@)();
+        const c = p.targets[p.spec.targets.indexOf("source:cells")].data;
+        return [...(c instanceof Map ? c.get("label") : c.label)]; }""".replace("@HEAD@", HEAD_JS))
+    assert labels[0:6] == labels[4 * 8:4 * 8 + 6]  # rows 0 and 4 ("the" twice) are identical
+    page.get_by_role("button", name="causal mask").click()
+    page.get_by_role("button", name="divide scores by √d_k").click()
+    s = slots(page)
+    assert (s["weight1"], s["eff"]) == ("0.97", "1.17")
+    page.get_by_role("button", name="divide scores by √d_k").click()
+    handle = page.locator(".noUi-handle").first  # the sequence length slider
+    handle.focus()
+    handle.press("ArrowRight")
+    handle.press("ArrowRight")
+    s = slots(page)
+    assert s["dots"] == "64" and s["discarded"] == "28 of 64"
+    page.get_by_role("button", name="decode").click()
+    page.get_by_role("button", name="causal mask").click()
+    s = slots(page)
+    assert s["log0"].startswith("causal mask off: no weight changed, because")
+    assert "64" not in s["dots"] and s["dots"] == "8"
+
+
+def test_deep_link_restores_and_bad_values_get_a_note(static_page):
+    page = static_page("?length=8&query=9&mask=maybe&divide=off")
+    s = slots(page)
+    assert s["dots"] == "64" and s["title_row"] == "7 (purred)"
+    assert s["divisor"] == "÷ 1"
+    assert "mask='maybe' is not on/off; ignored" in s["url"]
+    assert "query=9 is out of range; using 7" in s["url"]
+    assert "length=8" in page.url and "divide=off" in page.url
+
+
+def test_the_browser_repairs_a_url_value_as_the_live_page_does(static_page):
+    page = static_page()
+    rng = random.Random(7)
+    pieces = ["", " ", "-", "+", "0", "1", "3", "5", "7", "8", "9", "12", ".", "5", "e", "E",
+              "_", "x", "inf", "nan", "on", "off", "yes", "No", "prefill", "DECODE", "2.5",
+              "4.5", "1e1", "0x10", "1_0", "ab"]
+    raws = ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 4))) for _ in range(1200)]
+    panel = HeadPanel()
+    controls = {c.name: c for c in HeadPanel.controls()}
+    checked = 0
+    for name in ("length", "query", "mask", "phase"):
+        c = controls[name]
+        got = page.evaluate(
+            """([control, raws]) => raws.map((raw) => AEStates.coerce(control, control.name, raw))""",
+            [{"name": c.name, "kind": c.kind, "values": list(c.values)}, raws])
+        for raw, (stop, note) in zip(raws, got):
+            value, expected_note = url_state.coerce(panel.param[name], name, raw)
+            assert (c.values[stop] if stop >= 0 else None) == value, (name, raw)
+            assert note == expected_note, (name, raw)
+            checked += 1
+    assert checked >= 1000
