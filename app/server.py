@@ -5,9 +5,8 @@ import importlib
 from pathlib import Path
 
 import panel as pn
-from panel.io.document import unlocked
-from panel.io.state import set_curdoc
-from panel.reactive import Syncable
+
+from app import panel_internals
 
 # route -> "module:factory" of a single-panel page; the article shows them all.
 PANEL_ROUTES = {
@@ -23,48 +22,10 @@ PANEL_ROUTES = {
     "/kernel-lab": "app.panels.kernel_lab:page",
 }
 
-# Panel holds each incoming widget change 50 ms to batch bursts; sliders here report on
-# release (value_throttled) or are cheap to recompute, so answer at once.
-Syncable._debounce = 0
-
-
-# One interaction, one websocket message. Panel writes each component's model changes as
-# its own PATCH-DOC message, so a click on the head went out as 16 messages, each serialized
-# and written in turn. Holding the document for the whole change makes Panel's `unlocked`
-# send them as one; with the wait below, the server's share of a click on /heatmap fell
-# from about 40 ms to 12-16 ms here (benchmarks/app_latency.py).
-def _batched(process):
-    def run(self, doc, *args):
-        with set_curdoc(doc), unlocked():
-            return process(self, doc, *args)
-
-    run.__wrapped__ = process
-    return run
-
-
-# Bokeh answers the browser's change with an "OK" while our handler is already running; when
-# the handler's patch is ready and that reply still holds the socket's write lock, Panel
-# parks the patch and retries 10 ms later. Wait for pending writes first, then handle the
-# change in one go: the patch goes out as soon as it is made.
-def _after_pending_writes(coroutine):
-    async def run(self, doc, *args, **kwargs):
-        session = getattr(getattr(doc, "session_context", None), "session", None)
-        for conn in list(getattr(session, "_subscribed_connections", ())):
-            lock = getattr(getattr(conn, "_socket", None), "write_lock", None)
-            if lock is not None:
-                async with lock:
-                    pass
-        return await coroutine(self, doc, *args, **kwargs)
-
-    run.__wrapped__ = coroutine
-    return run
-
-
-if not hasattr(Syncable._change_event, "__wrapped__"):
-    Syncable._change_event = _batched(Syncable._change_event)
-    Syncable._process_bokeh_event = _batched(Syncable._process_bokeh_event)
-    Syncable._change_coroutine = _after_pending_writes(Syncable._change_coroutine)
-    Syncable._event_coroutine = _after_pending_writes(Syncable._event_coroutine)
+# Panel's 50 ms hold on incoming changes off, one websocket message per interaction, patches
+# sent as soon as they are made: patches of Panel internals, each named and explained in
+# app/panel_internals.py (with the versions they were checked against).
+panel_internals.install()
 
 
 def page_factory(target):  # "module:function" -> callable building a fresh page per session
@@ -144,7 +105,7 @@ def prepare_session(factory, reconnect=True):
 
             def settle(*events):
                 pn.state.rel_path = rel
-                doc._template_variables["dist_url"] = dist_url
+                panel_internals.set_dist_url(doc, dist_url)
 
             location = pn.state.location  # made now, before we settle the paths
             settle()
@@ -168,31 +129,8 @@ async def warm_reused_sessions(server, paths, themes=("default", "dark")):
     # With reuse on, a route's first paint comes from one cached session. Build them here,
     # from the plain URL, before any visitor's request can: else the first visitor's deep
     # link (and its notes) would be everyone's first paint until their own session arrives.
-    from bokeh.util.token import generate_jwt_token, generate_session_id
-    from panel.io.state import state
-    from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
-
-    app = server._tornado
-    for path in paths:
-        context = app._applications.get(path)
-        for theme in themes:
-            uri = path if theme == "default" else f"{path}?theme={theme}"
-            request = HTTPServerRequest(
-                start_line=RequestStartLine("GET", uri, "HTTP/1.1"),
-                headers=HTTPHeaders({"Host": f"127.0.0.1:{server.port}"}))
-            key = reuse_key(request)
-            if context is None or key in state._sessions:
-                continue
-            session_id = generate_session_id(secret_key=app.secret_key, signed=app.sign_sessions)
-            token = generate_jwt_token(
-                session_id, secret_key=app.secret_key, signed=app.sign_sessions,
-                expiration=app.session_token_expiration,
-                extra_payload={"headers": {}, "cookies": {},
-                               "arguments": {k: v for k, v in request.arguments.items()}})
-            session = await context.create_session_if_needed(session_id, request, token)
-            state._session_key_funcs[path] = reuse_key
-            state._sessions[key] = session
-            session.block_expiration()
+    # It fills Panel's private session cache: see app/panel_internals.py.
+    return await panel_internals.warm_reused_sessions(server, paths, reuse_key, themes)
 
 
 def _die_with_parent():  # a forked server process ends when the process that forked it does

@@ -1,0 +1,267 @@
+"""Every private Panel and Bokeh name this project touches: what, why, and the versions checked.
+
+Panel and Bokeh are pinned in pyproject.toml to the minor versions this module was checked
+against (CHECKED). A minor upgrade may rename or drop any name below; check_versions() says
+so loudly (tests/test_panel_internals.py fails, and install() warns on a server start)
+instead of letting a patch switch itself off and the app slow down quietly. After an
+upgrade: run tests/test_panel_internals.py and benchmarks/app_latency.py, fix what broke
+here, then move CHECKED and the pins.
+
+Public APIs are used where they do the job: pn.io.hold() is what holds a document through
+one interaction; pn.state.rel_path and pn.state.location give a session's paths.
+
+The patches (install(), applied when app.server is imported):
+
+1. panel.reactive.Syncable._debounce = 0
+   Panel holds each incoming widget change 50 ms to batch bursts. The sliders here report
+   on release (value_throttled) or are cheap to recompute, so answer at once.
+2. Syncable._change_event and Syncable._process_bokeh_event, run inside pn.io.hold(doc)
+   One interaction, one websocket message. Panel writes each component's model changes as
+   a PATCH-DOC message of its own, so a click on the head went out as 16 messages, each
+   serialized and written in turn; these two methods are where every incoming change and
+   event is handled, and no public hook wraps them. Holding the document through them
+   sends the interaction's changes as one message: the server's share of a click on
+   /heatmap fell from about 40 ms to 12-16 ms (benchmarks/app_latency.py).
+3. Syncable._change_coroutine and Syncable._event_coroutine, after pending socket writes
+   Bokeh answers the browser's change with an "OK" while our handler is already running;
+   when the handler's patch is ready and that reply still holds the socket's write lock,
+   Panel parks the patch and retries 10 ms later. Waiting for pending writes first lets the
+   patch go out as soon as it is made. Reads Bokeh's ServerSession._subscribed_connections,
+   ServerConnection._socket and WSHandler.write_lock (write_locks()).
+
+Other internals, used by app/server.py through the functions here:
+
+4. Document._template_variables["dist_url"] (set_dist_url)
+   Panel 1.9 points a session's stylesheets at its own server only when it renders the page
+   itself (a GET); a script embed's and a reused session's get the CDN or paths relative to
+   the course's page. Panel reads the session's asset base from this template variable.
+5. panel.io.state.state._sessions and state._session_key_funcs (cache_reused_session)
+   Panel's reused first paints: Panel's DocHandler looks a request's key up in these two.
+   Filling them before any visitor arrives makes every first paint the plain page.
+6. bokeh.server.server.Server._tornado and BokehTornado._applications (application_context)
+   The application context of a route, to build those first sessions as a GET would.
+"""
+
+import functools
+import logging
+import re
+import warnings
+from importlib.metadata import version
+
+import panel as pn
+from panel.io.state import set_curdoc, state
+from panel.reactive import Syncable
+
+log = logging.getLogger(__name__)
+
+# package -> (major, minor) this module was checked against; pyproject.toml pins the same
+CHECKED = {"panel": (1, 9), "bokeh": (3, 9)}
+
+# (internal, where it lives, what we do with it): the names this module touches
+INTERNALS = (
+    ("Syncable._debounce", "panel.reactive", "set to 0: no 50 ms hold on incoming changes"),
+    ("Syncable._change_event", "panel.reactive", "run inside pn.io.hold(doc): one message"),
+    ("Syncable._process_bokeh_event", "panel.reactive", "run inside pn.io.hold(doc)"),
+    ("Syncable._change_coroutine", "panel.reactive", "waits for pending socket writes"),
+    ("Syncable._event_coroutine", "panel.reactive", "waits for pending socket writes"),
+    ("ServerSession._subscribed_connections", "bokeh.server.session", "read: the connections"),
+    ("ServerConnection._socket", "bokeh.server.connection", "read: the connection's socket"),
+    ("WSHandler.write_lock", "bokeh.server.views.ws", "awaited: pending writes"),
+    ("Document._template_variables", "bokeh.document.document", "dist_url: the session's assets"),
+    ("state._sessions", "panel.io.state", "filled: reused first paints"),
+    ("state._session_key_funcs", "panel.io.state", "filled: the reuse key of a route"),
+    ("Server._tornado", "bokeh.server.server", "read: the Tornado application"),
+    ("BokehTornado._applications", "bokeh.server.tornado", "read: a route's context"),
+)
+
+DEBOUNCE_MS = 0
+HELD = ("_change_event", "_process_bokeh_event")
+AFTER_WRITES = ("_change_coroutine", "_event_coroutine")
+MARK = "_attention_explorable_patch"  # set on our wrappers: install() runs once
+
+
+class InternalsChanged(RuntimeError):
+    """A Panel or Bokeh internal this project relies on is missing or has another shape."""
+
+
+# ---------------------------------------------------------------- versions
+
+def minor(text):  # "1.9.4" -> (1, 9); "1.10.0rc1" -> (1, 10)
+    major, rest = text.split(".", 1)
+    return int(major), int(re.match(r"\d*", rest).group() or 0)
+
+
+def installed_versions():  # -> {"panel": "1.9.4", "bokeh": "3.9.2"}
+    return {name: version(name) for name in CHECKED}
+
+
+def version_problems(installed=None):  # -> [str]: each package off the minor checked here
+    installed = installed_versions() if installed is None else installed
+    out = []
+    for name, want in CHECKED.items():
+        got = minor(installed[name])
+        if got != want:
+            newer = "a newer" if got > want else "an older"
+            out.append(f"{name} {installed[name]} is {newer} minor than the {want[0]}.{want[1]} "
+                       f"that app/panel_internals.py was checked against")
+    return out
+
+
+def check_versions(strict=True):  # -> [problems]; raises InternalsChanged when strict
+    problems = version_problems()
+    if problems and strict:
+        raise InternalsChanged("; ".join(problems) + ": run tests/test_panel_internals.py, "
+                               "fix app/panel_internals.py, then move CHECKED and the pins")
+    for problem in problems:
+        warnings.warn(f"{problem}; its patches may be inactive (tests/test_panel_internals.py)",
+                      RuntimeWarning, stacklevel=2)
+    return problems
+
+
+# ---------------------------------------------------------------- the patches
+
+def _held(process):  # Syncable method (self, doc, ...) -> the same, inside pn.io.hold(doc)
+    @functools.wraps(process)
+    def run(self, doc, *args, **kwargs):
+        with set_curdoc(doc), pn.io.hold(doc):
+            return process(self, doc, *args, **kwargs)
+
+    setattr(run, MARK, "held")
+    return run
+
+
+def write_locks(doc):  # -> the write locks of every socket subscribed to doc's session
+    context = doc.session_context
+    session = getattr(context, "session", None) if context is not None else None
+    if session is None:  # not a server session (a notebook, a test): nothing to wait for
+        return []
+    try:
+        return [conn._socket.write_lock for conn in list(session._subscribed_connections)]
+    except AttributeError as e:
+        raise InternalsChanged(f"Bokeh's session no longer has the expected connections, "
+                               f"sockets or write locks ({e})") from e
+
+
+_warned = set()
+
+
+def _warn_once(key, message):
+    if key not in _warned:
+        _warned.add(key)
+        log.error(message)
+        warnings.warn(message, RuntimeWarning, stacklevel=3)
+
+
+def _after_pending_writes(coroutine):  # async Syncable method -> the same, after pending writes
+    @functools.wraps(coroutine)
+    async def run(self, doc, *args, **kwargs):
+        try:
+            locks = write_locks(doc)
+        except InternalsChanged as e:  # never break an interaction: say so loudly, go on
+            _warn_once("write_locks", f"app/panel_internals.py: {e}")
+            locks = []
+        for lock in locks:
+            async with lock:
+                pass
+        return await coroutine(self, doc, *args, **kwargs)
+
+    setattr(run, MARK, "after pending writes")
+    return run
+
+
+def _require(owner, name):
+    if not callable(getattr(owner, name, None)):
+        raise InternalsChanged(f"{owner.__module__}.{owner.__name__}.{name} is gone: "
+                               "app/panel_internals.py must be updated for this Panel")
+
+
+def install():  # -> {patch: "installed" | "already"}; idempotent; raises InternalsChanged
+    check_versions(strict=False)
+    if not hasattr(Syncable, "_debounce"):
+        raise InternalsChanged("panel.reactive.Syncable._debounce is gone")
+    Syncable._debounce = DEBOUNCE_MS
+    done = {"_debounce": "installed"}
+    for names, wrap in ((HELD, _held), (AFTER_WRITES, _after_pending_writes)):
+        for name in names:
+            _require(Syncable, name)
+            current = getattr(Syncable, name)
+            if getattr(current, MARK, None):
+                done[name] = "already"
+                continue
+            setattr(Syncable, name, wrap(current))
+            done[name] = "installed"
+    return done
+
+
+def active():  # -> {patch: bool}: whether each patch is in place on Syncable right now
+    out = {"_debounce": getattr(Syncable, "_debounce", None) == DEBOUNCE_MS}
+    for name in HELD + AFTER_WRITES:
+        out[name] = bool(getattr(getattr(Syncable, name, None), MARK, None))
+    return out
+
+
+def uninstall():  # put Panel's own methods and its 50 ms hold back (for measuring the difference)
+    for name in HELD + AFTER_WRITES:
+        current = getattr(Syncable, name)
+        if getattr(current, MARK, None):
+            setattr(Syncable, name, current.__wrapped__)
+    Syncable._debounce = 50
+
+
+# ---------------------------------------------------------------- the other internals
+
+def set_dist_url(doc, dist_url):  # where this session's Panel stylesheets and assets load from
+    doc._template_variables["dist_url"] = dist_url
+
+
+def dist_url(doc):  # -> the session's asset base, or None when Panel would use its default
+    return doc._template_variables.get("dist_url")
+
+
+def tornado_app(server):  # a started or unstarted pn.serve(...) server -> its BokehTornado
+    return server._tornado
+
+
+def application_context(server, path):  # -> the ApplicationContext serving path, or None
+    return tornado_app(server)._applications.get(path)
+
+
+def is_reused(key):  # -> whether Panel holds a reused first-paint session under this key
+    return key in state._sessions
+
+
+def cache_reused_session(path, key_func, key, session):
+    # make `session` the first paint Panel's DocHandler reuses for requests whose key is `key`
+    state._session_key_funcs[path] = key_func
+    state._sessions[key] = session
+    session.block_expiration()
+
+
+async def warm_reused_sessions(server, paths, key_func, themes=("default", "dark")):
+    # -> [keys cached]: build each route's reused first paint from the plain URL (and its
+    # ?theme=dark), as a GET would, before any visitor's request can
+    from bokeh.util.token import generate_jwt_token, generate_session_id
+    from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
+
+    app = tornado_app(server)
+    cached = []
+    for path in paths:
+        context = application_context(server, path)
+        for theme in themes:
+            uri = path if theme == "default" else f"{path}?theme={theme}"
+            request = HTTPServerRequest(
+                start_line=RequestStartLine("GET", uri, "HTTP/1.1"),
+                headers=HTTPHeaders({"Host": f"127.0.0.1:{server.port}"}))
+            key = key_func(request)
+            if context is None or is_reused(key):
+                continue
+            session_id = generate_session_id(secret_key=app.secret_key, signed=app.sign_sessions)
+            token = generate_jwt_token(
+                session_id, secret_key=app.secret_key, signed=app.sign_sessions,
+                expiration=app.session_token_expiration,
+                extra_payload={"headers": {}, "cookies": {},
+                               "arguments": dict(request.arguments.items())})
+            session = await context.create_session_if_needed(session_id, request, token)
+            cache_reused_session(path, key_func, key, session)
+            cached.append(key)
+    return cached

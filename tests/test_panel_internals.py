@@ -1,0 +1,283 @@
+"""app/panel_internals.py: each patch of a Panel or Bokeh internal is active and has its effect,
+and the installed Panel and Bokeh are the minor versions it was checked against.
+
+Behaviour is measured on real servers (subprocesses on free loopback ports) driven over the
+Bokeh protocol by benchmarks/load.py's client: one serving a small page through app.server
+(the patches installed, reused first paints warmed) and one plain Panel server beside it, so
+each test also shows what the page would get without the patch.
+"""
+
+import asyncio
+import os
+import re
+import statistics
+import subprocess
+import sys
+import textwrap
+import time
+import tomllib
+import types
+import urllib.request
+from pathlib import Path
+
+import pytest
+from bokeh.document import Document
+from tornado.locks import Lock
+
+from app import panel_internals as pi
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import load  # benchmarks/load.py: a Bokeh-protocol client (found on the path set above)
+
+PANES = 4  # the small page: a text input whose watcher rewrites four panes
+
+SERVER = textwrap.dedent('''
+    import itertools
+    import sys
+
+    import panel as pn
+
+    port, mode = int(sys.argv[1]), sys.argv[2]
+    if mode == "patched":
+        from app import server  # installs the patches, as `attention-explorable serve` does
+    builds = itertools.count(1)
+
+
+    def page():
+        print(f"built session {next(builds)}", flush=True)
+        box = pn.widgets.TextInput(name="probe", value="start")
+        panes = [pn.pane.HTML(f"pane {i}") for i in range(PANES)]
+
+        def on(event):
+            from app import panel_internals
+            locks = len(panel_internals.write_locks(pn.state.curdoc))
+            for i, p in enumerate(panes):
+                p.object = f"pane {i} says {event.new} locks={locks}"
+
+        box.param.watch(on, "value")
+        return pn.Column(box, *panes)
+
+
+    kwargs = dict(port=port, address="127.0.0.1", show=False, print_url=False,
+                  websocket_origin=[f"127.0.0.1:{port}"])
+    if mode == "plain":
+        pn.serve({"/t": page}, **kwargs)
+    else:
+        pn.config.reuse_sessions = True
+        pn.config.session_key_func = server.reuse_key
+        srv = pn.serve({"/t": server.prepare_session(page)}, start=False, **kwargs)
+        srv.start()
+
+        async def warm():
+            print("warmed", await server.warm_reused_sessions(srv, ["/t"]), flush=True)
+
+        srv.io_loop.add_callback(warm)
+        srv.io_loop.start()
+''').replace("PANES", str(PANES))
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):  # -> {"patched" | "plain": SimpleNamespace(url, log)}
+    tmp = tmp_path_factory.mktemp("internals")
+    script = tmp / "serve_small.py"
+    script.write_text(SERVER)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    running = {}
+    try:
+        for mode in ("patched", "plain"):
+            port, log = load.free_port(), tmp / f"{mode}.log"
+            with open(log, "w") as out:
+                proc = subprocess.Popen([sys.executable, str(script), str(port), mode],
+                                        cwd=tmp, env=env, stdout=out, stderr=subprocess.STDOUT)
+            running[mode] = types.SimpleNamespace(url=f"http://127.0.0.1:{port}", log=log,
+                                                  proc=proc)
+        for mode, s in running.items():
+            wait_for(lambda s=s: "built session" in s.log.read_text() or up(s.url), s, 90)
+        wait_for(lambda: "warmed" in running["patched"].log.read_text(), running["patched"], 60)
+        yield running
+    finally:
+        for s in running.values():
+            load.stop_server(s.proc)
+
+
+def up(url):
+    try:
+        with urllib.request.urlopen(url + "/t", timeout=5) as r:
+            return r.status == 200
+    except OSError:
+        return False
+
+
+def wait_for(ready, server, timeout):
+    deadline = time.monotonic() + timeout
+    while not ready():
+        if server.proc.poll() is not None or time.monotonic() > deadline:
+            raise AssertionError(f"server did not come up:\n{server.log.read_text()[-3000:]}")
+        time.sleep(0.2)
+
+
+def builds(server):  # -> sessions the page factory has built so far
+    return server.log.read_text().count("built session")
+
+
+async def interact(base, n):  # -> [(ms to the first patch, PATCH-DOC messages, their text)]
+    session = load.Session(base, "/t")
+    await session.open(load.AsyncHTTPClient(force_instance=True))
+    try:
+        box = load.find_model(session.doc, "panel.models.widgets.TextInput")
+        await asyncio.sleep(0.3)
+        out = []
+        for i in range(n):
+            value = f"v{i}x"
+            session.drain()
+            t0 = time.perf_counter()
+            await session.send("PATCH-DOC", {"events": [load.changed(box, "value", value)]})
+            first, messages, seen = None, [], set()
+            while len(seen) < PANES:  # until every pane has its new text
+                arrived, patch = await session.expect("PATCH-DOC", timeout=10)
+                if f"says {value}" in patch.raw:
+                    first = first or arrived
+                    messages.append(patch.raw)
+                    seen |= set(re.findall(rf"pane (\d) says {value}", patch.raw))
+            await asyncio.sleep(0.1)  # anything that trails the last pane counts too
+            while not session.inbox.empty():
+                item = session.inbox.get_nowait()
+                if isinstance(item, tuple) and item[1].msgtype == "PATCH-DOC" \
+                        and f"says {value}" in item[1].raw:
+                    messages.append(item[1].raw)
+            out.append(((first - t0) * 1000, len(messages), "".join(messages)))
+        return out
+    finally:
+        await session.close()
+
+
+@pytest.fixture(scope="module")
+def measured(servers):  # -> {mode: [(ms, messages, text)]}, one mode after the other
+    return {mode: load.run_sync(interact(s.url, 9)) for mode, s in servers.items()}
+
+
+# --- versions and pins ------------------------------------------------------------------
+
+def test_panel_and_bokeh_are_the_minor_versions_the_patches_were_checked_against():
+    assert pi.version_problems() == [], (
+        "Panel or Bokeh moved to another minor version: check every internal in "
+        "app/panel_internals.py against it, then move CHECKED and the pins in pyproject.toml")
+
+
+def test_a_newer_minor_fails_loudly(monkeypatch):
+    newer = {"panel": "1.10.0", "bokeh": "3.9.2"}
+    problems = pi.version_problems(newer)
+    assert len(problems) == 1 and "panel 1.10.0 is a newer minor than the 1.9" in problems[0]
+    monkeypatch.setattr(pi, "installed_versions", lambda: newer)
+    with pytest.raises(pi.InternalsChanged, match="panel 1.10.0"):
+        pi.check_versions(strict=True)
+    with pytest.warns(RuntimeWarning, match="panel 1.10.0"):
+        pi.check_versions(strict=False)
+    assert pi.minor("1.10.0rc1") == (1, 10) and pi.minor("3.9.2") == (3, 9)
+
+
+def test_pyproject_pins_the_checked_minor_versions():
+    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    for name, (major, minor) in pi.CHECKED.items():
+        spec = next(d for d in deps if re.match(rf"{name}\b", d))
+        assert f"<{major}.{minor + 1}" in spec.replace(" ", ""), spec
+        low = re.search(r">=(\d+)\.(\d+)", spec)
+        assert low and (int(low[1]), int(low[2])) == (major, minor), spec
+
+
+def test_every_internal_named_is_still_where_it_is_said_to_be():
+    import importlib
+    import inspect
+    for name, module, _ in pi.INTERNALS:
+        owner, attr = name.split(".")
+        source = inspect.getsource(importlib.import_module(module))
+        assert re.search(rf"\b{attr}\b", source), f"{module} no longer mentions {attr} ({name})"
+        assert re.search(rf"\b{owner}\b", source), f"{module} no longer has {owner}"
+
+
+# --- the patches are in place ---------------------------------------------------------------
+
+def test_importing_the_server_installs_every_patch_once():
+    from app import server  # noqa: F401
+    assert pi.active() == {name: True for name in ("_debounce", *pi.HELD, *pi.AFTER_WRITES)}
+    assert set(pi.install().values()) <= {"installed", "already"}
+    assert set(list(pi.install().values())[1:]) == {"already"}  # never wrapped twice
+    from panel.reactive import Syncable
+    assert not hasattr(Syncable._change_event.__wrapped__, "__wrapped__")
+
+
+# --- and have their effect ------------------------------------------------------------------
+
+def test_one_websocket_message_per_interaction(measured):
+    patched = [count for _, count, _ in measured["patched"]]
+    plain = [count for _, count, _ in measured["plain"]]
+    assert patched == [1] * len(patched), f"messages per interaction, patched: {patched}"
+    assert min(plain) >= 2, f"without the patch Panel sends one per pane: {plain}"
+
+
+def test_no_50_ms_hold_on_an_incoming_change(measured):
+    patched = statistics.median(ms for ms, _, _ in measured["patched"])
+    plain = statistics.median(ms for ms, _, _ in measured["plain"])
+    assert plain >= 50, f"plain Panel holds a change 50 ms; measured {plain:.1f} ms"
+    assert patched < 40 and patched < plain - 20, (
+        f"first patch after {patched:.1f} ms with the patches (plain Panel: {plain:.1f} ms)")
+
+
+def test_the_write_lock_wait_finds_the_live_sessions_socket(measured):
+    # the page's watcher reports how many socket write locks write_locks() found: one
+    # browser, one socket, one lock (an upgrade that renames them fails here, loudly)
+    assert all("locks=1" in text for _, _, text in measured["patched"])
+
+
+def test_a_change_is_handled_only_after_pending_writes():
+    lock, order = Lock(), []
+    socket = types.SimpleNamespace(write_lock=lock)
+    session = types.SimpleNamespace(_subscribed_connections=[types.SimpleNamespace(_socket=socket)])
+    doc = types.SimpleNamespace(session_context=types.SimpleNamespace(session=session))
+
+    async def handle(self, doc):
+        order.append("handled")
+
+    wrapped = pi._after_pending_writes(handle)
+
+    async def scenario():
+        await lock.acquire()  # an "OK" reply is being written
+        task = asyncio.ensure_future(wrapped(None, doc))
+        await asyncio.sleep(0.05)
+        order.append("write done")
+        lock.release()
+        await task
+
+    asyncio.run(scenario())
+    assert order == ["write done", "handled"]
+    assert pi.write_locks(doc) == [lock]
+    with pytest.raises(pi.InternalsChanged):  # a renamed internal is loud, not skipped
+        pi.write_locks(types.SimpleNamespace(session_context=types.SimpleNamespace(
+            session=types.SimpleNamespace(connections=[]))))
+
+
+def test_the_dist_url_reaches_panels_stylesheets():
+    import panel as pn
+    from panel.io.state import set_curdoc
+    doc = Document()
+    ours = "https://explorable.example/static/extensions/panel/"
+    pi.set_dist_url(doc, ours)
+    assert pi.dist_url(doc) == ours
+    with set_curdoc(doc):
+        model = pn.widgets.Button(label="b").get_root(doc)
+    urls = [str(s.url) for s in model.stylesheets if hasattr(s, "url")]
+    assert urls and all(u.startswith(ours) for u in urls), urls
+
+
+def test_reused_first_paints_are_built_before_any_visitor(servers):
+    patched, plain = servers["patched"], servers["plain"]
+    assert "warmed [('/t', 'default'), ('/t', 'dark')]" in patched.log.read_text()
+    before = {mode: builds(s) for mode, s in servers.items()}
+    for s in (patched, plain):
+        for query in ("", "?x=1", "?theme=dark", ""):
+            with urllib.request.urlopen(s.url + "/t" + query, timeout=30) as r:
+                assert r.status == 200
+    time.sleep(0.3)
+    assert builds(patched) == before["patched"], "a GET built a session: the cache was missed"
+    assert builds(plain) >= before["plain"] + 4, "plain Panel builds one per GET"
