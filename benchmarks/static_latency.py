@@ -1,0 +1,155 @@
+"""Click to paint on the static pages: every control of every panel, in Chromium, no server.
+
+    PYTHONPATH=. python benchmarks/static_latency.py [--rounds 20] [--site DIR] [--route /heatmap]
+
+Builds the site (or reuses --site), opens each single-panel page from file://, and operates
+every control the page has, round-robin: buttons by a click, sliders by an arrow key on the
+handle (ArrowRight, then ArrowLeft, so every step is a real change). Each interaction is
+timed in the page: a MutationObserver on the document and on every shadow root from the
+event until the first DOM change (text, nodes or attributes), then to the end of the next
+animation frame (requestAnimationFrame and a task after it: the change is on screen).
+Prints, per page, the median and p95 of both and how many interactions changed nothing;
+the target is p95 ≤ 20 ms click to painted on every page. Needs Chromium at /usr/bin/chromium.
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+IDLE_JS = ("() => window.Bokeh !== undefined && Bokeh.documents.length > 0"
+           " && Bokeh.documents.every((d) => d.is_idle)")
+TARGET_P95_MS = 20.0
+
+# every control on the page: [kind, element], buttons and slider handles, in shadow roots too
+CONTROLS_JS = """() => {
+  const out = [];
+  const walk = (root) => {
+    for (const e of root.querySelectorAll("button.bk-btn, .noUi-handle")) {
+      const label = e.textContent.trim();
+      if (e.disabled || /live explorable|kernel lab|theme/i.test(label)) { continue; }
+      out.push(e);
+    }
+    for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) { walk(e.shadowRoot); } }
+  };
+  walk(document);
+  window.__controls = out;
+  return out.length;
+}"""
+
+# operate control i once; -> [to first DOM change, to painted] in ms, or null if none came
+OPERATE_JS = """async ([i, key]) => {
+  const e = window.__controls[i];
+  const roots = [document];
+  const walk = (root) => {
+    for (const x of root.querySelectorAll("*")) {
+      if (x.shadowRoot) { roots.push(x.shadowRoot); walk(x.shadowRoot); }
+    }
+  };
+  walk(document);
+  return await new Promise((resolve) => {
+    let t0 = 0;
+    const observers = [];
+    const done = (value) => { observers.forEach((o) => o.disconnect()); resolve(value); };
+    const seen = () => {
+      const dom = performance.now() - t0;
+      observers.forEach((o) => o.disconnect());
+      requestAnimationFrame(() => setTimeout(() => resolve([dom, performance.now() - t0]), 0));
+    };
+    for (const root of roots) {
+      const o = new MutationObserver(seen);
+      o.observe(root, {subtree: true, childList: true, characterData: true, attributes: true});
+      observers.push(o);
+    }
+    setTimeout(() => done(null), 2000);
+    t0 = performance.now();
+    if (e.classList.contains("noUi-handle")) {
+      e.dispatchEvent(new KeyboardEvent("keydown", {key, bubbles: true}));
+    } else {
+      e.click();
+    }
+  });
+}"""
+
+
+def pages(site, only=None):  # -> [(route, path)] of the single-panel pages
+    routes = sorted(p.parent.name for p in site.glob("*/index.html")
+                    if p.parent.name not in ("math", "embed", "kernel-lab"))
+    return [(f"/{r}", site / r / "index.html") for r in routes if only in (None, f"/{r}")]
+
+
+def pct(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
+
+
+def measure(page, path, rounds):  # -> ([dom ms], [painted ms], no-change count, controls)
+    page.goto(path.as_uri())
+    page.wait_for_function(IDLE_JS, timeout=30_000)
+    page.wait_for_function("() => window.AEStates && [...AEStates.panels.values()]"
+                           ".every((p) => p.booted)", timeout=30_000)
+    n = page.evaluate(CONTROLS_JS)
+    dom, painted, nothing = [], [], 0
+    for r in range(rounds):
+        for i in range(n):
+            key = "ArrowRight" if r % 2 == 0 else "ArrowLeft"
+            got = page.evaluate(OPERATE_JS, [i, key])
+            page.wait_for_timeout(30)
+            if got is None:
+                nothing += 1
+                continue
+            dom.append(got[0])
+            painted.append(got[1])
+    return dom, painted, nothing, n
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=20, help="passes over every control")
+    parser.add_argument("--site", type=Path, help="a built site (default: build one now)")
+    parser.add_argument("--route", help="one page only, e.g. /heatmap")
+    args = parser.parse_args(argv)
+    site = args.site
+    if site is None:
+        from app import build
+
+        site = Path(tempfile.mkdtemp(prefix="ae-site-")) / "out"
+        build.build(site, log=lambda line: None)
+    rows, worst = [], 0.0
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        for route, path in pages(site, args.route):
+            dom, painted, nothing, n = measure(page, path, args.rounds)
+            if not painted:
+                rows.append((route, n, 0, nothing, None, None, None, None))
+                continue
+            p95 = pct(painted, 0.95)
+            worst = max(worst, p95)
+            rows.append((route, n, len(painted), nothing, statistics.median(dom), pct(dom, 0.95),
+                         statistics.median(painted), p95))
+        browser.close()
+    print(f"| page | controls | interactions | no change | to DOM median / p95 | "
+          f"to painted median / p95 (target p95 ≤ {TARGET_P95_MS:.0f} ms) |")
+    print("|---|---:|---:|---:|---|---|")
+    for route, n, count, nothing, dm, d95, pm, p95 in rows:
+        if pm is None:
+            print(f"| {route} | {n} | 0 | {nothing} | - | - |")
+            continue
+        print(f"| {route} | {n} | {count} | {nothing} | {dm:.1f} / {d95:.1f} ms | "
+              f"{pm:.1f} / {p95:.1f} ms |")
+    print(f"worst p95 click to painted: {worst:.1f} ms "
+          f"({'within' if worst <= TARGET_P95_MS else 'OVER'} the {TARGET_P95_MS:.0f} ms target)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
