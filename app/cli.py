@@ -1,4 +1,4 @@
-"""The `attention-explorable` command: numbers (the claims ledger), costs, serve."""
+"""The `attention-explorable` command: numbers (the claims ledger), costs, build, serve."""
 
 import argparse
 import json
@@ -76,7 +76,41 @@ def _finite_or_none(x):
     return float(x) if math.isfinite(x) else None
 
 
-def serve(args):
+def build(args):  # -> exit status; one line on stderr when OUT cannot hold a build
+    from app import build as site
+
+    try:
+        site.build(args.out, force=args.force, log=lambda line: print(line, flush=True))
+    except site.BadOutput as e:
+        print(f"attention-explorable build: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except site.BuildError as e:
+        print(f"attention-explorable build: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def serve(args):  # build (or reuse) the static site, then serve it and the live sessions
+    from app import build as site
+    from app import security, static_site
+    from app.server_options import admin_password, env_list
+
+    try:  # options that cannot work fail before the build, not after it
+        for origin in args.embed_origin or env_list("AE_EMBED_ORIGINS"):
+            security.parse_origin(origin)
+    except security.OriginError as e:
+        raise SystemExit(f"attention-explorable serve: --embed-origin: {e}")
+    if args.admin:
+        admin_password(args)
+    out = static_site.site_dir()
+    try:
+        site.build(out, log=lambda line: print(line, flush=True))
+    except site.BadOutput as e:
+        print(f"attention-explorable serve: $AE_BUILD_DIR: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except site.BuildError as e:
+        print(f"attention-explorable serve: building the static pages: {e}", file=sys.stderr)
+        return 1
     from app import server
 
     return server.main(args)
@@ -117,6 +151,12 @@ def parser():
                    help="triangular skips masked blocks (n²/2 pairs); naive pays n²")
     c.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
+    b = sub.add_parser("build", help="write every page and the scripts and styles it loads as "
+                                     "files, for any static host or file://")
+    b.add_argument("out", metavar="OUT", help="the folder to write (created if missing)")
+    b.add_argument("--force", action="store_true",
+                   help="build even when the inputs match the last build in OUT")
+
     from app.server_options import add_serve_arguments
 
     add_serve_arguments(sub.add_parser("serve", help="serve the explorable"))
@@ -135,6 +175,8 @@ def main(argv=None):
         except ConfigError as e:
             print(f"attention-explorable costs: {e}", file=sys.stderr)
             return EXIT_BAD_INPUT
+    if args.command == "build":
+        return build(args)
     return serve(args)
 
 

@@ -1,0 +1,534 @@
+"""The explorable as files: every page, and every script and stylesheet it loads, from here.
+
+    attention-explorable build OUT [--force]
+
+writes
+
+    OUT/index.html                 the first chapter ("/")
+    OUT/math/index.html            the second chapter ("/math")
+    OUT/<route>/index.html         each panel alone ("/heatmap", "/cost", ...)
+    OUT/embed/<route>.html         how to embed that panel: the <iframe> to copy, and a demo
+    OUT/assets/bokeh-<v>/...       the BokehJS files the pages load (from the bokeh package)
+    OUT/assets/panel-<v>/...       the Panel files they load (from panel/dist)
+    OUT/assets/site-<hash>/...     static/switcher.js and static/*.css (named by content)
+    OUT/.build-inputs              a hash of every input; the same hash skips the next build
+
+and a gzip copy (`.gz`, for servers that send it precompressed) beside every text file.
+Every reference is relative, so the folder works from `file://`, on any static host and
+under any URL prefix; nothing comes from a CDN. Each page is built inside
+`states.static_build()`: its panels carry their table of states and the browser-side
+switcher, and no page needs a server session.
+
+Pages are saved by Panel with CDN resources and then pointed at local copies: the CDN
+URLs name the exact files (in the page's <head> and in the stylesheets its document JSON
+names), so only what a page references is copied, plus what those stylesheets' url()s
+name in turn.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gzip
+import hashlib
+import html
+import io
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STATIC_DIR = ROOT / "static"
+INPUT_DIRS = ("app", "attention_core", "kernels", "static")  # source folders whose files count
+MARKER = ".build-inputs"
+FORMAT = "ae-static-build 1"  # bump when the layout of a build changes
+TEXT_SUFFIXES = (".html", ".js", ".css", ".json", ".svg", ".map", ".webmanifest", ".txt")
+MAX_BYTES = 8 * 10**6  # the whole build before compression
+EMBED_HEIGHT = 900  # px, the demo iframe's height
+
+URL = re.compile(r"https?://[^\s\"'<>()\\]+")
+NAMESPACE = re.compile(r"^https?://www\.w3\.org/")  # XML namespaces: names, never fetched
+JSON_SCRIPT = re.compile(r'(<script type="application/json" id="[^"]+">)(.*?)(</script>)',
+                         re.DOTALL)
+CSS_REF = re.compile(r"""url\(\s*(['"]?)([^'")]+)\1\s*\)|@import\s+(['"])([^'"]+)\3""")
+
+# On file:// a link to a folder opens a listing, not its index.html; add it on the way out.
+FILE_LINKS_JS = """<script>
+if (location.protocol === "file:") {
+  addEventListener("click", function (event) {
+    var a = event.composedPath().find(function (n) { return n.tagName === "A" && n.href; });
+    if (!a || a.target || !a.href.startsWith("file:")) { return; }
+    var url = new URL(a.href);
+    if (url.pathname.endsWith("/")) {
+      event.preventDefault();
+      url.pathname += "index.html";
+      location.assign(url.href);
+    }
+  }, true);
+}
+</script>"""
+
+
+class BuildError(Exception):
+    """The build cannot go on; the message is one line for the person who ran it."""
+
+
+class BadOutput(BuildError):
+    """OUT cannot hold a build (a file, not writable, ...)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Page:
+    route: str  # "/", "/math", "/heatmap", ...
+    factory: str  # "module:function" building the page
+
+    @property
+    def folder(self):  # "" for "/", "heatmap" for "/heatmap"
+        return self.route.strip("/")
+
+    @property
+    def file(self):  # "index.html", "heatmap/index.html"
+        return f"{self.folder}/index.html" if self.folder else "index.html"
+
+    @property
+    def up(self):  # the relative way from this page back to OUT
+        return "../" * (self.folder.count("/") + 1) if self.folder else ""
+
+
+@dataclasses.dataclass
+class Result:
+    out: Path
+    skipped: bool
+    pages: list = dataclasses.field(default_factory=list)  # [(route, file, bytes, seconds)]
+    seconds: float = 0.0
+    total_bytes: int = 0  # every file, before compression (.gz copies not counted)
+    gz_bytes: int = 0  # the .gz copies
+    warnings: list = dataclasses.field(default_factory=list)
+
+
+def pages():  # -> [Page]: the chapters, then each panel alone
+    from app.server import PANEL_ROUTES
+
+    return [Page("/", "app.article:page"), Page("/math", "app.article_math:page"),
+            *(Page(route, target) for route, target in PANEL_ROUTES.items())]
+
+
+def panel_routes():  # -> ["/heatmap", ...]: the pages that are one panel (embeddable)
+    from app.server import PANEL_ROUTES
+
+    return list(PANEL_ROUTES)
+
+
+# --- inputs -------------------------------------------------------------------------------
+
+def versions():  # -> {name: version} of what the pages are built with
+    import bokeh
+    import panel
+
+    out = {"python": sys.version.split()[0], "panel": panel.__version__,
+           "bokeh": bokeh.__version__}
+    from importlib import metadata
+
+    for name in ("param", "numpy", "torch"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "absent"
+    return out
+
+
+def input_files():  # -> sorted [Path] of every source file a build depends on
+    files = []
+    for name in INPUT_DIRS:
+        base = ROOT / name
+        if not base.is_dir():
+            continue
+        for path in base.rglob("*"):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                files.append(path)
+    return sorted(files)
+
+
+def inputs_hash():  # -> hex sha256 of the build's format, the versions and every input file
+    h = hashlib.sha256(FORMAT.encode())
+    for name, version in sorted(versions().items()):
+        h.update(f"\0{name}={version}".encode())
+    for path in input_files():
+        name = path.relative_to(ROOT) if ROOT in path.parents else path
+        h.update(b"\0" + name.as_posix().encode() + b"\0")
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def marker_text(digest):
+    lines = [digest, FORMAT, *(f"{k} {v}" for k, v in sorted(versions().items()))]
+    return "\n".join(lines) + "\n"
+
+
+def is_current(out, digest):  # -> True when OUT holds a complete build of these inputs
+    marker = Path(out) / MARKER
+    try:
+        recorded = marker.read_text().split("\n", 1)[0].strip()
+    except OSError:
+        return False
+    return recorded == digest and all((Path(out) / p.file).is_file() for p in pages())
+
+
+# --- where the assets come from -------------------------------------------------------------
+
+class Assets:
+    """Maps the CDN URLs a saved page names onto files of the installed packages, and
+    records which files the build must copy: {path in OUT: source file}."""
+
+    def __init__(self, site_files):
+        import bokeh
+        import panel
+        from bokeh.util.paths import bokehjs_path
+        from panel.io.resources import CDN_DIST
+
+        self.panel_cdn = CDN_DIST  # https://cdn.holoviz.org/panel/<js version>/dist/
+        self.panel_dir = Path(panel.__file__).resolve().parent / "dist"
+        self.panel_out = f"assets/panel-{panel.__version__}"
+        self.bokeh_cdn = "https://cdn.bokeh.org/bokeh/release/"
+        self.bokeh_js = Path(bokehjs_path()) / "js"
+        self.bokeh_out = f"assets/bokeh-{bokeh.__version__}"
+        self.bokeh_name = re.compile(
+            rf"^(bokeh(?:-[a-z]+)?)-{re.escape(bokeh.__version__)}(\.min)?\.js$")
+        self.copies = {}  # "assets/panel-1.9.4/css/x.css" -> Path
+        self.site_files = site_files  # {name: bytes}: switcher.js and static/*.css
+        digest = hashlib.sha256()
+        for name, data in sorted(site_files.items()):
+            digest.update(name.encode() + b"\0" + data + b"\0")
+        self.site_out = f"assets/site-{digest.hexdigest()[:10]}"
+
+    def local(self, url):  # CDN URL -> path in OUT, or None when it is not a CDN file
+        path = url.split("#", 1)[0].split("?", 1)[0]
+        if path.startswith(self.panel_cdn):
+            rel = path[len(self.panel_cdn):]
+            return self._add(f"{self.panel_out}/{rel}", self.panel_dir / rel, url)
+        if path.startswith(self.bokeh_cdn):
+            match = self.bokeh_name.match(path[len(self.bokeh_cdn):])
+            if match:
+                name = f"{match.group(1)}{match.group(2) or ''}.js"
+                return self._add(f"{self.bokeh_out}/{name}", self.bokeh_js / name, url)
+        return None
+
+    def _add(self, out_path, source, url):
+        source = source.resolve()
+        if not source.is_file():
+            raise BuildError(f"a page loads {url}, and the installed package has no {source}")
+        if out_path not in self.copies:
+            self.copies[out_path] = source
+            if source.suffix == ".css":
+                self._css(out_path, source)
+        return out_path
+
+    def _css(self, out_path, source):  # the files a stylesheet's url()s and @imports name
+        text = source.read_text(encoding="utf-8", errors="replace")
+        for match in CSS_REF.finditer(text):
+            ref = (match.group(2) or match.group(4) or "").strip()
+            if not ref or ref.startswith(("data:", "#")):
+                continue
+            if URL.match(ref) or ref.startswith("//"):
+                raise BuildError(f"{source.name} loads {ref} from another host")
+            rel = ref.split("#", 1)[0].split("?", 1)[0]
+            target = (source.parent / rel).resolve()
+            target_out = os.path.normpath(f"{os.path.dirname(out_path)}/{rel}")
+            inside = target_out.startswith((self.panel_out + "/", self.bokeh_out + "/"))
+            if not target.is_file() or not inside:
+                raise BuildError(f"{source.name} names {ref}, which is not a file of its package")
+            self._add(target_out, target, ref)
+
+
+def site_files():  # -> {name: bytes}: the repo's own browser files every page loads
+    from app import states
+
+    files = {}
+    switcher = Path(states.SWITCHER_JS)
+    if switcher.is_file():
+        files[switcher.name] = switcher.read_bytes()
+    for css in sorted(STATIC_DIR.glob("*.css")):
+        files[css.name] = css.read_bytes()
+    return files
+
+
+# --- one page --------------------------------------------------------------------------------
+
+def render(page, title):  # Page -> the HTML Panel saves for it, in static mode, CDN resources
+    import bokeh.resources
+
+    from app import states
+    from app.server import page_factory
+
+    factory = page_factory(page.factory)
+    buffer = io.StringIO()
+    with states.static_build():
+        obj = factory(defer=False) if page.route in ("/", "/math") else factory()
+        obj.save(buffer, resources=bokeh.resources.CDN, title=title)
+    return buffer.getvalue()
+
+
+def localize(text, page, assets, warnings):  # a saved page -> the same page, from OUT only
+    def swap(match):
+        url = match.group(0)
+        if NAMESPACE.match(url):
+            return url
+        local = assets.local(url)
+        if local is None:
+            warnings.append(f"{page.route} names {url}, which the build cannot ship")
+            return url
+        return page.up + local
+
+    return URL.sub(swap, text)
+
+
+def chapter_links(text, page, routes):  # the chapters' links to each other, as folders
+    # The live chapters link "math" and "./"; in files each chapter is a folder, so the
+    # link from /math back to the first chapter is "../" and the one forward "math/".
+    links = {target: route for target, route in routes.items()}
+
+    def doc(match):
+        import json
+
+        data = json.loads(html.unescape(match.group(2)))
+        data = _map_strings(data, lambda s: _relink(s, page, links))
+        dumped = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+        return match.group(1) + html.escape(dumped, quote=False) + match.group(3)
+
+    return JSON_SCRIPT.sub(doc, text)
+
+
+def _relink(text, page, links):
+    if "href=" not in text:
+        return text
+    for target, route in links.items():
+        folder = route.strip("/")
+        here = page.folder
+        rel = os.path.relpath(folder or ".", here or ".").replace(os.sep, "/")
+        rel = "./" if rel == "." else rel + "/"
+        for quote in ("&quot;", '"'):
+            text = re.sub(rf"href={re.escape(quote)}{re.escape(target)}(\?[^&\"]*)?"
+                          rf"{re.escape(quote)}",
+                          lambda m, q=quote, r=rel: f"href={q}{r}{m.group(1) or ''}{q}", text)
+    return text
+
+
+def _map_strings(value, fn):
+    if isinstance(value, str):
+        return fn(value)
+    if isinstance(value, list):
+        return [_map_strings(v, fn) for v in value]
+    if isinstance(value, dict):
+        return {k: _map_strings(v, fn) for k, v in value.items()}
+    return value
+
+
+def head_extras(page, assets):  # what every page adds to its <head>: our CSS, the switcher
+    tags = []
+    for name in assets.site_files:
+        href = f"{page.up}{assets.site_out}/{name}"
+        if name.endswith(".css"):
+            tags.append(f'<link rel="stylesheet" href="{href}">')
+    for name in assets.site_files:
+        if name.endswith(".js"):
+            tags.append(f'<script type="text/javascript" src="{page.up}{assets.site_out}/'
+                        f'{name}"></script>')
+    tags.append(FILE_LINKS_JS)
+    return "\n".join(tags) + "\n"
+
+
+def finish_page(text, page, assets, routes, warnings):
+    text = localize(text, page, assets, warnings)
+    text = chapter_links(text, page, routes)
+    if "</head>" not in text:
+        raise BuildError(f"{page.route}: the saved page has no </head>")
+    return text.replace("</head>", head_extras(page, assets) + "</head>", 1)
+
+
+# --- embed snippets ---------------------------------------------------------------------------
+
+EMBED_PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Embed {name} · {title}</title>
+<link rel="icon" href="data:,">
+<style>
+  body {{ font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", Arial,
+         sans-serif; max-width: 56rem; margin: 0 auto; padding: 1rem 1.25rem 3rem;
+         line-height: 1.5; }}
+  pre {{ background: #f3f3f3; padding: 0.8em 1em; border-radius: 6px; overflow-x: auto;
+        white-space: pre-wrap; word-break: break-all; }}
+  iframe {{ width: 100%; border: 1px solid #d0d4da; border-radius: 8px; }}
+</style>
+</head>
+<body>
+<h1>Embedding the {name} panel</h1>
+<p>Copy this into your course page. The address is where this folder is served; add a query
+to start the panel at a state, as the panel's own address bar shows after a change.</p>
+<pre><code id="snippet">{snippet}</code></pre>
+<h2>What it looks like</h2>
+<iframe id="demo" src="{demo}" title="{name}" height="{height}" loading="lazy"></iframe>
+<script>
+(function () {{
+  var page = new URL("{live_rel}", location.href);
+  if (location.protocol === "http:" || location.protocol === "https:") {{
+    document.getElementById("snippet").textContent =
+      '<iframe src="' + page.href + '" title="{name}" width="100%" height="{height}"'
+      + ' loading="lazy"></iframe>';
+  }}
+}})();
+</script>
+</body>
+</html>
+"""
+
+
+def embed_page(route, title):  # "/heatmap" -> OUT/embed/heatmap.html
+    name = route.strip("/")
+    snippet = html.escape(f'<iframe src="[this site]/{name}/" title="{name}" width="100%" '
+                          f'height="{EMBED_HEIGHT}" loading="lazy"></iframe>')
+    return EMBED_PAGE.format(name=html.escape(name), title=html.escape(title),
+                             snippet=snippet, demo=f"../{name}/index.html",
+                             live_rel=f"../{name}/", height=EMBED_HEIGHT)
+
+
+# --- writing ----------------------------------------------------------------------------------
+
+def write(out_dir, rel, data):  # -> bytes written (the .gz copy not counted)
+    path = out_dir / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    path.write_bytes(data)
+    return len(data)
+
+
+def gzip_beside(out_dir):  # -> bytes of the .gz copies written beside every text file
+    total = 0
+    for path in sorted(out_dir.rglob("*")):
+        if path.is_file() and path.suffix in TEXT_SUFFIXES:
+            data = path.read_bytes()
+            packed = gzip.compress(data, compresslevel=9, mtime=0)
+            (path.parent / (path.name + ".gz")).write_bytes(packed)
+            total += len(packed)
+    return total
+
+
+def check_out(out):  # -> Path; raises BadOutput when OUT cannot hold a build
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise BadOutput(f"{out} is a file, not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BadOutput(f"cannot create {out}: {e.strerror or e}") from None
+    probe = out / f".write-test-{os.getpid()}"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise BadOutput(f"{out} is not writable: {e.strerror or e}") from None
+    return out.resolve()
+
+
+@contextlib.contextmanager
+def locked(out):  # one build of OUT at a time (several servers may start together)
+    import fcntl
+
+    lock_path = out.parent / f".{out.name}.lock"
+    with contextlib.ExitStack() as stack:
+        try:
+            handle = stack.enter_context(open(lock_path, "a"))
+        except OSError:
+            handle = None  # a parent we cannot write to: no lock, build anyway
+        if handle is not None:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            stack.callback(fcntl.flock, handle, fcntl.LOCK_UN)
+        yield
+
+
+def build(out, force=False, log=print):  # -> Result; raises BuildError
+    started = time.perf_counter()
+    out = check_out(out)
+    digest = inputs_hash()
+    with locked(out):
+        if not force and is_current(out, digest):
+            log(f"{out}: up to date (inputs unchanged since the last build); --force rebuilds")
+            return Result(out=out, skipped=True, seconds=time.perf_counter() - started)
+        parent_writable = os.access(out.parent, os.W_OK)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-",
+                                    dir=out.parent if parent_writable else None))
+        tmp.chmod(0o755)  # mkdtemp's 0700 would hide the build from a web server's workers
+        try:
+            result = _build_into(tmp, log)
+            (tmp / MARKER).write_text(marker_text(digest))
+            _put_in_place(tmp, out, parent_writable)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    result.out = out
+    result.seconds = time.perf_counter() - started
+    for warning in result.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    log(f"built {len(result.pages)} pages into {out} in {result.seconds:.1f} s: "
+        f"{result.total_bytes / 1e6:.2f} MB, {result.gz_bytes / 1e6:.2f} MB gzipped copies")
+    return result
+
+
+def _build_into(tmp, log):  # -> Result for a fresh build written into tmp
+    from app import article, server
+
+    result = Result(out=tmp, skipped=False)
+    assets = Assets(site_files())
+    routes = {article.ROUTE: "/", article.MATH_ROUTE: "/math"}
+    all_pages = pages()
+    titles = server.titles({p.route: None for p in all_pages})
+    total = 0
+    for page in all_pages:
+        t0 = time.perf_counter()
+        text = finish_page(render(page, titles[page.route]), page, assets, routes,
+                           result.warnings)
+        size = write(tmp, page.file, text)
+        total += size
+        seconds = time.perf_counter() - t0
+        result.pages.append((page.route, page.file, size, seconds))
+        log(f"  {page.route:<16} -> {page.file:<28} {size / 1000:8.1f} kB  {seconds:5.2f} s")
+    for route in panel_routes():
+        total += write(tmp, f"embed/{route.strip('/')}.html", embed_page(route, server.TITLE))
+    for name, data in assets.site_files.items():
+        total += write(tmp, f"{assets.site_out}/{name}", data)
+    for rel, source in sorted(assets.copies.items()):
+        total += write(tmp, rel, source.read_bytes())
+    if total > MAX_BYTES:
+        raise BuildError(f"the build holds {total / 1e6:.2f} MB, over its "
+                         f"{MAX_BYTES / 1e6:.0f} MB budget")
+    result.total_bytes = total
+    result.gz_bytes = gzip_beside(tmp)
+    return result
+
+
+def _put_in_place(tmp, out, parent_writable):
+    ours = (out / MARKER).is_file() or not any(out.iterdir())
+    if ours and parent_writable:
+        old = out.parent / f".{out.name}.old-{os.getpid()}"
+        os.rename(out, old)
+        os.rename(tmp, out)
+        shutil.rmtree(old, ignore_errors=True)
+        return
+    # a folder holding files of someone else's, or one whose parent we cannot write: copy in
+    shutil.copytree(tmp, out, dirs_exist_ok=True)
+
+
+def main(argv=None):  # python -m app.build OUT [--force]
+    from app import cli
+
+    return cli.main(["build", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

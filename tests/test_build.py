@@ -1,0 +1,224 @@
+"""`attention-explorable build OUT`: every page as files, every asset from here, no CDN.
+
+One build into a temporary folder serves the module (about 10 s); a second run with the same
+inputs must be skipped, and an OUT that cannot hold a build is one line and exit 2.
+"""
+
+import gzip
+import html
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+
+from app import build, states
+from app.server import PANEL_ROUTES
+
+ROOT = Path(__file__).resolve().parents[1]
+ROUTES = ["/", "/math", *PANEL_ROUTES]
+URL = re.compile(r"(?:https?:)?//[A-Za-z0-9.-]+\.[A-Za-z]{2,}[^\s\"'<>()\\]*")
+NAMESPACES = ("http://www.w3.org/",)  # XML namespace names: never fetched
+HEAD_REFS = re.compile(r"<(?:script|link|img|iframe)\b[^>]*?\b(?:src|href)=\"([^\"]*)\"")
+JSON_SCRIPT = re.compile(r'<script type="application/json" id="[^"]+">(.*?)</script>', re.DOTALL)
+INLINE_SCRIPT = re.compile(r"<script>.*?</script>", re.DOTALL)
+CSS_REF = re.compile(r"""url\(\s*(['"]?)([^'")]+)\1\s*\)|@import\s+(['"])([^'"]+)\3""")
+
+
+def run(*args, timeout=180):
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True,
+                          text=True, timeout=timeout, cwd=ROOT, check=False)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):  # -> (OUT, the first build's stdout)
+    out = tmp_path_factory.mktemp("build") / "site"
+    done = run("build", str(out))
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out, done.stdout
+
+
+def page_file(out, route):
+    return out / ("index.html" if route == "/" else f"{route.strip('/')}/index.html")
+
+
+def files(out, *suffixes):
+    return sorted(p for p in out.rglob("*") if p.is_file() and p.suffix in suffixes)
+
+
+def doc_jsons(text):  # a page -> its Bokeh documents, parsed
+    return [json.loads(html.unescape(m)) for m in JSON_SCRIPT.findall(text)]
+
+
+def stylesheet_urls(value):  # every ImportedStyleSheet url in a document
+    if isinstance(value, dict):
+        if value.get("name") == "ImportedStyleSheet":
+            yield value["attributes"]["url"]
+        for v in value.values():
+            yield from stylesheet_urls(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from stylesheet_urls(v)
+
+
+def resolves(base_file, ref, out):  # a relative reference from base_file -> the file, or None
+    path = unquote(ref.split("#", 1)[0].split("?", 1)[0])
+    target = (base_file.parent / path).resolve()
+    if out.resolve() not in target.parents:
+        return None
+    if target.is_dir():
+        target = target / "index.html"
+    return target if target.is_file() else None
+
+
+def test_every_route_has_its_page_and_the_build_says_so_page_by_page(site):
+    out, stdout = site
+    for route in ROUTES:
+        assert page_file(out, route).is_file(), route
+        assert re.search(rf"^\s+{re.escape(route)}\s+->", stdout,
+                         re.MULTILINE), f"no line for {route}"
+    for route in PANEL_ROUTES:
+        assert (out / "embed" / f"{route.strip('/')}.html").is_file(), route
+
+
+def test_nothing_is_fetched_from_another_host(site):
+    out, _ = site
+    checked = files(out, ".html", ".css", ".svg", ".json")
+    checked += [p for p in files(out, ".js") if "site-" in p.parent.name]  # our own scripts
+    assert len(checked) > 20
+    for path in checked:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found = [u for u in URL.findall(html.unescape(text))
+                 if not u.startswith(NAMESPACES)]
+        assert not found, f"{path.relative_to(out)} names {found[:5]}"
+    # the libraries copied as they are must not point at the CDNs the pages were moved off
+    for path in files(out, ".js"):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        assert "cdn.holoviz.org" not in text and "cdn.bokeh.org" not in text, path
+
+
+def test_every_reference_resolves_to_a_file_of_the_build(site):
+    out, _ = site
+    for path in files(out, ".html"):
+        text = path.read_text(encoding="utf-8")
+        markup = INLINE_SCRIPT.sub("", text)  # an inline script's strings are not references
+        refs = [r for r in HEAD_REFS.findall(markup) if r and not r.startswith(("data:", "#"))]
+        for doc in doc_jsons(text):
+            refs += list(stylesheet_urls(doc))
+        for ref in refs:
+            assert not re.match(r"^[a-z]+:|^/", ref), f"{path}: {ref} is not relative"
+            assert resolves(path, ref, out), f"{path.relative_to(out)}: {ref} is missing"
+        if path.parent.name != "embed":
+            assert any("bokeh.min.js" in r for r in refs), path
+    for path in files(out, ".css"):
+        for match in CSS_REF.finditer(path.read_text(encoding="utf-8")):
+            ref = match.group(2) or match.group(4)
+            if ref.startswith("data:"):
+                continue
+            assert resolves(path, ref, out), f"{path.relative_to(out)}: {ref} is missing"
+
+
+def test_every_page_loads_the_switcher_from_its_head(site):
+    out, _ = site
+    assert Path(states.SWITCHER_JS).is_file()
+    source = Path(states.SWITCHER_JS).read_bytes()
+    for route in ROUTES:
+        path = page_file(out, route)
+        head = path.read_text(encoding="utf-8").split("</head>", 1)[0]
+        srcs = re.findall(r'<script[^>]*\bsrc="([^"]*switcher\.js)"', head)
+        assert len(srcs) == 1, route
+        assert resolves(path, srcs[0], out).read_bytes() == source, route
+    for css in sorted((ROOT / "static").glob("*.css")):
+        copies = list(out.glob(f"assets/site-*/{css.name}"))
+        assert copies and copies[0].read_bytes() == css.read_bytes(), css.name
+
+
+def test_chapters_link_to_each_other_as_folders(site):
+    out, _ = site
+    first, math = (page_file(out, r).read_text(encoding="utf-8") for r in ("/", "/math"))
+    assert "href=&amp;quot;math/&amp;quot;" in first
+    assert "href=&amp;quot;../&amp;quot;" in math
+
+
+def test_embed_snippet_names_the_panel_and_frames_it(site):
+    out, _ = site
+    text = (out / "embed" / "heatmap.html").read_text(encoding="utf-8")
+    assert "&lt;iframe src=" in text  # the snippet, as text to copy
+    assert '<iframe id="demo" src="../heatmap/index.html"' in text  # and working
+
+
+def test_gzip_copies_decompress_to_the_same_bytes(site):
+    out, _ = site
+    text_files = files(out, ".html", ".js", ".css", ".json", ".svg")
+    assert text_files
+    for path in text_files:
+        packed = path.with_name(path.name + ".gz")
+        assert packed.is_file(), path
+        assert gzip.decompress(packed.read_bytes()) == path.read_bytes(), path
+
+
+def test_the_build_fits_its_budget(site):
+    out, _ = site
+    total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file() and p.suffix != ".gz")
+    assert total <= 8 * 10**6, f"{total / 1e6:.2f} MB"
+
+
+def test_a_second_build_with_the_same_inputs_is_skipped(site):
+    out, _ = site
+    again = run("build", str(out))
+    if "up to date" not in again.stdout:  # a source file changed since (a shared tree): once more
+        again = run("build", str(out))
+    before = page_file(out, "/heatmap").stat().st_mtime_ns
+    again = run("build", str(out))
+    assert again.returncode == 0, again.stderr
+    assert "up to date" in again.stdout and "->" not in again.stdout
+    assert page_file(out, "/heatmap").stat().st_mtime_ns == before
+    marker = (out / build.MARKER).read_text().split("\n", 1)[0]
+    assert marker == build.inputs_hash()
+
+
+def test_the_hash_changes_with_an_input(monkeypatch, tmp_path):
+    before = build.inputs_hash()
+    inputs = build.input_files()
+    assert any(p.name == "switcher.js" for p in inputs)
+    assert any(p.parts[-2:] == ("app", "build.py") for p in inputs)
+    extra = tmp_path / "extra.py"
+    extra.write_text("x = 1\n")
+    monkeypatch.setattr(build, "input_files", lambda: [*inputs, extra])
+    assert build.inputs_hash() != before
+
+
+def test_out_is_a_file_one_line_exit_2(tmp_path):
+    out = tmp_path / "a-file"
+    out.write_text("not a folder")
+    done = run("build", str(out), timeout=60)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "is a file" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_out_under_a_file_one_line_exit_2(tmp_path):
+    (tmp_path / "a-file").write_text("x")
+    done = run("build", str(tmp_path / "a-file" / "site"), timeout=60)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "cannot create" in done.stderr
+
+
+def test_out_not_writable_one_line_exit_2(tmp_path):
+    if os.geteuid() == 0:  # root writes to any folder's mode; /proc refuses even root
+        out = Path("/proc/self")
+    else:
+        out = tmp_path / "locked"
+        out.mkdir()
+        out.chmod(0o555)
+    try:
+        done = run("build", str(out), timeout=60)
+    finally:
+        if out != Path("/proc/self"):
+            out.chmod(0o755)
+    assert done.returncode == 2 and "not writable" in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
