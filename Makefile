@@ -30,12 +30,14 @@ system-packages: browser
 	  echo "installing Debian's nginx for the scale-out test"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; }
 
-test: $(STAMP) system-packages
+# lint runs first: a style or line-length error fails `make test` before the suite starts.
+test: $(STAMP) lint system-packages
 	$(VENV)/bin/attention-explorable numbers
 	$(PY) -m pytest -q
 
+# ruff's rules plus line length (E501; 100 columns, pyproject.toml's [tool.ruff])
 lint: $(STAMP)
-	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff check --extend-select E501 .
 
 bench: $(STAMP)
 	$(PY) benchmarks/core.py
