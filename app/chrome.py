@@ -10,12 +10,16 @@ import json
 import math
 import re
 from collections.abc import Mapping
+from pathlib import Path
+from typing import ClassVar
 
 import panel as pn
 import param
 from panel.reactive import ReactiveHTML
 
 from app import states, url_state
+
+A11Y_JS = Path(__file__).resolve().parent.parent / "static" / "a11y.js"
 
 THEMES = ("default", "dark")
 
@@ -165,6 +169,18 @@ class UrlNote(Readout):
     _scripts = Readout.scripts(template)
 
 
+class A11y(ReactiveHTML):
+    """Runs static/a11y.js once per page: names for the controls Bokeh leaves unnamed
+    (slider handles, spin buttons) and the page's main landmark, live and static alike."""
+
+    _template = '<div id="box"></div>'
+    _scripts: ClassVar[dict] = {"render": A11Y_JS.read_text(encoding="utf-8")}
+
+
+def a11y():  # -> the invisible component that names the page's controls
+    return A11y(height=0, margin=0, sizing_mode="stretch_width")
+
+
 def url_note():  # -> an empty note that a static page's switcher fills
     return UrlNote({"url": ""}, sizing_mode="stretch_width", stylesheets=[CSS], margin=(0, 10))
 
@@ -269,13 +285,13 @@ def with_url_state(viewer, keys=None):
 def single_page(viewer, title):  # one panel, minimal chrome, for an iframe
     notes = with_url_state(viewer)
     apply_figure_theme()
-    return pn.Column(notes, viewer, sizing_mode="stretch_width", stylesheets=[CSS],
+    return pn.Column(a11y(), notes, viewer, sizing_mode="stretch_width", stylesheets=[CSS],
                      styles={"padding": "8px"}, name=title)
 
 
 def article_frame(*objects, title):  # the article's centred column
     apply_figure_theme()
-    return pn.Column(*objects, sizing_mode="stretch_width", max_width=CONTENT_MAX_WIDTH,
+    return pn.Column(a11y(), *objects, sizing_mode="stretch_width", max_width=CONTENT_MAX_WIDTH,
                      stylesheets=[CSS, FRAME_CSS], styles={"padding": "8px 16px 48px"},
                      name=title, css_classes=["ae-article", f"ae-theme-{theme()}"])
 

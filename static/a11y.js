@@ -1,0 +1,87 @@
+// Names for the controls Bokeh draws without one, in one place for every page, live or
+// static (app/chrome.py runs this from the page's first component).
+//
+// - A slider's handle (noUiSlider, role=slider) gets aria-label = the slider's visible
+//   title without its value ("sequence length"), and aria-valuetext = the value as the
+//   page shows it ("4,096" where the slider shows the power, not the exponent).
+// - A number box's spin buttons get "increase <label>" / "decrease <label>".
+// - The page's root gets role=main, so all its content sits in a landmark.
+// Bokeh re-renders widgets (a new shadow root, a new handle), so every shadow root is
+// watched and the fix is applied again, after the page has painted (a short timer, never
+// inside the frame that shows a change).
+(function () {
+  "use strict";
+  if (window.AEA11y) { return; }
+
+  const watched = new WeakSet();
+  let pending = false;
+
+  function titleOf(root) { // the widget's visible label, without ": value"
+    const title = root.querySelector(".bk-slider-title, .bk-input-group > label, label");
+    if (!title) { return ""; }
+    return title.textContent.replace(/\s*:\s*[^:]*$/, "").trim() || title.textContent.trim();
+  }
+
+  function nameSliders(root) {
+    for (const handle of root.querySelectorAll(".noUi-handle[role=slider]")) {
+      const label = titleOf(root);
+      if (label && handle.getAttribute("aria-label") !== label) {
+        handle.setAttribute("aria-label", label);
+      }
+      const value = root.querySelector(".bk-slider-value");
+      const shown = value ? value.textContent.trim() : "";
+      if (shown && handle.getAttribute("aria-valuetext") !== shown) {
+        handle.setAttribute("aria-valuetext", shown); // the value as the page shows it
+      }
+    }
+  }
+
+  function nameSpinButtons(root) {
+    const label = titleOf(root) || "value";
+    for (const button of root.querySelectorAll(".bk-spin-btn-up, .bk-spin-btn-down")) {
+      const verb = button.classList.contains("bk-spin-btn-up") ? "increase" : "decrease";
+      const name = `${verb} ${label}`;
+      if (button.getAttribute("aria-label") !== name) { button.setAttribute("aria-label", name); }
+      if (!button.hasAttribute("tabindex")) { button.setAttribute("tabindex", "-1"); }
+    }
+  }
+
+  function markMain() { // the page's Bokeh root: the one main landmark
+    if (document.querySelector("main, [role=main]")) { return; }
+    const root = document.querySelector("body > [data-root-id], body > div > [data-root-id]")
+      || document.querySelector("[data-root-id]");
+    if (root) { root.setAttribute("role", "main"); }
+  }
+
+  function fix(root) {
+    nameSliders(root);
+    nameSpinButtons(root);
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) {
+        watch(el.shadowRoot);
+        fix(el.shadowRoot);
+      }
+    }
+  }
+
+  function schedule() {
+    if (pending) { return; }
+    pending = true;
+    setTimeout(() => {
+      pending = false;
+      markMain();
+      fix(document);
+    }, 120);
+  }
+
+  function watch(root) {
+    if (watched.has(root)) { return; }
+    watched.add(root);
+    new MutationObserver(schedule).observe(root, {subtree: true, childList: true,
+                                                  characterData: true});
+  }
+
+  window.AEA11y = {fix, schedule};
+  watch(document);
+  schedule();
+})();
