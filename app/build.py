@@ -522,13 +522,3 @@ def _put_in_place(tmp, out, parent_writable):
         return
     # a folder holding files of someone else's, or one whose parent we cannot write: copy in
     shutil.copytree(tmp, out, dirs_exist_ok=True)
-
-
-def main(argv=None):  # python -m app.build OUT [--force]
-    from app import cli
-
-    return cli.main(["build", *(sys.argv[1:] if argv is None else argv)])
-
-
-if __name__ == "__main__":
-    sys.exit(main())
