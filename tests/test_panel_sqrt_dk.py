@@ -1,24 +1,32 @@
-"""The √d_k sweep panel without a browser: readouts, source data, URL state, speed."""
+"""The √d_k sweep panel without a browser: readouts, source data, URL state, speed, the pure
+state and its table."""
 
+import gzip
+import json
 import re
 import time
 
 import numpy as np
 import pytest
 
-from app import url_state
+from app import states, url_state
 from app.panels import sqrt_dk as panel_module
-from app.panels.sqrt_dk import SqrtDkPanel
+from app.panels.sqrt_dk import D_K_STOPS, KEY_STOPS, SqrtDkPanel
 from attention_core import sqrt_dk as core
 
 DOC_D_KS = (4, 16, 128, 512)
 # The documents' figures over 16 keys: effective keys without and with the divisor.
 DOC_RAW = (6.68, 2.84, 1.44, 1.19)
 DOC_SCALED = (11.19, 10.96, 10.71, 10.76)
+TABLE_BUDGET = 300_000  # bytes of the table's JSON, as a static page ships it
+
+
+def html(readout):  # the readout as the page draws it: slots filled, slot markers left out
+    return re.sub(r"</?span>", "", re.sub(r' data-s="[\w-]+"', "", readout.filled()))
 
 
 def readout_numbers(panel):  # -> (effective raw, effective scaled, spread, √d_k) read from text
-    text = panel.readout.object
+    text = html(panel.readout)
     raw = float(re.search(r"Without the divisor</b>: <b>([\d.]+)</b>", text).group(1))
     scaled = float(re.search(r"Divided by √d_k</b>: <b>([\d.]+)</b>", text).group(1))
     spread, root = re.search(r"spread of the raw scores: <b>([\d.]+)</b> against "
@@ -42,7 +50,7 @@ def test_defaults_and_url_keys():
     assert panel.url_keys == ("d_k", "keys")
     assert panel.param.d_k.bounds == (1, core.MAX_D_K)
     assert panel.param.keys.bounds == (2, core.MAX_KEYS)
-    assert "measured spread of the raw scores" in panel.readout.object.lower()
+    assert "measured spread of the raw scores" in panel.readout.text().lower()
 
 
 def test_unscaled_effective_keys_fall_monotonically(sweep):
@@ -62,12 +70,12 @@ def test_measured_spread_tracks_sqrt_d_k(sweep):
 def test_readouts_match_the_core():
     panel = SqrtDkPanel(d_k=512)
     point = core.sweep_point(512, 16)
-    assert f"{point.effective_raw:.2f}" in panel.readout.object
-    assert f"<b>{point.spread:.2f}</b>" in panel.readout.object
+    assert f"{point.effective_raw:.2f}" in html(panel.readout)
+    assert f"<b>{point.spread:.2f}</b>" in html(panel.readout)
 
 
 def test_swing_and_exponential_ratio_at_128():
-    text = SqrtDkPanel(d_k=128).readout.object
+    text = html(SqrtDkPanel(d_k=128).readout)
     assert "±34" in text  # 3·√128 ≈ 33.9
     assert "e<sup>68</sup>" in text and "10<sup>29</sup>" in text
 
@@ -109,7 +117,7 @@ def test_changing_keys_changes_the_bar_count():
     assert len(panel.bar_source.data["key"]) == 40
     assert len(panel.bar_source.data["w_raw"]) == 40
     assert panel.raw_figure.x_range.end == pytest.approx(40.5)
-    assert "of 40" in panel.readout.object
+    assert "of 40" in html(panel.readout)
 
 
 def test_figures_and_sources_are_built_once():
@@ -131,10 +139,12 @@ def test_widgets_follow_the_parameters():
     panel.d_k = 5  # any value, e.g. from the URL: the slider rests on the nearest power
     assert panel.d_k_slider.value == 2 and panel.d_k == 5
     assert panel.d_k_input.value == 5
-    panel.keys = 30
-    assert panel.keys_slider.value == 30 and panel.keys_input.value == 30
+    panel.keys = 30  # any number, e.g. typed: the slider rests on the nearest stop, 32
+    assert KEY_STOPS[panel.keys_slider.value] == 32 and panel.keys_input.value == 30
     panel.keys_input.value = 12
     assert panel.keys == 12 and len(panel.bar_source.data["key"]) == 12
+    panel.keys_slider.value = 0  # the keys slider moves over its stops
+    assert panel.keys == 2 and len(panel.bar_source.data["key"]) == 2
 
 
 def test_url_restore_clamps_and_ignores_with_notes():
@@ -143,15 +153,15 @@ def test_url_restore_clamps_and_ignores_with_notes():
     assert panel.d_k == core.MAX_D_K and panel.keys == core.DEFAULT_KEYS
     assert any("d_k" in n and "1024" in n for n in notes)
     assert any("keys" in n and "ignored" in n for n in notes)
-    assert "effective keys of 16" in panel.readout.object
-    assert "√1024 = <b>32.00</b>" in panel.readout.object
+    assert "effective keys of 16" in html(panel.readout)
+    assert "√1024 = <b>32.00</b>" in html(panel.readout)
 
 
 def test_url_restore_accepts_a_value_between_powers_of_two():
     panel = SqrtDkPanel()
     notes = url_state.restore(panel, panel.url_keys, args={"d_k": [b"5"], "keys": [b"7"]})
     assert notes == [] and (panel.d_k, panel.keys) == (5, 7)
-    assert "√5 = <b>2.24</b>" in panel.readout.object
+    assert "√5 = <b>2.24</b>" in html(panel.readout)
 
 
 def test_mean_draws_budget():
@@ -190,3 +200,121 @@ def test_in_the_article_the_sweep_leaves_its_heading_to_the_section():
     for text in ("## The √d_k sweep", INTRO):
         assert text in alone and text not in in_article
     assert LOOK_FOR in in_article
+
+
+def test_stops_hold_the_documents_figures():
+    assert D_K_STOPS == tuple(2 ** e for e in range(11))
+    assert set(DOC_D_KS) <= set(D_K_STOPS)
+    assert KEY_STOPS == tuple(2 ** e for e in range(1, 9)) and core.DEFAULT_KEYS in KEY_STOPS
+    controls = {c.name: c for c in SqrtDkPanel.controls()}
+    assert controls["d_k"].values == D_K_STOPS
+    assert controls["d_k"].raw_values() == tuple(range(11))  # the slider's position
+    assert controls["keys"].values == KEY_STOPS
+
+
+# --- the one shape: a pure state, the live models hold it, a small table ------------------
+
+SAMPLE = [{"d_k": d, "keys": k} for d, k in [(128, 16), (4, 16), (512, 16), (1, 2), (1024, 256),
+                                            (16, 64), (2, 8), (256, 128)]]
+
+
+def models_hold(panel, state):  # -> targets whose model does not hold the state's value
+    wrong = []
+    for name, value in state.items():
+        model = panel.targets[name]
+        kind, _, rest = name.partition(":")
+        if kind == "source":
+            held = {k: list(model.data[k]) for k in value}
+        elif kind == "slots":
+            held = {k: model.values[k] for k in value}
+        else:
+            held = getattr(model, rest.rpartition(".")[2])
+        if held != value:
+            wrong.append(name)
+    return wrong
+
+
+def test_state_is_pure_json_and_leaves_the_widgets_alone():
+    panel = SqrtDkPanel()
+    before = (panel.d_k_slider.value, panel.keys_slider.value, dict(panel.readout.values),
+              list(panel.bar_source.data["w_raw"]))
+    for params in SAMPLE:
+        first, second = SqrtDkPanel.state(**params), SqrtDkPanel.state(**params)
+        assert first == second
+        assert json.loads(states.canonical(first)) == first  # plain JSON values
+    after = (panel.d_k_slider.value, panel.keys_slider.value, dict(panel.readout.values),
+             list(panel.bar_source.data["w_raw"]))
+    assert after == before and (panel.d_k, panel.keys) == (128, 16)
+
+
+def test_a_live_panel_shows_exactly_its_state():
+    panel = SqrtDkPanel()
+    for params in SAMPLE + SAMPLE[::-1]:
+        panel.param.update(**params)
+        assert models_hold(panel, SqrtDkPanel.state(**params)) == [], params
+
+
+def test_the_states_a_static_page_ships_hold_the_documents_figures():
+    for d_k, root in zip(DOC_D_KS, ("2.00", "4.00", "11.31", "22.63")):
+        values = SqrtDkPanel.state(d_k=d_k, keys=16)["slots:readout"]
+        assert (values["d_k"], values["root"], values["n"]) == (str(d_k), root, "16")
+    values = SqrtDkPanel.state(d_k=128, keys=16)["slots:readout"]
+    assert (values["swing"], values["two_swing"], values["ratio"], values["ratio_exp"]) == (
+        "34", "68", "10", "29")
+
+
+def test_the_table_is_small_and_quick():
+    start = time.perf_counter()
+    table = states.table(SqrtDkPanel.controls(), SqrtDkPanel.parts())
+    seconds = time.perf_counter() - start
+    text = states.canonical(table).encode()
+    print(f"sqrt_dk table: {len(text):,} bytes, {len(gzip.compress(text)):,} gzipped, "
+          f"built in {seconds:.3f} s")
+    assert len(text) <= TABLE_BUDGET and seconds < 2.0
+    controls = SqrtDkPanel.controls()
+    for params in SAMPLE:
+        got = {}
+        for part in table["parts"]:
+            index = 0
+            for c in part["controls"]:
+                index = index * len(controls[c].values) + controls[c].values.index(
+                    params[controls[c].name])
+            got.update(part["values"][part["index"][index]])
+        assert got == json.loads(states.canonical(SqrtDkPanel.state(**params)))
+
+
+def test_a_bar_row_is_the_cores_softmax_to_the_wire_precision():
+    for d_k, keys in [(1, 2), (128, 16), (1024, 256)]:
+        point = core.sweep_point(d_k, keys)
+        bars = SqrtDkPanel.state(d_k=d_k, keys=keys)["source:bars"]
+        for column, weights in (("w_raw", point.weights_raw),
+                                ("w_scaled", point.weights_scaled)):
+            np.testing.assert_allclose(bars[column], weights, rtol=1e-6, atol=1e-9)
+            assert sum(bars[column]) == pytest.approx(1.0)
+
+
+def test_a_static_build_hides_the_any_value_boxes():
+    import panel as pn
+
+    with states.static_build():
+        panel = SqrtDkPanel(in_article=True)
+        layout = pn.panel(panel)
+    assert not layout.select(pn.widgets.IntInput)
+    assert set(panel.widgets) == {"d_k", "keys"}
+    assert len(pn.panel(SqrtDkPanel()).select(pn.widgets.IntInput)) == 2  # live: any value
+
+
+@pytest.mark.parametrize("static", [False, True], ids=["live", "static"])
+def test_the_article_builds_the_sweep(static):
+    from app import article
+
+    shelf = article.Shelf(article.PANELS)
+    if static:
+        with states.static_build():
+            article.page(defer=False, shelf=shelf)
+    else:
+        article.page(defer=False, shelf=shelf)
+    sweep = shelf("sweep")
+    assert sweep.in_article and sweep.url_map == {"d_k": "d_k", "keys": "keys"}
+    sweep.d_k = 512
+    assert readout_numbers(sweep)[3] == pytest.approx(22.63)

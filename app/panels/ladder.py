@@ -1,27 +1,55 @@
 """Where the n² lives: prefill runs n queries against n keys (n² dot products), a decode step
 runs one query against n keys (n). Generating a response is a sum of such linear steps,
 which is quadratic in total although no single step is.
+
+The panel has the one shape (app/states.py). Four controls: sequence length and phase (on
+the article these are the head's own widgets: the ladder follows the head), and prompt and
+response tokens on power-of-two stops, 1 to 65,536 (the documents' 256-token prompt and
+4,096-token response are on them). The state has four parts: the n² and n curves (no
+control), the ladder (length, phase), the response curve (prompt) and the response's sum
+(prompt, response). The figures are built once; a state sets their sources and the text of
+two `chrome.Readout`s.
 """
+
+import functools
+import json
+import math
+from typing import ClassVar
 
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, FixedTicker, Legend, LegendItem, Range1d
+from bokeh.models import (
+    ColumnDataSource,
+    CustomJSTickFormatter,
+    FixedTicker,
+    Legend,
+    LegendItem,
+    Range1d,
+)
 from bokeh.plotting import figure
 
-from app import chrome
+from app import chrome, fmt, states
+from app.chrome import Readout, slot
 from app.model_picker import ink
+from app.states import Control, Part, StatePanel
 from attention_core import head, worked_example
 
 MIN_LENGTH, MAX_LENGTH = 3, len(worked_example.WORDS)
 LENGTHS = tuple(range(MIN_LENGTH, MAX_LENGTH + 1))
 MAX_CONTEXT = 131_072
+MAX_TOKENS = MAX_CONTEXT // 2
+# prompt and response tokens: every power of two 1..65,536; the sliders move over exponents
+TOKEN_EXPONENTS = tuple(range(int(math.log2(MAX_TOKENS)) + 1))
+TOKEN_STOPS = tuple(2 ** e for e in TOKEN_EXPONENTS)
+CURVE_POINTS = 120
 PREFILL, DECODE, RESPONSE = "#0072B2", "#E69F00", "#D55E00"  # Okabe-Ito
 HEIGHT = 300
 
 
-def ladder_counts():  # -> {phase: [dot products for n = 3..8]}, from the worked example's head
-    return {phase: [worked_example.run(n, phase=phase).dot_products for n in LENGTHS]
+@functools.lru_cache(maxsize=1)
+def ladder_counts():  # -> {phase: (dot products for n = 3..8)}, from the worked example's head
+    return {phase: tuple(worked_example.run(n, phase=phase).dot_products for n in LENGTHS)
             for phase in head.PHASES}
 
 
@@ -30,93 +58,202 @@ def decode_total(prompt, response):  # Σ_{t=prompt}^{prompt+response-1} t, exac
     return response * (2 * prompt + response - 1) // 2
 
 
-def grouped(n):  # 12345 -> "12,345"
-    return f"{n:,}"
+def context_points():  # -> [m] ints: about 120 context lengths, log-spaced over 1..131,072
+    return np.unique(np.geomspace(1, MAX_CONTEXT, CURVE_POINTS).round().astype(np.int64))
 
 
-class LadderPanel(pn.viewable.Viewer):
+# --- the state: four parts, each a pure function of some of the controls --------------------
+
+def curves_state():  # the n² and n curves over context length: no control moves them
+    ns = [int(n) for n in context_points()]
+    return {"source:curves": {"n": ns, "prefill": [n * n for n in ns], "decode": ns}}
+
+
+def ladder_state(length, phase):  # the bars, the head's markers and the ladder's text
+    counts = ladder_counts()
+    i = LENGTHS.index(length)
+    columns = {k: [] for k in ("x", "top", "colour", "phase", "line_width", "alpha", "label",
+                               "label_y")}
+    for bar_phase, offset, colour in (("prefill", -0.2, PREFILL), ("decode", 0.2, DECODE)):
+        for n, count in zip(LENGTHS, counts[bar_phase]):
+            columns["x"].append(n + offset)
+            columns["top"].append(count)
+            columns["colour"].append(colour)
+            columns["phase"].append(bar_phase)
+            # the bar for the current length and phase is outlined, its length's pair bright
+            columns["line_width"].append(3 if (n, bar_phase) == (length, phase) else 0)
+            columns["alpha"].append(1.0 if n == length else 0.45)
+            columns["label"].append(str(count))
+            columns["label_y"].append(count + 1)
+    prefill, decode = counts["prefill"][i], counts["decode"][i]
+    return {
+        "source:bars": columns,
+        "source:head_marker": {"n": [length, length], "y": [prefill, decode],
+                               "colour": [PREFILL, DECODE]},
+        "slots:ladder": {
+            "n": str(length), "phase": phase,
+            "now": str(prefill if phase == "prefill" else decode),
+            "prefill": str(prefill), "decode": str(decode),
+            "prefill_all": ", ".join(map(str, counts["prefill"])),
+            "decode_all": ", ".join(map(str, counts["decode"])),
+        },
+    }
+
+
+def response_state(prompt):
+    # the whole response's dot products against its final context, for every response
+    # length that fits; every response stop is a point, so the marker sits on the curve
+    room = MAX_CONTEXT - prompt
+    ends = np.unique(np.concatenate([
+        np.geomspace(1, room, CURVE_POINTS).round().astype(np.int64),
+        [m for m in TOKEN_STOPS if m <= room]]))
+    return {"source:response": {"n": [prompt + int(m) for m in ends],
+                                "total": [decode_total(prompt, int(m)) for m in ends]}}
+
+
+def sum_state(prompt, response):  # the response's sum: the marker and the text
+    final, total = prompt + response, decode_total(prompt, response)
+    last = prompt + response - 1
+    return {
+        "source:marker": {"n": [final], "total": [total]},
+        "slots:context": {
+            "prompt": fmt.count(prompt), "prompt_prefill": fmt.count(prompt * prompt),
+            "response": fmt.count(response), "last_step": fmt.count(last),
+            "total": fmt.count(total), "ratio": f"{total / (final * final):.0%}",
+            "final": fmt.count(final), "final_square": fmt.count(final * final),
+        },
+    }
+
+
+LADDER = (
+    '<div class="ae-readout" aria-live="polite">'
+    f'<p>At n = {slot("n")}, {slot("phase")}: {slot("now", "b")} dot products. Prefill runs '
+    f'{slot("n")} queries against {slot("n")} keys ({slot("prefill")}); a decode step runs '
+    f'one query, the newest token, against the same {slot("n")} keys ({slot("decode")}).</p>'
+    f'<p class="ae-small">Prefill: {slot("prefill_all")}. Decode: {slot("decode_all")}. The '
+    'square comes from how many queries run at once, not from how long the context is; the '
+    'keys and values of earlier tokens wait in the KV cache.</p></div>')
+
+CONTEXT = (
+    '<div class="ae-readout" aria-live="polite">'
+    f'<p>Prefill of the {slot("prompt")}-token prompt: {slot("prompt_prefill")} dot products. '
+    f'Then {slot("response")} decode steps, each linear: the first sees {slot("prompt")} keys, '
+    f'the last {slot("last_step")}. Their sum, Σ t for t = {slot("prompt")} … '
+    f'{slot("last_step")}, is {slot("total", "b")} dot products, {slot("ratio")} of n² = '
+    f'{slot("final")}² = {slot("final_square")}.</p>'
+    '<p class="ae-small">Each step is linear in the context; the sum over a response grows '
+    f'with its square. Per layer and per head; at n = {fmt.count(MAX_CONTEXT)} a prefill is '
+    f'{fmt.count(MAX_CONTEXT ** 2)} dot products against {fmt.count(MAX_CONTEXT)} for one '
+    'decode step.</p></div>')
+
+
+# one class per template: Panel reads a ReactiveHTML's scripts from its class
+class LadderReadout(Readout):
+    template = LADDER
+    _scripts: ClassVar[dict] = Readout.scripts(LADDER)
+
+
+class ContextReadout(Readout):
+    template = CONTEXT
+    _scripts: ClassVar[dict] = Readout.scripts(CONTEXT)
+
+
+def tokens_control(name):  # a slider over exponents: stop i is 2^i tokens
+    return Control(name, TOKEN_STOPS, "value", TOKEN_EXPONENTS, "number")
+
+
+class LadderPanel(StatePanel):
     """Where the n² lives: dot products per phase, and a response as a sum of linear steps."""
 
     length = param.Integer(default=6, bounds=(MIN_LENGTH, MAX_LENGTH), label="sequence length")
     phase = param.Selector(default="prefill", objects=list(head.PHASES), label="phase")
-    prompt = param.Integer(default=256, bounds=(1, MAX_CONTEXT // 2), label="prompt tokens",
+    prompt = param.Integer(default=256, bounds=(1, MAX_TOKENS), label="prompt tokens",
                            doc="tokens in the prompt, processed once by prefill")
-    response = param.Integer(default=4096, bounds=(1, MAX_CONTEXT // 2),
-                             label="response tokens", doc="tokens generated, one decode step each")
+    response = param.Integer(default=4096, bounds=(1, MAX_TOKENS), label="response tokens",
+                             doc="tokens generated, one decode step each")
 
     url_keys = ("length", "phase", "prompt", "response")
 
     def __init__(self, head=None, in_article=False, **params):
         # in_article: the article's section heading stands above, so leave out the panel's own
+        # head: on the article the head's controls drive this panel; the URL keys length and
+        # phase belong to the head
         self.in_article = in_article
-        self._ink = ink()
-        super().__init__(**params)
         self.head = head
+        self._ink = ink()
         if head is not None:
-            # on the article the head's controls drive this panel; the URL belongs to the head
             self.url_keys = ("prompt", "response")
-            self.param.update(length=head.length, phase=head.phase)
+            params.update(length=head.length, phase=head.phase)
+        super().__init__(**params)
+        if head is not None:  # a live session follows the head through its parameters
             head.param.watch(self._follow_head, ["length", "phase"])
-        self.counts = ladder_counts()
-        self._build_ladder()
-        self._build_context()
-        self._build_layout()
-        self._update()
-        self.param.watch(lambda *events: self._update(), ["length", "phase", "prompt",
-                                                          "response"])
 
     def _follow_head(self, *events):
         self.param.update(**{e.name: e.new for e in events})
 
-    # --- the numbers --------------------------------------------------------------------
+    @classmethod
+    def controls(cls):
+        return [Control.slider("length", LENGTHS), Control.choice("phase", head.PHASES),
+                tokens_control("prompt"), tokens_control("response")]
 
-    def numbers(self):  # pure: parameters -> dict of every number shown
-        n, p, m = self.length, self.prompt, self.response
-        final = p + m
-        total = decode_total(p, m)
-        return {
-            "n": n, "phase": self.phase,
-            "prefill": self.counts["prefill"][LENGTHS.index(n)],
-            "decode": self.counts["decode"][LENGTHS.index(n)],
-            "prompt": p, "response": m, "final": final,
-            "first_step": p, "last_step": p + m - 1,
-            "decode_total": total, "final_square": final * final,
-            "ratio": total / (final * final),
-            "prompt_prefill": p * p,
+    @classmethod
+    def parts(cls):
+        return [Part((), curves_state), Part(("length", "phase"), ladder_state),
+                Part(("prompt",), response_state), Part(("prompt", "response"), sum_state)]
+
+    # --- the view, built once from the first state -----------------------------------------
+
+    def build(self, state):
+        self.curve_source = ColumnDataSource(state["source:curves"])
+        self.ladder_source = ColumnDataSource(state["source:bars"])
+        self.head_marker_source = ColumnDataSource(state["source:head_marker"])
+        self.response_source = ColumnDataSource(state["source:response"])
+        self.marker_source = ColumnDataSource(state["source:marker"])
+        self._build_ladder()
+        self._build_context()
+        self._ladder_text = LadderReadout(state["slots:ladder"], sizing_mode="stretch_width",
+                                          margin=(0, 10), stylesheets=[STYLE])
+        self._context_text = ContextReadout(state["slots:context"], sizing_mode="stretch_width",
+                                            margin=(0, 10), stylesheets=[STYLE])
+        self._build_widgets()
+        self.targets = {
+            "source:curves": self.curve_source, "source:bars": self.ladder_source,
+            "source:head_marker": self.head_marker_source, "slots:ladder": self._ladder_text,
+            "source:response": self.response_source, "source:marker": self.marker_source,
+            "slots:context": self._context_text,
         }
+        return self._build_layout()
 
-    def ladder_data(self, nums):  # -> ColumnDataSource dict for the 3..8 bars
-        xs, tops, colours, phases, lines, alphas, labels = [], [], [], [], [], [], []
-        for phase, offset, colour in (("prefill", -0.2, PREFILL), ("decode", 0.2, DECODE)):
-            for n, count in zip(LENGTHS, self.counts[phase]):
-                current = n == nums["n"] and phase == nums["phase"]
-                xs.append(n + offset)
-                tops.append(count)
-                colours.append(colour)
-                phases.append(phase)
-                lines.append(3 if current else 0)
-                alphas.append(1.0 if n == nums["n"] else 0.45)
-                labels.append(str(count))
-        return {"x": xs, "top": tops, "colour": colours, "phase": phases, "line_width": lines,
-                "alpha": alphas, "label": labels, "label_y": [t + 1 for t in tops]}
-
-    def context_data(self, nums):  # -> (curves dict, response curve dict, marker dict)
-        ns = np.unique(np.geomspace(1, MAX_CONTEXT, 120).round().astype(np.int64))
-        curves = {"n": ns.tolist(), "prefill": (ns.astype(np.float64) ** 2).tolist(),
-                  "decode": ns.astype(np.float64).tolist()}
-        p = nums["prompt"]
-        ends = np.unique(np.concatenate([
-            np.geomspace(1, MAX_CONTEXT - p, 120).round().astype(np.int64), [nums["response"]]]))
-        resp = {"n": (p + ends).tolist(),
-                "total": [float(decode_total(p, int(m))) for m in ends]}
-        marker = {"n": [nums["final"]], "total": [float(nums["decode_total"])]}
-        return curves, resp, marker
-
-    # --- building, once -----------------------------------------------------------------
+    def _build_widgets(self):
+        if self.head is not None:  # the head's own widgets: in a static page they drive both
+            self.widgets = {"length": self.head.widgets["length"],
+                            "phase": self.head.widgets["phase"]}
+            self._ladder_controls = []
+        else:
+            self.widgets = {
+                "length": pn.widgets.IntSlider.from_param(self.param.length, width=260),
+                "phase": pn.widgets.RadioButtonGroup.from_param(
+                    self.param.phase, color="primary", variant="outline", width=180)}
+            self._ladder_controls = [
+                self.widgets["length"],
+                pn.Column(pn.pane.HTML("phase", margin=(0, 10)), self.widgets["phase"],
+                          margin=0)]
+        self._context_controls = []
+        for name in ("prompt", "response"):
+            # the handle lands on powers of two and its label shows the tokens, not 2's power
+            slider = chrome.power_of_two_slider(self, name, self.param[name].label, MAX_TOKENS,
+                                                width=220)
+            labels = [fmt.count(v) for v in TOKEN_STOPS]
+            slider.param.update(show_value=True, format=CustomJSTickFormatter(
+                code=f"return {json.dumps(labels)}[tick] ?? String(tick)"))
+            self.widgets[name] = slider
+            self._context_controls.append(slider)
+        if not states.is_static():  # a live page also takes any count, typed
+            self._context_controls += [
+                pn.widgets.IntInput.from_param(self.param.prompt, step=256, width=140),
+                pn.widgets.IntInput.from_param(self.param.response, step=256, width=140)]
 
     def _build_ladder(self):
-        self.ladder_source = ColumnDataSource({k: [] for k in (
-            "x", "top", "colour", "phase", "line_width", "alpha", "label", "label_y")})
         fig = figure(height=HEIGHT, sizing_mode="stretch_width", tools="", toolbar_location=None,
                      x_range=Range1d(MIN_LENGTH - 0.6, MAX_LENGTH + 0.6),
                      y_range=Range1d(0, MAX_LENGTH ** 2 * 1.15), min_border_right=8,
@@ -131,20 +268,19 @@ class LadderPanel(pn.viewable.Viewer):
         fig.xaxis.axis_label = "sequence length n"
         fig.yaxis.axis_label = "dot products"
         fig.xgrid.visible = False
+        # the legend's swatches come from two glyphs of their own, one flat bar each, off the
+        # axis: a swatch drawn from a real bar takes its outline and fading as the state moves
+        swatches = [fig.vbar(x=[0], top=[0], width=0.38, fill_color=colour, line_color=None)
+                    for colour in (PREFILL, DECODE)]
         legend = Legend(items=[
-            LegendItem(label="prefill: n²", renderers=[fig.renderers[0]], index=0),
-            LegendItem(label="one decode step: n", renderers=[fig.renderers[0]],
-                       index=len(LENGTHS)),
+            LegendItem(label="prefill: n²", renderers=[swatches[0]]),
+            LegendItem(label="one decode step: n", renderers=[swatches[1]]),
         ], location="top_left", label_text_font_size="11px", background_fill_alpha=0.8)
         fig.add_layout(legend)
         chrome.quiet_axes(fig)
         self.ladder_figure = fig
 
     def _build_context(self):
-        self.curve_source = ColumnDataSource({"n": [], "prefill": [], "decode": []})
-        self.response_source = ColumnDataSource({"n": [], "total": []})
-        self.marker_source = ColumnDataSource({"n": [], "total": []})
-        self.head_marker_source = ColumnDataSource({"n": [], "y": [], "colour": []})
         fig = figure(height=HEIGHT, sizing_mode="stretch_width", tools="", toolbar_location=None,
                      x_axis_type="log", y_axis_type="log",
                      x_range=Range1d(1, MAX_CONTEXT * 1.2),
@@ -177,86 +313,23 @@ class LadderPanel(pn.viewable.Viewer):
         self.context_figure = fig
 
     def _build_layout(self):
-        self._ladder_text = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                         stylesheets=[STYLE])
-        self._context_text = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                          stylesheets=[STYLE])
-        own_controls = []
-        if self.head is None:
-            own_controls = [
-                pn.widgets.IntSlider.from_param(self.param.length, width=260),
-                pn.Column(pn.pane.HTML("phase", margin=(0, 10)),
-                          pn.widgets.RadioButtonGroup.from_param(
-                              self.param.phase, color="primary", variant="outline",
-                              width=180), margin=0),
-            ]
-        self._ladder_controls = pn.FlexBox(*own_controls, align_items="flex-end",
-                                           sizing_mode="stretch_width")
-        self._context_controls = pn.FlexBox(
-            pn.widgets.IntInput.from_param(self.param.prompt, step=256, width=150),
-            pn.widgets.IntInput.from_param(self.param.response, step=256, width=150),
-            sizing_mode="stretch_width")
-        ladder = pn.Column(self._ladder_controls,
+        ladder = pn.Column(pn.FlexBox(*self._ladder_controls, align_items="flex-end",
+                                      sizing_mode="stretch_width"),
                            pn.pane.Bokeh(self.ladder_figure, height=HEIGHT,
                                          sizing_mode="stretch_width", min_width=240),
                            self._ladder_text, sizing_mode="stretch_width",
                            styles={"flex": "1 1 340px", "min-width": "0"})
-        context = pn.Column(self._context_controls,
+        context = pn.Column(pn.FlexBox(*self._context_controls, align_items="flex-end",
+                                       sizing_mode="stretch_width"),
                             pn.pane.Bokeh(self.context_figure, height=HEIGHT,
                                           sizing_mode="stretch_width", min_width=240),
                             self._context_text, sizing_mode="stretch_width",
                             styles={"flex": "1 1 340px", "min-width": "0"})
         heading = [] if self.in_article else [
             pn.pane.HTML("<h3 style='margin:0'>Where the n² lives</h3>", margin=(0, 10))]
-        self._layout = pn.Column(
-            *heading, pn.FlexBox(ladder, context, sizing_mode="stretch_width"),
+        return pn.Column(
+            *heading, self.url_note, pn.FlexBox(ladder, context, sizing_mode="stretch_width"),
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
-
-    def __panel__(self):
-        return self._layout
-
-    # --- reacting -----------------------------------------------------------------------
-
-    def _update(self):  # write into sources and panes; the figures stay as built
-        nums = self.numbers()
-        self.ladder_source.data = self.ladder_data(nums)
-        curves, resp, marker = self.context_data(nums)
-        self.curve_source.data = curves
-        self.response_source.data = resp
-        self.marker_source.data = marker
-        n = nums["n"]
-        self.head_marker_source.data = {"n": [n, n], "y": [float(n * n), float(n)],
-                                        "colour": [PREFILL, DECODE]}
-        self._ladder_text.object = self.ladder_html(nums)
-        self._context_text.object = self.context_html(nums)
-
-    def ladder_html(self, nums):
-        n = nums["n"]
-        now = nums["prefill"] if nums["phase"] == "prefill" else nums["decode"]
-        return (
-            '<div class="ae-readout" aria-live="polite">'
-            f'<p>At n = {n}, {nums["phase"]}: <b>{now}</b> dot products. Prefill runs {n} '
-            f'queries against {n} keys ({nums["prefill"]}); a decode step runs one query, the '
-            f'newest token, against the same {n} keys ({nums["decode"]}).</p>'
-            f'<p class="ae-small">Prefill: {", ".join(map(str, self.counts["prefill"]))}. '
-            f'Decode: {", ".join(map(str, self.counts["decode"]))}. The square comes from how '
-            'many queries run at once, not from how long the context is; the keys and values '
-            'of earlier tokens wait in the KV cache.</p></div>')
-
-    def context_html(self, nums):
-        p, m = nums["prompt"], nums["response"]
-        return (
-            '<div class="ae-readout" aria-live="polite">'
-            f'<p>Prefill of the {grouped(p)}-token prompt: {grouped(nums["prompt_prefill"])} '
-            f'dot products. Then {grouped(m)} decode steps, each linear: the first sees '
-            f'{grouped(nums["first_step"])} keys, the last {grouped(nums["last_step"])}. '
-            f'Their sum, Σ t for t = {grouped(p)} … {grouped(nums["last_step"])}, is '
-            f'<b>{grouped(nums["decode_total"])}</b> dot products, {nums["ratio"]:.0%} of '
-            f'n² = {grouped(nums["final"])}² = {grouped(nums["final_square"])}.</p>'
-            '<p class="ae-small">Each step is linear in the context; the sum over a response '
-            'grows with its square. Per layer and per head; at n = 131,072 a prefill is '
-            f'{grouped(MAX_CONTEXT ** 2)} dot products against {grouped(MAX_CONTEXT)} for one '
-            'decode step.</p></div>')
 
 
 STYLE = """

@@ -3,9 +3,19 @@
 A dot product of d_k unit-variance products has a spread of √d_k, so without the divisor
 the softmax sharpens onto one key as the head widens; with it, how sharply the head
 attends no longer depends on d_k. The learner drags d_k and watches the two rows part.
+
+The panel has the one shape (app/states.py): d_k on powers of two 1..1024 and the number of
+keys on powers of two 2..256 (88 settings), a pure `state()` made of three parts (the
+curves over d_k, which depend on the keys only; the line at d_k; the draw at d_k and keys),
+and a view built once. One fixed draw is shown, with the mean over many fresh draws, all
+from `attention_core.sqrt_dk`. A live page also takes any d_k and any number of keys, typed;
+it computes them with the same part functions.
 """
 
+import functools
+import json
 import math
+from typing import ClassVar
 
 import numpy as np
 import panel as pn
@@ -13,6 +23,7 @@ import param
 from bokeh.models import (
     BasicTickFormatter,
     ColumnDataSource,
+    CustomJSTickFormatter,
     FixedTicker,
     HoverTool,
     Legend,
@@ -23,8 +34,10 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from app import chrome
+from app import chrome, fmt, states
+from app.chrome import Readout, slot
 from app.model_picker import ink
+from app.states import Control, Part, StatePanel, merge_parts
 from attention_core import sqrt_dk as core
 
 # Okabe-Ito: unscaled in warm colours, scaled in cool ones; dash styles carry the same split.
@@ -34,12 +47,23 @@ VERMILLION, ORANGE, BLUE, GREEN = "#D55E00", "#E69F00", "#0072B2", "#009E73"
 # d_k = 1..1024 in eighth-octave steps; every power of two is on it, so 4, 16, 128, 512 are.
 CURVE_D_KS = tuple(int(d) for d in np.unique(np.round(2.0 ** (np.arange(81) / 8))))
 MAX_EXPONENT = int(math.log2(core.MAX_D_K))
+D_K_STOPS = tuple(2 ** e for e in range(MAX_EXPONENT + 1))  # 1 .. 1024
+KEY_STOPS = tuple(2 ** e for e in range(1, int(math.log2(core.MAX_KEYS)) + 1))  # 2 .. 256
 
 # The mean curve costs about 15 µs per (draw, key) here; 1200 of them keep a change of the
 # number of keys near 20 ms even before the cache has it. Fewer keys afford more draws.
 MEAN_WORK = 1200
 MAX_MEAN_DRAWS = 200
 MIN_MEAN_DRAWS = 4
+
+# What the page needs of each number, so the table of states stays small: the bars' heights
+# (weights) to 7 significant digits, so a row still sums to 1 within 10⁻⁶, and a weight
+# under 10⁻⁹ as 0; scores to the hundredth their tooltip shows; curves to 6 digits.
+WEIGHT_DIGITS, WEIGHT_FLOOR, SCORE_DECIMALS, CURVE_DIGITS = 7, 1e-9, 2, 6
+
+
+def significant(values, digits, floor=0.0):  # [n] -> list of floats to `digits` digits
+    return [0.0 if abs(v) < floor else float(f"{v:.{digits - 1}e}") for v in np.asarray(values)]
 
 
 def mean_draws(keys):  # int -> how many fresh draws the mean curve averages over
@@ -49,44 +73,87 @@ def mean_draws(keys):  # int -> how many fresh draws the mean curve averages ove
 def curve_data(keys, draws):  # -> columns over CURVE_D_KS: this draw and the mean, both rows
     draw_raw, draw_scaled = core.effective_curve(CURVE_D_KS, keys)
     mean = core.expectation(CURVE_D_KS, keys, draws)
-    return {"d_k": list(CURVE_D_KS), "draw_raw": draw_raw, "draw_scaled": draw_scaled,
-            "mean_raw": mean.effective_raw, "mean_scaled": mean.effective_scaled}
+    return {"d_k": list(CURVE_D_KS), "draw_raw": significant(draw_raw, CURVE_DIGITS),
+            "draw_scaled": significant(draw_scaled, CURVE_DIGITS),
+            "mean_raw": significant(mean.effective_raw, CURVE_DIGITS),
+            "mean_scaled": significant(mean.effective_scaled, CURVE_DIGITS)}
 
 
 def bar_data(point):  # SweepPoint -> one row per key, both softmaxes of the same scores
     n = point.raw_scores.size
-    return {"key": np.arange(1, n + 1), "raw": point.raw_scores, "scaled": point.scaled_scores,
-            "w_raw": point.weights_raw, "w_scaled": point.weights_scaled}
+    return {"key": list(range(1, n + 1)),
+            "raw": np.round(point.raw_scores, SCORE_DECIMALS).tolist(),
+            "scaled": np.round(point.scaled_scores, SCORE_DECIMALS).tolist(),
+            "w_raw": significant(point.weights_raw, WEIGHT_DIGITS, WEIGHT_FLOOR),
+            "w_scaled": significant(point.weights_scaled, WEIGHT_DIGITS, WEIGHT_FLOOR)}
 
 
-def swing_text(d_k):  # int -> HTML: the ±3σ swing and the ratio of exponentials across it
+def swing_values(d_k):  # int -> {slot: text}: the ±3σ swing and the ratio of exponentials
     swing = core.three_sigma_range(d_k)
     power = core.exp_ratio_log10(d_k)
-    ratio = f"{10 ** power:,.0f}" if power < 6 else f"10<sup>{power:.0f}</sup>"
-    return (f"Three standard deviations either side, raw scores at d_k = {d_k} swing about "
-            f"±{swing:.0f}, so across that range the largest e<sup>score</sup> is "
-            f"e<sup>6√d_k</sup> = e<sup>{2 * swing:.0f}</sup> ≈ {ratio} times the smallest.")
+    # up to a million the ratio is written out; past it, as a power of ten
+    base, exponent = (fmt.count(round(10 ** power)), "") if power < 6 else ("10", f"{power:.0f}")
+    return {"swing_d_k": str(d_k), "swing": f"{swing:.0f}", "two_swing": f"{2 * swing:.0f}",
+            "ratio": base, "ratio_exp": exponent}
 
 
-def readout_html(point):  # SweepPoint -> HTML of the readouts (numbers only, nothing user-typed)
-    n = point.raw_scores.size
-    return (
-        '<div class="ae-readout" aria-live="polite">'
-        f"<p><b>Without the divisor</b>: <b>{point.effective_raw:.2f}</b> effective keys of {n}."
-        f"<br><b>Divided by √d_k</b>: <b>{point.effective_scaled:.2f}</b> effective keys of {n}."
-        "</p>"
-        f"<p>Measured spread of the raw scores: <b>{point.spread:.2f}</b> against "
-        f"√{point.d_k} = <b>{point.sqrt_d_k:.2f}</b>.</p>"
-        f"<p>{swing_text(point.d_k)}</p>"
-        "</div>")
+# --- the state: three parts, each a pure function of some of the controls -------------------
+# `draws` fixes the mean curve's number of draws (tests); None budgets it by the keys.
+
+def curve_state(keys, draws=None):  # the curves over d_k and the axes that fit the keys
+    return {"source:curve": curve_data(keys, draws or mean_draws(keys)),
+            "prop:bar_range.end": keys + 0.5, "prop:curve_range.end": keys * 1.05}
 
 
-def curve_note_html(d_k, keys, draws):
-    return ('<div class="ae-readout" aria-live="polite"><p>Effective keys for every d_k from 1 '
-            f"to {core.MAX_D_K} with {keys} keys (log axis); raw means without the divisor. "
-            "Solid and dotted lines: the one draw shown above. Dashed and dash-dot lines: the "
-            f"mean over {draws} fresh draws. "
-            f"The markers and the grey line sit at d_k = {d_k}.</p></div>")
+def line_state(d_k):  # the grey line at the chosen d_k
+    return {"prop:span.location": d_k}
+
+
+def point_state(d_k, keys, draws=None):  # the draw at d_k: bars, markers and every text
+    point = core.sweep_point(d_k, keys)
+    return {
+        "source:bars": bar_data(point),
+        "source:marker": {"d_k": [point.d_k],
+                          "raw": significant([point.effective_raw], CURVE_DIGITS),
+                          "scaled": significant([point.effective_scaled], CURVE_DIGITS)},
+        "slots:readout": {
+            "eff_raw": f"{point.effective_raw:.2f}", "eff_scaled": f"{point.effective_scaled:.2f}",
+            "n": str(keys), "spread": f"{point.spread:.2f}", "d_k": str(point.d_k),
+            "root": f"{point.sqrt_d_k:.2f}", **swing_values(point.d_k)},
+        "slots:curve_note": {"keys": str(keys), "draws": str(draws or mean_draws(keys)),
+                             "d_k": str(point.d_k)},
+    }
+
+
+READOUT = (
+    '<div class="ae-readout" aria-live="polite">'
+    f'<p><b>Without the divisor</b>: {slot("eff_raw", "b")} effective keys of {slot("n")}.'
+    f'<br><b>Divided by √d_k</b>: {slot("eff_scaled", "b")} effective keys of {slot("n")}.'
+    '</p>'
+    f'<p>Measured spread of the raw scores: {slot("spread", "b")} against '
+    f'√{slot("d_k")} = {slot("root", "b")}.</p>'
+    f'<p>Three standard deviations either side, raw scores at d_k = {slot("swing_d_k")} swing '
+    f'about ±{slot("swing")}, so across that range the largest e<sup>score</sup> is '
+    f'e<sup>6√d_k</sup> = e{slot("two_swing", "sup")} ≈ {slot("ratio")}{slot("ratio_exp", "sup")}'
+    ' times the smallest.</p></div>')
+
+CURVE_NOTE = (
+    '<div class="ae-readout" aria-live="polite"><p>Effective keys for every d_k from 1 to '
+    f'{core.MAX_D_K} with {slot("keys")} keys (log axis); raw means without the divisor. Solid '
+    'and dotted lines: the one draw shown above. Dashed and dash-dot lines: the mean over '
+    f'{slot("draws")} fresh draws. The markers and the grey line sit at d_k = {slot("d_k")}.'
+    '</p></div>')
+
+
+# one class per template: Panel reads a ReactiveHTML's scripts from its class
+class SweepReadout(Readout):
+    template = READOUT
+    _scripts: ClassVar[dict] = Readout.scripts(READOUT)
+
+
+class CurveNote(Readout):
+    template = CURVE_NOTE
+    _scripts: ClassVar[dict] = Readout.scripts(CURVE_NOTE)
 
 
 INTRO = (
@@ -108,10 +175,40 @@ EFFECTIVE_KEYS = (
     "estimate, so expect it to land a few percent off √d_k.")
 
 
-def _bar_figure(source, column, title, colour):
+def nearest(stops, value):  # -> index of the stop nearest value (the first of a tie)
+    return min(range(len(stops)), key=lambda i: abs(stops[i] - value))
+
+
+def stop_slider(viewer, name, stops, label, **kw):
+    # A slider over stop indices that drives a parameter and follows it back to the nearest
+    # stop when the parameter is set another way (URL, number box). Its label shows the
+    # stop itself, in the browser, so a static page needs no server for it.
+    labels = [fmt.count(v) for v in stops]
+    slider = pn.widgets.IntSlider(
+        label=label, start=0, end=len(stops) - 1, value=nearest(stops, getattr(viewer, name)),
+        format=CustomJSTickFormatter(code=f"return {json.dumps(labels)}[tick] ?? String(tick)"),
+        **kw)
+    syncing = []
+
+    def to_param(event):
+        if not syncing:
+            setattr(viewer, name, stops[event.new])
+
+    def to_slider(event):
+        syncing.append(True)
+        try:
+            slider.value = nearest(stops, event.new)
+        finally:
+            syncing.clear()
+
+    slider.param.watch(to_param, "value")
+    viewer.param.watch(to_slider, name)
+    return slider
+
+
+def _bar_figure(source, x_range, column, title, colour):
     fig = figure(title=title, height=170, sizing_mode="stretch_width", min_width=200,
-                 x_range=Range1d(0.5, core.DEFAULT_KEYS + 0.5), y_range=Range1d(0, 1.02),
-                 tools="", toolbar_location=None)
+                 x_range=x_range, y_range=Range1d(0, 1.02), tools="", toolbar_location=None)
     fig.vbar(x="key", top=column, width=0.8, source=source, fill_color=colour,
              line_color=colour)
     fig.add_tools(HoverTool(tooltips=[("key", "@key"), ("raw score q·k", "@raw{0.00}"),
@@ -124,7 +221,7 @@ def _bar_figure(source, column, title, colour):
     return fig
 
 
-class SqrtDkPanel(pn.viewable.Viewer):
+class SqrtDkPanel(StatePanel):
     """Softmax of the same random scores with and without the √d_k divisor, swept over d_k."""
 
     d_k = param.Integer(default=128, bounds=(1, core.MAX_D_K), label="d_k", doc="""
@@ -140,58 +237,57 @@ class SqrtDkPanel(pn.viewable.Viewer):
         # own heading and introduction say, so leave those out there.
         self._fixed_draws = mean_draws
         self.in_article = in_article
-        self._syncing = False
-        self._curve_keys = None
         super().__init__(**params)
-        self.bar_source = ColumnDataSource(bar_data(core.sweep_point(self.d_k, self.keys)))
-        self.curve_source = ColumnDataSource({k: [] for k in ("d_k", "draw_raw", "draw_scaled",
-                                                               "mean_raw", "mean_scaled")})
-        self.marker_source = ColumnDataSource({"d_k": [], "raw": [], "scaled": []})
-        self.raw_figure = _bar_figure(self.bar_source, "w_raw",
-                                      "Without the divisor: softmax(q·k)", VERMILLION)
-        self.scaled_figure = _bar_figure(self.bar_source, "w_scaled",
-                                         "Divided: softmax(q·k / √d_k)", BLUE)
-        self.scaled_figure.x_range = self.raw_figure.x_range
-        self.curve_figure, self.marker_span = self._curve_figure()
-        self.readout = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.curve_note = pn.pane.HTML("", sizing_mode="stretch_width")
-        self._build_widgets()
-        self._update()
-        self.param.watch(self._update, ["d_k", "keys"])
-        self._layout = self._build_layout()
 
-    # ---- the numbers: pure in the parameters ----
+    @classmethod
+    def controls(cls):
+        return [Control("d_k", D_K_STOPS, "value", tuple(range(len(D_K_STOPS))), "number"),
+                Control.stop_slider("keys", KEY_STOPS)]
+
+    @classmethod
+    def parts(cls, draws=None):
+        return [Part(("keys",), functools.partial(curve_state, draws=draws)),
+                Part(("d_k",), line_state),
+                Part(("d_k", "keys"), functools.partial(point_state, draws=draws))]
+
+    def current_state(self):  # the same parts, with the mean's draws this panel was given
+        return merge_parts(self.parts(self._fixed_draws), self.params())
+
     def draws(self):  # -> how many draws the mean curve averages over at the current keys
         return self._fixed_draws or mean_draws(self.keys)
 
-    def numbers(self):  # -> everything shown, for the current d_k and keys
-        point = core.sweep_point(self.d_k, self.keys)
-        return {"point": point, "bars": bar_data(point), "readout": readout_html(point),
-                "marker": {"d_k": [point.d_k], "raw": [point.effective_raw],
-                           "scaled": [point.effective_scaled]},
-                "curve_note": curve_note_html(self.d_k, self.keys, self.draws())}
+    # --- the view, built once from the first state -----------------------------------------
 
-    # ---- writing them into the figures and panes ----
-    def _update(self, *events):
-        out = self.numbers()
-        with pn.io.hold():  # one message to the browser per interaction, not one per change
-            self.readout.object = out["readout"]
-            self.curve_note.object = out["curve_note"]
-            if self._curve_keys != self.keys:  # the curves depend on keys only, not on d_k
-                self.curve_source.data = curve_data(self.keys, self.draws())
-                self._curve_keys = self.keys
-                self.raw_figure.x_range.update(start=0.5, end=self.keys + 0.5)
-                self.curve_figure.y_range.update(start=0, end=self.keys * 1.05)
-            self.bar_source.data = out["bars"]
-            self.marker_source.data = out["marker"]
-            self.marker_span.location = self.d_k
-            self._sync_widgets()
+    def build(self, state):
+        self.bar_source = ColumnDataSource(state["source:bars"])
+        self.curve_source = ColumnDataSource(state["source:curve"])
+        self.marker_source = ColumnDataSource(state["source:marker"])
+        bar_range = Range1d(0.5, state["prop:bar_range.end"])
+        self.raw_figure = _bar_figure(self.bar_source, bar_range, "w_raw",
+                                      "Without the divisor: softmax(q·k)", VERMILLION)
+        self.scaled_figure = _bar_figure(self.bar_source, bar_range, "w_scaled",
+                                         "Divided: softmax(q·k / √d_k)", BLUE)
+        self.curve_figure, self.marker_span = self._curve_figure(state)
+        self.readout = SweepReadout(state["slots:readout"], sizing_mode="stretch_width",
+                                    margin=(0, 10), stylesheets=[STYLE])
+        self.curve_note = CurveNote(state["slots:curve_note"], sizing_mode="stretch_width",
+                                    margin=(0, 10), stylesheets=[STYLE])
+        self._build_widgets()
+        self.targets = {
+            "source:curve": self.curve_source, "prop:bar_range.end": bar_range,
+            "prop:curve_range.end": self.curve_figure.y_range,
+            "prop:span.location": self.marker_span, "source:bars": self.bar_source,
+            "source:marker": self.marker_source, "slots:readout": self.readout,
+            "slots:curve_note": self.curve_note,
+        }
+        return self._build_layout()
 
-    def _curve_figure(self):
+    def _curve_figure(self, state):
         fig = figure(title="Effective keys as the head widens", height=360,
                      sizing_mode="stretch_width", min_width=200, x_axis_type="log",
                      x_range=Range1d(0.88, core.MAX_D_K * 1.14),  # room for the markers
-                     y_range=Range1d(0, self.keys * 1.05), tools="", toolbar_location=None)
+                     y_range=Range1d(0, state["prop:curve_range.end"]), tools="",
+                     toolbar_location=None)
         styles = [("draw_raw", "raw, this draw", VERMILLION, "solid"),
                   ("mean_raw", "raw, mean", ORANGE, "dashed"),
                   ("draw_scaled", "÷√d_k, this draw", BLUE, "dotted"),
@@ -201,8 +297,8 @@ class SqrtDkPanel(pn.viewable.Viewer):
             line = fig.line("d_k", column, source=self.curve_source, line_color=colour,
                             line_dash=dash, line_width=2.5)
             items.append(LegendItem(label=label, renderers=[line]))
-        span = Span(location=self.d_k, dimension="height", line_color=ink().rule,
-                    line_dash="dotted", line_width=1.5)
+        span = Span(location=state["prop:span.location"], dimension="height",
+                    line_color=ink().rule, line_dash="dotted", line_width=1.5)
         fig.add_layout(span)
         fig.scatter("d_k", "raw", source=self.marker_source, marker="circle", size=10,
                     fill_color=VERMILLION, line_color="black")
@@ -215,7 +311,7 @@ class SqrtDkPanel(pn.viewable.Viewer):
         fig.add_layout(Legend(items=items, ncols=2, border_line_alpha=0, padding=4,
                               label_text_font_size="12px", spacing=14, glyph_width=28,
                               location="center"), "below")
-        fig.xaxis.ticker = FixedTicker(ticks=[2 ** e for e in range(MAX_EXPONENT + 1)])
+        fig.xaxis.ticker = FixedTicker(ticks=list(D_K_STOPS))
         fig.xaxis.formatter = BasicTickFormatter()
         fig.xaxis.major_label_policy = NoOverlap(min_distance=10)
         fig.xaxis.axis_label = "d_k (log scale)"
@@ -223,54 +319,32 @@ class SqrtDkPanel(pn.viewable.Viewer):
         fig.title.text_font_size = "13px"
         return fig, span
 
-    # ---- controls ----
     def _build_widgets(self):
-        # The handle moves over log2 exponents, so its own value is not d_k: it is hidden, and
-        # the input beside it shows the exact d_k and takes any value (e.g. one from the URL).
-        self.d_k_slider = pn.widgets.IntSlider(
-            label="d_k, in powers of two", start=0, end=MAX_EXPONENT, show_value=False,
-            value=self._exponent(), sizing_mode="stretch_width", min_width=180, max_width=340)
-        self.d_k_input = pn.widgets.IntInput.from_param(
-            self.param.d_k, label=f"d_k, any value 1–{core.MAX_D_K}", width=170)
-        self.keys_slider = pn.widgets.IntSlider(
-            label="number of keys", start=2, end=core.MAX_KEYS, value=self.keys,
-            sizing_mode="stretch_width", min_width=180, max_width=340)
-        # Bokeh's slider handle has no accessible name; this input names the same value.
-        self.keys_input = pn.widgets.IntInput.from_param(
-            self.param.keys, label=f"number of keys, 2–{core.MAX_KEYS}", width=170)
-        self.d_k_slider.param.watch(self._on_exponent, "value")
-        # Changing keys recomputes the curves: act when the handle is let go, not per step.
-        self.keys_slider.param.watch(self._on_keys, "value_throttled")
-
-    def _exponent(self):
-        return round(math.log2(self.d_k))
-
-    def _on_exponent(self, event):
-        if not self._syncing:
-            self.d_k = 2 ** event.new
-
-    def _on_keys(self, event):
-        self.keys = event.new
-
-    def _sync_widgets(self):
-        self._syncing = True
-        try:
-            self.d_k_slider.value = self._exponent()
-            self.keys_slider.value = self.keys
-        finally:
-            self._syncing = False
-
-    def __panel__(self):
-        return self._layout
+        # Each handle lands on a stop and its label shows the stop. A live page also has
+        # number boxes that take any value (e.g. one from the URL), and name the values:
+        # Bokeh's slider handle has no accessible name.
+        size = {"sizing_mode": "stretch_width", "min_width": 180, "max_width": 340}
+        self.d_k_slider = stop_slider(self, "d_k", D_K_STOPS, "d_k, in powers of two", **size)
+        self.keys_slider = stop_slider(self, "keys", KEY_STOPS, "number of keys", **size)
+        self.widgets = {"d_k": self.d_k_slider, "keys": self.keys_slider}
+        if not states.is_static():
+            self.d_k_input = pn.widgets.IntInput.from_param(
+                self.param.d_k, label=f"d_k, any value 1–{core.MAX_D_K}", width=170)
+            self.keys_input = pn.widgets.IntInput.from_param(
+                self.param.keys, label=f"number of keys, 2–{core.MAX_KEYS}", width=170)
+            self._controls = [self.d_k_slider, self.d_k_input, self.keys_slider,
+                              self.keys_input]
+        else:
+            self._controls = [self.d_k_slider, self.keys_slider]
 
     def _build_layout(self):
-        controls = pn.FlexBox(self.d_k_slider, self.d_k_input, self.keys_slider, self.keys_input,
-                              align_items="flex-end", sizing_mode="stretch_width")
+        controls = pn.FlexBox(*self._controls, align_items="flex-end",
+                              sizing_mode="stretch_width")
         own = [] if self.in_article else [
             pn.pane.Markdown("## The √d_k sweep", sizing_mode="stretch_width"),
             pn.pane.Markdown(INTRO, sizing_mode="stretch_width")]
         return pn.Column(
-            *own, controls,
+            *own, self.url_note, controls,
             pn.pane.Markdown(LOOK_FOR, sizing_mode="stretch_width"),
             self.readout,
             pn.pane.Bokeh(self.raw_figure, sizing_mode="stretch_width"),
@@ -279,6 +353,11 @@ class SqrtDkPanel(pn.viewable.Viewer):
             pn.pane.Bokeh(self.curve_figure, sizing_mode="stretch_width"),
             self.curve_note,
             css_classes=["ae-panel"], sizing_mode="stretch_width")
+
+
+STYLE = """
+.ae-readout p { margin: 6px 0; }
+"""
 
 
 def page():

@@ -1,0 +1,294 @@
+"""Where the n² lives and the √d_k sweep on static pages, opened from file:// in Chromium: no
+server, no websocket.
+
+Three pages are built here, as a static build writes them: the ladder alone, the sweep alone,
+and the head above a ladder that follows it (the article's composition: the head's sequence
+length and phase drive both panels). The documents' numbers are reached by operating the
+controls; deep links restore, bad values are repaired with a visible note; and for a sample
+of states (every state of the sweep) the page shows exactly what the live panel's `state()`
+gives.
+"""
+
+import itertools
+import random
+import re
+import shutil
+from pathlib import Path
+
+import bokeh
+import panel as pn
+import pytest
+from bokeh.resources import CDN
+from playwright.sync_api import expect
+
+from app import chrome, states
+from app.panels.heatmap import HeadPanel
+from app.panels.ladder import LadderPanel
+from app.panels.sqrt_dk import SqrtDkPanel
+from tests.browser.conftest import CHROMIUM_ARGS, DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCAL = ("file:", "blob:", "data:")  # what a page from disk may load: nothing from a host
+
+# every slot's text, by slot name, from every shadow root on the page
+SLOTS_JS = """() => {
+  const out = {};
+  const walk = (root) => {
+    for (const e of root.querySelectorAll("[data-s]")) { out[e.dataset.s] = e.textContent; }
+    for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) { walk(e.shadowRoot); } }
+  };
+  walk(document);
+  return out;
+}"""
+
+# the panel that has a control named `name`
+PANEL_JS = """(name) => [...AEStates.panels.values()].find(
+  (p) => p.spec.table.controls.some((c) => c.name === name))"""
+
+# set the panel's controls to each combination, let the page apply it, read what it shows:
+# every slot's text and the named columns of the named sources
+STATES_JS = """async ([control, combos, sources]) => {
+  const p = (PANEL_JS)(control);
+  const slots = SLOTS_JS;
+  const out = [];
+  for (const combo of combos) {
+    p.spec.table.controls.forEach((c, i) => {
+      if (!(c.name in combo)) { return; }
+      const raw = c.raw[c.values.indexOf(combo[c.name])];
+      if (p.controls[i][c.prop] !== raw) { p.controls[i][c.prop] = raw; }
+    });
+    await new Promise((r) => requestAnimationFrame(() => r()));
+    const columns = {};
+    for (const [target, names] of Object.entries(sources)) {
+      const data = p.targets[p.spec.targets.indexOf(target)].data;
+      columns[target] = Object.fromEntries(names.map(
+        (n) => [n, [...(data instanceof Map ? data.get(n) : data[n])]]));
+    }
+    out.push({slots: slots(), columns});
+  }
+  return out;
+}""".replace("PANEL_JS", PANEL_JS).replace("SLOTS_JS", SLOTS_JS)
+
+
+def static_html(layout, path):  # a layout built in a static build -> a page that works from disk
+    layout.save(path, resources=CDN, title=path.stem)
+    html = path.read_text()
+    html = html.replace(f"https://cdn.holoviz.org/panel/{pn.__version__}/dist/", "static/panel/")
+    html = re.sub(rf"https://cdn\.bokeh\.org/bokeh/release/(bokeh[\w-]*?)-"
+                  rf"{re.escape(bokeh.__version__)}\.min\.js", r"static/bokeh/js/\1.min.js", html)
+    html = html.replace("<head>", '<head><script src="switcher.js"></script>', 1)
+    path.write_text(html)
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):  # -> the folder holding ladder.html, sweep.html, article.html
+    out = tmp_path_factory.mktemp("static-sweep")
+    (out / "static").mkdir()
+    (out / "static" / "panel").symlink_to(Path(pn.__file__).parent / "dist")
+    (out / "static" / "bokeh").symlink_to(Path(bokeh.__file__).parent / "server" / "static")
+    shutil.copy(ROOT / "static" / "switcher.js", out / "switcher.js")
+    with states.static_build():
+        static_html(chrome.single_page(LadderPanel(), "Where the n² lives"), out / "ladder.html")
+        static_html(chrome.single_page(SqrtDkPanel(), "The √d_k sweep"), out / "sweep.html")
+        head = HeadPanel()
+        ladder = LadderPanel(head=head, in_article=True)
+        notes = [chrome.with_url_state(head),
+                 chrome.with_url_state(ladder, {"prompt": "prompt", "response": "response"})]
+        static_html(pn.Column(notes[0], head, notes[1], ladder, sizing_mode="stretch_width"),
+                    out / "article.html")
+    return out
+
+
+@pytest.fixture(scope="session")
+def base_url():  # pages come from disk: no server to start (conftest's base_url starts one)
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {**browser_type_launch_args, "executable_path": "/usr/bin/chromium",
+            "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture
+def static_page(context, site):
+    page = context.new_page()
+    page.set_default_timeout(RENDER_TIMEOUT_MS)
+    problems = []
+    page.on("console", lambda m: m.type == "error" and problems.append(m.text))
+    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    page.on("request", lambda r: r.url.startswith(LOCAL) or problems.append(r.url))
+    page.on("websocket", lambda ws: problems.append(f"websocket {ws.url}"))
+
+    def open_(name, query=""):
+        page.goto((site / name).as_uri() + query)
+        page.wait_for_function(DOCUMENT_IDLE_JS)
+        page.wait_for_function("() => window.AEStates && AEStates.panels.size > 0 && "
+                               "[...AEStates.panels.values()].every((p) => p.booted)")
+        return page
+
+    yield open_
+    page.close()
+    assert not problems, f"console errors, requests off disk or websockets: {problems}"
+
+
+def slots(page):
+    return page.evaluate(SLOTS_JS)
+
+
+def press(page, handle, key, times=1):  # a slider's handle, by keyboard
+    handle.focus()
+    for _ in range(times):
+        handle.press(key)
+
+
+def shown_states(page, control, combos, sources):  # -> what the page shows for each combo
+    return page.evaluate(STATES_JS, [control, combos, sources])
+
+
+def mismatches(panel_class, combos, shown, slot_targets, sources):
+    # -> combos whose page differs from the live state: slots' texts, sources' columns
+    bad = []
+    for combo, got in zip(combos, shown):
+        state = panel_class.state(**combo)
+        expected = {}
+        for target in slot_targets:
+            expected.update(state[target])
+        texts = {k: got["slots"].get(k) for k in expected}
+        columns = {t: {n: state[t][n] for n in names} for t, names in sources.items()}
+        if texts != expected or got["columns"] != columns:
+            bad.append(combo)
+    return bad
+
+
+# --- where the n² lives ------------------------------------------------------------------
+
+def test_ladder_documents_numbers_by_keys_and_clicks(static_page):
+    page = static_page("ladder.html")
+    s = slots(page)
+    assert (s["now"], s["prefill_all"], s["decode_all"]) == (
+        "36", "9, 16, 25, 36, 49, 64", "3, 4, 5, 6, 7, 8")
+    assert (s["response"], s["total"], s["final"], s["final_square"]) == (
+        "4,096", "9,435,136", "4,352", "18,939,904")
+    handles = page.locator(".noUi-handle")  # length, prompt tokens, response tokens
+    expect(page.get_by_text("prompt tokens: 256")).to_be_visible()
+    for n, square in zip(range(3, 9), (9, 16, 25, 36, 49, 64)):
+        press(page, handles.nth(0), "ArrowLeft" if n == 3 else "ArrowRight", 3 if n == 3 else 1)
+        assert (slots(page)["n"], slots(page)["now"]) == (str(n), str(square))
+    page.get_by_role("button", name="decode").click()
+    assert (slots(page)["phase"], slots(page)["now"]) == ("decode", "8")
+    press(page, handles.nth(1), "Home")  # a prompt of 1 token
+    press(page, handles.nth(2), "End")  # 65,536 response tokens
+    s = slots(page)
+    assert (s["prompt"], s["response"], s["total"]) == ("1", "65,536", f"{65_536 * 65_537 // 2:,}")
+    expect(page.get_by_text("response tokens: 65,536")).to_be_visible()
+    assert "length=8" in page.url and "phase=decode" in page.url and "response=65536" in page.url
+
+
+def test_ladder_deep_link_and_a_repaired_value(static_page):
+    page = static_page("ladder.html", "?length=9&phase=decode&prompt=1000&response=abc")
+    s = slots(page)
+    assert (s["n"], s["now"], s["prompt"], s["response"]) == ("8", "8", "1,024", "4,096")
+    for note in ("length=9 is out of range; using 8",
+                 "prompt=1000 is not one of this page's stops; using 1024",
+                 "response='abc' is not a number; ignored"):
+        assert note in s["url"]
+    expect(page.get_by_text(re.compile("length=9 is out of range"))).to_be_visible()
+
+
+def test_ladder_states_are_the_live_states(static_page):
+    page = static_page("ladder.html")
+    controls = LadderPanel.controls()
+    combos = [dict(zip([c.name for c in controls], values))
+              for values in itertools.product(*(c.values for c in controls))]
+    rng = random.Random(3)
+    sample = [c for c in combos if c["prompt"] == 256 and c["response"] == 4096]
+    sample += rng.sample(combos, 150)
+    sources = {"source:bars": ["line_width", "alpha"], "source:head_marker": ["n", "y"],
+               "source:marker": ["n", "total"]}
+    shown = shown_states(page, "prompt", sample, sources)
+    bad = mismatches(LadderPanel, sample, shown, ("slots:ladder", "slots:context"), sources)
+    assert not bad, f"{len(bad)} of {len(sample)} states differ, e.g. {bad[:3]}"
+
+
+def test_the_heads_controls_drive_the_ladder_that_follows_it(static_page):
+    page = static_page("article.html")
+    marker = """() => { const p = (PANEL_JS)("prompt");
+        const d = p.targets[p.spec.targets.indexOf("source:head_marker")].data;
+        return [...(d instanceof Map ? d.get("y") : d.y)]; }""".replace("PANEL_JS", PANEL_JS)
+    assert (slots(page)["n"], slots(page)["dots"]) == ("6", "36")
+    assert page.evaluate(marker) == [36, 6]
+    length = page.locator(".noUi-handle").first  # the head's sequence length
+    press(page, length, "ArrowRight", 2)
+    s = slots(page)
+    assert (s["dots"], s["n"], s["now"]) == ("64", "8", "64")  # head and ladder both moved
+    assert page.evaluate(marker) == [64, 8]
+    page.get_by_role("button", name="decode").click()
+    s = slots(page)
+    assert (s["dots"], s["n"], s["phase"], s["now"]) == ("8", "8", "decode", "8")
+    press(page, length, "ArrowLeft", 5)
+    s = slots(page)
+    assert (s["n"], s["now"]) == ("3", "3") and page.evaluate(marker) == [9, 3]
+    # the ladder's own keys stay its own; length and phase are the head's
+    assert "length=3" in page.url and "phase=decode" in page.url and "prompt=256" in page.url
+
+
+def test_the_article_composition_restores_both_panels_from_one_link(static_page):
+    page = static_page("article.html", "?length=7&phase=decode&prompt=1024&response=3")
+    s = slots(page)
+    assert (s["dots"], s["n"], s["now"], s["prompt"], s["response"]) == (
+        "7", "7", "7", "1,024", "2")
+    expect(page.get_by_text(re.compile("response=3 is not one of this page's stops"))
+           ).to_be_visible()
+
+
+# --- the √d_k sweep -----------------------------------------------------------------------
+
+def test_sweep_documents_numbers_by_keys(static_page):
+    page = static_page("sweep.html")
+    s = slots(page)
+    assert (s["d_k"], s["root"], s["n"], s["swing"], s["two_swing"]) == (
+        "128", "11.31", "16", "34", "68")
+    assert (s["ratio"], s["ratio_exp"]) == ("10", "29")  # e⁶⁸ ≈ 10²⁹
+    expect(page.get_by_text("d_k, in powers of two: 128")).to_be_visible()
+    d_k = page.locator(".noUi-handle").first
+    press(page, d_k, "Home")
+    roots = {}
+    for exponent in range(11):
+        if exponent:
+            press(page, d_k, "ArrowRight")
+        s = slots(page)
+        roots[int(s["d_k"])] = s["root"]
+        assert s["d_k"] == str(2 ** exponent)
+    assert [roots[d] for d in (4, 16, 128, 512)] == ["2.00", "4.00", "11.31", "22.63"]
+    assert float(s["eff_raw"]) < 1.5 and float(s["eff_scaled"]) > 10  # d_k = 1024
+    keys = page.locator(".noUi-handle").nth(1)
+    press(page, keys, "End")
+    assert slots(page)["n"] == "256" and "keys=256" in page.url
+
+
+def test_sweep_deep_link_and_a_repaired_value(static_page):
+    page = static_page("sweep.html", "?d_k=512&keys=0")
+    s = slots(page)
+    assert (s["d_k"], s["root"], s["n"]) == ("512", "22.63", "2")
+    assert "keys=0 is out of range; using 2" in s["url"]
+    expect(page.get_by_text(re.compile("keys=0 is out of range"))).to_be_visible()
+    page = static_page("sweep.html", "?d_k=5")
+    assert slots(page)["d_k"] == "4"
+    expect(page.get_by_text(re.compile(r"d_k=5 is not one of this page's stops; using 4 "
+                                       r"\(the live explorable takes any value\)"))
+           ).to_be_visible()
+
+
+def test_every_sweep_state_is_the_live_state(static_page):
+    page = static_page("sweep.html")
+    controls = SqrtDkPanel.controls()
+    combos = [dict(zip([c.name for c in controls], values))
+              for values in itertools.product(*(c.values for c in controls))]
+    assert len(combos) == 88
+    sources = {"source:bars": ["key", "w_raw", "w_scaled"], "source:marker": ["raw", "scaled"],
+               "source:curve": ["mean_raw", "draw_scaled"]}
+    shown = shown_states(page, "d_k", combos, sources)
+    bad = mismatches(SqrtDkPanel, combos, shown, ("slots:readout", "slots:curve_note"),
+                     sources)
+    assert not bad, f"{len(bad)} of 88 states differ, e.g. {bad[:3]}"
