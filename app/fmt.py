@@ -38,3 +38,57 @@ def short(x, digits=6):  # float -> the shortest text that reads back the same, 
 
 def count(n):  # int -> "4,194,304"
     return f"{int(n):,}"
+
+
+# --- the second chapter's walks: significant figures, float specials, softmax shares ---------
+
+def sig_figures(x, digits=6):  # 0.36787944, 4 -> "0.3679"; 2e-16 -> "2 × 10^−16"; nan -> "nan"
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return f"{MINUS}∞" if x < 0 else "∞"
+    text = f"{x:.{digits}g}"
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa} × 10^{int(exponent)}"
+    return text.replace("-", MINUS)
+
+
+def bracket_negative(x, digits=6):  # a factor in a product: -1 -> "(−1)", 4 -> "4"
+    return f"({sig_figures(x, digits)})" if x < 0 else sig_figures(x, digits)
+
+
+def sig_figures_or_whole(x, digits=3):  # 7.389 -> "7.39", 162754.8 -> "162,755"; inf -> "inf"
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else f"{MINUS}inf"
+    if abs(x) >= 1000:
+        return f"{x:,.0f}".replace("-", MINUS)
+    return sig_figures(x, digits)
+
+
+def weight_percent(w):  # a softmax weight as a share: 0.659 -> "66%", 4.5e-05 -> "0.0045%"
+    w = float(w)
+    if not math.isfinite(w):
+        return sig_figures_or_whole(w)
+    if w == 0:
+        return "0%"
+    return f"{100 * w:.0f}%" if 100 * w >= 0.5 else f"{100 * w:.2g}%".replace("-", MINUS)
+
+
+def big_number(x):  # 162754.79 -> "162,755"; 2.69e43 -> "2.69 × 10^43"
+    return f"{x:,.0f}" if x < 1e7 else sig_figures(x, 3)
+
+
+def tuple_text(v, digits=3):  # [d] -> "(0.12, −0.34, ...)", significant figures
+    return "(" + ", ".join(sig_figures(float(x), digits) for x in v) + ")"
+
+
+def decimal_bytes(nbytes):  # 4294967296 -> "4.29 GB"; 1048576 -> "1.05 MB" (powers of 10)
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if nbytes >= size:
+            return f"{nbytes / size:.3g} {unit}"
+    return f"{nbytes:,} B"

@@ -1,16 +1,24 @@
-"""The agreement panel without a browser: the documents' numbers in the readouts."""
+"""The agreement panel without a browser: the documents' numbers in the readouts, and the
+one panel shape: a pure state, live models that hold it, a small table of states."""
 
+import gzip
+import itertools
+import json
 import math
+import time
 
 import numpy as np
 import pytest
 
-from app import url_state
-from app.panels.agreement import AgreementPanel, parse_numbers
+from app import states, typed_numbers, url_state
+from app.panels import agreement
+from app.panels.agreement import AgreementPanel
+from app.typed_numbers import parse_numbers
 from attention_core import dot_product
 from attention_core.sqrt_dk import effective_count
 
 A, B = (2, -1, 0.5), (3, 4, 2)
+TABLE_BUDGET = 100_000  # bytes of JSON: every state a static page ships
 
 
 @pytest.fixture
@@ -18,53 +26,102 @@ def panel():
     return AgreementPanel()
 
 
+def shows(readout):  # -> the text a reader sees in a Readout
+    return readout.text()
+
+
+def message(panel):  # -> the live message's text ("" when nothing is wrong)
+    return " ".join(v for v in panel._message.values.values() if v)
+
+
 def test_defaults_score_3_built_from_the_products(panel):
     assert dot_product.dot(A, B) == 3
-    text = panel._arithmetic.object
+    text = shows(panel._arithmetic)
     assert "2 × 3 + (−1) × 4 + 0.5 × 2" in text
-    assert "= 6 − 4 + 1 = " in text
-    assert '<span class="ae-big">3</span>' in text
+    assert "= 6 − 4 + 1 = 3" in text
+    assert panel._arithmetic.values["score"] == "3"
+    assert 'class="ae-big" data-s="score">3</span>' in panel._arithmetic.filled()
     assert panel.url_keys == ("a", "b", "d")
 
 
 def test_angle_and_verdict(panel):
     angle = dot_product.angle_degrees(A, B)
-    assert f"{angle:.1f}°" in panel._verdict.object
-    assert "verdict: <b>aligned</b>" in panel._verdict.object
+    assert panel._verdict.values["angle"] == f"{angle:.1f}°"
+    assert "verdict: aligned:" in shows(panel._verdict)
     x, y = panel.gauge_source.data["x"][1], panel.gauge_source.data["y"][1]
     assert math.degrees(math.atan2(y, x)) == pytest.approx(angle)
     panel.b = "-1, -2, 0"  # a·b = −2 + 2 + 0 = 0: perpendicular
-    assert "verdict: <b>perpendicular</b>" in panel._verdict.object
-    assert '<span class="ae-big">0</span>' in panel._arithmetic.object
+    assert "verdict: perpendicular:" in shows(panel._verdict)
+    assert panel._arithmetic.values["score"] == "0"
     panel.b = "-2, 1, -0.5"
-    assert "verdict: <b>opposed</b>" in panel._verdict.object
-    assert "180.0°" in panel._verdict.object
+    assert "verdict: opposed:" in shows(panel._verdict)
+    assert panel._verdict.values["angle"] == "180.0°"
+
+
+def test_the_presets_show_the_documents_three_cases(panel):
+    verdicts = {}
+    for b in ("3, 4, 2", "1, 2, 0", "-3, -4, -2"):
+        panel._b_pick.value = b  # the list sets the parameter
+        assert panel.b == b
+        verdicts[b] = (panel._arithmetic.values["score"], panel._verdict.values["verdict"])
+    assert verdicts == {"3, 4, 2": ("3", "aligned"), "1, 2, 0": ("0", "perpendicular"),
+                        "-3, -4, -2": ("−3", "opposed")}
+    panel._a_pick.value = "4, -2, 1"  # twice as long: the score doubles, the angle stays
+    panel._b_pick.value = "3, 4, 2"
+    assert panel._arithmetic.values["score"] == "6"
+    assert panel._verdict.values["angle"] == f"{dot_product.angle_degrees(A, B):.1f}°"
+
+
+def test_a_typed_vector_moves_the_list_to_its_preset_or_to_typed(panel):
+    panel.b = "1,2,0"  # reads as a preset, however typed
+    assert panel._b_pick.value == "1, 2, 0"
+    panel.b = "5, 5, 5"
+    assert panel._b_pick.value == typed_numbers.TYPED
+    assert panel._arithmetic.values["score"] == "7.5"
 
 
 def test_zero_vector_has_no_angle(panel):
     panel.a = "0, 0, 0"
-    assert "no angle" in panel._verdict.object
+    assert "no angle" in shows(panel._verdict)
+    assert panel._verdict.values["verdict"] == ""  # the verdict line is hidden
     assert not panel.arrow_a.visible
 
 
 def test_256_operations_at_128_and_the_count_follows_d(panel):
     assert dot_product.operations(128) == 256
-    assert "Operations per dot product: 256 at 128 numbers" in panel._ops.object
+    assert "Operations per dot product: 256 at 128 numbers" in shows(panel._ops)
     panel.d = 4096
-    assert f"{dot_product.operations(4096):,} at 4,096 numbers" in panel._ops.object
+    assert f"{dot_product.operations(4096):,} at 4,096 numbers" in shows(panel._ops)
+
+
+def test_d_moves_over_powers_of_two_containing_128(panel):
+    assert 128 in agreement.D_STOPS and agreement.D_STOPS == tuple(2 ** i for i in range(13))
+    assert panel._d_w.value == 7  # the slider holds the exponent
+    panel._d_w.value = 4
+    assert panel.d == 16 and "at 16 numbers" in shows(panel._ops)
 
 
 def test_demo_raw_spreads_to_11_and_picks_one_scaled_blends(panel):
     demo = dot_product.scale_demo()
     assert round(demo.spread_raw) == 11 and round(demo.spread_scaled) == 1
-    text = panel._demo.object
-    assert f"±{demo.spread_raw:.1f}" in text and f"±{demo.spread_scaled:.2f}" in text
-    assert f"<b>{float(effective_count(demo.weights_raw)):.2f}</b> effective keys" in text
-    assert f"<b>{float(effective_count(demo.weights_scaled)):.2f}</b> effective keys" in text
+    values = panel._demo.values
+    assert (values["spread_raw"], values["spread_scaled"]) == ("10.9", "0.96")
+    assert (values["eff_raw"], values["eff_scaled"]) == ("1.00", "5.15")
+    assert values["spread_raw"] == f"{demo.spread_raw:.1f}"
+    assert values["spread_scaled"] == f"{demo.spread_scaled:.2f}"
+    assert values["eff_raw"] == f"{float(effective_count(demo.weights_raw)):.2f}"
+    assert values["eff_scaled"] == f"{float(effective_count(demo.weights_scaled)):.2f}"
+    assert "1.00 effective keys: it picks one" in shows(panel._demo)
+    assert "5.15 effective keys of 8: it blends" in shows(panel._demo)
     assert float(effective_count(demo.weights_raw)) < 1.5 < float(
         effective_count(demo.weights_scaled))
     np.testing.assert_array_equal(panel.demo_source.data["raw"], demo.raw)
     np.testing.assert_array_equal(panel.demo_source.data["w_scaled"], demo.weights_scaled)
+
+
+def test_at_small_d_the_raw_softmax_blends_too(panel):
+    panel.d = 4
+    assert "effective keys: it blends" in shows(panel._demo)
 
 
 @pytest.mark.parametrize("bad, says", [
@@ -78,19 +135,18 @@ def test_demo_raw_spreads_to_11_and_picks_one_scaled_blends(panel):
 def test_bad_vector_shows_a_message_and_keeps_the_last_good_values(panel, bad, says):
     panel.a = "1, 1, 1"  # a good value first: 3 + 4 + 2 = 9
     panel.a = bad
-    assert panel._message.visible
-    assert says in panel._message.object
-    assert "still using a = (1, 1, 1)" in panel._message.object
-    assert '<span class="ae-big">9</span>' in panel._arithmetic.object
+    assert says in message(panel)
+    assert "still using a = (1, 1, 1)" in message(panel)
+    assert panel._arithmetic.values["score"] == "9"
     panel.a = "2, -1, 0.5"
-    assert not panel._message.visible
-    assert '<span class="ae-big">3</span>' in panel._arithmetic.object
+    assert message(panel) == ""
+    assert panel._arithmetic.values["score"] == "3"
 
 
 def test_user_text_is_escaped(panel):
     panel.b = "<script>alert(1)</script>"
-    assert "<script>" not in panel._message.object
-    assert "&lt;script&gt;" in panel._message.object
+    assert "<script>" not in panel._message.filled()
+    assert "&lt;script&gt;" in panel._message.filled()
 
 
 def test_parse_accepts_the_real_minus_sign():
@@ -117,7 +173,81 @@ def test_url_restore_clamps_and_validates_with_notes(panel):
     notes = url_state.restore(panel, panel.url_keys, args)
     assert panel.d == 4096
     assert any("d=99999" in n and "using 4096" in n for n in notes)
-    assert "“two” (entry 2 of vector a) is not a number" in panel._message.object
-    assert '<span class="ae-big">2</span>' in panel._arithmetic.object  # (2, −1, 0.5)·(1, 0, 0)
+    assert "“two” (entry 2 of vector a) is not a number" in message(panel)
+    assert panel._arithmetic.values["score"] == "2"  # (2, −1, 0.5)·(1, 0, 0)
     notes = url_state.restore(panel, panel.url_keys, {"d": [b"abc"]})
     assert panel.d == 4096 and any("not a number" in n for n in notes)
+
+
+# --- the one shape: pure state, live == state, the table ------------------------------------
+
+def every_setting():  # -> every combination of the controls' stops
+    controls = AgreementPanel.controls()
+    for combo in itertools.product(*(c.values for c in controls)):
+        yield dict(zip((c.name for c in controls), combo))
+
+
+def held(model, name):  # -> what a target's model holds now, in the state's terms
+    kind, _, rest = name.partition(":")
+    if kind == "source":
+        return model.data
+    if kind == "slots":
+        return model.values
+    return getattr(model, rest.rpartition(".")[2])
+
+
+def assert_models_hold(panel, state):
+    for name, value in state.items():
+        now = held(panel.targets[name], name)
+        if name.startswith("source:"):
+            assert {k: list(now[k]) for k in value} == value, name
+        elif name.startswith("slots:"):
+            assert {k: now[k] for k in value} == value, name
+        else:
+            assert now == value, name
+
+
+def test_state_is_pure_and_touches_no_widget(panel):
+    before = {k: v.value for k, v in panel.widgets.items()}
+    for params in itertools.islice(every_setting(), 0, None, 7):
+        first = AgreementPanel.state(**params)
+        assert AgreementPanel.state(**params) == first
+        assert json.loads(json.dumps(first, allow_nan=False)) == first  # JSON, no NaN
+    assert {k: v.value for k, v in panel.widgets.items()} == before
+    assert panel.current_state() == {**AgreementPanel.state(**panel.params()),
+                                     "slots:message": {"a": "", "b": ""}}
+
+
+def test_live_models_hold_exactly_the_state(panel):
+    for params in itertools.islice(every_setting(), 3, None, 11):
+        panel.param.update(**params)
+        assert_models_hold(panel, AgreementPanel.state(**params))
+    # and the controls' widgets stand where the state's stops are
+    assert panel._a_pick.value == panel.a and panel._b_pick.value == panel.b
+    assert 2 ** panel._d_w.value == panel.d
+
+
+def test_the_table_is_small_and_quick_to_build():
+    AgreementPanel._table_cache = None
+    start = time.perf_counter()
+    table = AgreementPanel.table()
+    took = time.perf_counter() - start
+    raw = json.dumps(table, allow_nan=False).encode()
+    print(f"agreement table: {len(raw):,} B raw, {len(gzip.compress(raw)):,} B gzip, "
+          f"built in {took:.2f} s")
+    assert len(raw) < TABLE_BUDGET and took < 2.0
+    sizes = [len(c["values"]) for c in table["controls"]]
+    assert sizes == [len(agreement.A_PRESETS), len(agreement.B_PRESETS), 13]
+
+
+def test_a_static_build_hides_the_typed_boxes_and_offers_the_live_page():
+    import panel as pn
+
+    with states.static_build():
+        p = AgreementPanel()
+        p.__panel__()
+    assert not p._layout.select(pn.widgets.TextInput)
+    buttons = [b for b in p._layout.select(pn.widgets.Button) if "live" in b.label.lower()]
+    assert len(buttons) == 1
+    assert typed_numbers.TYPED not in p._a_pick.options.values()
+    assert list(p._b_pick.options.values()) == list(agreement.B_PRESETS)

@@ -1,14 +1,21 @@
-"""The online-softmax panel without a browser: ≈ 1.55 after two blocks, the attention walk."""
+"""The online-softmax panel without a browser: ≈ 1.55 after two blocks, the attention walk;
+and the one panel shape: a pure state, live models that hold it, a small table of states."""
 
+import gzip
+import itertools
+import json
 import math
+import time
 
 import numpy as np
 import pytest
 
-from app import url_state
+from app import states, typed_numbers, url_state
 from app.panels import online_softmax as module
 from app.panels.online_softmax import OnlineSoftmaxPanel
 from attention_core import online_softmax as core
+
+TABLE_BUDGET = 300_000  # bytes of JSON: every state a static page ships
 
 
 @pytest.fixture
@@ -16,12 +23,29 @@ def panel():
     return OnlineSoftmaxPanel()
 
 
+def now(panel):  # -> the step's readout as a reader sees it
+    return panel._now.text()
+
+
+def message(panel):
+    return panel._message.values["text"]
+
+
+def attention_rows(panel):  # -> the attention table's rows, read or not
+    return sum(1 for j in range(module.WALK_KEYS) if panel._attention.values[f"ab{j}"])
+
+
+def attention_read(panel):  # -> the rows of blocks already read
+    return sum(1 for j in range(module.WALK_KEYS) if panel._attention.values[f"am{j}"])
+
+
 def test_defaults(panel):
     assert (panel.scores, panel.block, panel.step) == ("2, 1, 3, 0", 2, 0)
     assert panel.url_keys == ("scores", "block", "step")
-    assert "Nothing read yet" in panel._now.object
+    assert "Nothing read yet" in now(panel)
     assert panel._prev_w.disabled and not panel._next_w.disabled
     assert panel.bar_source.data["x"] == [] and len(panel.unread_source.data["x"]) == 4
+    assert panel.score_source.data["score"] == ["2", "1", "3", "0"]
 
 
 def test_two_blocks_end_at_155_equal_to_the_full_row(panel):
@@ -29,26 +53,36 @@ def test_two_blocks_end_at_155_equal_to_the_full_row(panel):
     assert round(r.running_sum, 2) == 1.55 and r.running_sum == pytest.approx(r.full_sum)
     panel._next_w.clicks += 1  # block 1: [2, 1]
     assert panel.step == 1
-    assert "The first block sets the running max to 2" in panel._now.object
-    assert f"<b>{r.steps[0].new_sum:.4g}</b>" in panel._now.object
+    assert "The first block sets the running max to 2" in now(panel)
+    assert panel._now.values["sum"] == f"{r.steps[0].new_sum:.4g}" == "1.368"
     panel._next_w.clicks += 1  # block 2: [3, 0] raises the max
     assert panel.step == 2 and panel._next_w.disabled
-    now = panel._now.object
-    assert "the max rises to 3" in now
-    assert f"e^(2 − 3) = {math.exp(-1):.4f}" in now
-    assert f"Running sum <b>{r.running_sum:.4g}</b>" in now and "1.553" in now
-    assert f"<b>{r.full_sum:.4g}</b>" in now
-    assert "equal" in now
+    text = now(panel)
+    assert "the max rises to 3" in text
+    assert f"e^(2 − 3) = {math.exp(-1):.4f}" in text and "e^(2 − 3) = 0.3679" in text
+    assert panel._now.values["rescale"] == "e^(2 − 3) = 0.3679"
+    assert f"Running sum {r.running_sum:.4g}" in text and "1.553" in text
+    assert panel._now.values["end_sum"] == f"{r.running_sum:.4g}"
+    assert panel._now.values["end_full"] == f"{r.full_sum:.4g}" == "1.553"
+    assert "equal" in panel._now.values["end_agree"]
     assert panel.bar_source.data["term"] == pytest.approx(
         np.exp(np.array([2, 1, 3, 0]) - 3).tolist())
+
+
+def test_every_step_is_a_stop_with_its_own_state():
+    texts = [OnlineSoftmaxPanel.state(scores="2, 1, 3, 0", block=2, step=s,
+                                      attention_step=0)["slots:now"] for s in range(3)]
+    assert len({json.dumps(t, sort_keys=True) for t in texts}) == 3
+    assert texts[1]["head"] == "Block 1 of 2: (2, 1)."
+    assert texts[2]["end_sum"] == "1.553"
 
 
 def test_a_block_that_does_not_raise_the_max_says_so(panel):
     panel.scores = "3, 1, 2, 0"
     panel.step = 2
-    assert "does not beat the running max 3" in panel._now.object
-    assert "nothing is rescaled" in panel._now.object
-    assert "1 (max kept)" in panel._history.object
+    assert "does not beat the running max 3" in now(panel)
+    assert "nothing is rescaled" in now(panel)
+    assert "1 (max kept)" in panel._history.values.values()
 
 
 def test_previous_and_reset(panel):
@@ -64,39 +98,61 @@ def test_attention_walk_equals_naive(panel):
     steps, output = core.attention_walk(q, k, v, block_size=2)
     naive = core.naive_attention(q[None], k, v)[0]
     assert np.abs(output - naive).max() < 1e-12
-    np.testing.assert_array_equal(panel._numbers.output, output)
-    assert np.abs(panel._numbers.output - panel._numbers.naive).max() < 1e-12
-    assert "largest difference" in panel._attention.object
-    assert panel._attention.object.count("<tr><th scope='row'>") == len(steps) == 3
+    np.testing.assert_array_equal(panel.numbers().output, output)
+    diff = float(np.abs(panel.numbers().output - panel.numbers().naive).max())
+    assert diff < 1e-12
+    assert "largest difference" in panel._attention.text()
+    assert panel._attention.values["diff"] == module.fmt.sig_figures(diff, 2)
+    assert attention_rows(panel) == attention_read(panel) == len(steps) == 3
     panel.block = 4
-    assert panel._attention.object.count("<tr><th scope='row'>") == 2
-    assert np.abs(panel._numbers.output - panel._numbers.naive).max() < 1e-12
+    assert attention_rows(panel) == attention_read(panel) == 2
+    assert np.abs(panel.numbers().output - panel.numbers().naive).max() < 1e-12
+
+
+def test_the_attention_walk_steps_too(panel):
+    panel._attention_reset_w.clicks += 1
+    assert panel.attention_step == 0 and attention_read(panel) == 0
+    assert attention_rows(panel) == 3  # the blocks to come are listed, not read
+    assert panel._attention.values["diff"] == ""  # no verdict before the end
+    panel._attention_next_w.clicks += 1
+    assert attention_read(panel) == 1 and "Block 1 of 3 (keys 0–1)" in panel._attention.text()
+    panel._attention_next_w.clicks += 1
+    steps, _ = module.attention_walk(2)
+    rescale = f"{steps[1].rescale:.3g}"
+    assert f"rescaled by e^(0.0876 − 0.629) = {rescale}" in panel._attention.text()
+    panel._attention_next_w.clicks += 1
+    assert panel._attention_next_w.disabled and attention_read(panel) == 3
+    assert panel._attention.values["diff_says"] == "float rounding"
 
 
 def test_memory_readout(panel):
     big = core.scores_held_bytes(8192, heads=32, bytes_per_value=2)
     tile = core.scores_held_bytes(8192, heads=32, bytes_per_value=2, block=128)
     assert round(big / 1e9, 1) == 4.3
-    text = panel._memory.object
+    text = panel._memory.text()
     assert f"{big:,} bytes ≈ 4.29 GB" in text and f"{tile:,} bytes ≈ 1.05 MB" in text
 
 
 def test_bad_scores_keep_the_last_good_walk(panel):
     panel.step = 2
     panel.scores = "2, 1, three"
-    assert panel._message.visible and "is not a number" in panel._message.object
-    assert "still using 2, 1, 3, 0" in panel._message.object
-    assert "1.553" in panel._now.object
+    assert "is not a number" in message(panel)
+    assert "still using 2, 1, 3, 0" in message(panel)
+    assert "1.553" in now(panel)
+    assert panel._scores_pick.value == typed_numbers.TYPED
     panel.scores = "1, 2, 3"
-    assert not panel._message.visible
+    assert message(panel) == ""
 
 
-def test_step_clamps_when_blocks_shrink(panel):
+def test_step_past_the_end_shows_the_end_with_a_note(panel):
     panel.block = 1
     panel.step = 4
     panel.block = 3
-    assert panel.step == 2 and panel._step_w.end == 2
-    assert "past the last block" in panel._message.object
+    assert panel.shown_step() == 2 and panel._step_w.end == 2
+    assert "All 4 scores read" in now(panel)
+    assert "past the last block" in panel._step_note.values["text"]
+    panel._prev_w.clicks += 1  # from the end shown, not from the step beyond it
+    assert panel.step == 1 and panel._step_note.values["text"] == ""
 
 
 def test_figure_is_built_once(panel):
@@ -115,6 +171,77 @@ def test_url_restore_clamps_block_and_step_with_notes(panel):
     notes = url_state.restore(panel, panel.url_keys, {"block": [b"0"], "step": [b"999"]})
     assert any("block=0" in n and "using 1" in n for n in notes)
     assert any("step=999" in n for n in notes)
-    assert (panel.block, panel.step) == (1, 4)
-    assert "past the last block" in panel._message.object
-    assert "All 4 scores read" in panel._now.object
+    assert (panel.block, panel.shown_step()) == (1, 4)
+    assert "past the last block" in panel._step_note.values["text"]
+    assert "All 4 scores read" in now(panel)
+
+
+# --- the one shape: pure state, live == state, the table ------------------------------------
+
+def every_setting():  # -> every combination of the controls' stops
+    controls = OnlineSoftmaxPanel.controls()
+    for combo in itertools.product(*(c.values for c in controls)):
+        yield dict(zip((c.name for c in controls), combo))
+
+
+def held(model, name):  # -> what a target's model holds now, in the state's terms
+    kind, _, rest = name.partition(":")
+    if kind == "source":
+        return model.data
+    if kind == "slots":
+        return model.values
+    return getattr(model, rest.rpartition(".")[2])
+
+
+def assert_models_hold(panel, state):
+    for name, value in state.items():
+        now_ = held(panel.targets[name], name)
+        if name.startswith("source:"):
+            assert {k: list(now_[k]) for k in value} == value, name
+        elif name.startswith("slots:"):
+            assert {k: now_[k] for k in value} == value, name
+        else:
+            assert now_ == value, name
+
+
+def test_state_is_pure_and_touches_no_widget(panel):
+    before = {k: v.value for k, v in panel.widgets.items()}
+    for params in itertools.islice(every_setting(), 0, None, 37):
+        first = OnlineSoftmaxPanel.state(**params)
+        assert OnlineSoftmaxPanel.state(**params) == first
+        assert json.loads(json.dumps(first, allow_nan=False)) == first  # JSON, no NaN
+    assert {k: v.value for k, v in panel.widgets.items()} == before
+    assert panel.current_state() == {**OnlineSoftmaxPanel.state(**panel.params()),
+                                     "slots:message": {"text": ""}}
+
+
+def test_live_models_hold_exactly_the_state(panel):
+    for params in itertools.islice(every_setting(), 5, None, 53):
+        panel.param.update(**params)
+        assert_models_hold(panel, OnlineSoftmaxPanel.state(**params))
+
+
+def test_the_table_is_small_and_quick_to_build():
+    OnlineSoftmaxPanel._table_cache = None
+    start = time.perf_counter()
+    table = OnlineSoftmaxPanel.table()
+    took = time.perf_counter() - start
+    raw = json.dumps(table, allow_nan=False).encode()
+    print(f"online softmax table: {len(raw):,} B raw, {len(gzip.compress(raw)):,} B gzip, "
+          f"built in {took:.2f} s")
+    assert len(raw) < TABLE_BUDGET and took < 2.0
+
+
+def test_a_static_build_hides_the_typed_box_and_steps_in_the_browser():
+    import panel as pn
+
+    with states.static_build():
+        p = OnlineSoftmaxPanel()
+        p.__panel__()
+    assert not p._layout.select(pn.widgets.TextInput)
+    assert [b for b in p._layout.select(pn.widgets.Button) if "live" in b.label.lower()]
+    # the step buttons move their slider in the browser: a click callback, no Python one
+    for button in (p._next_w, p._prev_w, p._reset_w, p._attention_next_w):
+        assert button.get_root().js_event_callbacks["button_click"]
+    p._next_w.clicks += 1
+    assert p.step == 0

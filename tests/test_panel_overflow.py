@@ -1,13 +1,21 @@
-"""The overflow panel without a browser: 66/24/10%, the float16 trap at 12, and the fix."""
+"""The overflow panel without a browser: 66/24/10%, the float16 trap at 12, and the fix; and
+the one panel shape: a pure state, live models that hold it, a small table of states."""
 
+import gzip
+import itertools
+import json
 import math
+import time
 
 import numpy as np
 import pytest
 
-from app import url_state
+from app import states, typed_numbers, url_state
+from app.panels import overflow
 from app.panels.overflow import OverflowPanel
 from attention_core import numerics
+
+TABLE_BUDGET = 150_000  # bytes of JSON: every state a static page ships
 
 
 @pytest.fixture
@@ -15,8 +23,28 @@ def panel():
     return OverflowPanel()
 
 
+def rows(panel):  # -> how many score rows the table shows
+    return sum(1 for i in range(overflow.MAX_SCORES) if panel._table.values[f"x{i}"])
+
+
+def column(panel, c):  # -> one column of the table, in order: "x" score ... "p" %
+    return [panel._table.values[f"{c}{i}"] for i in range(rows(panel))]
+
+
 def percents(panel):  # the % column of the table, in order
-    return [cell.split("</b>")[0] for cell in panel._table.object.split("<td><b>")[1:]]
+    return column(panel, "p")
+
+
+def table_text(panel):
+    return " ".join(v for v in panel._table.values.values())
+
+
+def verdict(panel):  # -> the verdict a reader sees
+    return panel._verdict.text()
+
+
+def message(panel):
+    return panel._message.values["text"]
 
 
 def test_defaults_read_66_24_10(panel):
@@ -25,9 +53,10 @@ def test_defaults_read_66_24_10(panel):
     assert [f"{100 * w:.0f}%" for w in steps.weights] == ["66%", "24%", "10%"]
     assert percents(panel) == ["66%", "24%", "10%"]
     assert panel.bar_source.data["label"] == ["66%", "24%", "10%"]
-    assert "<td>7.39</td>" in panel._table.object and "<td>11.2</td>" in panel._table.object
+    assert panel.bar_source.data["score"] == ["2", "1", "0.1"]
+    assert "7.39" in column(panel, "e") and panel._table.values["total"] == "11.2"
     assert panel.broken_source.data["x"] == []
-    assert "ae-okay" in panel._verdict.object
+    assert panel._verdict.values["okay"] and not panel._verdict.values["alarm"]
 
 
 def test_float32_gives_the_same_percentages(panel):
@@ -35,59 +64,88 @@ def test_float32_gives_the_same_percentages(panel):
     assert percents(panel) == ["66%", "24%", "10%"]
 
 
-def test_12_in_float16_without_the_max_is_garbage(panel):
-    panel.scores = "2, 1, 12"
-    assert "<td>inf</td>" in panel._table.object
-    assert "<td>nan</td>" in panel._table.object
+@pytest.mark.parametrize("scores", ["2, 1, 12", "12, 1, 0.1"])
+def test_12_in_float16_without_the_max_is_garbage(panel, scores):
+    panel.scores = scores
+    assert "inf" in column(panel, "e")
+    assert "nan" in column(panel, "w")
     big = f"{math.exp(12):,.0f}"
     largest = f"{numerics.largest_finite('float16'):,.0f}"
     assert (big, largest) == ("162,755", "65,504")
-    assert (f"The row is garbage: e^12 ≈ {big} &gt; {largest}, the largest float16"
-            in panel._verdict.object)
+    assert (f"The row is garbage: e^12 ≈ {big} > {largest}, the largest float16"
+            in verdict(panel))
+    where = [float(s) for s in scores.split(",")].index(12.0)
     weights = panel.bar_source.data["weight"]
-    assert weights[:2] == [0.0, 0.0] and math.isnan(weights[2])
-    assert panel.broken_source.data["x"] == [2]
+    assert weights[where] is None  # no bar for a nan weight
+    assert [w for i, w in enumerate(weights) if i != where] == [0.0, 0.0]
+    assert panel.broken_source.data["x"] == [where]
     assert panel.broken_source.data["text"] == ["nan"]
-    assert "not a number" in panel._caption.object
+    assert panel._table.values[f"f{where}"] == "✕"  # the row is marked
+    assert "not a number" in panel._caption.text()
 
 
 def test_subtracting_the_max_fixes_it(panel):
     panel.scores = "2, 1, 12"
     panel.subtract_max = True
-    assert "inf" not in panel._table.object and "nan" not in panel._table.object
-    assert "garbage" not in panel._verdict.object.split("Without")[0]
-    weights = np.array(panel.bar_source.data["weight"])
+    assert "inf" not in table_text(panel) and "nan" not in table_text(panel)
+    assert "garbage" not in verdict(panel).split("Without")[0]
+    weights = np.array(panel.bar_source.data["weight"], dtype=float)
     assert np.all(np.isfinite(weights)) and weights.sum() == pytest.approx(1, abs=1e-3)
     assert panel.broken_source.data["x"] == []
-    assert "<td>−10</td>" in panel._table.object  # 2 − 12
+    assert "−10" in column(panel, "s")  # 2 − 12
+    assert "nothing can overflow" in verdict(panel)
+
+
+def test_the_documents_trap_as_a_preset(panel):
+    panel._scores_pick.value = "12, 1, 0.1"  # the list sets the parameter
+    assert panel.scores == "12, 1, 0.1"
+    assert "e^12 ≈ 162,755 > 65,504" in verdict(panel)
+    panel.subtract_max = True
+    assert percents(panel)[0] == "100%" and "nan" not in table_text(panel)
 
 
 def test_subtracting_the_max_keeps_the_weights(panel):
     panel.subtract_max = True
     assert percents(panel) == ["66%", "24%", "10%"]
-    assert "<td>−1.9</td>" in panel._table.object  # 0.1 − 2
+    assert "−1.9" in column(panel, "s")  # 0.1 − 2
 
 
 def test_float32_survives_12_but_not_100(panel):
     panel.precision = "float32"
     panel.scores = "2, 1, 12"
-    assert "garbage" not in panel._verdict.object
+    assert "garbage" not in verdict(panel)
     panel.scores = "2, 1, 100"
-    assert "garbage" in panel._verdict.object and "float32" in panel._verdict.object
+    assert "garbage" in verdict(panel) and "float32" in verdict(panel)
+
+
+def test_underflow_and_a_sum_that_overflows_are_garbage_too(panel):
+    panel.scores = "-20, -21, -22"  # every e^x rounds to 0 in float16: 0 ÷ 0
+    assert "every e^x rounded to 0 in float16" in verdict(panel)
+    assert column(panel, "w") == ["nan"] * 3
+    panel.subtract_max = True
+    assert percents(panel) == ["67%", "24%", "9%"]
+    panel.param.update(scores=overflow.SIXTEEN_NINES, subtract_max=False)
+    assert "the sum overflowed float16" in verdict(panel)
+    assert "8,104" in verdict(panel) and rows(panel) == 16
+    panel.subtract_max = True
+    assert percents(panel) == ["6%"] * 16
 
 
 def test_bad_scores_show_a_message_and_keep_the_last_good_row(panel):
     panel.scores = "2, 1, 12"
     panel.scores = "2, one, 12"
-    assert panel._message.visible and "is not a number" in panel._message.object
-    assert "still using 2, 1, 12" in panel._message.object
-    assert "<td>inf</td>" in panel._table.object
+    assert "is not a number" in message(panel)
+    assert "still using 2, 1, 12" in message(panel)
+    assert "inf" in column(panel, "e")
+    assert panel._scores_pick.value == typed_numbers.TYPED
     panel.scores = ", ".join(["1"] * 17)
-    assert "at most 16 numbers, got 17" in panel._message.object
+    assert "at most 16 numbers, got 17" in message(panel)
     panel.scores = "<b>x</b>"
-    assert "<b>x</b>" not in panel._message.object and "&lt;b&gt;" in panel._message.object
+    assert "<b>x</b>" not in panel._message.filled()
+    assert "&lt;b&gt;" in panel._message.filled()
     panel.scores = "2, 1, 0.1"
-    assert not panel._message.visible and percents(panel) == ["66%", "24%", "10%"]
+    assert message(panel) == "" and percents(panel) == ["66%", "24%", "10%"]
+    assert panel._scores_pick.value == "2, 1, 0.1"
 
 
 def test_figure_is_built_once(panel):
@@ -99,7 +157,8 @@ def test_figure_is_built_once(panel):
     assert panel.figure is fig and panel._figure_pane.object is fig
     assert panel.bar_source is source and fig.x_range is x_range
     assert (fig.x_range.start, fig.x_range.end) == (-0.5, 4.5)
-    assert fig.xaxis[0].ticker.ticks == [0, 1, 2, 3, 4]
+    assert panel.bar_source.data["x"] == [0, 1, 2, 3, 4]
+    assert panel.bar_source.data["score"] == ["2", "1", "12", "3", "4"]
 
 
 def test_url_restore_ignores_float8_with_a_note(panel):
@@ -108,10 +167,9 @@ def test_url_restore_ignores_float8_with_a_note(panel):
     assert panel.precision == "float16" and panel.subtract_max is False
     assert any("precision='float8'" in n and "ignored" in n for n in notes)
     assert any("subtract_max='maybe'" in n for n in notes)
-    assert "garbage" in panel._verdict.object
+    assert "garbage" in verdict(panel)
     url_state.restore(panel, panel.url_keys, {"subtract_max": [b"on"]})
-    assert panel.subtract_max is True and "garbage" not in panel._verdict.object.split(
-        "Without")[0]
+    assert panel.subtract_max is True and "garbage" not in verdict(panel).split("Without")[0]
 
 
 def test_the_toggle_looks_off_when_off_and_keeps_its_name(panel):
@@ -148,3 +206,72 @@ def test_dark_theme_paints_the_bar_labels_light(monkeypatch):
     monkeypatch.setattr(chrome, "theme", lambda: "dark")
     dark = label_colours(OverflowPanel())
     assert DARK_INK.text in dark and LIGHT_INK.text not in dark
+
+
+# --- the one shape: pure state, live == state, the table ------------------------------------
+
+def every_setting():  # -> every combination of the controls' stops
+    controls = OverflowPanel.controls()
+    for combo in itertools.product(*(c.values for c in controls)):
+        yield dict(zip((c.name for c in controls), combo))
+
+
+def held(model, name):  # -> what a target's model holds now, in the state's terms
+    kind, _, rest = name.partition(":")
+    if kind == "source":
+        return model.data
+    if kind == "slots":
+        return model.values
+    return getattr(model, rest.rpartition(".")[2])
+
+
+def assert_models_hold(panel, state):
+    for name, value in state.items():
+        now = held(panel.targets[name], name)
+        if name.startswith("source:"):
+            assert {k: list(now[k]) for k in value} == value, name
+        elif name.startswith("slots:"):
+            assert {k: now[k] for k in value} == value, name
+        else:
+            assert now == value, name
+
+
+def test_state_is_pure_and_touches_no_widget(panel):
+    before = {k: v.value for k, v in panel.widgets.items()}
+    for params in every_setting():
+        first = OverflowPanel.state(**params)
+        assert OverflowPanel.state(**params) == first
+        assert json.loads(json.dumps(first, allow_nan=False)) == first  # JSON, no NaN
+    assert {k: v.value for k, v in panel.widgets.items()} == before
+    assert panel.current_state() == {**OverflowPanel.state(**panel.params()),
+                                     "slots:message": {"text": ""}}
+
+
+def test_live_models_hold_exactly_the_state(panel):
+    for params in every_setting():
+        panel.param.update(**params)
+        assert_models_hold(panel, OverflowPanel.state(**params))
+        assert panel._scores_pick.value == panel.scores
+
+
+def test_the_table_is_small_and_quick_to_build():
+    OverflowPanel._table_cache = None
+    start = time.perf_counter()
+    table = OverflowPanel.table()
+    took = time.perf_counter() - start
+    raw = json.dumps(table, allow_nan=False).encode()
+    print(f"overflow table: {len(raw):,} B raw, {len(gzip.compress(raw)):,} B gzip, "
+          f"built in {took:.2f} s")
+    assert len(raw) < TABLE_BUDGET and took < 2.0
+    assert [len(c["values"]) for c in table["controls"]] == [len(overflow.PRESETS), 2, 2]
+
+
+def test_a_static_build_hides_the_typed_box_and_offers_the_live_page():
+    import panel as pn
+
+    with states.static_build():
+        p = OverflowPanel()
+        p.__panel__()
+    assert not p._layout.select(pn.widgets.TextInput)
+    assert [b for b in p._layout.select(pn.widgets.Button) if "live" in b.label.lower()]
+    assert list(p._scores_pick.options.values()) == list(overflow.PRESETS)

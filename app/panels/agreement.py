@@ -3,32 +3,65 @@
 Two three-number vectors show the products, their sum and the angle between the vectors
 (aligned, perpendicular or opposed). Then vectors of d = 128 numbers: their raw scores
 swing to about ±11 and softmax crowns one key; divided by √d they sit near ±1 and blend.
+
+The panel has the one shape (app/states.py). Its controls are the documents' vectors and a
+few more that teach something (a vector twice as long, its opposite, the zero vector), and d
+over the powers of two from 1 to 4,096. The state has two parts: the pair of vectors (the
+arithmetic, the verdict, the gauge) and d (the 128-number demonstration, the operations). A
+live page also takes typed vectors; it computes them with the same part functions.
 """
 
-import html
+import functools
 import math
-import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import Arrow, ColumnDataSource, FixedTicker, Legend, LegendItem, Range1d, VeeHead
+from bokeh.models import (
+    Arrow,
+    ColumnDataSource,
+    CustomJSTickFormatter,
+    FixedTicker,
+    Legend,
+    LegendItem,
+    Range1d,
+    VeeHead,
+)
 from bokeh.plotting import figure
 
-from app import chrome
+from app import chrome, fmt, states
+from app.chrome import Readout, slot
 from app.model_picker import ink
+from app.states import Control, Part, StatePanel
+from app.typed_numbers import parse_numbers, preset_list
 from attention_core import dot_product
 from attention_core.sqrt_dk import effective_count
 
-LENGTH = 3  # numbers per editable vector
-LIMIT = 1e6  # largest magnitude accepted in a typed number
-NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\Z")
+ROUTE = "/agreement"
+LENGTH = 3  # numbers per vector
 N_KEYS = 8  # keys in the 128-number demonstration
 MAX_D = 4096
+D_STOPS = tuple(2 ** i for i in range(13))  # d: 1, 2, 4, ..., 4096
+# the presets: {the text a URL and the live box carry: what the list shows}
+A_PRESETS = {
+    "2, -1, 0.5": "(2, −1, 0.5): the documents' a",
+    "1, 0, 0": "(1, 0, 0): along the first axis",
+    "4, -2, 1": "(4, −2, 1): the documents' a, twice as long",
+    "0, 0, 0": "(0, 0, 0): the zero vector",
+}
+B_PRESETS = {
+    "3, 4, 2": "(3, 4, 2): the documents' b",
+    "1, 2, 0": "(1, 2, 0)",
+    "-3, -4, -2": "(−3, −4, −2): minus the documents' b",
+    "-2, 1, -0.5": "(−2, 1, −0.5): minus the documents' a",
+    "6, 8, 4": "(6, 8, 4): the documents' b, twice as long",
+    "0, 1, 0": "(0, 1, 0): along the second axis",
+}
 # Okabe-Ito: categories stay apart under every common colour-vision deficiency. Vector a
 # is drawn in the theme's strongest ink (black on white, near-white on dark), b in its blue.
-BLUE, VERMILLION, GREEN, YELLOW, ORANGE = "#0072B2", "#D55E00", "#009E73", "#F0E442", "#E69F00"
+BLUE, VERMILLION, GREEN, YELLOW = "#0072B2", "#D55E00", "#009E73", "#F0E442"
 LEGEND = {"orientation": "horizontal", "location": "top_left", "label_text_font_size": "11px",
           "padding": 2, "spacing": 8, "margin": 0, "border_line_color": None}
 ZONES = (  # verdict, start°, end°, fill: dot_product.agreement calls 80°-100° perpendicular
@@ -36,53 +69,25 @@ ZONES = (  # verdict, start°, end°, fill: dot_product.agreement calls 80°-100
     ("perpendicular", 80, 100, YELLOW),
     ("opposed", 100, 180, VERMILLION),
 )
+WHY = {
+    "aligned": "they point more the same way than not",
+    "perpendicular": "they are within 10° of a right angle: neither agree nor disagree",
+    "opposed": "they point more against each other than with",
+}
 
 
-def fmt(x, digits=6):  # float -> shortest readable text, with a real minus sign
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "−∞" if x < 0 else "∞"
-    text = f"{x:.{digits}g}"
-    if "e" in text:
-        mantissa, exponent = text.split("e")
-        text = f"{mantissa} × 10^{int(exponent)}"
-    return text.replace("-", "−")
-
-
-def factor(x):  # a factor inside a product: negatives in brackets, "(−1) × 4"
-    return f"({fmt(x)})" if x < 0 else fmt(x)
-
-
-def parse_numbers(text, *, count=None, max_count=None, limit=LIMIT, what="the list"):
-    # str -> (tuple of floats, None) or (None, message): comma-separated finite numbers
-    text = str(text).replace("−", "-").strip()
-    if not text:
-        return None, f"{what} is empty; type numbers separated by commas"
-    items = [item.strip() for item in text.split(",")]
-    values = []
-    for i, item in enumerate(items, start=1):
-        if not item:
-            return None, f"entry {i} of {what} is empty"
-        if not NUMBER.match(item):  # plain decimals only: no nan, inf, 1_000 or 0x1p3
-            shown = item if len(item) <= 12 else item[:12] + "…"
-            return None, f"“{shown}” (entry {i} of {what}) is not a number"
-        value = float(item)
-        if not math.isfinite(value):
-            return None, f"entry {i} of {what} is not a finite number"
-        if abs(value) > limit:
-            return None, f"entry {i} of {what} is beyond ±{fmt(limit)}"
-        values.append(value + 0.0)  # −0.0 -> 0.0
-    if count is not None and len(values) != count:
-        return None, f"{what} needs exactly {count} numbers, got {len(values)}"
-    if max_count is not None and len(values) > max_count:
-        return None, f"{what} takes at most {max_count} numbers, got {len(values)}"
-    return tuple(values), None
+def vector(v, name="the vector"):  # text or numbers -> tuple of 3 floats (ValueError if not)
+    if isinstance(v, str):
+        values, error = parse_numbers(v, count=LENGTH, what=name)
+        if error:
+            raise ValueError(error)
+        return values
+    return tuple(float(x) + 0.0 for x in v)
 
 
 @dataclass(frozen=True)
-class AgreementNumbers:
-    """Everything the panel shows, for one setting of the controls."""
+class VectorNumbers:
+    """The pair: products, score, angle and verdict."""
 
     a: tuple
     b: tuple
@@ -92,6 +97,12 @@ class AgreementNumbers:
     verdict: str
     norm_a: float
     norm_b: float
+
+
+@dataclass(frozen=True)
+class ScaleNumbers:
+    """The d-number demonstration and the operations per dot product."""
+
     d: int
     demo: dot_product.ScaleDemo
     effective_raw: float
@@ -99,7 +110,185 @@ class AgreementNumbers:
     operations: int
 
 
-class AgreementPanel(pn.viewable.Viewer):
+@dataclass(frozen=True)
+class AgreementNumbers(VectorNumbers, ScaleNumbers):
+    """Everything the panel shows, for one setting of the controls."""
+
+
+def vector_numbers(a, b):  # [3], [3] -> VectorNumbers
+    a, b = vector(a, "vector a"), vector(b, "vector b")
+    return VectorNumbers(
+        a=a, b=b, products=tuple(x * y + 0.0 for x, y in zip(a, b)),
+        score=dot_product.dot(a, b), angle=dot_product.angle_degrees(a, b),
+        verdict=dot_product.agreement(a, b),
+        norm_a=float(np.linalg.norm(a)), norm_b=float(np.linalg.norm(b)))
+
+
+@functools.lru_cache(maxsize=64)
+def scale_numbers(d):  # int -> ScaleNumbers (one fixed draw per d, shared by sessions)
+    demo = dot_product.scale_demo(d=d, n_keys=N_KEYS)
+    return ScaleNumbers(d=d, demo=demo, effective_raw=float(effective_count(demo.weights_raw)),
+                        effective_scaled=float(effective_count(demo.weights_scaled)),
+                        operations=dot_product.operations(d))
+
+
+# --- the readouts: templates of empty slots --------------------------------------------------
+
+ARITHMETIC = (
+    '<div class="ae-readout" aria-live="polite">'
+    f'<div>a = ({slot("a")}), b = ({slot("b")})</div>'
+    '<div class="ae-small">multiply pair by pair, then add:</div>'
+    f'<div class="ae-eq">a · b = {slot("pairs")}</div>'
+    f'<div class="ae-eq">= {slot("terms")} = {slot("score", class_="ae-big")}</div></div>')
+
+VERDICT = (
+    '<div class="ae-readout" aria-live="polite">'
+    f'<div class="ae-if">angle between them: {slot("angle", "b")} (|a| = {slot("norm_a")}, '
+    f'|b| = {slot("norm_b")}, cos = a·b ÷ (|a| |b|) = {slot("cos")})</div>'
+    f'<div class="ae-if">verdict: {slot("verdict", "b")}: the score is {slot("sign")}; '
+    f'{slot("why")}.</div>{slot("zero", "div")}'
+    '<div class="ae-small">The gauge draws a along the horizontal and b at that angle, both at '
+    'length 1, in the flat plane the two vectors share.</div></div>')
+
+DEMO = (
+    '<div class="ae-readout" aria-live="polite">'
+    f'<p>A query and {N_KEYS} keys of d = {slot("d")} random numbers each (mean 0, variance 1, '
+    'one fixed draw). Each score adds up d products of variance 1, so the scores spread with '
+    'a standard deviation of about √d.</p><ul class="ae-list">'
+    f'<li>raw scores q·k: measured spread <b>±{slot("spread_raw")}</b> (√{slot("d")} ≈ '
+    f'{slot("root")}); softmax gives key k{slot("winner")} {slot("winner_weight", "b")}: '
+    f'{slot("eff_raw", "b")} effective keys: {slot("raw_says")}</li>'
+    f'<li>scaled q·k ÷ √{slot("d")}: spread <b>±{slot("spread_scaled")}</b>; the biggest '
+    f'weight is {slot("top_scaled")}: {slot("eff_scaled", "b")} effective keys of {N_KEYS}: '
+    f'{slot("scaled_says")}</li></ul>'
+    '<p class="ae-small">Effective keys = e^(entropy of the weights): 1 when one key takes '
+    f'everything, {N_KEYS} when all share equally. Dividing costs one multiply per score, and '
+    'fast kernels fold it into work they already do.</p></div>')
+
+OPS = (
+    '<div class="ae-readout" aria-live="polite">'
+    f'<b>Operations per dot product: {slot("ops")} at {slot("d")} numbers</b> '
+    f'({slot("d")} multiplies and {slot("adds")} adds; a multiply-add counts as 2, '
+    f'so 2 × {slot("d")}).</div>')
+
+MESSAGE = ('<div class="ae-msgs" role="status" aria-live="polite">'
+           f'{slot("a", "div", class_="ae-msg")}{slot("b", "div", class_="ae-msg")}</div>')
+
+
+# one class per template: Panel reads a ReactiveHTML's scripts from its class
+class ArithmeticReadout(Readout):
+    template = ARITHMETIC
+    _scripts: ClassVar[dict] = Readout.scripts(ARITHMETIC)
+
+
+class VerdictReadout(Readout):
+    template = VERDICT
+    _scripts: ClassVar[dict] = Readout.scripts(VERDICT)
+
+
+class DemoReadout(Readout):
+    template = DEMO
+    _scripts: ClassVar[dict] = Readout.scripts(DEMO)
+
+
+class OpsReadout(Readout):
+    template = OPS
+    _scripts: ClassVar[dict] = Readout.scripts(OPS)
+
+
+class MessageReadout(Readout):
+    template = MESSAGE
+    _scripts: ClassVar[dict] = Readout.scripts(MESSAGE)
+
+
+# --- the state: two parts, each a pure function of some of the controls ----------------------
+
+def vectors_state(a, b):  # the pair (texts or numbers) -> {target: value}
+    nums = vector_numbers(a, b)
+    ok = not math.isnan(nums.angle)
+    theta = math.radians(nums.angle) if ok else 0.0
+    bx, by = math.cos(theta), math.sin(theta)
+    return {
+        "slots:arithmetic": arithmetic_values(nums),
+        "slots:verdict": verdict_values(nums),
+        "source:gauge": {"x": [1.02, bx * 1.02], "y": [0.0, by * 1.02],
+                         "label": ["a", "b"] if ok else ["", ""]},
+        "source:arc": {"end": [theta]},
+        "prop:arrow_a.visible": bool(nums.norm_a),
+        "prop:arrow_b.x_end": bx,
+        "prop:arrow_b.y_end": by,
+        "prop:arrow_b.visible": bool(nums.norm_b),
+    }
+
+
+def scale_state(d):  # d -> {target: value}: the d-number demonstration and the operations
+    nums = scale_numbers(d)
+    demo = nums.demo
+    reach = float(np.abs(np.concatenate([demo.raw, demo.scaled])).max()) * 1.15 or 1.0
+    return {
+        "source:demo": {"raw": demo.raw.tolist(), "scaled": demo.scaled.tolist(),
+                        "w_raw": demo.weights_raw.tolist(),
+                        "w_scaled": demo.weights_scaled.tolist()},
+        "prop:scores_range.start": -reach,
+        "prop:scores_range.end": reach,
+        "slots:demo": demo_values(nums),
+        "slots:ops": {"ops": fmt.count(nums.operations), "d": fmt.count(d),
+                      "adds": fmt.count(d - 1)},
+    }
+
+
+def arithmetic_values(nums):  # -> {slot: text}: the products and their sum
+    terms = fmt.sig_figures(nums.products[0])
+    for p in nums.products[1:]:
+        terms += f" − {fmt.sig_figures(-p)}" if p < 0 else f" + {fmt.sig_figures(p)}"
+    return {
+        "a": ", ".join(fmt.sig_figures(x) for x in nums.a),
+        "b": ", ".join(fmt.sig_figures(x) for x in nums.b),
+        "pairs": " + ".join(f"{fmt.bracket_negative(x)} × {fmt.bracket_negative(y)}"
+                            for x, y in zip(nums.a, nums.b)),
+        "terms": terms, "score": fmt.sig_figures(nums.score),
+    }
+
+
+def verdict_values(nums):  # -> {slot: text}: the angle and the verdict, or why there is none
+    if math.isnan(nums.angle):
+        return {"angle": "", "norm_a": "", "norm_b": "", "cos": "", "verdict": "", "sign": "",
+                "why": "",
+                "zero": "One vector is all zeros: it points nowhere, so there is no angle, and "
+                        "its score with anything is 0."}
+    cos = nums.score / (nums.norm_a * nums.norm_b)
+    return {
+        "angle": f"{nums.angle:.1f}°", "norm_a": fmt.sig_figures(nums.norm_a, 3),
+        "norm_b": fmt.sig_figures(nums.norm_b, 3), "cos": fmt.sig_figures(cos, 3),
+        "verdict": nums.verdict,
+        "sign": "positive" if nums.score > 0 else "negative" if nums.score < 0 else "zero",
+        "why": WHY[nums.verdict], "zero": "",
+    }
+
+
+def demo_values(nums):  # -> {slot: text}: raw against scaled scores, and their weights
+    demo, d = nums.demo, nums.d
+    winner = int(np.argmax(demo.weights_raw))
+
+    def says(effective):  # does the softmax pick one key or blend several?
+        return "it picks one" if effective < 1.5 else "it blends"
+
+    return {
+        "d": fmt.count(d), "spread_raw": f"{demo.spread_raw:.1f}", "root": f"{math.sqrt(d):.1f}",
+        "winner": str(winner), "winner_weight": f"{demo.weights_raw[winner]:.0%}",
+        "eff_raw": f"{nums.effective_raw:.2f}", "raw_says": says(nums.effective_raw),
+        "spread_scaled": f"{demo.spread_scaled:.2f}",
+        "top_scaled": f"{demo.weights_scaled.max():.0%}",
+        "eff_scaled": f"{nums.effective_scaled:.2f}", "scaled_says": says(nums.effective_scaled),
+    }
+
+
+def message_values(errors, good):  # live: {a, b: what is wrong with the typed vector, or ""}
+    return {k: (f"{errors[k]}; still using {k} = ({', '.join(fmt.sig_figures(x) for x in good[k])})"
+                if k in errors else "") for k in ("a", "b")}
+
+
+class AgreementPanel(StatePanel):
     """The dot product as an agreement score, and what 128 numbers do to its size."""
 
     a = param.String(default="2, -1, 0.5", label="vector a",
@@ -111,23 +300,28 @@ class AgreementPanel(pn.viewable.Viewer):
 
     url_keys = ("a", "b", "d")
 
+    @classmethod
+    def controls(cls):
+        return [Control.choice("a", A_PRESETS), Control.choice("b", B_PRESETS),
+                Control("d", D_STOPS, "value", tuple(range(len(D_STOPS))), "number")]
+
+    @classmethod
+    def parts(cls):
+        return [Part(("a", "b"), vectors_state), Part(("d",), scale_state)]
+
     def __init__(self, in_article=False, **params):
         # in_article: the chapter's section heading stands above, so leave out the panel's own
         self.in_article = in_article
         self._ink = ink()
-        super().__init__(**params)
-        self._good = {"a": (2.0, -1.0, 0.5), "b": (3.0, 4.0, 2.0)}
+        self._good = {"a": vector("2, -1, 0.5"), "b": vector("3, 4, 2")}
         self._errors = {}
-        self._read_vectors()
-        self._build_widgets()
-        self._build_figures()
-        self._build_readouts()
-        self._update()
-        self.param.watch(self._on_change, list(self.url_keys))
+        super().__init__(**params)
 
     # --- the numbers --------------------------------------------------------------------
 
-    def _read_vectors(self):  # parse a and b; keep the last good value of each on bad input
+    def current_state(self):
+        # a live page also takes typed vectors: one that does not parse leaves the last good
+        # vector in force, and the message says so
         for name in ("a", "b"):
             values, error = parse_numbers(getattr(self, name), count=LENGTH,
                                           what=f"vector {name}")
@@ -136,43 +330,70 @@ class AgreementPanel(pn.viewable.Viewer):
             else:
                 self._errors.pop(name, None)
                 self._good[name] = values
+        state = self.state(a=self._good["a"], b=self._good["b"], d=self.d)
+        state["slots:message"] = message_values(self._errors, self._good)
+        return state
 
-    def numbers(self):  # pure: the last good vectors and d -> AgreementNumbers
-        a, b = self._good["a"], self._good["b"]
-        demo = dot_product.scale_demo(d=self.d, n_keys=N_KEYS)
-        return AgreementNumbers(
-            a=a, b=b, products=tuple(x * y + 0.0 for x, y in zip(a, b)),
-            score=dot_product.dot(a, b), angle=dot_product.angle_degrees(a, b),
-            verdict=dot_product.agreement(a, b),
-            norm_a=float(np.linalg.norm(a)), norm_b=float(np.linalg.norm(b)), d=self.d,
-            demo=demo, effective_raw=float(effective_count(demo.weights_raw)),
-            effective_scaled=float(effective_count(demo.weights_scaled)),
-            operations=dot_product.operations(self.d))
+    def numbers(self):  # -> AgreementNumbers of the vectors in force and d
+        v, s = vector_numbers(self._good["a"], self._good["b"]), scale_numbers(self.d)
+        return AgreementNumbers(**{f: getattr(v, f) for f in VectorNumbers.__dataclass_fields__},
+                                **{f: getattr(s, f) for f in ScaleNumbers.__dataclass_fields__})
 
-    # --- building, once -----------------------------------------------------------------
+    # --- the view, built once from the first state -----------------------------------------
+
+    def build(self, state):
+        self._build_widgets()
+        self._build_figures()
+        self._build_readouts(state)
+        self.widgets = {"a": self._a_pick, "b": self._b_pick, "d": self._d_w}
+        self.targets = {
+            "slots:arithmetic": self._arithmetic, "slots:verdict": self._verdict,
+            "source:gauge": self.gauge_source, "source:arc": self.arc_source,
+            "prop:arrow_a.visible": self.arrow_a, "prop:arrow_b.x_end": self.arrow_b,
+            "prop:arrow_b.y_end": self.arrow_b, "prop:arrow_b.visible": self.arrow_b,
+            "source:demo": self.demo_source,
+            "prop:scores_range.start": self.scores_figure.y_range,
+            "prop:scores_range.end": self.scores_figure.y_range,
+            "slots:demo": self._demo, "slots:ops": self._ops, "slots:message": self._message,
+        }
+        return self._layout
 
     def _build_widgets(self):
-        self._a_w = pn.widgets.TextInput.from_param(
-            self.param.a, name="vector a (3 numbers, commas between)", max_length=100,
-            sizing_mode="stretch_width", min_width=150, max_width=260)
-        self._b_w = pn.widgets.TextInput.from_param(
-            self.param.b, name="vector b (3 numbers, commas between)", max_length=100,
-            sizing_mode="stretch_width", min_width=150, max_width=260)
-        self._d_w = pn.widgets.IntInput.from_param(
-            self.param.d, start=1, end=MAX_D, width=190)
+        static = states.is_static()
+        self._a_pick, self._b_pick = (
+            preset_list(self, name, presets, static=static, label=f"vector {name}",
+                        typed_label="your own (typed below)", sizing_mode="stretch_width",
+                        min_width=150, max_width=320)
+            for name, presets in (("a", A_PRESETS), ("b", B_PRESETS)))
+        picks = [self._a_pick, self._b_pick]
+        if static:  # typing needs Python: the live page takes it
+            typed = [chrome.live_button(ROUTE, "Type your own vectors (live explorable)")]
+        else:
+            typed = [pn.widgets.TextInput.from_param(
+                self.param[name], label=f"vector {name} (3 numbers, commas between)",
+                max_length=100, sizing_mode="stretch_width", min_width=150, max_width=260)
+                for name in ("a", "b")]
+            self._a_w, self._b_w = typed
+        self._inputs = pn.FlexBox(*picks, *typed, align_items="flex-end",
+                                  sizing_mode="stretch_width")
+        self._d_w = chrome.power_of_two_slider(self, "d", "d (numbers per vector)", MAX_D,
+                                               width=260, margin=(4, 10))
+        # the slider holds the exponent; its readout shows the power of two
+        self._d_w.format = CustomJSTickFormatter(code="return (2 ** tick).toLocaleString('en-US')")
+        self._d_w.show_value = True
 
     def _build_figures(self):
         # the gauge: a lies along the horizontal, b at the true angle between them (the two
         # vectors span a plane; this is that plane), both drawn at unit length
         paint = self._ink
-        self.gauge_source = ColumnDataSource({"x": [1.0, 0.0], "y": [0.0, 0.0],
+        self.gauge_source = ColumnDataSource({"x": [1.02, 0.0], "y": [0.0, 1.02],
                                               "label": ["a", "b"],
                                               "color": [paint.strong, paint.cool]})
         self.arc_source = ColumnDataSource({"end": [0.0]})
         g = figure(width=300, height=185, tools="", toolbar_location=None,
                    x_range=Range1d(-1.2, 1.2), y_range=Range1d(-0.22, 1.18),
                    min_border=4, outline_line_color=None)
-        for verdict, start, end, colour in ZONES:
+        for _verdict, start, end, colour in ZONES:
             g.annular_wedge(0, 0, inner_radius=0.0, outer_radius=1.0, start_angle=start,
                             end_angle=end, start_angle_units="deg", end_angle_units="deg",
                             fill_color=colour, fill_alpha=0.28, line_color=paint.paper)
@@ -197,9 +418,11 @@ class AgreementPanel(pn.viewable.Viewer):
         g.grid.visible = False
         self.gauge = g
 
-        # raw against scaled scores, and their softmax weights
-        self.demo_source = ColumnDataSource({name: [] for name in (
-            "x", "x_raw", "x_scaled", "raw", "scaled", "w_raw", "w_scaled")})
+        # raw against scaled scores, and their softmax weights; the keys' places never change
+        keys = list(range(N_KEYS))
+        self.demo_source = ColumnDataSource({
+            "x": keys, "x_raw": [k - 0.2 for k in keys], "x_scaled": [k + 0.2 for k in keys],
+            **{name: [0.0] * N_KEYS for name in ("raw", "scaled", "w_raw", "w_scaled")}})
         common = {"height": 220, "sizing_mode": "stretch_width", "tools": "",
                   "toolbar_location": None, "x_range": Range1d(-0.6, N_KEYS - 0.4),
                   "min_border_left": 4, "min_border_right": 8, "outline_line_color": None}
@@ -222,8 +445,8 @@ class AgreementPanel(pn.viewable.Viewer):
                             **LEGEND), "above")
         w.yaxis.axis_label = "weight"
         for fig in (s, w):
-            fig.xaxis.ticker = FixedTicker(ticks=list(range(N_KEYS)))
-            fig.xaxis.major_label_overrides = {i: f"k{i}" for i in range(N_KEYS)}
+            fig.xaxis.ticker = FixedTicker(ticks=keys)
+            fig.xaxis.major_label_overrides = {i: f"k{i}" for i in keys}
             fig.xaxis.axis_label = "key"
             chrome.quiet_axes(fig, tick_labels=True)
             fig.xgrid.visible = False
@@ -234,17 +457,16 @@ class AgreementPanel(pn.viewable.Viewer):
         self._weights_pane = pn.pane.Bokeh(w, height=220, sizing_mode="stretch_width",
                                            min_width=240)
 
-    def _build_readouts(self):
-        def html_pane(**kw):
-            return chrome.readout_pane(STYLE, **kw)
+    def _build_readouts(self, state):
+        def readout(cls, values, **kw):  # its own shadow root: it needs the stylesheet
+            return cls(values, sizing_mode="stretch_width", stylesheets=[STYLE],
+                       margin=(0, 10), **kw)
 
-        self._message = html_pane()
-        self._arithmetic = html_pane()
-        self._verdict = html_pane()
-        self._demo = html_pane()
-        self._ops = html_pane()
-        inputs = pn.FlexBox(self._a_w, self._b_w, align_items="flex-end",
-                            sizing_mode="stretch_width")
+        self._message = readout(MessageReadout, {"a": "", "b": ""})
+        self._arithmetic = readout(ArithmeticReadout, state["slots:arithmetic"])
+        self._verdict = readout(VerdictReadout, state["slots:verdict"])
+        self._demo = readout(DemoReadout, state["slots:demo"])
+        self._ops = readout(OpsReadout, state["slots:ops"])
         arithmetic = pn.Column(self._arithmetic, self._verdict, sizing_mode="stretch_width",
                                styles={"flex": "1 1 300px", "min-width": "0",
                                        "max-width": "640px"})
@@ -259,129 +481,20 @@ class AgreementPanel(pn.viewable.Viewer):
             pn.pane.HTML("<h3 style='margin:0'>The dot product: an agreement score</h3>",
                          margin=(0, 10))]
         self._layout = pn.Column(
-            *heading, inputs, self._message, pair,
+            *heading, self.url_note, self._inputs, self._message, pair,
             pn.pane.HTML("<h4 style='margin:8px 0 0'>Why divide by √d</h4>", margin=(0, 10)),
-            pn.FlexBox(self._d_w, sizing_mode="stretch_width"),
-            self._demo, charts, self._ops,
+            self._d_w, self._demo, charts, self._ops,
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
-
-    def __panel__(self):
-        return self._layout
-
-    # --- reacting -----------------------------------------------------------------------
-
-    def _on_change(self, *events):
-        self._read_vectors()
-        self._update()
-
-    def _update(self):  # write the current numbers into sources and panes; never rebuild
-        nums = self.numbers()
-        self._numbers = nums
-        ok = not math.isnan(nums.angle)
-        theta = math.radians(nums.angle) if ok else 0.0
-        bx, by = math.cos(theta), math.sin(theta)
-        self.arrow_a.visible = bool(nums.norm_a)
-        self.arrow_b.update(x_end=bx, y_end=by, visible=bool(nums.norm_b))
-        self.gauge_source.data = {"x": [1.02, bx * 1.02], "y": [0.0, by * 1.02],
-                                  "label": ["a", "b"] if ok else ["", ""],
-                                  "color": [self._ink.strong, self._ink.cool]}
-        self.arc_source.data = {"end": [theta]}
-        demo = nums.demo
-        keys = np.arange(N_KEYS)
-        self.demo_source.data = {"x": keys, "x_raw": keys - 0.2, "x_scaled": keys + 0.2,
-                                 "raw": demo.raw, "scaled": demo.scaled,
-                                 "w_raw": demo.weights_raw, "w_scaled": demo.weights_scaled}
-        reach = float(np.abs(np.concatenate([demo.raw, demo.scaled])).max()) * 1.15 or 1.0
-        self.scores_figure.y_range.update(start=-reach, end=reach)
-        self._message.object = self.message_html()
-        self._message.visible = bool(self._errors)
-        self._arithmetic.object = self.arithmetic_html(nums)
-        self._verdict.object = self.verdict_html(nums)
-        self._demo.object = self.demo_html(nums)
-        self._ops.object = self.ops_html(nums)
-
-    # --- readouts (text) ----------------------------------------------------------------
-
-    def message_html(self):
-        if not self._errors:
-            return '<div class="ae-msg" aria-live="polite"></div>'
-        lines = "".join(f"<div>{html.escape(self._errors[k])}; still using {k} = "
-                        f"({html.escape(', '.join(fmt(x) for x in self._good[k]))})</div>"
-                        for k in sorted(self._errors))
-        return f'<div class="ae-msg" role="status" aria-live="polite">{lines}</div>'
-
-    def arithmetic_html(self, nums):
-        pairs = " + ".join(f"{factor(x)} × {factor(y)}" for x, y in zip(nums.a, nums.b))
-        terms = fmt(nums.products[0])
-        for p in nums.products[1:]:
-            terms += f" − {fmt(-p)}" if p < 0 else f" + {fmt(p)}"
-        vec = ", ".join
-        return (
-            '<div class="ae-readout" aria-live="polite">'
-            f'<div>a = ({vec(fmt(x) for x in nums.a)}), b = ({vec(fmt(x) for x in nums.b)})</div>'
-            '<div class="ae-small">multiply pair by pair, then add:</div>'
-            f'<div class="ae-eq">a · b = {pairs}</div>'
-            f'<div class="ae-eq">= {terms} = <span class="ae-big">{fmt(nums.score)}</span></div>'
-            '</div>')
-
-    def verdict_html(self, nums):
-        if math.isnan(nums.angle):
-            return ('<div class="ae-readout" aria-live="polite">One vector is all zeros: it '
-                    'points nowhere, so there is no angle, and its score with anything is 0.'
-                    '</div>')
-        cos = nums.score / (nums.norm_a * nums.norm_b)
-        sign = ("positive" if nums.score > 0 else "negative" if nums.score < 0 else "zero")
-        why = {
-            "aligned": "they point more the same way than not",
-            "perpendicular": "they are within 10° of a right angle: neither agree nor disagree",
-            "opposed": "they point more against each other than with",
-        }[nums.verdict]
-        return (
-            '<div class="ae-readout" aria-live="polite">'
-            f'<div>angle between them: <b>{nums.angle:.1f}°</b> '
-            f'(|a| = {fmt(nums.norm_a, 3)}, |b| = {fmt(nums.norm_b, 3)}, '
-            f'cos = a·b ÷ (|a| |b|) = {fmt(cos, 3)})</div>'
-            f'<div>verdict: <b>{nums.verdict}</b>: the score is {sign}; {why}.</div>'
-            '<div class="ae-small">The gauge draws a along the horizontal and b at that angle, '
-            'both at length 1, in the flat plane the two vectors share.</div></div>')
-
-    def demo_html(self, nums):
-        demo, d = nums.demo, nums.d
-        winner = int(np.argmax(demo.weights_raw))
-        root = math.sqrt(d)
-        return (
-            '<div class="ae-readout" aria-live="polite">'
-            f'<p>A query and {N_KEYS} keys of d = {d} random numbers each (mean 0, variance 1, '
-            'one fixed draw). Each score adds up d products of variance 1, so the scores '
-            'spread with a standard deviation of about √d.</p>'
-            '<ul class="ae-list">'
-            f'<li>raw scores q·k: measured spread <b>±{demo.spread_raw:.1f}</b> '
-            f'(√{d} ≈ {root:.1f}); softmax gives key k{winner} '
-            f'<b>{demo.weights_raw[winner]:.0%}</b>: '
-            f'<b>{nums.effective_raw:.2f}</b> effective keys: it picks one</li>'
-            f'<li>scaled q·k ÷ √{d}: spread <b>±{demo.spread_scaled:.2f}</b>; the biggest '
-            f'weight is {demo.weights_scaled.max():.0%}: <b>{nums.effective_scaled:.2f}</b> '
-            f'effective keys of {N_KEYS}: it blends</li></ul>'
-            '<p class="ae-small">Effective keys = e^(entropy of the weights): 1 when one key '
-            f'takes everything, {N_KEYS} when all share equally. Dividing costs one multiply '
-            'per score, and fast kernels fold it into work they already do.</p></div>')
-
-    def ops_html(self, nums):
-        d = nums.d
-        return (
-            '<div class="ae-readout" aria-live="polite">'
-            f'<b>Operations per dot product: {nums.operations:,} at {d:,} numbers</b> '
-            f'({d:,} multiplies and {d - 1:,} adds; a multiply-add counts as 2, '
-            f'so 2 × {d:,}).</div>')
 
 
 STYLE = """
+.ae-readout { font-variant-numeric: tabular-nums; }
 .ae-big { font-size: 1.5em; font-weight: 600; }
 .ae-eq { font-size: 1.05em; overflow-wrap: anywhere; }
 .ae-small { font-size: 0.85em; opacity: 0.8; }
+.ae-if:has(> b:empty), div[data-s]:empty { display: none; }
 .ae-msg { background: rgb(230 159 0 / 0.16); border-left: 3px solid #e69f00;
           padding: 4px 8px; overflow-wrap: anywhere; }
-.ae-msg:empty { display: none; }
 .ae-list { margin: 2px 0; padding-left: 18px; }
 .ae-readout p { margin: 4px 0; }
 """

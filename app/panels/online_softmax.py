@@ -3,11 +3,19 @@
 When a block brings a larger max, the sum so far is rescaled by e^(old max − new max)
 before the block's terms are added, and the result equals the sum over the whole row.
 Attention walks the same way with an output accumulator, so the n × n scores never exist.
+
+The panel has the one shape (app/states.py). Its controls: the scores (the documents' row
+2, 1, 3, 0 and a few that rise or hold their max differently), the block size, the step of
+the scores' walk and the step of the attention walk; every step is a stop whose state Python
+computed. The state has four parts: the scores' walk, the note for a step past its end, the
+attention walk and the memory held. A live page also takes typed scores, computed by the
+same part functions.
 """
 
-import html
+import functools
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import panel as pn
@@ -15,40 +23,60 @@ import param
 from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 from bokeh.plotting import figure
 
-from app import chrome
+from app import chrome, fmt, states
+from app.chrome import Readout, slot
 from app.model_picker import ink
-from app.panels.agreement import fmt, parse_numbers
+from app.states import Control, Part, StatePanel
+from app.typed_numbers import parse_numbers, preset_list
 from attention_core import online_softmax as core
 
-MAX_SCORES = 16
+ROUTE = "/online-softmax"
+MAX_SCORES = 16  # typed on a live page; the presets hold at most MAX_BLOCK
+MAX_BLOCK = 8
 LIMIT = 1000.0
 HEIGHT = 210
-BLUE, ORANGE, GREY = "#0072B2", "#E69F00", "#BBBBBB"  # Okabe-Ito, plus a neutral
+BLUE, ORANGE = "#0072B2", "#E69F00"  # Okabe-Ito
+# the presets: {the text a URL and the live box carry: what the list shows}
+PRESETS = {
+    "2, 1, 3, 0": "2, 1, 3, 0: the documents' row",
+    "3, 1, 2, 0": "3, 1, 2, 0: the first block holds the max",
+    "1, 2, 3, 4, 5, 6": "1, 2, 3, 4, 5, 6: the max rises at every block",
+    "0, 4, 1, 9, 2, 3, 8, 5": "0, 4, 1, 9, 2, 3, 8, 5: eight scores",
+}
 # the attention walk: one query against 6 keys and values of d = 4, one fixed draw
 WALK_KEYS, WALK_D, WALK_SEED = 6, 4, 10  # seed 10: the max rises at every block of 2
 # the documents' prefill example: an 8,192-token prompt, 32 heads, 2-byte scores, 128 tiles
 BIG_N, BIG_HEADS, BIG_BYTES, BIG_TILE = 8192, 32, 2, 128
+HISTORY = ("b", "s", "m", "r", "l", "c")  # a history row's slots: block, scores, max, ...
+WALK = ("b", "k", "s", "m", "r", "l", "o", "c")  # an attention row's: ..., output so far
 
 
 def num(x, digits=4):  # a number in the walk: −∞ spelled out, real minus signs
-    return fmt(x, digits)
+    return fmt.sig_figures(x, digits)
 
 
-def vec(v, digits=3):  # [d] -> "(0.12, −0.34, ...)"
-    return "(" + ", ".join(fmt(float(x), digits) for x in v) + ")"
-
-
-def gb(n_bytes):  # bytes -> "4.29 GB" (10^9) or MB / kB for small ones
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n_bytes >= size:
-            return f"{n_bytes / size:.3g} {unit}"
-    return f"{n_bytes:,} B"
-
-
+@functools.lru_cache(maxsize=1)
 def walk_inputs():  # -> q [d], k [n, d], v [n, d]: one fixed draw
     rng = np.random.default_rng(WALK_SEED)
-    return (rng.standard_normal(WALK_D), rng.standard_normal((WALK_KEYS, WALK_D)),
-            rng.standard_normal((WALK_KEYS, WALK_D)))
+    q, k, v = (rng.standard_normal(WALK_D), rng.standard_normal((WALK_KEYS, WALK_D)),
+               rng.standard_normal((WALK_KEYS, WALK_D)))
+    for a in (q, k, v):
+        a.flags.writeable = False  # shared by every session
+    return q, k, v
+
+
+def scores_of(scores):  # text or numbers -> tuple of floats (ValueError if not)
+    if isinstance(scores, str):
+        values, error = parse_numbers(scores, max_count=MAX_SCORES, limit=LIMIT,
+                                      what="the scores")
+        if error:
+            raise ValueError(error)
+        return values
+    return tuple(float(x) + 0.0 for x in scores)
+
+
+def blocks_in(n, block):  # scores, block size -> how many blocks the walk reads
+    return math.ceil(n / block)
 
 
 @dataclass(frozen=True)
@@ -64,101 +92,433 @@ class OnlineNumbers:
     block: int
 
 
-class OnlineSoftmaxPanel(pn.viewable.Viewer):
+def online_numbers(scores, block, step):  # -> OnlineNumbers
+    q, k, v = walk_inputs()
+    steps, output = attention_walk(block)
+    s = scores_of(scores)
+    result = core.online_softmax(s, block)
+    return OnlineNumbers(scores=s, result=result, step=min(step, len(result.steps)),
+                         attention_steps=steps, output=output,
+                         naive=core.naive_attention(q[None], k, v)[0], block=block)
+
+
+@functools.lru_cache(maxsize=MAX_BLOCK)
+def attention_walk(block):  # -> (steps, output [d]) of the fixed query, block keys at a time
+    q, k, v = walk_inputs()
+    return core.attention_walk(q, k, v, block_size=block)
+
+
+# --- the readouts: templates of empty slots --------------------------------------------------
+
+NOW = (
+    '<div class="ae-readout" aria-live="polite">'
+    f'<div>{slot("head", "b")} {slot("how")}{slot("rescale", "b")}{slot("how2")}'
+    f'{slot("sum", "b")}{slot("tail")}</div>'
+    f'<div class="ae-end">All {slot("end_n")} scores read. Running sum {slot("end_sum", "b")} '
+    f'(relative to the max, {slot("end_max")}); the whole row summed at once, '
+    f'Σ e^(score − {slot("end_max")}): {slot("end_full", "b")}. They are {slot("end_agree")}: '
+    'nothing was stored and nothing lost.</div>'
+    f'{slot("so_far", "div", class_="ae-small")}</div>')
+
+HISTORY_TABLE = (
+    '<div class="ae-readout ae-scroll" aria-live="polite"><table class="ae-arith">'
+    '<caption class="ae-sr">the blocks: running max, rescale factor and running sum after '
+    "each</caption><thead><tr><th scope='col'>block</th><th scope='col'>scores</th>"
+    "<th scope='col'>max</th><th scope='col'>rescale</th><th scope='col'>sum</th>"
+    "<th scope='col'><span class='ae-sr'>now</span></th></tr></thead><tbody>"
+    + "".join(
+        f"<tr>{slot(f'hb{j}', 'th', scope='row')}{slot(f'hs{j}', 'td')}{slot(f'hm{j}', 'td')}"
+        f"{slot(f'hr{j}', 'td')}{slot(f'hl{j}', 'td')}{slot(f'hc{j}', 'td', class_='ae-now')}"
+        "</tr>" for j in range(MAX_SCORES))
+    + "</tbody></table></div>")
+
+ATTENTION = (
+    '<div class="ae-readout" aria-live="polite">'
+    f'<p>One query against {WALK_KEYS} keys and values of d = {WALK_D} (one fixed random '
+    f'draw), read {slot("per_block")} at a time. Besides the running max and sum, the walk '
+    'keeps an output accumulator Σ e^(s − max) × value; it is rescaled by the same factor as '
+    'the sum, and the output so far is accumulator ÷ sum.</p>'
+    f'<div>{slot("head", "b")} {slot("how")}</div>'
+    '<div class="ae-scroll"><table class="ae-arith"><caption class="ae-sr">the attention walk '
+    "block by block</caption><thead><tr><th scope='col'>block</th><th scope='col'>keys</th>"
+    f"<th scope='col'>scores q·k ÷ √{WALK_D}</th><th scope='col'>max</th>"
+    "<th scope='col'>rescale</th><th scope='col'>sum</th><th scope='col'>output so far</th>"
+    "<th scope='col'><span class='ae-sr'>now</span></th></tr></thead><tbody>"
+    + "".join(
+        "<tr>" + slot(f"ab{j}", "th", scope="row")
+        + "".join(slot(f"a{c}{j}", "td") for c in WALK[1:-1])
+        + slot(f"ac{j}", "td", class_="ae-now") + "</tr>" for j in range(WALK_KEYS))
+    + "</tbody></table></div>"
+    f'<div class="ae-if">tiled output {slot("tiled", "span")}</div>'
+    f'<div>naive output {slot("naive")} (whole row, softmax, weighted sum)</div>'
+    f'<div class="ae-if">largest difference: {slot("diff", "b")} ({slot("diff_says")})</div>'
+    f'{slot("pending", "div", class_="ae-small")}</div>')
+
+MEMORY = (
+    '<div class="ae-readout" aria-live="polite"><b>Scores held at once</b><ul class="ae-list">'
+    f'<li>here, if all {WALK_KEYS} tokens were queries: naive {WALK_KEYS} × {WALK_KEYS} = '
+    f'{slot("naive_small")} bytes (8-byte floats); tiled {slot("tile")} × {slot("tile")} = '
+    f'{slot("tiled_small")} bytes</li>'
+    f'<li>an {BIG_N:,}-token prompt, {BIG_HEADS} heads, 2 bytes a score: naive {BIG_N:,} × '
+    f'{BIG_N:,} per head = {slot("naive_big", "b")} for one layer; tiled, one {BIG_TILE} × '
+    f'{BIG_TILE} tile per head = {slot("tiled_big", "b")} ({slot("less")}× less)</li></ul>'
+    '<div class="ae-small">GB = 10^9 bytes, MB = 10^6.</div></div>')
+
+CAPTION = (
+    '<p class="ae-small">Bars: e^(score − running max) for the scores read so far (orange: '
+    'the block just read), over the scores. The running sum is their total. When the max '
+    'rises, every earlier bar shrinks by the rescale factor. Dashed lines separate the blocks.'
+    '</p>')
+
+NOTE = f'<div role="status" aria-live="polite">{slot("text", "div", class_="ae-msg")}</div>'
+
+
+class NowReadout(Readout):
+    template = NOW
+    _scripts: ClassVar[dict] = Readout.scripts(NOW)
+
+
+class HistoryReadout(Readout):
+    template = HISTORY_TABLE
+    _scripts: ClassVar[dict] = Readout.scripts(HISTORY_TABLE)
+
+
+class AttentionReadout(Readout):
+    template = ATTENTION
+    _scripts: ClassVar[dict] = Readout.scripts(ATTENTION)
+
+
+class MemoryReadout(Readout):
+    template = MEMORY
+    _scripts: ClassVar[dict] = Readout.scripts(MEMORY)
+
+
+class NoteReadout(Readout):
+    template = NOTE
+    _scripts: ClassVar[dict] = Readout.scripts(NOTE)
+
+
+# --- the state: four parts, each a pure function of some of the controls ---------------------
+
+def walk_state(scores, block, step):  # the scores' walk -> {target: value}
+    nums = online_numbers(scores, block, step)
+    r, s, n = nums.result, nums.step, len(nums.scores)
+    total = len(r.steps)
+    read = min(s * block, n)
+    m = r.steps[s - 1].new_max if s else -math.inf
+    terms = [math.exp(x - m) if i < read else 0.0 for i, x in enumerate(nums.scores)]
+    current = range((s - 1) * block, read) if s else range(0)
+    edges = [b * block - 0.5 for b in range(1, total)]
+    return {
+        # bar height e^(score − running max): the terms of the running sum, as of this step
+        "source:bars": {
+            "x": list(range(read)), "term": terms[:read],
+            "color": [ORANGE if i in current else BLUE for i in range(read)],
+            "label": [num(t, 3) for t in terms[:read]]},
+        "source:scores": {"x": list(range(n)), "score": [num(x) for x in nums.scores]},
+        "source:unread": {"x": list(range(read, n)), "y": [0.02] * (n - read),
+                          "text": ["unread"] * (n - read)},
+        "source:edges": {"x": edges, "y0": [-0.16] * len(edges), "y1": [1.2] * len(edges)},
+        "prop:x_range.end": n - 0.5,
+        "prop:step_widget.end": total,
+        "prop:prev.disabled": s == 0,
+        "prop:reset.disabled": s == 0,
+        "prop:next.disabled": s >= total,
+        "slots:now": now_values(nums),
+        "slots:history": history_values(nums),
+    }
+
+
+def step_note_state(scores, block, step):  # -> the note for a step past the walk's end
+    last = blocks_in(len(scores_of(scores)), block)
+    text = (f"step {step} is past the last block; showing step {last}, the end"
+            if step > last else "")
+    return {"slots:step_note": {"text": text}}
+
+
+def now_values(nums):  # -> {slot: text}: what the step just did, and where the walk stands
+    r, s, total = nums.result, nums.step, len(nums.result.steps)
+    values = dict.fromkeys(("head", "how", "rescale", "how2", "sum", "tail", "end_n", "end_sum",
+                            "end_max", "end_full", "end_agree", "so_far"), "")
+    if s == 0:
+        values["how"] = (f"Nothing read yet: running max −∞, running sum 0. The scores make "
+                         f"{total} block{'s' if total != 1 else ''} of up to {nums.block}. "
+                         "Press Next block.")
+    else:
+        b = r.steps[s - 1]
+        terms = " + ".join(f"e^({num(x)} − {num(b.new_max)})" for x in b.block)
+        values["head"] = f"Block {s} of {total}: ({', '.join(num(x) for x in b.block)})."
+        values["sum"], values["tail"] = num(b.new_sum), "."
+        if s == 1:
+            values["how"] = (f"The first block sets the running max to {num(b.new_max)}; there "
+                             f"is no earlier sum to rescale. Running sum = {terms} = ")
+        elif b.new_max > b.old_max:
+            values["how"] = (f"Its largest score, {num(max(b.block))}, beats the running max "
+                             f"{num(b.old_max)}, so the max rises to {num(b.new_max)} and the "
+                             "old sum is rescaled by ")
+            values["rescale"] = f"e^({num(b.old_max)} − {num(b.new_max)}) = {num(b.rescale)}"
+            values["how2"] = (f": {num(b.old_sum)} × {num(b.rescale)} + ({terms} = "
+                              f"{num(b.block_sum)}) = ")
+        else:
+            values["how"] = (f"Its largest score, {num(max(b.block))}, does not beat the running "
+                             f"max {num(b.old_max)}, so the max stays and nothing is rescaled "
+                             f"(e^0 = 1): {num(b.old_sum)} + ({terms} = {num(b.block_sum)}) = ")
+    if s == total:
+        diff = abs(r.running_sum - r.full_sum)
+        values.update(
+            end_n=str(len(nums.scores)), end_sum=num(r.running_sum), end_max=num(r.running_max),
+            end_full=num(r.full_sum),
+            end_agree=("exactly equal" if diff == 0 else
+                       f"equal up to float rounding (difference {fmt.sig_figures(diff, 2)})"))
+    else:
+        m, so_far = (r.steps[s - 1].new_max, r.steps[s - 1].new_sum) if s else (-math.inf, 0.0)
+        values["so_far"] = (f"Running max {num(m)}, running sum {num(so_far)}: no weight is "
+                            "final until the last block is in.")
+    return values
+
+
+def history_values(nums):  # -> {slot: text}: one row per block, read or not yet
+    r, s = nums.result, nums.step
+    values = {f"h{c}{j}": "" for j in range(MAX_SCORES) for c in HISTORY}
+    for b in r.steps:
+        j = b.index
+        values[f"hb{j}"] = str(j + 1)
+        values[f"hs{j}"] = ", ".join(num(x) for x in b.block)
+        if j >= s:
+            values[f"hm{j}"] = "not read yet"
+            continue
+        values[f"hm{j}"] = f"{num(b.old_max)} → {num(b.new_max)}"
+        values[f"hr{j}"] = ("—" if j == 0 else num(b.rescale) if b.new_max > b.old_max
+                            else "1 (max kept)")
+        values[f"hl{j}"] = num(b.new_sum)
+        values[f"hc{j}"] = "← this step" if j == s - 1 else ""
+    return values
+
+
+def attention_state(block, attention_step):  # the attention walk -> {target: value}
+    steps, output = attention_walk(block)
+    q, k, v = walk_inputs()
+    naive = core.naive_attention(q[None], k, v)[0]
+    total = len(steps)
+    s = min(attention_step, total)
+    values = {f"a{c}{j}": "" for j in range(WALK_KEYS) for c in WALK}
+    values["per_block"] = f"{block} key{'s' if block != 1 else ''}"
+    for st in steps:
+        j = st.index
+        keys = f"{st.keys[0]}–{st.keys[-1]}" if len(st.keys) > 1 else str(st.keys[0])
+        values.update({f"ab{j}": str(j + 1), f"ak{j}": keys})
+        if j >= s:
+            values[f"as{j}"] = "not read yet"
+            continue
+        values.update({
+            f"as{j}": ", ".join(num(x, 3) for x in st.scores), f"am{j}": num(st.running_max, 3),
+            f"ar{j}": "—" if j == 0 else num(st.rescale, 3),  # nothing to scale at first
+            f"al{j}": num(st.running_sum, 4), f"ao{j}": fmt.tuple_text(st.output_so_far),
+            f"ac{j}": "← this step" if j == s - 1 else ""})
+    values.update(attention_step_text(steps, s))
+    values["naive"] = fmt.tuple_text(naive, 4)
+    if s == total:
+        diff = float(np.abs(output - naive).max())
+        values.update(tiled=fmt.tuple_text(output, 4), diff=fmt.sig_figures(diff, 2),
+                      diff_says="identical" if diff == 0 else "float rounding", pending="")
+    else:
+        values.update(tiled="", diff="", diff_says="",
+                      pending="The output so far is accumulator ÷ sum over the keys read; it "
+                              "is final only when the last block is in.")
+    return {
+        "slots:attention": values,
+        "prop:attention_step_widget.end": total,
+        "prop:attention_prev.disabled": s == 0,
+        "prop:attention_reset.disabled": s == 0,
+        "prop:attention_next.disabled": s >= total,
+    }
+
+
+def attention_step_text(steps, s):  # -> {head, how}: what step s of the attention walk did
+    total = len(steps)
+    if s == 0:
+        return {"head": "", "how": (f"Nothing read yet: {total} block{'s' if total != 1 else ''}"
+                                    " of keys to read. Press Next block.")}
+    st = steps[s - 1]
+    keys = f"keys {st.keys[0]}–{st.keys[-1]}" if len(st.keys) > 1 else f"key {st.keys[0]}"
+    head = f"Block {s} of {total} ({keys}):"
+    if s == 1:
+        how = (f"the first block sets the running max to {num(st.running_max, 3)}; sum "
+               f"{num(st.running_sum, 4)}, and the accumulator holds Σ e^(s − max) × value.")
+    elif st.rescale < 1:
+        old = steps[s - 2].running_max
+        how = (f"the max rises from {num(old, 3)} to {num(st.running_max, 3)}, so the sum and "
+               f"the accumulator are both rescaled by e^({num(old, 3)} − "
+               f"{num(st.running_max, 3)}) = {num(st.rescale, 3)} before the block's terms "
+               f"are added: sum {num(st.running_sum, 4)}.")
+    else:
+        how = (f"the max stays at {num(st.running_max, 3)}, so nothing is rescaled: the block's "
+               f"terms are added, sum {num(st.running_sum, 4)}.")
+    return {"head": head, "how": how}
+
+
+def memory_state(block):  # -> {target: value}: the scores held at once, naive against tiled
+    tile = min(block, WALK_KEYS)
+    naive_big = core.scores_held_bytes(BIG_N, heads=BIG_HEADS, bytes_per_value=BIG_BYTES)
+    tiled_big = core.scores_held_bytes(BIG_N, heads=BIG_HEADS, bytes_per_value=BIG_BYTES,
+                                       block=BIG_TILE)
+    return {"slots:memory": {
+        "naive_small": fmt.count(core.scores_held_bytes(WALK_KEYS, bytes_per_value=8)),
+        "tile": str(tile),
+        "tiled_small": fmt.count(core.scores_held_bytes(WALK_KEYS, bytes_per_value=8,
+                                                        block=block)),
+        "naive_big": f"{naive_big:,} bytes ≈ {fmt.decimal_bytes(naive_big)}",
+        "tiled_big": f"{tiled_big:,} bytes ≈ {fmt.decimal_bytes(tiled_big)}",
+        "less": fmt.count(naive_big // tiled_big),
+    }}
+
+
+# a step button on a static page moves its slider in the browser; the slider's change then
+# switches the state like any control's
+STEP_JS = """
+const end = slider.end, now = Math.min(slider.value, end);
+slider.value = delta === 0 ? 0 : Math.max(0, Math.min(end, now + delta));
+"""
+
+
+class OnlineSoftmaxPanel(StatePanel):
     """Online softmax block by block, then the same walk carrying attention's output."""
 
     scores = param.String(default="2, 1, 3, 0", label="scores",
                           doc=f"up to {MAX_SCORES} numbers separated by commas")
-    block = param.Integer(default=2, bounds=(1, MAX_SCORES), label="block size",
+    block = param.Integer(default=2, bounds=(1, MAX_BLOCK), label="block size",
                           doc="how many scores are read at a time")
     step = param.Integer(default=0, bounds=(0, MAX_SCORES), label="step",
                          doc="how many blocks have been read (0: none yet)")
+    # the attention walk starts at its end, the whole table, and steps back and forth from
+    # there; it is not in the URL (the chapter's URL plan holds this panel's keys)
+    attention_step = param.Integer(default=WALK_KEYS, bounds=(0, WALK_KEYS),
+                                   label="attention step",
+                                   doc="how many blocks of keys the attention walk has read")
 
     url_keys = ("scores", "block", "step")
+
+    @classmethod
+    def controls(cls):
+        return [Control.choice("scores", PRESETS),
+                Control.slider("block", range(1, MAX_BLOCK + 1)),
+                Control.slider("step", range(MAX_SCORES + 1)),
+                Control.slider("attention_step", range(WALK_KEYS + 1))]
+
+    @classmethod
+    def parts(cls):
+        return [Part(("scores", "block", "step"), walk_state),
+                Part(("scores", "block", "step"), step_note_state),
+                Part(("block", "attention_step"), attention_state),
+                Part(("block",), memory_state)]
 
     def __init__(self, in_article=False, **params):
         # in_article: the chapter's section heading stands above, so leave out the panel's own
         self.in_article = in_article
         self._ink = ink()
-        super().__init__(**params)
         self._good = (2.0, 1.0, 3.0, 0.0)
         self._error = None
-        self._notes = []
-        self._adjusting = False
-        self._walk = walk_inputs()
-        self._read_scores()
-        self._settle()
-        self._build_widgets()
-        self._build_figure()
-        self._build_readouts()
-        self._update()
-        self.param.watch(self._on_change, list(self.url_keys))
+        super().__init__(**params)
 
     # --- the numbers --------------------------------------------------------------------
 
-    def _read_scores(self):  # parse; keep the last good scores on bad input
+    def current_state(self):
+        # a live page also takes typed scores: a list that does not parse leaves the last
+        # good one in force, and the message says so
         values, self._error = parse_numbers(self.scores, max_count=MAX_SCORES, limit=LIMIT,
                                             what="the scores")
         if values is not None:
             self._good = values
+        state = self.state(**{**self.params(), "scores": self._good})
+        state["slots:message"] = {"text": "" if self._error is None else (
+            f"{self._error}; still using {', '.join(num(x, 6) for x in self._good)}")}
+        return state
 
-    def blocks(self):  # how many blocks the current scores make
-        return math.ceil(len(self._good) / self.block)
+    def numbers(self):  # -> OnlineNumbers of the scores in force
+        return online_numbers(self._good, self.block, self.step)
 
-    def _settle(self):  # keep step within the blocks there are; -> notes
-        last = self.blocks()
-        if self.step > last:
-            note = (f"step {self.step} is past the last block; showing step {last}, the end")
-            self._adjusting = True
-            try:
-                self.step = last
-            finally:
-                self._adjusting = False
-            return [note]
-        return []
+    def blocks(self):  # how many blocks the scores in force make
+        return blocks_in(len(self._good), self.block)
 
-    def numbers(self):  # pure: the last good scores, block, step -> OnlineNumbers
-        q, k, v = self._walk
-        steps, output = core.attention_walk(q, k, v, block_size=self.block)
-        result = core.online_softmax(self._good, self.block)
-        return OnlineNumbers(scores=self._good, result=result,
-                             step=min(self.step, len(result.steps)), attention_steps=steps,
-                             output=output, naive=core.naive_attention(q[None], k, v)[0],
-                             block=self.block)
+    def shown_step(self):  # the step the walk shows: the end when `step` is past it
+        return min(self.step, self.blocks())
 
-    # --- building, once -----------------------------------------------------------------
+    # --- the view, built once from the first state -----------------------------------------
+
+    def build(self, state):
+        self._build_widgets()
+        self._build_figure()
+        self._build_readouts(state)
+        self.widgets = {"scores": self._scores_pick, "block": self._block_w,
+                        "step": self._step_w, "attention_step": self._attention_step_w}
+        self.targets = {
+            "source:bars": self.bar_source, "source:scores": self.score_source,
+            "source:unread": self.unread_source, "source:edges": self.edge_source,
+            "prop:x_range.end": self.figure.x_range, "prop:step_widget.end": self._step_w,
+            "prop:prev.disabled": self._prev_w, "prop:reset.disabled": self._reset_w,
+            "prop:next.disabled": self._next_w, "slots:now": self._now,
+            "slots:history": self._history, "slots:step_note": self._step_note,
+            "slots:attention": self._attention,
+            "prop:attention_step_widget.end": self._attention_step_w,
+            "prop:attention_prev.disabled": self._attention_prev_w,
+            "prop:attention_reset.disabled": self._attention_reset_w,
+            "prop:attention_next.disabled": self._attention_next_w,
+            "slots:memory": self._memory, "slots:message": self._message,
+        }
+        return self._layout
 
     def _build_widgets(self):
-        self._scores_w = pn.widgets.TextInput.from_param(
-            self.param.scores, name=f"scores (up to {MAX_SCORES}, commas between)",
-            max_length=100, sizing_mode="stretch_width", min_width=180, max_width=300)
-        self._block_w = pn.widgets.IntInput.from_param(self.param.block, start=1,
-                                                       end=MAX_SCORES, width=120)
-        self._step_w = pn.widgets.IntSlider.from_param(
-            self.param.step, end=max(self.blocks(), 1), sizing_mode="stretch_width",
-            min_width=160, max_width=320)
-        self._prev_w = pn.widgets.Button(label="Previous", color="default", width=95)
-        self._next_w = pn.widgets.Button(label="Next block", color="primary", width=105)
-        self._reset_w = pn.widgets.Button(label="Reset", color="default", width=80)
-        self._prev_w.on_click(lambda _: self._move(self.step - 1))
-        self._next_w.on_click(lambda _: self._move(self.step + 1))
-        self._reset_w.on_click(lambda _: self._move(0))
-        self._controls = pn.FlexBox(self._scores_w, self._block_w, align_items="flex-end",
-                                    sizing_mode="stretch_width")
-        self._stepper = pn.FlexBox(self._prev_w, self._next_w, self._reset_w, self._step_w,
-                                   align_items="flex-end", sizing_mode="stretch_width")
+        static = states.is_static()
+        self._scores_pick = preset_list(
+            self, "scores", PRESETS, static=static, label="scores",
+            typed_label="your own (typed beside)", sizing_mode="stretch_width", min_width=180,
+            max_width=340)
+        if static:  # typing needs Python: the live page takes it
+            typed = chrome.live_button(ROUTE, "Type your own scores (live explorable)")
+        else:
+            typed = self._scores_w = pn.widgets.TextInput.from_param(
+                self.param.scores, label=f"scores (up to {MAX_SCORES}, commas between)",
+                max_length=100, sizing_mode="stretch_width", min_width=180, max_width=300)
+        self._block_w = pn.widgets.IntSlider.from_param(self.param.block, width=200)
+        self._controls = pn.FlexBox(self._scores_pick, typed, self._block_w,
+                                    align_items="flex-end", sizing_mode="stretch_width")
+        self._step_w, self._prev_w, self._next_w, self._reset_w, self._stepper = (
+            self._walk_controls("step", static))
+        (self._attention_step_w, self._attention_prev_w, self._attention_next_w,
+         self._attention_reset_w, self._attention_stepper) = (
+            self._walk_controls("attention_step", static))
 
-    def _move(self, step):
-        self.step = min(max(step, 0), self.blocks())
+    def _walk_controls(self, name, static):
+        # -> slider, Previous, Next block, Reset and their row: one walk's step control
+        slider = pn.widgets.IntSlider.from_param(self.param[name], sizing_mode="stretch_width",
+                                                 min_width=160, max_width=320)
+        prev = pn.widgets.Button(label="Previous", color="default", width=95)
+        nxt = pn.widgets.Button(label="Next block", color="primary", width=105)
+        reset = pn.widgets.Button(label="Reset", color="default", width=80)
+        for button, delta in ((prev, -1), (nxt, 1), (reset, 0)):
+            if static:
+                button.js_on_click(args={"slider": slider, "delta": delta}, code=STEP_JS)
+            else:
+                button.on_click(lambda _, delta=delta: self._move(name, slider, delta))
+        row = pn.FlexBox(prev, nxt, reset, slider, align_items="flex-end",
+                         sizing_mode="stretch_width")
+        return slider, prev, nxt, reset, row
+
+    def _move(self, name, slider, delta):  # a step button on a live page, as STEP_JS does
+        end, now = slider.end, min(getattr(self, name), slider.end)
+        setattr(self, name, 0 if delta == 0 else max(0, min(end, now + delta)))
 
     def _build_figure(self):
-        # bar height e^(score − running max): the terms of the running sum, as of this step
+        # bar height e^(score − running max): the terms of the running sum, as of this step.
+        # The scores stand under their places, inside the plot: their text changes with the
+        # state, which an axis's label overrides cannot follow in the browser.
         self.bar_source = ColumnDataSource({"x": [], "term": [], "color": [], "label": []})
+        self.score_source = ColumnDataSource({"x": [], "score": []})
         self.unread_source = ColumnDataSource({"x": [], "y": [], "text": []})
         self.edge_source = ColumnDataSource({"x": [], "y0": [], "y1": []})  # block boundaries
         fig = figure(height=HEIGHT, sizing_mode="stretch_width", tools="",
                      toolbar_location=None, x_range=Range1d(-0.5, 3.5),
-                     y_range=Range1d(0, 1.2), min_border_left=4, min_border_right=8,
+                     y_range=Range1d(-0.16, 1.2), min_border_left=4, min_border_right=8,
                      outline_line_color=None)
         paint = self._ink
         fig.segment("x", "y0", "x", "y1", source=self.edge_source, line_color=paint.rule,
@@ -170,7 +530,10 @@ class OnlineSoftmaxPanel(pn.viewable.Viewer):
                  text_color=paint.text)
         fig.text("x", "y", text="text", source=self.unread_source, text_align="center",
                  text_baseline="bottom", text_font_size="11px", text_color=paint.muted)
+        fig.text("x", 0, text="score", source=self.score_source, text_align="center",
+                 text_baseline="top", y_offset=4, text_font_size="11px", text_color=paint.text)
         fig.xaxis.ticker = FixedTicker(ticks=[])
+        fig.yaxis.ticker = FixedTicker(ticks=[0, 0.25, 0.5, 0.75, 1])
         fig.xaxis.axis_label = "score"
         fig.yaxis.axis_label = "e^(score − running max)"
         chrome.quiet_axes(fig, tick_labels=True)
@@ -179,225 +542,51 @@ class OnlineSoftmaxPanel(pn.viewable.Viewer):
         self._figure_pane = pn.pane.Bokeh(fig, height=HEIGHT, sizing_mode="stretch_width",
                                           min_width=240)
 
-    def _build_readouts(self):
-        def html_pane(**kw):
-            return chrome.readout_pane(STYLE, **kw)
+    def _build_readouts(self, state):
+        def readout(cls, values, **kw):  # its own shadow root: it needs the stylesheet
+            return cls(values, sizing_mode="stretch_width", stylesheets=[STYLE],
+                       margin=(0, 10), **kw)
 
-        self._message = html_pane()
-        self._now = html_pane()
-        self._history = html_pane()
-        self._caption = html_pane()
-        self._attention = html_pane()
-        self._memory = html_pane()
+        self._message = readout(NoteReadout, {"text": ""})
+        self._step_note = readout(NoteReadout, state["slots:step_note"])
+        self._now = readout(NowReadout, state["slots:now"])
+        self._history = readout(HistoryReadout, state["slots:history"])
+        self._attention = readout(AttentionReadout, state["slots:attention"])
+        self._memory = readout(MemoryReadout, state["slots:memory"])
+        caption = pn.pane.HTML(CAPTION, sizing_mode="stretch_width", margin=(0, 10),
+                               stylesheets=[STYLE])
         walk = pn.FlexBox(
             pn.Column(self._now, self._history, sizing_mode="stretch_width",
                       styles={"flex": "1 1 320px", "min-width": "0"}),
-            pn.Column(self._figure_pane, self._caption, sizing_mode="stretch_width",
+            pn.Column(self._figure_pane, caption, sizing_mode="stretch_width",
                       styles={"flex": "1 1 300px", "min-width": "0"}),
             sizing_mode="stretch_width")
         heading = [] if self.in_article else [
             pn.pane.HTML("<h3 style='margin:0'>Online softmax: never write the square</h3>",
                          margin=(0, 10))]
         self._layout = pn.Column(
-            *heading, self._controls, self._message, self._stepper, walk,
+            *heading, self.url_note, self._controls, self._message, self._step_note,
+            self._stepper, walk,
             pn.pane.HTML("<h4 style='margin:8px 0 0'>The same walk, for attention</h4>",
                          margin=(0, 10)),
-            self._attention, pn.Spacer(height=6), self._memory,
+            self._attention_stepper, self._attention, pn.Spacer(height=6), self._memory,
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
-
-    def __panel__(self):
-        return self._layout
-
-    # --- reacting -----------------------------------------------------------------------
-
-    def _on_change(self, *events):
-        if self._adjusting:
-            return
-        if any(e.name == "scores" for e in events):
-            self._read_scores()
-        self._notes = self._settle()
-        self._update()
-
-    def _update(self):  # write the current numbers into sources and panes; never rebuild
-        nums = self.numbers()
-        self._numbers = nums
-        r, s, n = nums.result, nums.step, len(nums.scores)
-        read = min(s * nums.block, n)
-        m = r.steps[s - 1].new_max if s else -math.inf
-        terms = [math.exp(x - m) if i < read else 0.0 for i, x in enumerate(nums.scores)]
-        current = range((s - 1) * nums.block, read) if s else range(0)
-        self.bar_source.data = {
-            "x": list(range(read)), "term": terms[:read],
-            "color": [ORANGE if i in current else BLUE for i in range(read)],
-            "label": [fmt(t, 3) for t in terms[:read]]}
-        self.unread_source.data = {"x": list(range(read, n)), "y": [0.02] * (n - read),
-                                   "text": ["unread"] * (n - read)}
-        edges = [b * nums.block - 0.5 for b in range(1, len(r.steps))]
-        self.edge_source.data = {"x": edges, "y0": [0.0] * len(edges), "y1": [1.2] * len(edges)}
-        self.figure.x_range.update(start=-0.5, end=n - 0.5)
-        self.figure.xaxis.ticker.ticks = list(range(n))
-        self.figure.xaxis.major_label_overrides = {i: fmt(x, 4) for i, x in
-                                                   enumerate(nums.scores)}
-        self._step_w.end = max(len(r.steps), 1)
-        self._step_w.disabled = len(r.steps) == 0
-        self._prev_w.disabled = s == 0
-        self._reset_w.disabled = s == 0
-        self._next_w.disabled = s >= len(r.steps)
-        self._message.object = self.message_html()
-        self._message.visible = bool(self._error or self._notes)
-        self._now.object = self.now_html(nums)
-        self._history.object = self.history_html(nums)
-        self._caption.object = self.caption_html(nums)
-        self._attention.object = self.attention_html(nums)
-        self._memory.object = self.memory_html(nums)
-
-    # --- readouts (text) ----------------------------------------------------------------
-
-    def message_html(self):
-        lines = [html.escape(note) for note in self._notes]
-        if self._error:
-            good = ", ".join(fmt(x) for x in self._good)
-            lines.append(f"{html.escape(self._error)}; still using {html.escape(good)}")
-        body = "".join(f"<div>{line}</div>" for line in lines)
-        role = ' role="status"' if lines else ""
-        return f'<div class="ae-msg"{role} aria-live="polite">{body}</div>'
-
-    def now_html(self, nums):
-        r, s = nums.result, nums.step
-        total = len(r.steps)
-        if s == 0:
-            body = (f"Nothing read yet: running max −∞, running sum 0. The scores make "
-                    f"{total} block{'s' if total != 1 else ''} of up to {nums.block}. "
-                    "Press <i>Next block</i>.")
-        else:
-            b = r.steps[s - 1]
-            top = max(b.block)
-            terms = " + ".join(f"e^({num(x)} − {num(b.new_max)})" for x in b.block)
-            head = f"<b>Block {s} of {total}</b>: ({', '.join(num(x) for x in b.block)}). "
-            if s == 1:
-                how = (f"The first block sets the running max to {num(b.new_max)}; there is "
-                       f"no earlier sum to rescale. Running sum = {terms} = "
-                       f"<b>{num(b.new_sum)}</b>.")
-            elif b.new_max > b.old_max:
-                how = (f"Its largest score, {num(top)}, beats the running max {num(b.old_max)}, "
-                       f"so the max rises to {num(b.new_max)} and the old sum is rescaled by "
-                       f"<b>e^({num(b.old_max)} − {num(b.new_max)}) = {num(b.rescale)}</b>: "
-                       f"{num(b.old_sum)} × {num(b.rescale)} + ({terms} = "
-                       f"{num(b.block_sum)}) = <b>{num(b.new_sum)}</b>.")
-            else:
-                how = (f"Its largest score, {num(top)}, does not beat the running max "
-                       f"{num(b.old_max)}, so the max stays and nothing is rescaled "
-                       f"(e^0 = 1): {num(b.old_sum)} + ({terms} = {num(b.block_sum)}) = "
-                       f"<b>{num(b.new_sum)}</b>.")
-            body = head + how
-        if s == total:
-            diff = abs(r.running_sum - r.full_sum)
-            agree = ("exactly equal" if diff == 0 else
-                     f"equal up to float rounding (difference {fmt(diff, 2)})")
-            body += (f'<div class="ae-end">All {len(nums.scores)} scores read. Running sum '
-                     f'<b>{num(r.running_sum)}</b> (relative to the max, {num(r.running_max)}); '
-                     f'the whole row summed at once, Σ e^(score − {num(r.running_max)}): '
-                     f'<b>{num(r.full_sum)}</b>. They are {agree}: nothing was stored and '
-                     'nothing lost.</div>')
-        else:
-            m, total_so_far = ((r.steps[s - 1].new_max, r.steps[s - 1].new_sum) if s
-                               else (-math.inf, 0.0))
-            body += (f'<div class="ae-small">Running max {num(m)}, running sum '
-                     f'{num(total_so_far)}: no weight is final until the last block is in.'
-                     '</div>')
-        return f'<div class="ae-readout" aria-live="polite">{body}</div>'
-
-    def history_html(self, nums):
-        r, s = nums.result, nums.step
-        head = ("<tr><th scope='col'>block</th><th scope='col'>scores</th>"
-                "<th scope='col'>max</th><th scope='col'>rescale</th>"
-                "<th scope='col'>sum</th></tr>")
-        rows = []
-        for b in r.steps:
-            scores = ", ".join(num(x) for x in b.block)
-            if b.index >= s:
-                rows.append(f"<tr class='ae-unread'><th scope='row'>{b.index + 1}</th>"
-                            f"<td>{scores}</td><td colspan='3'>not read yet</td></tr>")
-                continue
-            rescale = ("—" if b.index == 0 else num(b.rescale) if b.new_max > b.old_max
-                       else "1 (max kept)")
-            mark = " class='ae-current'" if b.index == s - 1 else ""
-            rows.append(f"<tr{mark}><th scope='row'>{b.index + 1}</th><td>{scores}</td>"
-                        f"<td>{num(b.old_max)} → {num(b.new_max)}</td><td>{rescale}</td>"
-                        f"<td>{num(b.new_sum)}</td></tr>")
-        return ('<div class="ae-readout ae-scroll" aria-live="polite"><table class="ae-arith">'
-                '<caption class="ae-sr">the blocks: running max, rescale factor and running '
-                f'sum after each</caption><thead>{head}</thead><tbody>{"".join(rows)}</tbody>'
-                '</table></div>')
-
-    def caption_html(self, nums):
-        return ('<p class="ae-small" aria-live="polite">Bars: e^(score − running max) for the '
-                'scores read so far (orange: the block just read). The running sum is their '
-                'total. When the max rises, every earlier bar shrinks by the rescale factor. '
-                'Dashed lines separate the blocks.</p>')
-
-    def attention_html(self, nums):
-        head = ("<tr><th scope='col'>block</th><th scope='col'>keys</th>"
-                f"<th scope='col'>scores q·k ÷ √{WALK_D}</th><th scope='col'>max</th>"
-                "<th scope='col'>rescale</th><th scope='col'>sum</th>"
-                "<th scope='col'>output so far</th></tr>")
-        rows = []
-        for st in nums.attention_steps:  # rescale is 0 at the first block: nothing to scale
-            rescale = "—" if st.index == 0 else num(st.rescale, 3)
-            keys = f"{st.keys[0]}–{st.keys[-1]}" if len(st.keys) > 1 else str(st.keys[0])
-            rows.append(f"<tr><th scope='row'>{st.index + 1}</th><td>{keys}</td>"
-                        f"<td>{', '.join(num(x, 3) for x in st.scores)}</td>"
-                        f"<td>{num(st.running_max, 3)}</td><td>{rescale}</td>"
-                        f"<td>{num(st.running_sum, 4)}</td><td>{vec(st.output_so_far)}</td>"
-                        "</tr>")
-        diff = float(np.abs(nums.output - nums.naive).max())
-        return (
-            '<div class="ae-readout" aria-live="polite">'
-            f'<p>One query against {WALK_KEYS} keys and values of d = {WALK_D} (one fixed '
-            f'random draw), read {nums.block} key{"s" if nums.block != 1 else ""} at a time. '
-            'Besides the running max and sum, the walk keeps an output accumulator Σ e^(s − max) '
-            '× value; it is rescaled by the same factor as the sum, and the output so far is '
-            'accumulator ÷ sum.</p>'
-            '<div class="ae-scroll"><table class="ae-arith"><caption class="ae-sr">the '
-            'attention walk block by block</caption>'
-            f'<thead>{head}</thead><tbody>{"".join(rows)}</tbody></table></div>'
-            f'<div>tiled output {vec(nums.output, 4)}</div>'
-            f'<div>naive output {vec(nums.naive, 4)} (whole row, softmax, weighted sum)</div>'
-            f'<div>largest difference: <b>{fmt(diff, 2)}</b> '
-            f'({"identical" if diff == 0 else "float rounding"})</div></div>')
-
-    def memory_html(self, nums):
-        b = nums.block
-        tile = min(b, WALK_KEYS)
-        naive_small = core.scores_held_bytes(WALK_KEYS, bytes_per_value=8)
-        tiled_small = core.scores_held_bytes(WALK_KEYS, bytes_per_value=8, block=b)
-        naive_big = core.scores_held_bytes(BIG_N, heads=BIG_HEADS, bytes_per_value=BIG_BYTES)
-        tiled_big = core.scores_held_bytes(BIG_N, heads=BIG_HEADS, bytes_per_value=BIG_BYTES,
-                                           block=BIG_TILE)
-        return (
-            '<div class="ae-readout" aria-live="polite"><b>Scores held at once</b>'
-            '<ul class="ae-list">'
-            f'<li>here, if all {WALK_KEYS} tokens were queries: naive {WALK_KEYS} × {WALK_KEYS} '
-            f'= {naive_small:,} bytes (8-byte floats); tiled {tile} × {tile} = '
-            f'{tiled_small:,} bytes</li>'
-            f'<li>an {BIG_N:,}-token prompt, {BIG_HEADS} heads, 2 bytes a score: naive '
-            f'{BIG_N:,} × {BIG_N:,} per head = <b>{naive_big:,} bytes ≈ {gb(naive_big)}</b> '
-            f'for one layer; tiled, one {BIG_TILE} × {BIG_TILE} tile per head = '
-            f'<b>{tiled_big:,} bytes ≈ {gb(tiled_big)}</b> '
-            f'({naive_big // tiled_big:,}× less)</li></ul>'
-            '<div class="ae-small">GB = 10^9 bytes, MB = 10^6.</div></div>')
 
 
 STYLE = """
+.ae-readout { font-variant-numeric: tabular-nums; }
 .ae-small { font-size: 0.85em; opacity: 0.8; margin: 2px 0; }
+div.ae-small:empty { display: none; }
 .ae-end { margin-top: 6px; background: rgb(0 114 178 / 0.14); border-left: 4px solid #0072b2;
           padding: 4px 8px; }
+.ae-end:has(> b:empty), .ae-if:has(> b:empty), .ae-if:has(> span:empty) { display: none; }
 .ae-scroll { overflow-x: auto; max-width: 100%; }
 .ae-arith { border-collapse: collapse; font-size: 0.85em; font-variant-numeric: tabular-nums; }
 .ae-arith th, .ae-arith td { padding: 2px 6px; text-align: right; white-space: nowrap; }
 .ae-arith thead th { border-bottom: 1px solid #888; font-weight: 600; }
-.ae-arith .ae-current td, .ae-arith .ae-current th { background: rgb(230 159 0 / 0.2); }
-.ae-arith .ae-unread td, .ae-arith .ae-unread th { opacity: 0.65; }
+.ae-arith tbody tr:has(> th:empty) { display: none; }
+.ae-arith tr:has(> td.ae-now:not(:empty)) > * { background: rgb(230 159 0 / 0.2); }
+.ae-arith td.ae-now { text-align: left; font-size: 0.9em; }
 .ae-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 .ae-msg { background: rgb(230 159 0 / 0.16); border-left: 3px solid #e69f00;
           padding: 4px 8px; overflow-wrap: anywhere; }

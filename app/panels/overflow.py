@@ -3,11 +3,16 @@
 Each score goes through e^x and is divided by the total. In float16 the largest number is
 65,504, so one score of 12 (e^12 ≈ 162,755) becomes inf and spoils the whole row.
 Subtracting the row's max first gives the same weights with every exponent at most 0.
+
+The panel has the one shape (app/states.py): three controls (the scores, from the documents'
+examples and a few more that break a softmax another way; the precision; subtract the max)
+and one pure part over all three. A live page also takes typed scores, computed by the same
+part function.
 """
 
-import html
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import panel as pn
@@ -15,46 +20,29 @@ import param
 from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 from bokeh.plotting import figure
 
-from app import chrome
+from app import chrome, fmt, states
+from app.chrome import Readout, slot
 from app.model_picker import ink
-from app.panels.agreement import fmt, parse_numbers
+from app.states import Control, Part, StatePanel
+from app.typed_numbers import parse_numbers, preset_list
 from attention_core import numerics
 
+ROUTE = "/overflow"
 MAX_SCORES = 16
 LIMIT = 10_000.0  # every typed score must itself be a finite float16
 BLUE, VERMILLION = "#0072B2", "#D55E00"  # Okabe-Ito
 HEIGHT = 200
-
-
-def big(x):  # e^x for the message: "162,755", or "2.69 × 10^43" when long
-    return f"{x:,.0f}" if x < 1e7 else fmt(x, 3)
-
-
-def exact_exp(x):  # e^x in float64, or inf past float64's own range
-    try:
-        return math.exp(x)
-    except OverflowError:
-        return math.inf
-
-
-def cell(x):  # a value in the table: 3 significant figures, inf and nan spelled out
-    x = float(x)
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "−inf"
-    if abs(x) >= 1000:
-        return f"{x:,.0f}".replace("-", "−")
-    return fmt(x, 3)
-
-
-def percent(w):  # a weight as a percentage: "66%", "0.0045%", "nan"
-    w = float(w)
-    if not math.isfinite(w):
-        return cell(w)
-    if w == 0:
-        return "0%"
-    return f"{100 * w:.0f}%" if 100 * w >= 0.5 else f"{100 * w:.2g}%".replace("-", "−")
+SIXTEEN_NINES = ", ".join(["9"] * 16)
+# the presets: {the text a URL and the live box carry: what the list shows}
+PRESETS = {
+    "2, 1, 0.1": "2, 1, 0.1: the documents' row (66%, 24%, 10%)",
+    "12, 1, 0.1": "12, 1, 0.1: e^12 ≈ 162,755, past float16's 65,504",
+    "11, 1, 0.1": "11, 1, 0.1: e^11 ≈ 59,874, just inside float16",
+    "100, 1, 0.1": "100, 1, 0.1: past float32's e^88.7 too",
+    "-20, -21, -22": "−20, −21, −22: every e^x rounds to 0 in float16",
+    SIXTEEN_NINES: "sixteen 9s: each e^9 fits float16, their sum does not",
+}
+COLUMNS = ("x", "s", "e", "w", "p", "f")  # a table row's slots: score, shifted, e^x, weight, %, ✕
 
 
 @dataclass(frozen=True)
@@ -67,7 +55,189 @@ class OverflowNumbers:
     other: numerics.SoftmaxSteps  # the same precision with the max-subtraction flipped
 
 
-class OverflowPanel(pn.viewable.Viewer):
+def scores_of(scores):  # text or numbers -> tuple of floats (ValueError if not)
+    if isinstance(scores, str):
+        values, error = parse_numbers(scores, max_count=MAX_SCORES, limit=LIMIT,
+                                      what="the scores")
+        if error:
+            raise ValueError(error)
+        return values
+    return tuple(float(x) + 0.0 for x in scores)
+
+
+def overflow_numbers(scores, precision, subtract_max):  # -> OverflowNumbers
+    s = scores_of(scores)
+    return OverflowNumbers(
+        scores=s, steps=numerics.softmax_steps(s, precision, subtract_max),
+        largest=numerics.largest_finite(precision),
+        other=numerics.softmax_steps(s, precision, not subtract_max))
+
+
+def exact_exp(x):  # e^x in float64, or inf past float64's own range
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+cell = fmt.sig_figures_or_whole  # a value in the table: 3 figures, inf and nan spelled out
+
+
+# --- the readouts: templates of empty slots --------------------------------------------------
+
+TABLE = (
+    '<div class="ae-readout" aria-live="polite"><div class="ae-scroll">'
+    '<table class="ae-arith"><caption class="ae-sr">each score through the softmax: shifted, '
+    'exponentiated, divided by the sum</caption>'
+    f"<thead><tr><th scope='col'>score</th>{slot('shift', 'th', scope='col')}"
+    f"<th scope='col'>e^x ({slot('dtype')})</th><th scope='col'>weight</th>"
+    "<th scope='col'>%</th><th scope='col'><span class='ae-sr'>broken</span></th></tr></thead>"
+    "<tbody>"
+    + "".join(
+        f"<tr>{slot(f'x{i}', 'td', class_='ae-x')}{slot(f's{i}', 'td')}{slot(f'e{i}', 'td')}"
+        f"{slot(f'w{i}', 'td')}<td>{slot(f'p{i}', 'b')}</td>{slot(f'f{i}', 'td', class_='ae-f')}"
+        "</tr>"
+        for i in range(MAX_SCORES))
+    + f"<tr class='ae-sum'><th scope='row'>sum</th><td></td>{slot('total', 'td')}"
+    f"{slot('weight_sum', 'td')}<td></td><td></td></tr></tbody></table></div>"
+    '<div class="ae-small">weight = e^x ÷ sum, every step rounded to '
+    f'{slot("dtype_note")}.</div></div>')
+
+VERDICT = (
+    '<div class="ae-readout" role="status" aria-live="polite">'
+    f'<div class="ae-verdict ae-alarm">{slot("alarm", "b")} {slot("alarm_more")}</div>'
+    f'<div class="ae-verdict ae-okay">{slot("okay")}</div></div>')
+
+CAPTION = (
+    '<p class="ae-small" aria-live="polite">Bars: the weights, which sum to 1 when the row is '
+    f'healthy, over the scores. Nothing gets exactly zero unless {slot("dtype")} rounds it '
+    f'there.{slot("broken")}</p>')
+
+MESSAGE = f'<div role="status" aria-live="polite">{slot("text", "div", class_="ae-msg")}</div>'
+
+
+class TableReadout(Readout):
+    template = TABLE
+    _scripts: ClassVar[dict] = Readout.scripts(TABLE)
+
+
+class VerdictReadout(Readout):
+    template = VERDICT
+    _scripts: ClassVar[dict] = Readout.scripts(VERDICT)
+
+
+class CaptionReadout(Readout):
+    template = CAPTION
+    _scripts: ClassVar[dict] = Readout.scripts(CAPTION)
+
+
+class MessageReadout(Readout):
+    template = MESSAGE
+    _scripts: ClassVar[dict] = Readout.scripts(MESSAGE)
+
+
+# --- the state: one part over the three controls ---------------------------------------------
+
+def softmax_state(scores, precision, subtract_max):  # -> {target: value}
+    nums = overflow_numbers(scores, precision, subtract_max)
+    w = nums.steps.weights.astype(np.float64)
+    n = len(w)
+    finite = np.isfinite(w)
+    broken = [i for i in range(n) if not finite[i]]
+    return {
+        # a nan or inf weight has no bar (None: a missing value); a ✕ says why
+        "source:bars": {
+            "x": list(range(n)),
+            "weight": [float(x) if f else None for x, f in zip(w, finite)],
+            "label": [fmt.weight_percent(x) if f else "" for x, f in zip(w, finite)],
+            "label_y": [float(x) if f else 0.0 for x, f in zip(w, finite)],
+            "score": [cell(s) for s in nums.scores]},
+        "source:broken": {"x": broken, "y": [0.06] * len(broken),
+                          "text": [cell(w[i]) for i in broken]},
+        "prop:x_range.end": n - 0.5,
+        "slots:table": table_values(nums),
+        "slots:verdict": verdict_values(nums),
+        "slots:caption": caption_values(nums),
+    }
+
+
+def table_values(nums):  # -> {slot: text}: each score's way through the softmax
+    st = nums.steps
+    values = {"shift": "score − max" if st.subtract_max else "shifted (off)",
+              "dtype": st.dtype, "dtype_note": st.dtype, "total": cell(st.total),
+              "weight_sum": cell(float(st.weights.astype(np.float64).sum()))}
+    rows = list(zip(st.inputs, st.shifted, st.exps, st.weights))
+    for i in range(MAX_SCORES):
+        if i >= len(rows):  # no such score: the row is hidden
+            values.update({f"{c}{i}": "" for c in COLUMNS})
+            continue
+        x, s, e, w = rows[i]
+        bad = not (math.isfinite(float(e)) and math.isfinite(float(w)))
+        values.update({f"x{i}": cell(x), f"s{i}": cell(s), f"e{i}": cell(e), f"w{i}": cell(w),
+                       f"p{i}": fmt.weight_percent(w), f"f{i}": "✕" if bad else ""})
+    return values
+
+
+def verdict_values(nums):  # -> {alarm, alarm_more, okay}: what happened to the row, and why
+    st, largest, name = nums.steps, nums.largest, nums.steps.dtype
+    big = fmt.big_number
+    alarm = more = okay = ""
+    if st.garbage and st.overflowed:
+        worst = float(st.shifted[np.isinf(st.exps)].astype(np.float64).max())
+        exact = exact_exp(worst)
+        size = (f"≈ {big(exact)} > {big(largest)}" if math.isfinite(exact) else
+                f"is past even float64's range, far beyond {big(largest)}")
+        alarm = f"The row is garbage: e^{cell(worst)} {size}, the largest {name}."
+        more = ("That e^x became inf, so the sum is inf: every other weight is a number ÷ inf "
+                "= 0 and the overflowed ones are inf ÷ inf = nan. "
+                + ("Turn on subtract the max to fix it." if not st.subtract_max
+                   else f"Even shifted, a score gap this wide overflows {name}."))
+    elif st.garbage and float(st.total) == 0:
+        alarm = "The row is garbage:"
+        more = (f"every e^x rounded to 0 in {name}, so the sum is 0 and 0 ÷ 0 = nan. "
+                "Subtracting the max keeps the largest term at e^0 = 1.")
+    elif st.garbage and math.isinf(float(st.total)):
+        peak = float(np.max(st.exps.astype(np.float64)))
+        exact = float(np.exp(st.shifted.astype(np.float64)).sum())
+        alarm = f"The row is garbage: the sum overflowed {name}."
+        more = (f"Every e^x fits (the largest is {cell(peak)}, below {big(largest)}), but their "
+                f"sum, {big(exact)}, does not: it became inf, and every weight is a number ÷ inf "
+                "= 0. Subtracting the max makes every term at most 1, so the sum is at most "
+                "the number of scores.")
+    elif st.garbage:
+        alarm = "The row is garbage:"
+        more = "the weights no longer add up to 1."
+    elif st.subtract_max:
+        top = float(np.max(st.inputs.astype(np.float64)))
+        other = nums.other
+        if other.garbage:
+            compare = (f"Without it this row would be garbage in {name}: the trap is "
+                       "avoided, not just made rarer.")
+        else:
+            diff = float(np.abs(other.weights.astype(np.float64)
+                                - st.weights.astype(np.float64)).max())
+            compare = (f"Without it the weights are the same (largest difference "
+                       f"{fmt.sig_figures(diff, 2)}, rounding).")
+        okay = (f"Subtracting the max ({cell(top)}) makes every exponent at most 0, so every "
+                f"e^x is at most 1: nothing can overflow. {compare}")
+    else:
+        peak = float(np.max(st.exps.astype(np.float64)))
+        ceiling = math.log(largest)
+        okay = (f"Every e^x fits: the largest is {cell(peak)}, below {big(largest)}, the "
+                f"largest {name}. Any score above ln {big(largest)} ≈ {ceiling:.2f} would "
+                "overflow it: try the scores 12, 1, 0.1"
+                + (" (in float16)." if name == "float32" else "."))
+    return {"alarm": alarm, "alarm_more": more, "okay": okay}
+
+
+def caption_values(nums):  # -> {slot: text} of the caption under the bars
+    broken = int((~np.isfinite(nums.steps.weights)).sum())
+    extra = (f" {broken} weight{'s are' if broken > 1 else ' is'} not a number: marked ✕ "
+             "with no bar." if broken else "")
+    return {"dtype": nums.steps.dtype, "broken": extra}
+
+
+class OverflowPanel(StatePanel):
     """Softmax step by step in float32 or float16, with and without subtracting the max."""
 
     scores = param.String(default="2, 1, 0.1", label="scores",
@@ -79,75 +249,110 @@ class OverflowPanel(pn.viewable.Viewer):
 
     url_keys = ("scores", "precision", "subtract_max")
 
+    @classmethod
+    def controls(cls):
+        return [Control.choice("scores", PRESETS),
+                Control.choice("precision", numerics.DTYPES), Control.toggle("subtract_max")]
+
+    @classmethod
+    def parts(cls):
+        return [Part(("scores", "precision", "subtract_max"), softmax_state)]
+
     def __init__(self, in_article=False, **params):
         # in_article: the chapter's section heading stands above, so leave out the panel's own
         self.in_article = in_article
         self._ink = ink()
-        super().__init__(**params)
         self._good = (2.0, 1.0, 0.1)
         self._error = None
-        self._read_scores()
-        self._build_widgets()
-        self._build_figure()
-        self._build_readouts()
-        self._update()
-        self.param.watch(self._on_change, list(self.url_keys))
+        super().__init__(**params)
 
     # --- the numbers --------------------------------------------------------------------
 
-    def _read_scores(self):  # parse; keep the last good scores on bad input
+    def current_state(self):
+        # a live page also takes typed scores: a list that does not parse leaves the last
+        # good one in force, and the message says so
         values, self._error = parse_numbers(self.scores, max_count=MAX_SCORES, limit=LIMIT,
                                             what="the scores")
         if values is not None:
             self._good = values
+        state = self.state(scores=self._good, precision=self.precision,
+                           subtract_max=self.subtract_max)
+        state["slots:message"] = {"text": "" if self._error is None else (
+            f"{self._error}; still using {', '.join(fmt.sig_figures(x) for x in self._good)}")}
+        return state
 
-    def numbers(self):  # pure: the last good scores, precision, toggle -> OverflowNumbers
-        s = self._good
-        return OverflowNumbers(
-            scores=s, steps=numerics.softmax_steps(s, self.precision, self.subtract_max),
-            largest=numerics.largest_finite(self.precision),
-            other=numerics.softmax_steps(s, self.precision, not self.subtract_max))
+    def numbers(self):  # -> OverflowNumbers of the scores in force
+        return overflow_numbers(self._good, self.precision, self.subtract_max)
 
-    # --- building, once -----------------------------------------------------------------
+    # --- the view, built once from the first state -----------------------------------------
+
+    def build(self, state):
+        self._build_widgets()
+        self._build_figure()
+        self._build_readouts(state)
+        self.widgets = {"scores": self._scores_pick, "precision": self._precision_w,
+                        "subtract_max": self._subtract_w}
+        self.targets = {
+            "source:bars": self.bar_source, "source:broken": self.broken_source,
+            "prop:x_range.end": self.figure.x_range, "slots:table": self._table,
+            "slots:verdict": self._verdict, "slots:caption": self._caption,
+            "slots:message": self._message,
+        }
+        return self._layout
 
     def _build_widgets(self):
-        self._scores_w = pn.widgets.TextInput.from_param(
-            self.param.scores, name=f"scores (up to {MAX_SCORES}, commas between)",
-            max_length=100, sizing_mode="stretch_width", min_width=180, max_width=320)
+        static = states.is_static()
+        self._scores_pick = preset_list(
+            self, "scores", PRESETS, static=static, label="scores",
+            typed_label="your own (typed beside)", sizing_mode="stretch_width", min_width=180,
+            max_width=360)
+        if static:  # typing needs Python: the live page takes it
+            typed = chrome.live_button(ROUTE, "Type your own scores (live explorable)")
+        else:
+            typed = self._scores_w = pn.widgets.TextInput.from_param(
+                self.param.scores, label=f"scores (up to {MAX_SCORES}, commas between)",
+                max_length=100, sizing_mode="stretch_width", min_width=180, max_width=320)
         self._precision_w = pn.widgets.RadioButtonGroup.from_param(
-            self.param.precision, name="precision", color="primary",
+            self.param.precision, label="precision", color="primary",
             variant="outline", width=180)
         # outlined and marked "off" when off, solid and marked "on" when on: a solid button
         # read as switched on while it was off. The mark is drawn by the stylesheet on the
         # button's own `active` state, with empty alternative text, so the button's name
         # stays "subtract the max"; the verdict below, a live region, says which is in force.
         self._subtract_w = pn.widgets.Toggle.from_param(
-            self.param.subtract_max, name="subtract the max", color="primary",
+            self.param.subtract_max, label="subtract the max", color="primary",
             variant="outline", width=180, stylesheets=[TOGGLE_STYLE])
         precision_box = pn.Column(
             pn.pane.HTML('<span class="ae-label">precision</span>', margin=(0, 10),
                          stylesheets=[STYLE]),
             self._precision_w, margin=0)
-        self._controls = pn.FlexBox(self._scores_w, precision_box, self._subtract_w,
+        self._controls = pn.FlexBox(self._scores_pick, typed, precision_box, self._subtract_w,
                                     align_items="flex-end", sizing_mode="stretch_width")
 
     def _build_figure(self):
-        self.bar_source = ColumnDataSource({"x": [], "weight": [], "label": [], "label_y": []})
+        # the scores stand under their bars, inside the plot: their text changes with the
+        # state, which an axis's label overrides cannot follow in the browser
+        self.bar_source = ColumnDataSource({"x": [], "weight": [], "label": [], "label_y": [],
+                                            "score": []})
         self.broken_source = ColumnDataSource({"x": [], "y": [], "text": []})  # nan / inf weights
         fig = figure(height=HEIGHT, sizing_mode="stretch_width", tools="",
                      toolbar_location=None, x_range=Range1d(-0.5, 2.5),
-                     y_range=Range1d(0, 1.15), min_border_left=4, min_border_right=8,
+                     y_range=Range1d(-0.14, 1.15), min_border_left=4, min_border_right=8,
                      outline_line_color=None)
+        paint = self._ink
         fig.vbar("x", 0.7, "weight", source=self.bar_source, fill_color=BLUE, line_color=None)
         fig.text("x", "label_y", text="label", source=self.bar_source, text_align="center",
                  text_baseline="bottom", y_offset=-2, text_font_size="11px",
-                 text_color=self._ink.text)
+                 text_color=paint.text)
+        fig.text("x", 0, text="score", source=self.bar_source, text_align="center",
+                 text_baseline="top", y_offset=4, text_font_size="11px", text_color=paint.text)
         fig.scatter("x", "y", source=self.broken_source, marker="x", size=14,
                     line_color=VERMILLION, line_width=3)
         fig.text("x", "y", text="text", source=self.broken_source, text_align="center",
                  text_baseline="bottom", y_offset=-10, text_font_size="12px",
-                 text_font_style="bold", text_color=self._ink.warm)
+                 text_font_style="bold", text_color=paint.warm)
         fig.xaxis.ticker = FixedTicker(ticks=[])
+        fig.yaxis.ticker = FixedTicker(ticks=[0, 0.25, 0.5, 0.75, 1])
         fig.xaxis.axis_label = "score"
         fig.yaxis.axis_label = "weight"
         chrome.quiet_axes(fig, tick_labels=True)
@@ -156,14 +361,15 @@ class OverflowPanel(pn.viewable.Viewer):
         self._figure_pane = pn.pane.Bokeh(fig, height=HEIGHT, sizing_mode="stretch_width",
                                           min_width=240)
 
-    def _build_readouts(self):
-        def html_pane(**kw):
-            return chrome.readout_pane(STYLE, **kw)
+    def _build_readouts(self, state):
+        def readout(cls, values, **kw):  # its own shadow root: it needs the stylesheet
+            return cls(values, sizing_mode="stretch_width", stylesheets=[STYLE],
+                       margin=(0, 10), **kw)
 
-        self._message = html_pane()
-        self._table = html_pane()
-        self._verdict = html_pane()
-        self._caption = html_pane()
+        self._message = readout(MessageReadout, {"text": ""})
+        self._table = readout(TableReadout, state["slots:table"])
+        self._verdict = readout(VerdictReadout, state["slots:verdict"])
+        self._caption = readout(CaptionReadout, state["slots:caption"])
         table_col = pn.Column(self._table, sizing_mode="stretch_width",
                               styles={"flex": "1 1 320px", "min-width": "0"})
         chart_col = pn.Column(self._figure_pane, self._caption, sizing_mode="stretch_width",
@@ -172,130 +378,15 @@ class OverflowPanel(pn.viewable.Viewer):
             pn.pane.HTML("<h3 style='margin:0'>Softmax and the overflow trap</h3>",
                          margin=(0, 10))]
         self._layout = pn.Column(
-            *heading, self._controls, self._message, self._verdict,
+            *heading, self.url_note, self._controls, self._message, self._verdict,
             pn.FlexBox(table_col, chart_col, sizing_mode="stretch_width"),
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
-
-    def __panel__(self):
-        return self._layout
-
-    # --- reacting -----------------------------------------------------------------------
-
-    def _on_change(self, *events):
-        if any(e.name == "scores" for e in events):
-            self._read_scores()
-        self._update()
-
-    def _update(self):  # write the current numbers into sources and panes; never rebuild
-        nums = self.numbers()
-        self._numbers = nums
-        w = nums.steps.weights.astype(np.float64)
-        n = len(w)
-        finite = np.isfinite(w)
-        shown = np.where(finite, w, np.nan)  # nan / inf: no bar; the marker says why
-        self.bar_source.data = {
-            "x": list(range(n)), "weight": shown.tolist(),
-            "label": [percent(x) if f else "" for x, f in zip(w, finite)],
-            "label_y": np.where(finite, shown, 0.0).tolist()}
-        broken = [i for i in range(n) if not finite[i]]
-        self.broken_source.data = {"x": broken, "y": [0.06] * len(broken),
-                                   "text": [cell(w[i]) for i in broken]}
-        self.figure.x_range.update(start=-0.5, end=n - 0.5)
-        self.figure.xaxis.ticker.ticks = list(range(n))
-        self.figure.xaxis.major_label_overrides = {i: cell(s) for i, s in
-                                                   enumerate(nums.scores)}
-        self._message.object = self.message_html()
-        self._message.visible = self._error is not None
-        self._table.object = self.table_html(nums)
-        self._verdict.object = self.verdict_html(nums)
-        self._caption.object = self.caption_html(nums)
-
-    # --- readouts (text) ----------------------------------------------------------------
-
-    def message_html(self):
-        if self._error is None:
-            return '<div class="ae-msg" aria-live="polite"></div>'
-        good = ", ".join(fmt(x) for x in self._good)
-        return (f'<div class="ae-msg" role="status" aria-live="polite">'
-                f'{html.escape(self._error)}; still using {html.escape(good)}</div>')
-
-    def table_html(self, nums):
-        st = nums.steps
-        shift = ("score − max" if st.subtract_max else "shifted (off)")
-        head = (f"<tr><th scope='col'>score</th><th scope='col'>{shift}</th>"
-                f"<th scope='col'>e^x ({st.dtype})</th><th scope='col'>weight</th>"
-                "<th scope='col'>%</th></tr>")
-        rows = []
-        for x, s, e, w in zip(st.inputs, st.shifted, st.exps, st.weights):
-            bad = "" if math.isfinite(float(e)) and math.isfinite(float(w)) else " class='ae-bad'"
-            rows.append(f"<tr{bad}><td>{cell(x)}</td><td>{cell(s)}</td><td>{cell(e)}</td>"
-                        f"<td>{cell(w)}</td><td><b>{percent(w)}</b></td></tr>")
-        rows.append(f"<tr class='ae-sum'><th scope='row'>sum</th><td></td>"
-                    f"<td>{cell(st.total)}</td>"
-                    f"<td>{cell(float(st.weights.astype(np.float64).sum()))}</td><td></td></tr>")
-        return ('<div class="ae-readout" aria-live="polite"><div class="ae-scroll">'
-                '<table class="ae-arith"><caption class="ae-sr">each score through the '
-                'softmax: shifted, exponentiated, divided by the sum</caption>'
-                f'<thead>{head}</thead><tbody>{"".join(rows)}</tbody></table></div>'
-                '<div class="ae-small">weight = e^x ÷ sum, every step rounded to '
-                f'{st.dtype}.</div></div>')
-
-    def verdict_html(self, nums):
-        st, largest, name = nums.steps, nums.largest, nums.steps.dtype
-        ceiling = math.log(largest)
-        if st.garbage and st.overflowed:
-            worst = float(st.shifted[np.isinf(st.exps)].astype(np.float64).max())
-            exact = exact_exp(worst)
-            size = (f"≈ {big(exact)} &gt; {big(largest)}" if math.isfinite(exact) else
-                    f"is past even float64's range, far beyond {big(largest)}")
-            body = (f"<b>The row is garbage: e^{cell(worst)} {size}, the largest {name}.</b> "
-                    "That e^x became inf, so the sum "
-                    "is inf: every other weight is a number ÷ inf = 0 and the overflowed ones "
-                    "are inf ÷ inf = nan. ")
-            body += ("Turn on <i>subtract the max</i> to fix it." if not st.subtract_max
-                     else f"Even shifted, a score gap this wide overflows {name}.")
-            kind = "ae-alarm"
-        elif st.garbage:
-            body = ("<b>The row is garbage:</b> every e^x rounded to 0 in "
-                    f"{name}, so the sum is 0 and 0 ÷ 0 = nan. Subtracting the max keeps the "
-                    "largest term at e^0 = 1." if float(st.total) == 0 else
-                    "<b>The row is garbage:</b> the weights no longer add up to 1.")
-            kind = "ae-alarm"
-        elif st.subtract_max:
-            top = float(np.max(st.inputs.astype(np.float64)))
-            other = nums.other
-            if other.garbage:
-                compare = (f"Without it this row would be garbage in {name}: the trap is "
-                           "avoided, not just made rarer.")
-            else:
-                diff = float(np.abs(other.weights.astype(np.float64)
-                                    - st.weights.astype(np.float64)).max())
-                compare = (f"Without it the weights are the same (largest difference "
-                           f"{fmt(diff, 2)}, rounding).")
-            body = (f"Subtracting the max ({cell(top)}) makes every exponent at most 0, so "
-                    f"every e^x is at most 1: nothing can overflow. {compare}")
-            kind = "ae-okay"
-        else:
-            peak = float(np.max(st.exps.astype(np.float64)))
-            body = (f"Every e^x fits: the largest is {cell(peak)}, below {big(largest)}, the "
-                    f"largest {name}. Any score above ln {big(largest)} ≈ {ceiling:.2f} would "
-                    "overflow it: try typing 12" + (" (in float16)." if name == "float32" else
-                                                    "."))
-            kind = "ae-okay"
-        return f'<div class="ae-readout {kind}" role="status" aria-live="polite">{body}</div>'
-
-    def caption_html(self, nums):
-        broken = int((~np.isfinite(nums.steps.weights)).sum())
-        extra = (f" {broken} weight{'s are' if broken > 1 else ' is'} not a number: marked ✕ "
-                 "with no bar." if broken else "")
-        return ('<p class="ae-small" aria-live="polite">Bars: the weights, which sum to 1 when '
-                f'the row is healthy. Nothing gets exactly zero unless {nums.steps.dtype} '
-                f'rounds it there.{extra}</p>')
 
 
 # Text keeps the theme's own colour (light on dark, dark on light); boxes are tinted with a
 # translucent Okabe-Ito colour, which reads on either background.
 STYLE = """
+.ae-readout { font-variant-numeric: tabular-nums; }
 .ae-label { font-size: 0.9em; }
 .ae-small { font-size: 0.85em; opacity: 0.8; margin: 2px 0; }
 .ae-scroll { overflow-x: auto; max-width: 100%; }
@@ -303,11 +394,14 @@ STYLE = """
 .ae-arith th, .ae-arith td { padding: 2px 8px; text-align: right; white-space: nowrap; }
 .ae-arith thead th { border-bottom: 1px solid #888; font-weight: 600; }
 .ae-arith .ae-sum th, .ae-arith .ae-sum td { border-top: 1px solid #888; }
-.ae-arith .ae-bad td { font-weight: 600; background: rgb(213 94 0 / 0.2); }
+.ae-arith tr:has(> td.ae-x:empty) { display: none; }
+.ae-arith tr:has(> td.ae-f:not(:empty)) td { font-weight: 600; background: rgb(213 94 0 / 0.2); }
+.ae-arith td.ae-f { padding: 2px 4px; color: #d55e00; }
 .ae-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 .ae-msg { background: rgb(230 159 0 / 0.16); border-left: 3px solid #e69f00;
           padding: 4px 8px; overflow-wrap: anywhere; }
 .ae-msg:empty { display: none; }
+.ae-alarm:has(> b:empty), .ae-okay:has(> span:empty) { display: none; }
 .ae-alarm { background: rgb(213 94 0 / 0.14); border-left: 4px solid #d55e00; padding: 6px 8px; }
 .ae-okay { background: rgb(0 114 178 / 0.14); border-left: 4px solid #0072b2; padding: 6px 8px; }
 """
