@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hmac
+import re
 from urllib.parse import urlsplit
 
 from tornado import web
@@ -67,7 +68,9 @@ def content_security_policy(ancestors):  # frame-ancestors value -> the whole he
     return "; ".join([*CSP_BASE, f"frame-ancestors {ancestors}"])
 
 
-def is_embed_path(path, embed_routes):  # "/heatmap", {"/heatmap", ...} -> True
+def is_embed_path(path, embed_routes):  # "/heatmap", "/heatmap/index.html" -> True
+    if path.endswith("/index.html"):  # a static host's name for the same page
+        path = path[: -len("index.html")]
     path = path.rstrip("/") or "/"
     return path in embed_routes
 
@@ -136,10 +139,12 @@ def absolute_static_urls(js, server_url):  # bytes, "http://host" -> bytes
     # the page ("../static/..."). In a script embed the page is the course's, so that path
     # would point at the course site; every other resource in the script is already
     # absolute. Make this one absolute too, on the server the script came from.
+    # Served under /live/<route>, the path climbs once more ("../../static/").
     prefix = server_url.encode()
-    for quote in (b'"', b"'"):
-        js = js.replace(quote + b"../static/", quote + prefix + b"/static/")
-    return js
+    return _RELATIVE_STATIC.sub(lambda m: m.group(1) + prefix + b"/static/", js)
+
+
+_RELATIVE_STATIC = re.compile(rb"""(["'])(?:\.\./)+static/""")
 
 
 class HealthHandler(web.RequestHandler):

@@ -1,4 +1,5 @@
-"""Serving: the article at /, each panel alone at its own route for iframes."""
+"""Serving: the static build at /, /math, /heatmap, ... (app/static_site.py) and the live Panel
+sessions under /live (/live, /live/math, /live/heatmap, ...), each panel alone for iframes."""
 
 import gc
 import importlib
@@ -55,7 +56,7 @@ def static_dirs():  # our own assets (CSS, images, the example course page), nev
 
 
 def serve_settings(args, environ=None):  # parsed `serve` options -> keyword arguments of pn.serve
-    from app import security
+    from app import security, static_site
     from app.server_options import env_list
 
     embed = [security.parse_origin(o)
@@ -64,7 +65,8 @@ def serve_settings(args, environ=None):  # parsed `serve` options -> keyword arg
                    or [f"localhost:{args.port}", f"127.0.0.1:{args.port}"])
     origins += [h for h in map(security.websocket_host, embed) if h not in origins]
     lifetime_ms = int(args.unused_session_lifetime * 1000)
-    patterns = [(security.HEALTH_PATH, security.HealthHandler)]
+    patterns = [(security.HEALTH_PATH, security.HealthHandler),
+                *static_site.patterns(static_site.site_dir(environ), PANEL_ROUTES)]
     if args.admin:
         from app.server_options import admin_password
 
@@ -79,7 +81,8 @@ def serve_settings(args, environ=None):  # parsed `serve` options -> keyword arg
         "session_token_expiration": int(args.reconnect_within),
         "use_xheaders": args.behind_proxy,
         "extra_patterns": patterns,
-        "transforms": [security.security_headers(PANEL_ROUTES, embed, origins)],
+        "transforms": [security.security_headers(static_site.embed_routes(PANEL_ROUTES), embed,
+                                                 origins)],
     }
 
 
@@ -161,12 +164,18 @@ def main(args):
     print(f"serving the attention explorable on http://localhost:{args.port}/"
           + (f" ({args.num_procs or 'one per core'} processes)" if args.num_procs != 1 else ""),
           flush=True)
-    pages = {route: prepare_session(factory, args.reconnect)
-             for route, factory in routes().items()}
+    # readers get the static build (app/static_site.py, built by the CLI); the Panel sessions
+    # live under /live: "/live" (the first chapter), "/live/math", "/live/heatmap", ...
+    from app.static_site import live_route
+
+    live = {route: prepare_session(factory, args.reconnect)
+            for route, factory in routes().items()}
+    pages = {live_route(route): page for route, page in live.items()}
     gc.collect()
     gc.freeze()  # the import-time heap (panel, bokeh, numpy, torch) leaves every collection
-    server = pn.serve(pages, show=args.show, title=titles(pages), static_dirs=static_dirs(),
-                      start=False, verbose=False, **settings)
+    server = pn.serve(pages, show=args.show,
+                      title={live_route(r): t for r, t in titles(live).items()},
+                      static_dirs=static_dirs(), start=False, verbose=False, **settings)
     if process.task_id() is not None:  # a forked child: from here on, this is one server
         _die_with_parent()
     server.start()

@@ -1,12 +1,22 @@
-"""`attention-explorable serve` starts and answers every route over HTTP."""
+"""`attention-explorable serve` starts and answers every route over HTTP: the static build at
+"/", "/math", "/heatmap", ... and the live Panel sessions at "/live", "/live/math", ..."""
 
+import gzip
+import re
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 
 import pytest
+
+from app.server import PANEL_ROUTES
+from app.static_site import live_route
+
+STATIC_ROUTES = ["/", "/math", *PANEL_ROUTES]
+SESSION_TOKEN = re.compile(rb'"token"\s*:\s*"eyJ')  # a Bokeh server page's session (a JWT)
 
 
 def free_port():
@@ -21,33 +31,90 @@ def server():
     proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120  # a first build at start-up takes about 10 s here
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             pytest.fail(f"server exited: {proc.stdout.read()}")
         try:
-            urllib.request.urlopen(base + "/", timeout=5)
+            urllib.request.urlopen(base + "/health", timeout=5)
             break
         except OSError:
             time.sleep(0.3)
     else:
         proc.kill()
-        pytest.fail("server did not answer within 60 s")
+        pytest.fail("server did not answer within 120 s")
     yield base
     proc.terminate()
     proc.wait(timeout=10)
 
 
-def test_every_route_answers(server):
-    from app.server import PANEL_ROUTES
+def get(url, headers=None):  # -> (status, headers, body); never raises on 3xx/4xx/5xx
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
 
-    for route in ["/", *PANEL_ROUTES]:
-        with urllib.request.urlopen(server + route, timeout=30) as r:
-            body = r.read().decode()
-            assert r.status == 200 and "<html" in body.lower(), route
+
+def test_every_route_answers_static_and_live(server):
+    for route in STATIC_ROUTES:
+        status, _, body = get(server + route)
+        assert status == 200 and b"<html" in body.lower(), route
+        assert not SESSION_TOKEN.search(body), f"{route} is not the static page"
+    for route in map(live_route, STATIC_ROUTES):
+        status, _, body = get(server + route)
+        assert status == 200 and b"<html" in body.lower(), route
+        assert SESSION_TOKEN.search(body), f"{route} carries no session"
 
 
 def test_page_references_no_other_host(server):
-    body = urllib.request.urlopen(server + "/", timeout=30).read().decode()
-    for marker in ("cdn.", "googleapis", "unpkg", "jsdelivr", "cdnjs"):
-        assert marker not in body, marker
+    for route in ("/", "/live"):
+        body = get(server + route)[2].decode()
+        for marker in ("cdn.", "googleapis", "unpkg", "jsdelivr", "cdnjs"):
+            assert marker not in body, (route, marker)
+
+
+def test_a_page_with_or_without_its_slash_or_a_query_is_one_file(server):
+    bodies = {get(server + path)[2] for path in
+              ("/heatmap", "/heatmap/", "/heatmap/index.html", "/heatmap?mask=off&query=2")}
+    assert len(bodies) == 1
+
+
+def test_pages_revalidate_and_assets_are_cached(server):
+    status, headers, _ = get(server + "/heatmap")
+    assert status == 200 and headers["Cache-Control"] == "no-cache" and headers["ETag"]
+    status, _, body = get(server + "/heatmap", {"If-None-Match": headers["ETag"]})
+    assert status == 304 and body == b""
+    page = get(server + "/heatmap")[2].decode()
+    script = page.split('src="../assets/bokeh-', 1)[1].split('"', 1)[0]
+    status, headers, _ = get(server + "/assets/bokeh-" + script)
+    assert status == 200 and "max-age=86400" in headers["Cache-Control"]
+    assert headers["Content-Type"].startswith("text/javascript")
+
+
+def test_text_goes_out_precompressed_to_a_client_that_takes_gzip(server):
+    _, plain_headers, plain = get(server + "/cost")
+    status, headers, packed = get(server + "/cost", {"Accept-Encoding": "gzip, deflate"})
+    assert status == 200 and headers["Content-Encoding"] == "gzip"
+    assert headers["Vary"] == "Accept-Encoding" and plain_headers["Vary"] == "Accept-Encoding"
+    assert "Content-Encoding" not in plain_headers
+    assert gzip.decompress(packed) == plain and len(packed) < len(plain) / 3
+    assert headers["ETag"] != plain_headers["ETag"]
+
+
+def test_static_pages_carry_the_security_headers(server):
+    for path in ("/", "/heatmap", "/assets/course-page.html", "/embed/heatmap.html"):
+        status, headers, _ = get(server + path)
+        assert status == 200, path
+        assert headers["X-Content-Type-Options"] == "nosniff", path
+        assert "frame-ancestors 'self'" in headers["Content-Security-Policy"], path
+    assert get(server + "/")[1]["X-Frame-Options"] == "SAMEORIGIN"
+    assert get(server + "/heatmap")[1]["X-Frame-Options"] is None  # embeddable
+
+
+def test_nothing_outside_the_build_is_served(server):
+    for path in ("/.build-inputs", "/assets/../.build-inputs", "/assets/%2e%2e/.build-inputs",
+                 "/embed/../index.html", "/no-such-page"):
+        assert get(server + path)[0] == 404, path
+    assert get(server + "/health")[2] == b"ok"

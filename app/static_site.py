@@ -1,0 +1,180 @@
+"""Serving the static build: the pages every reader gets, with no server session.
+
+`attention-explorable serve` builds (or reuses) the site (app/build.py) into
+`$AE_BUILD_DIR`, by default `.build/site` under the repository, and serves it at the routes
+the explorable always had: "/", "/math", "/heatmap", ... ("/heatmap" and "/heatmap/" give the
+same file; a deep link's query is read by the page itself). The live Panel sessions move to
+"/live" ("/live/math", "/live/heatmap", ...), for what needs Python: your own config.json,
+the kernel lab, script embeds.
+
+Responses: HTML with `Cache-Control: no-cache` and an ETag (a browser revalidates, and gets a
+304 while the build is unchanged); files under assets/ are named by version or content, so
+they are cached for a day. Text files go out precompressed (`.gz` beside them in the build,
+`Content-Encoding: gzip`) to a client that accepts gzip, with `Vary: Accept-Encoding`. The
+security headers come from app/security.py's transform, as for every response.
+
+Nothing here imports panel: the handlers are plain Tornado.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+from tornado import web
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DIR = ROOT / ".build" / "site"
+STATIC_DIR = ROOT / "static"  # the repo's own files (the example course page), at /assets/
+LIVE = "/live"
+ASSET_MAX_AGE_S = 86_400
+
+CONTENT_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+    ".map": "application/json",
+    ".webmanifest": "application/manifest+json",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".ico": "image/x-icon",
+    ".woff": "font/woff",
+    ".woff2": "font/woff2",
+    ".txt": "text/plain; charset=utf-8",
+}
+
+
+def site_dir(environ=None):  # -> where serve builds and serves the static site
+    raw = (os.environ if environ is None else environ).get("AE_BUILD_DIR", "").strip()
+    return Path(raw).expanduser().resolve() if raw else DEFAULT_DIR
+
+
+def live_route(route):  # "/heatmap" -> "/live/heatmap"; "/" -> "/live"
+    return LIVE if route == "/" else LIVE + route
+
+
+def embed_routes(panel_routes):  # the single-panel routes, static and live: may be framed
+    return [*panel_routes, *(live_route(r) for r in panel_routes)]
+
+
+def page_routes(panel_routes):  # -> {route: file in the build}
+    files = {"/": "index.html", "/math": "math/index.html"}
+    files.update({r: f"{r.strip('/')}/index.html" for r in panel_routes})
+    return files
+
+
+def patterns(root, panel_routes):  # -> Tornado routes serving the build at `root`
+    root = Path(root)
+    out = []
+    for route, file in page_routes(panel_routes).items():
+        base = "" if route == "/" else re.escape(route)
+        out.append((rf"{base}/?(?:index\.html)?", BuiltFile,
+                    {"root": root, "file": file}))
+    out.append((r"/embed/([A-Za-z0-9_-]+\.html)", BuiltFile, {"root": root, "folder": "embed"}))
+    out.append((r"/assets/(.+)", BuiltFile,
+                {"root": root, "folder": "assets", "fallback": STATIC_DIR}))
+    return out
+
+
+class _Cache:
+    """File bytes and their ETags, read again only when the file changes on disk."""
+
+    def __init__(self):
+        self.entries = {}
+
+    def get(self, path):  # -> (bytes, etag) or None when there is no such file
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        key = (st.st_mtime_ns, st.st_size, st.st_ino)
+        hit = self.entries.get(path)
+        if hit and hit[0] == key:
+            return hit[1], hit[2]
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        etag = '"' + hashlib.sha1(data).hexdigest()[:20] + '"'
+        self.entries[path] = (key, data, etag)
+        return data, etag
+
+
+CACHE = _Cache()
+
+
+def accepts_gzip(header):  # "gzip, deflate, br" -> True; "gzip;q=0" -> False
+    for part in (header or "").split(","):
+        name, _, params = part.strip().partition(";")
+        if name.strip().lower() in ("gzip", "*"):
+            q = params.strip()
+            if q.startswith("q="):
+                try:
+                    return float(q[2:]) > 0
+                except ValueError:
+                    return False
+            return True
+    return False
+
+
+class BuiltFile(web.RequestHandler):
+    """One file of the build: a page (`file`), or a path under `folder` (with `fallback`, a
+    second folder for what the build does not hold)."""
+
+    def initialize(self, root, file=None, folder=None, fallback=None):
+        self.root = Path(root)
+        self.file, self.folder, self.fallback = file, folder, fallback
+
+    def resolve(self, path):  # -> (absolute path, from the build?) or None
+        if self.file is not None:
+            return str(self.root / self.file), True
+        parts = [p for p in path.split("/") if p]
+        if not parts or any(p in (".", "..") or p.startswith(".") for p in parts):
+            return None
+        candidate = self.root / self.folder / Path(*parts)
+        if candidate.is_file():
+            return str(candidate), True
+        if self.fallback is not None and (Path(self.fallback) / Path(*parts)).is_file():
+            return str(Path(self.fallback) / Path(*parts)), False
+        return None
+
+    def head(self, path=""):
+        return self.get(path, body=False)
+
+    def get(self, path="", body=True):
+        found = self.resolve(path)
+        entry = CACHE.get(found[0]) if found else None
+        if entry is None:
+            raise web.HTTPError(404)
+        file, built = found
+        data, etag = entry
+        suffix = Path(file).suffix.lower()
+        self.set_header("Content-Type", CONTENT_TYPES.get(suffix, "application/octet-stream"))
+        long_lived = built and self.folder == "assets"
+        self.set_header("Cache-Control", f"public, max-age={ASSET_MAX_AGE_S}" if long_lived
+                        else "no-cache")
+        packed = CACHE.get(file + ".gz") if built else None
+        if packed is not None:
+            self.set_header("Vary", "Accept-Encoding")
+            if accepts_gzip(self.request.headers.get("Accept-Encoding")):
+                data, etag = packed[0], packed[1][:-1] + '-gz"'
+                self.set_header("Content-Encoding", "gzip")
+        self.set_header("ETag", etag)
+        if etag in _etags(self.request.headers.get("If-None-Match", "")):
+            self.set_status(304)
+            return
+        self.set_header("Content-Length", str(len(data)))
+        if body:
+            self.write(data)
+
+    def compute_etag(self):  # ours is set above; Tornado's would hash the body again
+        return None
+
+
+def _etags(header):  # 'W/"a", "b"' -> {'"a"', '"b"'}
+    return {t.strip().removeprefix("W/") for t in header.split(",") if t.strip()}
