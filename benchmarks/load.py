@@ -609,7 +609,8 @@ def main(argv=None):
     p.add_argument("--sessions", type=int, default=200, help="sessions open at once (max 1000)")
     p.add_argument("--interactions", type=int, default=5, help="clicks per session (max 50)")
     p.add_argument("--rounds", type=int, default=5, help="rounds (max 20)")
-    p.add_argument("--route", default="/heatmap")
+    p.add_argument("--route", default="/live/heatmap",
+                   help="a live route (the static pages at /heatmap etc. open no session)")
     p.add_argument("--concurrency", type=int, default=20, help="sessions being opened at once")
     p.add_argument("--think", type=float, nargs=2, default=(1.0, 3.0), metavar=("MIN", "MAX"),
                    help="seconds between a session's clicks, drawn uniformly")

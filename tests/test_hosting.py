@@ -70,8 +70,11 @@ def test_public_site_defaults():
     assert settings["session_token_expiration"] == 8 * 3600
     assert settings["num_procs"] == 1 and settings["address"] == "127.0.0.1"
     routes = [p[0] for p in settings["extra_patterns"]]
-    assert routes == ["/health"], "the admin page must be off by default"
+    assert routes[0] == "/health" and not any(r.startswith("/admin") for r in routes), \
+        "the admin page must be off by default"
+    assert {"/heatmap/?(?:index\\.html)?", "/assets/(.+)"} <= set(routes)  # the static build
     headers = settings["transforms"][0]
+    assert {"/heatmap", "/live/heatmap"} <= headers.embed_routes  # both may be framed
     assert "frame-ancestors 'self'" in headers.embed_csp and "example" not in headers.embed_csp
 
 
@@ -229,18 +232,20 @@ def site(tmp_path_factory):  # -> base url of a server with the admin page and a
 
 
 def test_every_kind_of_response_carries_the_headers(site):
-    for path in ("/", "/heatmap", "/health", "/no-such-page", "/assets/course-page.html",
-                 "/static/js/bokeh.min.js", "/admin"):
+    for path in ("/", "/heatmap", "/live", "/live/heatmap", "/health", "/no-such-page",
+                 "/assets/course-page.html", "/static/js/bokeh.min.js", "/admin"):
         status, headers, _ = get(site.url + path)
         assert status in (200, 401, 404), (path, status)
         assert headers["X-Content-Type-Options"] == "nosniff", path
         assert "frame-ancestors" in headers["Content-Security-Policy"], path
     _, headers, _ = get(site.url + "/static/js/bokeh.min.js")
     assert "javascript" in headers["Content-Type"]  # nosniff needs the right type
-    _, heatmap, _ = get(site.url + "/heatmap")
-    _, article, _ = get(site.url + "/")
-    assert COURSE in heatmap["Content-Security-Policy"]
-    assert COURSE not in article["Content-Security-Policy"]
+    for path in ("/heatmap", "/live/heatmap"):
+        _, heatmap, _ = get(site.url + path)
+        assert COURSE in heatmap["Content-Security-Policy"], path
+    for path in ("/", "/live"):
+        _, article, _ = get(site.url + path)
+        assert COURSE not in article["Content-Security-Policy"], path
 
 
 def test_health(site):
@@ -261,7 +266,7 @@ def test_admin_page_only_with_its_password(site):
     assert get(site.url + "/admin/ws", upgrade)[0] == 401
 
 
-def session_errors(base, path="/heatmap", origin=None, n=1):  # -> [error text] of n sessions
+def session_errors(base, path="/live/heatmap", origin=None, n=1):  # -> [error text] of n sessions
     async def one():
         s = load.Session(base, path, origin=origin)
         try:
@@ -288,11 +293,11 @@ def test_websocket_origins_the_site_and_the_course_only(site):
 
 
 def test_a_deep_link_gets_its_own_session_while_the_first_paint_is_reused(site):
-    status, _, body = get(site.url + "/heatmap?length=99")
+    status, _, body = get(site.url + "/live/heatmap?length=99")
     assert status == 200 and b"out of range" not in body  # the warmed, plain first paint
 
     async def pulled():
-        s = load.Session(site.url, "/heatmap?length=99")
+        s = load.Session(site.url, "/live/heatmap?length=99")
         try:
             await s.open(load.AsyncHTTPClient(force_instance=True))
             return json.dumps(s.doc)
