@@ -72,3 +72,9 @@ def preset_list(viewer, name, presets, *, static, label, typed_label="your own (
     pick.param.watch(to_param, "value")
     viewer.param.watch(to_list, name)
     return pick
+
+
+def preset_control(name, presets):  # -> the Control of a preset_list: its Select holds the text
+    from app.states import Control
+
+    return Control(name, tuple(presets), "value", tuple(presets), "choice")

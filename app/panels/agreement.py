@@ -35,7 +35,7 @@ from app import chrome, fmt, states
 from app.chrome import Readout, slot
 from app.model_picker import ink
 from app.states import Control, Part, StatePanel
-from app.typed_numbers import parse_numbers, preset_list
+from app.typed_numbers import parse_numbers, preset_control, preset_list
 from attention_core import dot_product
 from attention_core.sqrt_dk import effective_count
 
@@ -119,7 +119,7 @@ def vector_numbers(a, b):  # [3], [3] -> VectorNumbers
     a, b = vector(a, "vector a"), vector(b, "vector b")
     return VectorNumbers(
         a=a, b=b, products=tuple(x * y + 0.0 for x, y in zip(a, b)),
-        score=dot_product.dot(a, b), angle=dot_product.angle_degrees(a, b),
+        score=dot_product.dot(a, b) + 0.0, angle=dot_product.angle_degrees(a, b),
         verdict=dot_product.agreement(a, b),
         norm_a=float(np.linalg.norm(a)), norm_b=float(np.linalg.norm(b)))
 
@@ -217,7 +217,7 @@ def vectors_state(a, b):  # the pair (texts or numbers) -> {target: value}
         "prop:arrow_a.visible": bool(nums.norm_a),
         "prop:arrow_b.x_end": bx,
         "prop:arrow_b.y_end": by,
-        "prop:arrow_b.visible": bool(nums.norm_b),
+        "prop:arrow_b.visible": ok,  # with a zero vector there is no angle to draw b at
     }
 
 
@@ -302,7 +302,7 @@ class AgreementPanel(StatePanel):
 
     @classmethod
     def controls(cls):
-        return [Control.choice("a", A_PRESETS), Control.choice("b", B_PRESETS),
+        return [preset_control("a", A_PRESETS), preset_control("b", B_PRESETS),
                 Control("d", D_STOPS, "value", tuple(range(len(D_STOPS))), "number")]
 
     @classmethod

@@ -27,7 +27,7 @@ from app import chrome, fmt, states
 from app.chrome import Readout, slot
 from app.model_picker import ink
 from app.states import Control, Part, StatePanel
-from app.typed_numbers import parse_numbers, preset_list
+from app.typed_numbers import parse_numbers, preset_control, preset_list
 from attention_core import online_softmax as core
 
 ROUTE = "/online-softmax"
@@ -132,12 +132,15 @@ HISTORY_TABLE = (
         "</tr>" for j in range(MAX_SCORES))
     + "</tbody></table></div>")
 
-ATTENTION = (
+ATTENTION_INTRO = (
     '<div class="ae-readout" aria-live="polite">'
     f'<p>One query against {WALK_KEYS} keys and values of d = {WALK_D} (one fixed random '
     f'draw), read {slot("per_block")} at a time. Besides the running max and sum, the walk '
     'keeps an output accumulator Σ e^(s − max) × value; it is rescaled by the same factor as '
-    'the sum, and the output so far is accumulator ÷ sum.</p>'
+    'the sum, and the output so far is accumulator ÷ sum.</p></div>')
+
+ATTENTION = (
+    '<div class="ae-readout" aria-live="polite">'
     f'<div>{slot("head", "b")} {slot("how")}</div>'
     '<div class="ae-scroll"><table class="ae-arith"><caption class="ae-sr">the attention walk '
     "block by block</caption><thead><tr><th scope='col'>block</th><th scope='col'>keys</th>"
@@ -188,6 +191,11 @@ class AttentionReadout(Readout):
     _scripts: ClassVar[dict] = Readout.scripts(ATTENTION)
 
 
+class AttentionIntroReadout(Readout):
+    template = ATTENTION_INTRO
+    _scripts: ClassVar[dict] = Readout.scripts(ATTENTION_INTRO)
+
+
 class MemoryReadout(Readout):
     template = MEMORY
     _scripts: ClassVar[dict] = Readout.scripts(MEMORY)
@@ -214,7 +222,7 @@ def walk_state(scores, block, step):  # the scores' walk -> {target: value}
         "source:bars": {
             "x": list(range(read)), "term": terms[:read],
             "color": [ORANGE if i in current else BLUE for i in range(read)],
-            "label": [num(t, 3) for t in terms[:read]]},
+            "label": [num(t, 3) if t >= 0.01 else "<0.01" for t in terms[:read]]},
         "source:scores": {"x": list(range(n)), "score": [num(x) for x in nums.scores]},
         "source:unread": {"x": list(range(read, n)), "y": [0.02] * (n - read),
                           "text": ["unread"] * (n - read)},
@@ -302,7 +310,6 @@ def attention_state(block, attention_step):  # the attention walk -> {target: va
     total = len(steps)
     s = min(attention_step, total)
     values = {f"a{c}{j}": "" for j in range(WALK_KEYS) for c in WALK}
-    values["per_block"] = f"{block} key{'s' if block != 1 else ''}"
     for st in steps:
         j = st.index
         keys = f"{st.keys[0]}–{st.keys[-1]}" if len(st.keys) > 1 else str(st.keys[0])
@@ -326,6 +333,7 @@ def attention_state(block, attention_step):  # the attention walk -> {target: va
                       pending="The output so far is accumulator ÷ sum over the keys read; it "
                               "is final only when the last block is in.")
     return {
+        "slots:attention_intro": {"per_block": f"{block} key{'s' if block != 1 else ''}"},
         "slots:attention": values,
         "prop:attention_step_widget.end": total,
         "prop:attention_prev.disabled": s == 0,
@@ -338,7 +346,7 @@ def attention_step_text(steps, s):  # -> {head, how}: what step s of the attenti
     total = len(steps)
     if s == 0:
         return {"head": "", "how": (f"Nothing read yet: {total} block{'s' if total != 1 else ''}"
-                                    " of keys to read. Press Next block.")}
+                                    " of keys to read. Press Next keys.")}
     st = steps[s - 1]
     keys = f"keys {st.keys[0]}–{st.keys[-1]}" if len(st.keys) > 1 else f"key {st.keys[0]}"
     head = f"Block {s} of {total} ({keys}):"
@@ -400,7 +408,7 @@ class OnlineSoftmaxPanel(StatePanel):
 
     @classmethod
     def controls(cls):
-        return [Control.choice("scores", PRESETS),
+        return [preset_control("scores", PRESETS),
                 Control.slider("block", range(1, MAX_BLOCK + 1)),
                 Control.slider("step", range(MAX_SCORES + 1)),
                 Control.slider("attention_step", range(WALK_KEYS + 1))]
@@ -458,7 +466,7 @@ class OnlineSoftmaxPanel(StatePanel):
             "prop:prev.disabled": self._prev_w, "prop:reset.disabled": self._reset_w,
             "prop:next.disabled": self._next_w, "slots:now": self._now,
             "slots:history": self._history, "slots:step_note": self._step_note,
-            "slots:attention": self._attention,
+            "slots:attention_intro": self._attention_intro, "slots:attention": self._attention,
             "prop:attention_step_widget.end": self._attention_step_w,
             "prop:attention_prev.disabled": self._attention_prev_w,
             "prop:attention_reset.disabled": self._attention_reset_w,
@@ -483,18 +491,20 @@ class OnlineSoftmaxPanel(StatePanel):
         self._controls = pn.FlexBox(self._scores_pick, typed, self._block_w,
                                     align_items="flex-end", sizing_mode="stretch_width")
         self._step_w, self._prev_w, self._next_w, self._reset_w, self._stepper = (
-            self._walk_controls("step", static))
+            self._walk_controls("step", static, ("Previous", "Next block", "Reset")))
         (self._attention_step_w, self._attention_prev_w, self._attention_next_w,
          self._attention_reset_w, self._attention_stepper) = (
-            self._walk_controls("attention_step", static))
+            self._walk_controls("attention_step", static,
+                                ("Previous keys", "Next keys", "Reset keys")))
 
-    def _walk_controls(self, name, static):
-        # -> slider, Previous, Next block, Reset and their row: one walk's step control
+    def _walk_controls(self, name, static, labels):
+        # -> slider, previous, next, reset and their row: one walk's step control (each
+        # button's name says which walk it moves)
         slider = pn.widgets.IntSlider.from_param(self.param[name], sizing_mode="stretch_width",
                                                  min_width=160, max_width=320)
-        prev = pn.widgets.Button(label="Previous", color="default", width=95)
-        nxt = pn.widgets.Button(label="Next block", color="primary", width=105)
-        reset = pn.widgets.Button(label="Reset", color="default", width=80)
+        prev, nxt, reset = (
+            pn.widgets.Button(label=label, color=color, width=max(80, 9 * len(label) + 20))
+            for label, color in zip(labels, ("default", "primary", "default")))
         for button, delta in ((prev, -1), (nxt, 1), (reset, 0)):
             if static:
                 button.js_on_click(args={"slider": slider, "delta": delta}, code=STEP_JS)
@@ -551,6 +561,7 @@ class OnlineSoftmaxPanel(StatePanel):
         self._step_note = readout(NoteReadout, state["slots:step_note"])
         self._now = readout(NowReadout, state["slots:now"])
         self._history = readout(HistoryReadout, state["slots:history"])
+        self._attention_intro = readout(AttentionIntroReadout, state["slots:attention_intro"])
         self._attention = readout(AttentionReadout, state["slots:attention"])
         self._memory = readout(MemoryReadout, state["slots:memory"])
         caption = pn.pane.HTML(CAPTION, sizing_mode="stretch_width", margin=(0, 10),
@@ -569,7 +580,8 @@ class OnlineSoftmaxPanel(StatePanel):
             self._stepper, walk,
             pn.pane.HTML("<h4 style='margin:8px 0 0'>The same walk, for attention</h4>",
                          margin=(0, 10)),
-            self._attention_stepper, self._attention, pn.Spacer(height=6), self._memory,
+            self._attention_intro, self._attention_stepper, self._attention,
+            pn.Spacer(height=6), self._memory,
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
 
 

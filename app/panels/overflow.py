@@ -24,7 +24,7 @@ from app import chrome, fmt, states
 from app.chrome import Readout, slot
 from app.model_picker import ink
 from app.states import Control, Part, StatePanel
-from app.typed_numbers import parse_numbers, preset_list
+from app.typed_numbers import parse_numbers, preset_control, preset_list
 from attention_core import numerics
 
 ROUTE = "/overflow"
@@ -36,8 +36,8 @@ SIXTEEN_NINES = ", ".join(["9"] * 16)
 # the presets: {the text a URL and the live box carry: what the list shows}
 PRESETS = {
     "2, 1, 0.1": "2, 1, 0.1: the documents' row (66%, 24%, 10%)",
-    "12, 1, 0.1": "12, 1, 0.1: e^12 ≈ 162,755, past float16's 65,504",
-    "11, 1, 0.1": "11, 1, 0.1: e^11 ≈ 59,874, just inside float16",
+    "12, 1, 0.1": "12, 1, 0.1: e^12 ≈ 162,755 > float16's 65,504",
+    "11, 1, 0.1": "11, 1, 0.1: e^11 ≈ 59,874 fits float16",
     "100, 1, 0.1": "100, 1, 0.1: past float32's e^88.7 too",
     "-20, -21, -22": "−20, −21, −22: every e^x rounds to 0 in float16",
     SIXTEEN_NINES: "sixteen 9s: each e^9 fits float16, their sum does not",
@@ -251,7 +251,7 @@ class OverflowPanel(StatePanel):
 
     @classmethod
     def controls(cls):
-        return [Control.choice("scores", PRESETS),
+        return [preset_control("scores", PRESETS),
                 Control.choice("precision", numerics.DTYPES), Control.toggle("subtract_max")]
 
     @classmethod
@@ -305,7 +305,7 @@ class OverflowPanel(StatePanel):
         self._scores_pick = preset_list(
             self, "scores", PRESETS, static=static, label="scores",
             typed_label="your own (typed beside)", sizing_mode="stretch_width", min_width=180,
-            max_width=360)
+            max_width=400)
         if static:  # typing needs Python: the live page takes it
             typed = chrome.live_button(ROUTE, "Type your own scores (live explorable)")
         else:
