@@ -40,6 +40,65 @@ def count(n):  # int -> "4,194,304"
     return f"{int(n):,}"
 
 
+# --- counts, shares and byte sizes: the cost panels ------------------------------------------
+
+def thousands(x):  # 4194304.4 -> "4,194,304": rounded to a whole number, thousands grouped
+    return f"{round(x):,}"
+
+
+def significant(x, digits):  # 1.0737, 3 -> "1.07"; 15.009, 3 -> "15.0"; 122.5, 2 -> "120"
+    if x == 0:
+        return "0"
+    places = digits - 1 - math.floor(math.log10(abs(x)))
+    if places < 0:  # round the integer part too: 122.5 at 2 digits -> 120
+        x = round(x, places)
+    return f"{x:,.{max(places, 0)}f}"
+
+
+def scale_words(x, digits=3):  # 1073741824 -> "1.07 billion": significant digits, a word for scale
+    if not math.isfinite(x):
+        return "∞"
+    for size, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million"),
+                       (1e3, "thousand")):
+        if abs(x) >= size:
+            return f"{significant(x / size, digits)} {word}"
+    return significant(x, digits)
+
+
+def percent(share, digits=2):  # 0.0739 -> "7.4%"; 0.00496 -> "0.50%"; 0.9950 -> "99.5%"
+    text = significant(share * 100, digits)
+    while text in ("100", "100.0", "100.00") and share < 1 and digits < 8:
+        digits += 1  # never print 100% for something short of all of it
+        text = significant(share * 100, digits)
+    return text + "%"
+
+
+def gb_and_gib(nbytes, digits=2):  # 536870912 -> "0.54 GB (0.50 GiB)": decimal and binary, named
+    if not math.isfinite(nbytes):
+        return "∞"
+    for power, dec, binary in ((3, "GB", "GiB"), (2, "MB", "MiB"), (1, "kB", "KiB")):
+        if nbytes >= 1000 ** power / 10:  # 0.54 GB rather than 537 MB
+            return (f"{significant(nbytes / 1000 ** power, digits)} {dec} "
+                    f"({significant(nbytes / 1024 ** power, digits)} {binary})")
+    return f"{nbytes:,.0f} bytes"
+
+
+def binary_bytes(nbytes):  # 4096 -> "4 KiB": binary units, exact when they divide
+    for size, unit in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
+        if nbytes >= size:
+            value = nbytes / size
+            return f"{value:g} {unit}" if value == int(value) else f"{value:.2f} {unit}"
+    return f"{nbytes:g} B"
+
+
+def tokens_or_never(n):  # 51324.4 -> "51,324"; inf -> "never"
+    return "never" if not math.isfinite(n) else f"{round(n):,}"
+
+
+def about_times(x):  # 73.8 -> "~74"; 3.2 -> "~3.2": a ratio, roughly
+    return f"~{x:.0f}" if x >= 10 else f"~{x:.1f}"
+
+
 # --- the second chapter's walks: significant figures, float specials, softmax shares ---------
 
 def sig_figures(x, digits=6):  # 0.36787944, 4 -> "0.3679"; 2e-16 -> "2 × 10^−16"; nan -> "nan"

@@ -1,37 +1,52 @@
 """Which model the cost panels count: one of the documents' three, or your own config.json.
 
-`ModelPicker` is a reusable Viewer. Its `model` parameter picks a preset (or "custom");
-its `shape` parameter is always the last model that parsed cleanly, so a bad upload shows
-an error naming the field and leaves every number on the page as it was. An uploaded or
-pasted config lives only in this session's memory: it is never written to disk and never
-put in the URL (only the preset's key is).
+A preset is a discrete choice: a static page switches between the three in the browser, from
+states computed here. Your own config.json needs Python, so it stays live: a static page
+shows the presets and a button to the live explorable; a live session parses the upload and
+counts it with the same pure functions a preset goes through.
 
-The formatting helpers at the bottom are shared by the three cost panels, so that every
-number reads the same way everywhere. `ink()` and `CODE_CSS`, at the very bottom, serve
-every panel: what a figure draws on its canvas, where the theme's CSS variables cannot
-reach, and inline code in a Markdown pane, in the page's theme.
+`Model` is what a panel's parts count: a shape, the config fields that set its FLOPs per
+(query, key) pair, and where it came from. A part is given a preset's key (the table's
+values) or a `Model` (your config, live) and `resolve`s either to a `Model`.
+`picker_state(model)` is the picker's own part of a panel's state: its status line and its
+fields table, as `chrome.Readout` slots.
+
+`ModelPicker` holds the widgets. Its `model` parameter picks a preset (or "custom"); its
+`shape` is always the last model that parsed cleanly, so a bad upload shows an error naming
+the field and leaves every number on the page as it was. An uploaded or pasted config lives
+only in this session's memory: it is never written to disk and never put in the URL (only
+the preset's key is).
+
+`ink()` and `CODE_CSS`, at the bottom, serve every panel: what a figure draws on its canvas,
+where the theme's CSS variables cannot reach, and inline code in a Markdown pane.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import html
-import math
 import re
 from dataclasses import dataclass
+from typing import ClassVar
 
 import panel as pn
 import param
 
-from app import chrome
+from app import chrome, states
+from app.chrome import Readout, slot
 from attention_core import costs
 
 PRESET_KEYS = tuple(costs.PRESETS)  # "qwen3-8b", "gpt2", "llama-3-8b"
 CUSTOM = "custom"
 MODEL_LABELS = {"Qwen3-8B": "qwen3-8b", "GPT-2": "gpt2", "Llama-3-8B": "llama-3-8b",
                 "Custom": CUSTOM}
+PRESET_LABELS = {label: key for label, key in MODEL_LABELS.items() if key != CUSTOM}
 MARKUP = re.compile(r"[<>]")
 SHOWN_STRINGS = ("_name_or_path", "model_type")  # config strings the page displays
 TEXT_LIMIT = 2 * costs.MAX_CONFIG_BYTES  # the text box lets an oversized paste through to say so
+FIELD_ROWS = 4  # pair_fields: layers, query heads, KV heads, head width
+NOTE_LINES = 8  # the most approximations a config gets (costs.ModelShape.from_config)
 
 PICKER_CSS = """
 .ae-hint { font-size: 0.85em; opacity: 0.85; margin: 2px 0; }
@@ -42,6 +57,9 @@ PICKER_CSS = """
 .ae-fields code { overflow-wrap: normal; word-break: normal; }
 .ae-caption { font-weight: 600; font-size: 0.9em; margin: 8px 0 0; }
 .ae-readout p { margin: 4px 0; }
+.ae-readout ul { margin: 2px 0; }
+li:empty, p:empty { display: none; }
+ul:not(:has(li:not(:empty))) { display: none; }
 """
 
 
@@ -49,6 +67,8 @@ def model_selector(default):  # -> a param.Selector over the presets and "custom
     return param.Selector(default=default, objects=dict(MODEL_LABELS), label="model", doc="""
         Which model's config.json the numbers come from; "custom" uses one you upload or paste.""")
 
+
+# --- reading a config -----------------------------------------------------------------------
 
 def _language_part(cfg):  # multimodal config -> the dict holding the text model's fields
     if "num_hidden_layers" in cfg or "n_layer" in cfg:
@@ -109,39 +129,124 @@ def pair_fields(cfg, shape):  # -> [(config field, value text, what it is)], the
     return rows
 
 
-def fields_html(rows):  # rows from pair_fields -> an escaped HTML table
-    body = "".join(f"<tr><td><code>{html.escape(f)}</code></td><td><b>{html.escape(v)}</b></td>"
-                   f"<td>{html.escape(w)}</td></tr>" for f, v, w in rows)
-    return f'<table class="ae-fields">{body}</table>'
+# --- what a panel counts: a preset's key or your config, as a Model ---------------------------
+
+@dataclass(frozen=True)
+class Model:
+    """A model a cost panel counts. Frozen and hashable: the parts may cache on it."""
+
+    shape: costs.ModelShape
+    fields: tuple  # pair_fields rows: ((config field, value text, what it is), ...)
+    source: str  # "the preset config.json", "your config (name)"; "" when none is loaded yet
+    key: str = CUSTOM
 
 
-def notes_html(notes):  # the model's approximations, escaped
-    if not notes:
-        return '<p class="ae-hint">No approximations needed for this config.</p>'
-    items = "".join(f"<li>{html.escape(n)}</li>" for n in notes)
-    return (f'<p class="ae-hint">Approximations made for this config:</p>'
-            f'<ul class="ae-hint">{items}</ul>')
+def load(shape, cfg, source):  # a parsed config -> the Model of your config
+    return Model(shape, tuple(pair_fields(cfg, shape)), f"your config ({source})")
 
+
+@functools.cache
+def preset_model(key):  # "qwen3-8b" -> its Model, parsed once per process
+    shape = costs.preset(key)
+    return Model(shape, tuple(pair_fields(costs.PRESETS[key], shape)),
+                 "the preset config.json", key)
+
+
+def resolve(model):  # a preset's key | Model -> Model
+    return model if isinstance(model, Model) else preset_model(model)
+
+
+def shape_of(model):  # a preset's key | Model -> ModelShape
+    return resolve(model).shape
+
+
+# --- the picker's part of a panel's state ---------------------------------------------------
+
+STATUS = f'<p aria-live="polite">{slot("lead")}<b data-s="name"></b>{slot("tail")}</p>'
+
+FIELDS = (
+    '<div class="ae-readout" aria-live="polite"><p class="ae-hint">The fields that set the '
+    'FLOPs per (query, key) pair:</p><table class="ae-fields">'
+    + "".join(f"<tr><td>{slot(f'field{i}', 'code')}</td><td>{slot(f'value{i}', 'b')}</td>"
+              f"{slot(f'what{i}', 'td')}</tr>" for i in range(FIELD_ROWS))
+    + f'</table>{slot("notes", "p", class_="ae-hint")}<ul class="ae-hint">'
+    + "".join(slot(f"note{i}", "li") for i in range(NOTE_LINES)) + "</ul></div>")
+
+
+class StatusReadout(Readout):
+    template = STATUS
+    _scripts: ClassVar[dict] = Readout.scripts(STATUS)
+
+
+class FieldsReadout(Readout):
+    template = FIELDS
+    _scripts: ClassVar[dict] = Readout.scripts(FIELDS)
+
+
+def status_values(model):  # -> {slot: text}: which model is counted, and from where
+    m = resolve(model)
+    if m.source:
+        return {"lead": "Counting ", "name": m.shape.name, "tail": f", from {m.source}."}
+    return {"lead": "No config loaded yet: still counting ", "name": m.shape.name,
+            "tail": ". Upload a config.json or paste one below."}
+
+
+def fields_values(model):  # -> {slot: text}: the four fields and the approximations made
+    m = resolve(model)
+    values = {}
+    for i, (field, value, what) in enumerate(m.fields):
+        values.update({f"field{i}": field, f"value{i}": value, f"what{i}": what})
+    notes = list(m.shape.notes)
+    if len(notes) > NOTE_LINES:  # never happens today; the last line takes the rest
+        notes[NOTE_LINES - 1:] = [" ".join(notes[NOTE_LINES - 1:])]
+    values["notes"] = ("Approximations made for this config:" if notes
+                       else "No approximations needed for this config.")
+    values.update({f"note{i}": notes[i] if i < len(notes) else "" for i in range(NOTE_LINES)})
+    return values
+
+
+def picker_state(model):  # a preset's key | Model -> {target: value}
+    return {"slots:model_status": status_values(model), "slots:model_fields": fields_values(model)}
+
+
+# --- the widgets ----------------------------------------------------------------------------
 
 class ModelPicker(pn.viewable.Viewer):
-    """Pick a preset model or load a config.json; `shape` is the last model that parsed."""
+    """Pick a preset model or load a config.json; `shape` is the last model that parsed.
+
+    A panel that holds the picker (`hosted=True`) puts `picker_state` among its parts and the
+    picker's `targets` among its own, so its `push` draws the status and fields with the rest
+    of its state; a picker on its own pushes its state itself. A static page gets the presets
+    only, and `chrome.live_button(route)` for your own config.
+    """
 
     model = model_selector(PRESET_KEYS[0])
     shape = param.ClassSelector(class_=costs.ModelShape, doc="""
         The last model that parsed cleanly; a bad config leaves it as it was.""")
     error = param.String(default="", doc="The last config's problem, as plain text (unescaped).")
 
-    def __init__(self, **params):
+    def __init__(self, hosted=False, route=None, **params):
         super().__init__(**params)
-        self._custom = None  # (ModelShape, cfg, source) of the last good custom config
-        self._cfg = costs.PRESETS.get(self.model, costs.PRESETS[PRESET_KEYS[0]])
+        self._hosted, self._route, self._static = hosted, route, states.is_static()
+        self._custom = None  # Model of the last good config of your own
+        self._last = preset_model(self.model if self.model in costs.PRESETS else PRESET_KEYS[0])
         if self.shape is None:
-            key = self.model if self.model in costs.PRESETS else PRESET_KEYS[0]
-            self.shape = costs.preset(key)
-            self._cfg = costs.PRESETS[key]
+            self.shape = self._last.shape
+        self._state = picker_state(self.current())
         self._build()
+        self.targets = {"slots:model_status": self.status, "slots:model_fields": self.fields}
         self.param.watch(self._on_model, "model")
-        self._render()
+        self._refresh()
+
+    # ---- what is counted -----------------------------------------------------------
+
+    def custom_model(self):  # -> Model: your config, or the last model while none is loaded
+        if self._custom is not None:
+            return self._custom
+        return dataclasses.replace(self._last, source="", key=CUSTOM)
+
+    def current(self):  # -> a preset's key or your config's Model: what a panel's parts count
+        return self.model if self.model in costs.PRESETS else self.custom_model()
 
     # ---- loading -------------------------------------------------------------------
 
@@ -155,11 +260,12 @@ class ModelPicker(pn.viewable.Viewer):
             return False
         self.error = ""
         self._error_pane.object, self._error_pane.visible = "", False
-        self._custom = (shape, cfg, source)
+        self._custom = load(shape, cfg, source)
         if self.model != CUSTOM:
             self.model = CUSTOM  # _on_model installs it
         else:
-            self._install(shape, cfg)
+            self._install(self._custom)
+            self._refresh()
         return True
 
     def _error_html(self, field, problem, source):
@@ -170,16 +276,22 @@ class ModelPicker(pn.viewable.Viewer):
 
     def _on_model(self, event):
         if event.new in costs.PRESETS:
-            self._install(costs.preset(event.new), costs.PRESETS[event.new])
+            self._install(preset_model(event.new))
         elif self._custom is not None:
-            self._install(*self._custom[:2])
-        else:
-            self._render()  # custom chosen, nothing loaded yet: keep the last model
+            self._install(self._custom)
+        self._refresh()  # custom chosen, nothing loaded yet: the last model stays
 
-    def _install(self, shape, cfg):
-        self._cfg = cfg
-        self.shape = shape
-        self._render()
+    def _install(self, model):
+        self._last = model
+        self.shape = model.shape
+
+    def _refresh(self):
+        if not self._static:
+            self._custom_box.visible = self.model == CUSTOM
+        if not self._hosted:  # on its own: the same push a panel would do
+            new = picker_state(self.current())
+            states.push(self.targets, self._state, new)
+            self._state = new
 
     def _on_file(self, *events):
         # an empty file arrives as value None with a filename: still answer it; a new
@@ -198,26 +310,33 @@ class ModelPicker(pn.viewable.Viewer):
 
     # ---- display -------------------------------------------------------------------
 
-    def status_html(self):  # -> which model is counted, escaped
-        name = html.escape(self.shape.name)
-        if self.model in costs.PRESETS:
-            where = "the preset config.json"
-        elif self._custom is not None:
-            where = f"your config ({html.escape(self._custom[2])})"
-        else:
-            return (f'<p aria-live="polite">No config loaded yet: still counting <b>{name}</b>. '
-                    "Upload a config.json or paste one below.</p>")
-        return f'<p aria-live="polite">Counting <b>{name}</b>, from {where}.</p>'
-
-    def _render(self):
-        self._status.object = self.status_html()
-        self._fields.object = (
-            '<div aria-live="polite"><p class="ae-hint">The fields that set the FLOPs per '
-            "(query, key) pair:</p>" + fields_html(pair_fields(self._cfg, self.shape))
-            + notes_html(self.shape.notes) + "</div>")
-        self._custom_box.visible = self.model == CUSTOM
+    def status_html(self):  # -> the status line as HTML, every text escaped
+        values = self.status.values
+        return chrome.SLOT_ELEMENT.sub(
+            lambda m: m.group(1) + html.escape(values[m.group(3)]) + m.group(4), STATUS)
 
     def _build(self):
+        readout = {"sizing_mode": "stretch_width", "margin": (0, 10),
+                   "stylesheets": [PICKER_CSS]}
+        self.status = StatusReadout(self._state["slots:model_status"], **readout)
+        self.fields = FieldsReadout(self._state["slots:model_fields"], **readout)
+        self._error_pane = pn.pane.HTML("", visible=False, sizing_mode="stretch_width",
+                                        margin=(0, 10), stylesheets=[PICKER_CSS])
+        label = pn.pane.HTML("<b>Model</b>", margin=(0, 10))
+        if self._static:  # the presets switch in the browser; your own config needs Python
+            self.model_buttons = pn.widgets.RadioButtonGroup(
+                label="model", options=dict(PRESET_LABELS),
+                value=self.model if self.model in costs.PRESETS else PRESET_KEYS[0],
+                color="primary", variant="outline", sizing_mode="stretch_width", max_width=440)
+            live = [] if self._route is None else [pn.FlexBox(
+                pn.pane.HTML('<p class="ae-hint">To count a config.json of your own:</p>',
+                             margin=(0, 10), stylesheets=[PICKER_CSS]),
+                chrome.live_button(self._route), align_items="center",
+                sizing_mode="stretch_width", margin=0)]
+            self._layout = pn.Column(
+                label, self.model_buttons, self.status, *live, self.fields,
+                sizing_mode="stretch_width", margin=0, stylesheets=[chrome.CSS, PICKER_CSS])
+            return
         self.model_buttons = pn.widgets.RadioButtonGroup.from_param(
             self.param.model, label="model", color="primary", variant="outline",
             sizing_mode="stretch_width", max_width=440)
@@ -232,11 +351,6 @@ class ModelPicker(pn.viewable.Viewer):
                                             width=150)
         self.file_input.param.watch(self._on_file, ["value", "filename"])
         self.use_button.on_click(self._on_use)
-        self._status = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10))
-        self._error_pane = pn.pane.HTML("", visible=False, sizing_mode="stretch_width",
-                                        margin=(0, 10), stylesheets=[PICKER_CSS])
-        self._fields = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                    stylesheets=[PICKER_CSS])
         hint = pn.pane.HTML(
             '<p class="ae-hint">Your config is read in this session\'s memory only: never '
             "saved to disk and never put in the URL, so a link to this page shows a preset "
@@ -244,12 +358,12 @@ class ModelPicker(pn.viewable.Viewer):
             f"{costs.MAX_CONFIG_BYTES:,} bytes.</p>",
             sizing_mode="stretch_width", margin=(0, 10), stylesheets=[PICKER_CSS])
         self._custom_box = pn.Column(
-            self.file_input,
-            self.text_input, self.use_button, hint, sizing_mode="stretch_width", margin=0)
+            self.file_input, self.text_input, self.use_button, hint,
+            sizing_mode="stretch_width", margin=0)
         self._layout = pn.Column(
-            pn.pane.HTML("<b>Model</b>", margin=(0, 10)), self.model_buttons, self._status,
-            self._error_pane, self._custom_box, self._fields, sizing_mode="stretch_width",
-            margin=0, stylesheets=[chrome.CSS, PICKER_CSS])
+            label, self.model_buttons, self.status, self._error_pane, self._custom_box,
+            self.fields, sizing_mode="stretch_width", margin=0,
+            stylesheets=[chrome.CSS, PICKER_CSS])
 
     def __panel__(self):
         return self._layout
@@ -259,65 +373,6 @@ def link_model(viewer, picker):  # keep viewer.model and picker.model the same, 
     picker.model = viewer.model
     viewer.param.watch(lambda e: setattr(picker, "model", e.new), "model")
     picker.param.watch(lambda e: setattr(viewer, "model", e.new), "model")
-
-
-# ---- formatting shared by the cost panels --------------------------------------------
-
-def grouped(x):  # 4194304 -> "4,194,304"
-    return f"{round(x):,}"
-
-
-def short(x, digits=3):  # 1073741824 -> "1.07 billion"; significant digits, words for scale
-    if not math.isfinite(x):
-        return "∞"
-    for size, word in ((1e12, "trillion"), (1e9, "billion"), (1e6, "million"),
-                       (1e3, "thousand")):
-        if abs(x) >= size:
-            return f"{_sig(x / size, digits)} {word}"
-    return _sig(x, digits)
-
-
-def _sig(x, digits):  # 1.0737, 3 -> "1.07"; 15.009, 3 -> "15.0"; 122.5, 2 -> "120"
-    if x == 0:
-        return "0"
-    places = digits - 1 - math.floor(math.log10(abs(x)))
-    if places < 0:  # round the integer part too: 122.5 at 2 digits -> 120
-        x = round(x, places)
-    return f"{x:,.{max(places, 0)}f}"
-
-
-def percent(share, digits=2):  # 0.0739 -> "7.4%"; 0.00496 -> "0.50%"; 0.9950 -> "99.5%"
-    text = _sig(share * 100, digits)
-    while text in ("100", "100.0", "100.00") and share < 1 and digits < 8:
-        digits += 1  # never print 100% for something short of all of it
-        text = _sig(share * 100, digits)
-    return text + "%"
-
-
-def size_text(nbytes, digits=2):  # bytes -> "0.54 GB (0.50 GiB)": decimal and binary, named
-    if not math.isfinite(nbytes):
-        return "∞"
-    for power, dec, binary in ((3, "GB", "GiB"), (2, "MB", "MiB"), (1, "kB", "KiB")):
-        if nbytes >= 1000 ** power / 10:  # 0.54 GB rather than 537 MB
-            return (f"{_sig(nbytes / 1000 ** power, digits)} {dec} "
-                    f"({_sig(nbytes / 1024 ** power, digits)} {binary})")
-    return f"{nbytes:,.0f} bytes"
-
-
-def binary_size(nbytes):  # 4096 -> "4 KiB"; binary units, exact when it divides
-    for size, unit in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
-        if nbytes >= size:
-            value = nbytes / size
-            return f"{value:g} {unit}" if value == int(value) else f"{value:.2f} {unit}"
-    return f"{nbytes:g} B"
-
-
-def tokens(n):  # 51324.4 -> "51,324"; inf -> "never"
-    return "never" if not math.isfinite(n) else f"{round(n):,}"
-
-
-def at_tokens(n):  # 51324.4 -> "at <b>51,324</b> tokens"; inf -> "<b>never</b>"
-    return "<b>never</b>" if not math.isfinite(n) else f"at <b>{round(n):,}</b> tokens"
 
 
 # ---- the page's theme, where CSS variables cannot reach -----------------------------------

@@ -6,15 +6,16 @@ import pathlib
 
 import pytest
 
+from app import fmt, states
 from app.model_picker import (
     CUSTOM,
     DARK_INK,
     LIGHT_INK,
+    Model,
     ModelPicker,
     ink,
-    percent,
-    short,
-    size_text,
+    picker_state,
+    resolve,
 )
 from attention_core import costs
 
@@ -47,27 +48,31 @@ def test_defaults_are_the_first_preset():
     assert set(picker.param.model.objects) == {"qwen3-8b", "gpt2", "llama-3-8b", CUSTOM}
     assert not picker.error and not picker._error_pane.visible
     assert not picker._custom_box.visible
+    assert picker.status.text() == "Counting Qwen3-8B, from the preset config.json."
 
 
 def test_switching_presets_swaps_the_shape_and_the_fields():
     picker = ModelPicker(model="llama-3-8b")
     assert picker.shape.name == "Llama-3-8B"
-    fields = picker._fields.object
-    for text in ("num_hidden_layers", "num_attention_heads", "num_key_value_heads",
-                 "hidden_size / num_attention_heads", "<b>128</b>"):
-        assert text in fields  # Llama-3-8B has no head_dim field: 4096 / 32
+    fields = picker.fields.values
+    assert [fields[f"field{i}"] for i in range(4)] == [
+        "num_hidden_layers", "num_attention_heads", "num_key_value_heads",
+        "hidden_size / num_attention_heads"]
+    assert fields["value3"] == "128"  # Llama-3-8B has no head_dim field: 4096 / 32
+    assert "<b data-s=\"value3\"></b>" in picker.fields.template  # the value in bold
     picker.model = "gpt2"
     assert picker.shape.name == "GPT-2 small"
-    fields = picker._fields.object
-    assert "n_layer" in fields and "n_head" in fields and "n_embd / n_head" in fields
-    assert "<b>64</b>" in fields  # 768 / 12
+    fields = picker.fields.values
+    assert (fields["field0"], fields["field1"], fields["field3"]) == (
+        "n_layer", "n_head", "n_embd / n_head")
+    assert fields["value3"] == "64"  # 768 / 12
 
 
 def test_preset_notes_and_custom_notes_are_shown():
     picker = ModelPicker()
-    assert "No approximations" in picker._fields.object
+    assert "No approximations" in picker.fields.text()
     assert picker.load_config(custom_text(model_type="mystery"))
-    assert "is not one we know" in picker._fields.object  # the core's note, escaped
+    assert "is not one we know" in picker.fields.text()  # the core's note, as text
 
 
 def test_a_good_custom_config_becomes_the_model():
@@ -76,7 +81,7 @@ def test_a_good_custom_config_becomes_the_model():
     assert picker.model == CUSTOM
     assert picker.shape.layers == 16 and picker.shape.name == "my-llama"
     assert picker._custom_box.visible
-    assert "my-llama" in picker._status.object
+    assert "my-llama" in picker.status.text()
 
 
 @pytest.mark.parametrize("text, field", BAD_CONFIGS)
@@ -113,7 +118,7 @@ def test_custom_without_a_config_keeps_the_model_and_says_so():
     picker = ModelPicker(model="llama-3-8b")
     picker.model = CUSTOM
     assert picker.shape.name == "Llama-3-8B"
-    assert "No config loaded yet" in picker._status.object
+    assert "No config loaded yet" in picker.status.text()
     assert picker._custom_box.visible
 
 
@@ -132,7 +137,8 @@ def test_upload_and_paste_paths():
     picker.file_input.filename = "<b>evil</b>.json"
     picker.file_input.value = custom_text(num_hidden_layers=20).encode()
     assert picker.shape.layers == 20
-    assert "&lt;b&gt;evil&lt;/b&gt;.json" in picker._status.object
+    assert "<b>evil</b>.json" in picker.status.values["tail"]  # set as text, never parsed
+    assert "&lt;b&gt;evil&lt;/b&gt;.json" in picker.status_html()
     picker.text_input.value = custom_text(num_hidden_layers=24)
     picker.use_button.clicks += 1
     assert picker.shape.layers == 24
@@ -167,11 +173,17 @@ def test_the_hint_says_the_config_is_not_in_the_url():
 
 
 def test_formatting_helpers():
-    assert percent(0.07390774) == "7.4%" and percent(0.004963) == "0.50%"
-    assert percent(0.3943) == "39%" and percent(0.99951) != "100%"
-    assert short(1_073_741_824) == "1.07 billion" and short(122_532, 2) == "120 thousand"
-    assert size_text(536_870_912) == "0.54 GB (0.50 GiB)"
-    assert size_text(4_294_967_296) == "4.3 GB (4.0 GiB)"
+    assert fmt.percent(0.07390774) == "7.4%" and fmt.percent(0.004963) == "0.50%"
+    assert fmt.percent(0.3943) == "39%" and fmt.percent(0.99951) != "100%"
+    assert fmt.scale_words(1_073_741_824) == "1.07 billion"
+    assert fmt.scale_words(122_532, 2) == "120 thousand"
+    assert fmt.gb_and_gib(536_870_912) == "0.54 GB (0.50 GiB)"
+    assert fmt.gb_and_gib(4_294_967_296) == "4.3 GB (4.0 GiB)"
+    assert fmt.binary_bytes(4096) == "4 KiB" and fmt.binary_bytes(131_072) == "128 KiB"
+    assert fmt.thousands(4_194_304.4) == "4,194,304"
+    assert fmt.tokens_or_never(51_324.4) == "51,324" and fmt.tokens_or_never(float("inf")) == \
+        "never"
+    assert fmt.about_times(73.8) == "~74" and fmt.about_times(3.24) == "~3.2"
 
 
 def test_figure_ink_follows_the_theme(monkeypatch):
@@ -184,3 +196,48 @@ def test_figure_ink_follows_the_theme(monkeypatch):
     from panel.theme.base import BOKEH_DARK
 
     assert DARK_INK.paper == BOKEH_DARK["attrs"]["Plot"]["background_fill_color"]
+
+
+# ---- the picker's part of a panel's state ----------------------------------------------------
+
+def test_picker_state_is_pure_and_a_preset_key_means_its_model():
+    for key in costs.PRESETS:
+        assert picker_state(key) == picker_state(key) == picker_state(resolve(key))
+        assert resolve(key).shape == costs.preset(key)
+    state = picker_state("gpt2")
+    assert state["slots:model_status"]["name"] == "GPT-2 small"
+    assert state["slots:model_fields"]["notes"] == "No approximations needed for this config."
+
+
+def test_the_pickers_readouts_show_exactly_its_state():
+    picker = ModelPicker()
+    for key in ("gpt2", "llama-3-8b", CUSTOM, "qwen3-8b"):
+        picker.model = key
+        state = picker_state(picker.current())
+        assert picker.status.values == state["slots:model_status"]
+        assert picker.fields.values == state["slots:model_fields"]
+    assert picker.load_config(custom_text(_name_or_path="mine", num_hidden_layers=16),
+                              source="mine.json")
+    model = picker.current()
+    assert isinstance(model, Model) and model.source == "your config (mine.json)"
+    assert picker.status.values == picker_state(model)["slots:model_status"]
+    assert picker.fields.values["value0"] == "16"
+
+
+def test_custom_with_nothing_loaded_counts_the_last_model():
+    picker = ModelPicker(model="gpt2")
+    picker.model = CUSTOM
+    model = picker.current()
+    assert model.shape.name == "GPT-2 small" and model.source == ""
+    assert picker.status.text().startswith("No config loaded yet: still counting GPT-2 small")
+
+
+def test_a_static_picker_offers_the_presets_and_the_live_explorable():
+    import panel as pn
+
+    with states.static_build():
+        picker = ModelPicker(hosted=True, route="/cost")
+    assert list(picker.model_buttons.options) == ["Qwen3-8B", "GPT-2", "Llama-3-8B"]
+    assert not hasattr(picker, "file_input") and not hasattr(picker, "_custom_box")
+    labels = [b.label for b in picker._layout.select(pn.widgets.Button)]
+    assert labels == ["Open this in the live explorable"]

@@ -1,17 +1,20 @@
 """The cost panel without a browser: the documents' shares and crossovers, bad configs, URL."""
 
+import gzip
 import json
-import re
+import random
+import time
 
 import pytest
 
 from app import url_state
+from app.model_picker import Model
 from app.panels.cost import CostPanel
 from attention_core import costs
 
 
-def text(panel):  # the readout without tags
-    return re.sub(r"<[^>]+>", "", panel.readout.object)
+def text(panel):  # the readout as a reader sees it
+    return panel.readout.text()
 
 
 @pytest.fixture
@@ -31,7 +34,7 @@ def test_qwen3_at_4096_is_7_4_percent_and_crosses_at_51324(panel):
     assert "attention is 7.4% of the arithmetic" in t
     assert "51,324 tokens with the triangular kernel" in t
     assert "at 25,662 tokens with the naive one" in t  # half of 51,324, as the document says
-    assert 'aria-live="polite"' in panel.readout.object
+    assert 'aria-live="polite"' in panel.readout.template
 
 
 @pytest.mark.parametrize("prompt, share", [(32_768, "39%"), (131_072, "72%")])
@@ -99,7 +102,7 @@ def test_figure_is_built_once(panel):
                                          "_name_or_path": "mine"}))
     assert panel.figure is fig and panel.curve_source is source
     assert list(panel.figure.renderers) == renderers
-    assert "mine" in panel.caption.object
+    assert "mine" in panel.caption.text()
 
 
 @pytest.mark.parametrize("bad", [
@@ -108,11 +111,11 @@ def test_figure_is_built_once(panel):
     json.dumps({**costs.PRESETS["qwen3-8b"], "head_dim": "<script>alert(1)</script>"}),
 ])
 def test_a_bad_config_keeps_the_numbers(panel, bad):
-    before = panel.readout.object
+    before = text(panel)
     curve = list(panel.curve_source.data["triangular"])
     panel.model = "custom"
     panel.picker.load_config(bad)
-    assert panel.readout.object == before
+    assert text(panel) == before
     assert list(panel.curve_source.data["triangular"]) == curve
     error = panel.picker._error_pane.object
     assert panel.picker._error_pane.visible and "<script" not in error
@@ -133,7 +136,7 @@ def test_a_window_on_every_layer_can_mean_no_crossover(panel):
     assert "Crossover, where prefill attention equals everything else: never with the " \
         "triangular kernel" in text(panel)
     assert not panel.cross_span.visible and not panel.maxpos_span.visible
-    assert "Sliding window of 512 tokens" in panel.picker._fields.object
+    assert "Sliding window of 512 tokens" in panel.picker.fields.text()
 
 
 def test_url_restore_clamps_and_ignores_with_notes(panel):
@@ -152,3 +155,119 @@ def test_url_restore_sets_a_preset():
     notes = url_state.restore(panel, panel.url_keys, {"model": [b"gpt2"], "prompt": [b"1024"]})
     assert notes == [] and panel.picker.shape.name == "GPT-2 small"
     assert "attention is 7.1% of the arithmetic" in text(panel)
+
+
+# ---- the one shape: a pure state, live == state, a small table ------------------------------
+
+def mismatches(panel, state):  # -> the targets whose model does not hold the state's value
+    bad = []
+    for name, value in state.items():
+        model = panel.targets[name]
+        kind, _, rest = name.partition(":")
+        if kind == "source":
+            ok = all(list(model.data[column]) == list(v) for column, v in value.items())
+        elif kind == "slots":
+            ok = all(model.values[slot] == text for slot, text in value.items())
+        else:
+            got = getattr(model, rest.rpartition(".")[2])
+            ok = got == value or (isinstance(value, dict)  # a Value spec: {"value": ...}
+                                  and getattr(got, "value", None) == value.get("value"))
+        if not ok:
+            bad.append(name)
+    return bad
+
+
+def sample_states(cls, n, seed=0):  # -> n random settings of the controls' stops
+    rng = random.Random(seed)
+    return [{c.name: rng.choice(c.values) for c in cls.controls()} for _ in range(n)]
+
+
+def widget_values(panel):  # every widget's value and every readout's text, as drawn now
+    return ({name: w.value for name, w in panel.widgets.items()},
+            {name: dict(getattr(m, "values", {})) for name, m in panel.targets.items()})
+
+
+def test_state_is_pure_and_touches_no_widget(panel):
+    before = widget_values(panel)
+    for params in sample_states(CostPanel, 20):
+        first = CostPanel.state(**params)
+        assert CostPanel.state(**params) == first
+        assert json.loads(json.dumps(first)) == first  # JSON as it is
+    assert widget_values(panel) == before
+    assert not mismatches(panel, CostPanel.state(**panel.params()))
+
+
+def test_live_panel_shows_exactly_the_state(panel):
+    for params in sample_states(CostPanel, 40, seed=1):
+        panel.param.update(**params)
+        assert mismatches(panel, CostPanel.state(**params)) == [], params
+
+
+def test_defaults_are_stops_and_the_documents_states_are_in_the_table():
+    controls = {c.name: c for c in CostPanel.controls()}
+    for name, c in controls.items():
+        assert CostPanel.param[name].default in c.values, name
+    for value in (256, 1024, 4096, 32_768, 131_072):
+        assert value in controls["prompt"].values
+    assert controls["model"].values == ("qwen3-8b", "gpt2", "llama-3-8b")
+
+
+def test_table_size_and_build_time():
+    CostPanel.__dict__.get("_table_cache") and delattr(CostPanel, "_table_cache")
+    t0 = time.perf_counter()
+    table = CostPanel.table()
+    seconds = time.perf_counter() - t0
+    raw = json.dumps(table).encode()
+    print(f"\ncost table: {len(raw):,} bytes raw, {len(gzip.compress(raw)):,} gzipped, "
+          f"built in {seconds:.2f} s")
+    assert len(raw) < 300_000 and seconds < 2.0
+
+
+def test_the_table_holds_what_state_gives():
+    table = CostPanel.table()
+    names = [c["name"] for c in table["controls"]]
+    for params in sample_states(CostPanel, 30, seed=2):
+        at = [table["controls"][i]["values"].index(params[n]) for i, n in enumerate(names)]
+        looked_up = {}
+        for part in table["parts"]:
+            index = 0
+            for c in part["controls"]:
+                index = index * len(table["controls"][c]["values"]) + at[c]
+            looked_up.update(part["values"][part["index"][index]])
+        assert looked_up == CostPanel.state(**params)
+
+
+def test_your_config_goes_through_the_same_parts(panel):
+    cfg = {**costs.PRESETS["gpt2"], "_name_or_path": "my-gpt2"}
+    assert panel.picker.load_config(json.dumps(cfg))
+    model = panel.params()["model"]
+    assert isinstance(model, Model) and model.shape.name == "my-gpt2"
+    assert mismatches(panel, CostPanel.state(**panel.params())) == []
+    gpt2 = CostPanel.state(**{**panel.params(), "model": "gpt2"})
+    mine = CostPanel.state(**panel.params())
+    assert mine["slots:crossover"] == gpt2["slots:crossover"]  # the same numbers: 13,404
+    assert mine["source:curve"] == gpt2["source:curve"]
+
+
+def test_off_stop_values_typed_live_are_counted(panel):
+    panel.prompt = 3000
+    assert "Prefill of a 3,000-token prompt" in text(panel)
+    assert mismatches(panel, CostPanel.state(**panel.params())) == []
+
+
+def test_a_static_page_has_presets_stops_and_the_live_button():
+    import panel as pn
+
+    from app import states
+
+    with states.static_build():
+        p = CostPanel()
+        p.__panel__()
+    assert list(p.picker.model_buttons.options) == ["Qwen3-8B", "GPT-2", "Llama-3-8B"]
+    assert p.prompt_input is None and p.generate_input is None
+    assert not hasattr(p.picker, "file_input")
+    buttons = [b for b in p.picker._layout.select(pn.widgets.Button)
+               if b.label == "Open this in the live explorable"]
+    assert len(buttons) == 1
+    assert p.prompt_slider.value == 12 and p.generate_slider.value == 12  # 4,096 = 2¹²
+    assert p.widgets["model"] is p.picker.model_buttons

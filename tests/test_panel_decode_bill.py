@@ -1,21 +1,24 @@
 """The decode bill without a browser: the document's ops, bytes, intensity and verdict."""
 
+import gzip
 import json
 import re
+import time
 
 import pytest
 
-from app import url_state
+from app import states, url_state
 from app.panels.decode_bill import DecodeBillPanel
 from attention_core import costs
+from tests.test_panel_cost import mismatches, sample_states, widget_values
 
 # The document's figures for Llama-3-8B at 4,096 tokens of context, one user.
 DOTS = 32 * 32 * 4096  # 4,194,304
 HALF = DOTS * 2 * 128  # scores, and again the weighted sum: ≈ 1.07B each
 
 
-def text(pane):
-    return re.sub(r"<[^>]+>", "", pane.object)
+def text(readout):  # what a reader sees
+    return readout.text()
 
 
 def all_text(panel):
@@ -77,7 +80,7 @@ def test_roofline_sources(panel):
     assert panel.point_source.data["y"] == [pytest.approx(4.0 * 3.35)]  # TFLOP/s
     panel.gpu = "b200"
     assert panel.ridge_span.location == pytest.approx(2250 / 8.0)
-    assert "B200" in panel.caption.object
+    assert "B200" in panel.caption.text()
 
 
 def test_users_multiply_the_cache(panel):
@@ -217,3 +220,63 @@ def test_every_figure_is_laid_out_at_any_depth(module, depth, in_article):
     root = layout.get_root()
     assert _figures(root), "no figure found: the walk missed the panel's models"
     assert never_laid_out(root) == []
+
+
+# ---- the one shape: a pure state, live == state, a small table ------------------------------
+
+def test_state_is_pure_and_touches_no_widget(panel):
+    before = widget_values(panel)
+    for params in sample_states(DecodeBillPanel, 20):
+        first = DecodeBillPanel.state(**params)
+        assert DecodeBillPanel.state(**params) == first
+        assert json.loads(json.dumps(first)) == first
+    assert widget_values(panel) == before
+    assert not mismatches(panel, DecodeBillPanel.state(**panel.params()))
+
+
+def test_live_panel_shows_exactly_the_state(panel):
+    for params in sample_states(DecodeBillPanel, 40, seed=1):
+        panel.param.update(**params)
+        assert mismatches(panel, DecodeBillPanel.state(**params)) == [], params
+
+
+def test_defaults_are_stops():
+    controls = {c.name: c for c in DecodeBillPanel.controls()}
+    for name, c in controls.items():
+        assert DecodeBillPanel.param[name].default in c.values, name
+    assert 32 in controls["users"].values and 64 in controls["users"].values
+    assert controls["gpu"].values == tuple(costs.GPUS)
+
+
+def test_table_size_and_build_time():
+    DecodeBillPanel.__dict__.get("_table_cache") and delattr(DecodeBillPanel, "_table_cache")
+    t0 = time.perf_counter()
+    table = DecodeBillPanel.table()
+    seconds = time.perf_counter() - t0
+    raw = json.dumps(table).encode()
+    print(f"\ndecode bill table: {len(raw):,} bytes raw, {len(gzip.compress(raw)):,} gzipped, "
+          f"built in {seconds:.2f} s")
+    assert len(raw) < 300_000 and seconds < 2.0
+
+
+def test_a_ridge_point_part_depends_on_the_gpu_alone():
+    parts = {p.fn.__name__: p.controls for p in DecodeBillPanel.parts()}
+    assert parts["gpu_state"] == ("gpu",) and parts["model_state"] == ("model",)
+
+
+def test_your_config_goes_through_the_same_parts(panel):
+    assert panel.picker.load_config(json.dumps({**costs.PRESETS["gpt2"], "_name_or_path": "x"}))
+    assert mismatches(panel, DecodeBillPanel.state(**panel.params())) == []
+    gpt2 = DecodeBillPanel.state(**{**panel.params(), "model": "gpt2"})
+    mine = DecodeBillPanel.state(**panel.params())
+    assert {k: v for k, v in mine.items() if k != "slots:model_status"} == \
+        {k: v for k, v in gpt2.items() if k != "slots:model_status"}
+
+
+def test_a_static_page_has_sliders_on_stops_and_no_number_boxes():
+    with states.static_build():
+        p = DecodeBillPanel()
+        p.__panel__()
+    assert p.context_input is None and p.users_input is None
+    assert (p.context_slider.value, p.users_slider.value) == (12, 0)  # 4,096 and 1
+    assert list(p.picker.model_buttons.options) == ["Qwen3-8B", "GPT-2", "Llama-3-8B"]

@@ -1,17 +1,20 @@
 """The memory bill without a browser: weights, caches, the catch-up point, prefill scratch."""
 
+import gzip
 import json
 import re
+import time
 
 import pytest
 
-from app import url_state
+from app import states, url_state
 from app.panels.memory_bill import MemoryBillPanel
 from attention_core import costs
+from tests.test_panel_cost import mismatches, sample_states, widget_values
 
 
-def text(pane):
-    return re.sub(r"<[^>]+>", "", pane.object)
+def text(readout):  # what a reader sees
+    return readout.text()
 
 
 @pytest.fixture
@@ -80,9 +83,9 @@ def test_figure_is_built_once(panel):
     json.dumps({**costs.PRESETS["llama-3-8b"], "model_type": "<script>x</script>"}),
 ])
 def test_a_bad_config_keeps_the_numbers(panel, bad):
-    before = (panel.readout.object, panel.scratch.object)
+    before = (text(panel.readout), text(panel.scratch))
     assert not panel.picker.load_config(bad)
-    assert (panel.readout.object, panel.scratch.object) == before
+    assert (text(panel.readout), text(panel.scratch)) == before
     assert "<script" not in panel.picker._error_pane.object
 
 
@@ -108,3 +111,65 @@ def test_url_restore_clamps_and_ignores_with_notes(panel):
     for part in ("model='bogus'", "dtype='int4'", "users=-3 is out of range",
                  "prompt=1e99 is out of range"):
         assert part in joined
+
+
+# ---- the one shape: a pure state, live == state, a small table ------------------------------
+
+def test_state_is_pure_and_touches_no_widget(panel):
+    before = widget_values(panel)
+    for params in sample_states(MemoryBillPanel, 20):
+        first = MemoryBillPanel.state(**params)
+        assert MemoryBillPanel.state(**params) == first
+        assert json.loads(json.dumps(first)) == first
+    assert widget_values(panel) == before
+    assert not mismatches(panel, MemoryBillPanel.state(**panel.params()))
+
+
+def test_live_panel_shows_exactly_the_state(panel):
+    for params in sample_states(MemoryBillPanel, 40, seed=1):
+        panel.param.update(**params)
+        assert mismatches(panel, MemoryBillPanel.state(**params)) == [], params
+
+
+def test_defaults_are_stops():
+    controls = {c.name: c for c in MemoryBillPanel.controls()}
+    for name, c in controls.items():
+        assert MemoryBillPanel.param[name].default in c.values, name
+    assert 32 in controls["users"].values and 8192 in controls["prompt"].values
+
+
+def test_table_size_and_build_time():
+    MemoryBillPanel.__dict__.get("_table_cache") and delattr(MemoryBillPanel, "_table_cache")
+    t0 = time.perf_counter()
+    table = MemoryBillPanel.table()
+    seconds = time.perf_counter() - t0
+    raw = json.dumps(table).encode()
+    print(f"\nmemory bill table: {len(raw):,} bytes raw, {len(gzip.compress(raw)):,} gzipped, "
+          f"built in {seconds:.2f} s")
+    assert len(raw) < 300_000 and seconds < 2.0
+
+
+def test_the_curve_source_is_fed_by_two_parts(panel):
+    panel.param.update(users=32, dtype="fp8")
+    state = MemoryBillPanel.state(**panel.params())
+    data = panel.curve_source.data
+    assert list(data["kv"]) == state["source:curve_kv"]["kv"]
+    assert list(data["kv_one"]) == state["source:curve_one"]["kv_one"]
+    assert len({len(column) for column in data.values()}) == 1
+
+
+def test_your_config_goes_through_the_same_parts(panel):
+    assert panel.picker.load_config(json.dumps({**costs.PRESETS["gpt2"], "_name_or_path": "x"}))
+    assert mismatches(panel, MemoryBillPanel.state(**panel.params())) == []
+    gpt2 = MemoryBillPanel.state(**{**panel.params(), "model": "gpt2"})
+    mine = MemoryBillPanel.state(**panel.params())
+    assert mine["slots:one_user"] == gpt2["slots:one_user"]
+    assert mine["source:curve_kv"] == gpt2["source:curve_kv"]
+
+
+def test_a_static_page_has_sliders_on_stops_and_no_number_boxes():
+    with states.static_build():
+        p = MemoryBillPanel()
+        p.__panel__()
+    assert p.context_input is None and p.users_input is None and p.prompt_input is None
+    assert (p.context_slider.value, p.users_slider.value, p.prompt_slider.value) == (12, 0, 13)

@@ -3,9 +3,16 @@
 Attention's (query, key) pairs grow with the square of the prompt; every other matmul grows
 linearly. For a real config the learner sees how small attention's share is at ordinary
 lengths, where the crossover lies, and whether the model can even reach it.
+
+The panel has the one shape (app/states.py) on the cost panels' base (app/cost_base.py):
+model (three presets) × prompt and tokens to generate on power-of-two stops, 1 to 131,072 ×
+kernel. The state's parts: the share curves and everything fixed by the model alone, the
+crossover marker (model, kernel), the line styles (kernel), prefill (model, prompt, kernel)
+and the decode steps (model, prompt; model, prompt, generate). A live session also counts
+any prompt length typed and your own config.json, through the same parts.
 """
 
-import html
+import functools
 import math
 
 import numpy as np
@@ -24,20 +31,11 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from app import chrome
-from app.model_picker import (
-    CODE_CSS,
-    PICKER_CSS,
-    ModelPicker,
-    at_tokens,
-    grouped,
-    ink,
-    link_model,
-    model_selector,
-    percent,
-    short,
-    tokens,
-)
+from app import chrome, fmt
+from app.chrome import slot
+from app.cost_base import CostStatePanel, power_control, readout_class, rounded
+from app.model_picker import PICKER_CSS, model_selector, shape_of
+from app.states import Control, Part
 from attention_core import costs
 
 MAX_PROMPT = 131_072
@@ -45,10 +43,12 @@ CHART_MAX = 262_144
 CURVE_N = np.unique(np.geomspace(1, CHART_MAX, 240).round())
 KERNEL_LABELS = {"triangular: skips masked blocks, n²/2": "triangular",
                  "naive: whole square, n²": "naive"}
+KERNELS = tuple(KERNEL_LABELS.values())  # in the buttons' order
 # Okabe-Ito: blue for the triangular kernel, vermillion for the naive one
 COLOURS = {"triangular": "#0072B2", "naive": "#D55E00"}
 DASHES = {"triangular": "solid", "naive": "dashed"}
 HEIGHT = 360
+SHARE_DIGITS = 5  # the curves only colour a 360-px chart and a hover's 0.1%
 
 CONVENTIONS = (
     "**How this counts.** A multiply-add is 2 FLOPs. *Matmul parameters* are every linear "
@@ -66,6 +66,31 @@ INTRO = (
     "grows only in step with the prompt. Attention grows with the prompt's square, and "
     "the crossover is the prompt length where the two are equal.")
 
+READOUT = (
+    '<div class="ae-readout" aria-live="polite">'
+    f'<p><b>Prefill</b> of a {slot("prompt")}-token prompt{slot("beyond")}: attention is '
+    f'<b data-s="share"></b> of the arithmetic, everything else {slot("rest")} '
+    f'({slot("kernel")}; {slot("attention")} against {slot("other")} FLOPs).</p>'
+    '<p><b>One decode step</b>: attention is <b data-s="first"></b> of the first step\'s '
+    f'arithmetic (context {slot("first_context")} tokens) and <b data-s="last"></b> of the '
+    f'last one\'s, token {slot("token")} of {slot("generate")} (context '
+    f'{slot("last_context")} tokens).</p>'
+    '<p><b>Crossover</b>, where prefill attention equals everything else: '
+    f'{slot("tri_at")}<b data-s="tri"></b>{slot("tri_tokens")} with the triangular kernel, '
+    f'{slot("naive_at")}<b data-s="naive"></b>{slot("naive_tokens")} with the naive '
+    f'one.{slot("reach")}</p>'
+    f'<p><b>Matmul parameters</b>: {slot("params")} (≈ {slot("params_short")}), each doing '
+    '2 FLOPs per token.</p>'
+    f'<p><b>FLOPs per (query, key) pair</b>, all layers: {slot("formula")} = '
+    f'<b data-s="pair_flops"></b>. Query heads, {slot("kv")}: grouped-query attention '
+    'shrinks the cache, not this.</p></div>')
+
+CAPTION = (f'<p class="ae-caption" aria-live="polite">{slot("model_name")}: attention\'s share of '
+           "prefill arithmetic against prompt length</p>")
+
+CostReadout = readout_class("CostReadout", READOUT)
+CostCaption = readout_class("CostCaption", CAPTION)
+
 
 def pair_formula(m):  # ModelShape -> "4 × 36 layers × 32 query heads × 128 head_dim"
     if m.head_dim == m.v_head_dim:
@@ -75,12 +100,110 @@ def pair_formula(m):  # ModelShape -> "4 × 36 layers × 32 query heads × 128 h
             f"dims + {m.v_head_dim:,} value dims)")
 
 
-def curve_data(m):  # ModelShape -> the share of prefill for both kernels over CURVE_N
-    return {"n": CURVE_N, **{k: costs.prefill_attention_share(m, CURVE_N, k)
-                             for k in costs.KERNELS}}
+@functools.lru_cache(maxsize=64)
+def curve_data(m):  # ModelShape -> {kernel: (share of prefill over CURVE_N)}, cached per model
+    return {k: tuple(rounded(costs.prefill_attention_share(m, CURVE_N, k), SHARE_DIGITS))
+            for k in KERNELS}
 
 
-class CostPanel(pn.viewable.Viewer):
+def at_tokens(n):  # tokens -> (before, bold, after): "at <b>51,324</b> tokens" or "<b>never</b>"
+    return ("", "never", "") if not math.isfinite(n) else ("at ", f"{round(n):,}", " tokens")
+
+
+def marker(name, x, text):  # a vertical marker and its label; hidden when off the chart
+    shown = x is not None and math.isfinite(x) and 1 <= x <= CHART_MAX
+    right = shown and x > 2048  # labels left of the line near the right edge
+    return {
+        f"prop:{name}_span.location": float(x) if shown else 1.0,
+        f"prop:{name}_span.visible": shown,
+        f"prop:{name}_label.x": float(x) if shown else 1.0,
+        f"prop:{name}_label.text": text if shown else "",
+        f"prop:{name}_label.visible": shown,
+        f"prop:{name}_label.text_align": "right" if right else "left",
+        f"prop:{name}_label.x_offset": -4 if right else 4,
+    }
+
+
+# --- the state: parts, each a pure function of some of the controls ---------------------------
+# `model` is a preset's key (the table) or your config's Model (live): shape_of reads either
+
+def model_state(model):  # the curves, the max position, and the text fixed by the model
+    m = shape_of(model)
+    curves = curve_data(m)
+    tri, naive = (costs.crossover_tokens(m, k) for k in ("triangular", "naive"))
+    params, pairs = costs.matmul_params(m), costs.pair_flops(m)
+    kv = (f"not the {m.kv_heads:,} KV heads" if m.kv_heads != m.heads
+          else "which here equal the KV heads")
+    (tri_at, tri_n, tri_tokens), (naive_at, naive_n, naive_tokens) = map(at_tokens, (tri, naive))
+    return {
+        "source:curve": {k: list(v) for k, v in curves.items()},
+        "slots:caption": {"model_name": m.name},
+        **marker("maxpos", m.max_positions, f"max position {fmt.thousands(m.max_positions or 0)}"),
+        "slots:crossover": {"tri_at": tri_at, "tri": tri_n, "tri_tokens": tri_tokens,
+                            "naive_at": naive_at, "naive": naive_n,
+                            "naive_tokens": naive_tokens},
+        "slots:params": {"params": fmt.thousands(params), "params_short": fmt.scale_words(params)},
+        "slots:pairs": {"formula": pair_formula(m), "pair_flops": fmt.thousands(pairs), "kv": kv},
+    }
+
+
+def crossover_state(model, kernel):  # the chosen kernel's crossover: marker and its reach
+    m = shape_of(model)
+    here = costs.crossover_tokens(m, kernel)
+    reach = ""
+    if m.max_positions:
+        where = "beyond" if here > m.max_positions else "within"
+        reach = (f" The config's max position is {m.max_positions:,}: the {kernel} "
+                 f"kernel's crossover lies {where} it.")
+    return {"slots:reach": {"reach": reach},
+            **marker("cross", here, f"crossover {fmt.tokens_or_never(here)}")}
+
+
+def kernel_state(kernel):  # the chosen kernel's line stands out; the dot takes its colour
+    out = {}
+    for k in KERNELS:
+        out[f"prop:{k}_line.line_width"] = 3.5 if k == kernel else 1.5
+        out[f"prop:{k}_line.line_alpha"] = 1.0 if k == kernel else 0.6
+    out["prop:marker.fill_color"] = COLOURS[kernel]
+    return out
+
+
+def prefill_state(model, prompt, kernel):  # the prompt's dot on the curve, and prefill's text
+    m = shape_of(model)
+    share = float(costs.prefill_attention_share(m, prompt, kernel))
+    beyond = ""
+    if m.max_positions and prompt > m.max_positions:
+        beyond = (f" (longer than the model's max position of {m.max_positions:,}: counted "
+                  "anyway, as arithmetic)")
+    return {
+        "source:marker": {"n": [prompt], "share": [share]},
+        "slots:prefill": {
+            "prompt": fmt.thousands(prompt), "beyond": beyond, "share": fmt.percent(share),
+            "rest": fmt.percent(1 - share),
+            "kernel": ("triangular kernel, n²/2 pairs" if kernel == "triangular"
+                       else "naive kernel, n² pairs"),
+            "attention": fmt.scale_words(costs.attention_flops_prefill(m, prompt, kernel)),
+            "other": fmt.scale_words(costs.other_flops_prefill(m, prompt))},
+    }
+
+
+def first_step_state(model, prompt):  # the first decode step sees the prompt
+    m = shape_of(model)
+    return {"slots:first_step": {
+        "first": fmt.percent(costs.decode_attention_share(m, prompt)),
+        "first_context": fmt.thousands(prompt)}}
+
+
+def last_step_state(model, prompt, generate):
+    # the last decode step sees the prompt and every earlier new token
+    m, last = shape_of(model), prompt + generate - 1
+    return {"slots:last_step": {
+        "last": fmt.percent(costs.decode_attention_share(m, last)),
+        "token": fmt.thousands(generate), "generate": fmt.thousands(generate),
+        "last_context": fmt.thousands(last)}}
+
+
+class CostPanel(CostStatePanel):
     """Attention's share of prefill and decode arithmetic for a real model's config."""
 
     model = model_selector("qwen3-8b")
@@ -92,125 +215,83 @@ class CostPanel(pn.viewable.Viewer):
                             doc="Triangular skips the masked blocks (n²/2); naive does n².")
 
     url_keys = ("model", "prompt", "generate", "kernel")
+    route = "/cost"
+    title = "What attention costs in a real model"
+    intro = INTRO
+    conventions = CONVENTIONS
 
-    def __init__(self, in_article=False, **params):
-        # in_article: the article's section heading and prose already say what the panel's
-        # own heading and introduction say, so leave those out there
-        self.in_article = in_article
-        self._ink = ink()
-        super().__init__(**params)
-        self.picker = ModelPicker(model=self.model)
-        link_model(self, self.picker)
-        self._build_figure()
-        self._build_widgets()
-        self.readout = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                    stylesheets=[PICKER_CSS])
-        self.caption = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                    stylesheets=[PICKER_CSS])
-        self._curve_for = None
-        self._update()
-        self.param.watch(lambda *e: self._update(), ["prompt", "generate", "kernel"])
-        self.picker.param.watch(lambda *e: self._update(), "shape")
-        self._layout = self._build_layout()
+    @classmethod
+    def controls(cls):
+        return super().controls() + [
+            power_control("prompt", MAX_PROMPT), power_control("generate", MAX_PROMPT),
+            Control.choice("kernel", KERNELS)]
 
-    # ---- the numbers: pure in the parameters --------------------------------------------
+    @classmethod
+    def parts(cls):
+        return super().parts() + [
+            Part(("model",), model_state), Part(("model", "kernel"), crossover_state),
+            Part(("kernel",), kernel_state), Part(("model", "prompt", "kernel"), prefill_state),
+            Part(("model", "prompt"), first_step_state),
+            Part(("model", "prompt", "generate"), last_step_state)]
 
-    def numbers(self):  # -> every number shown, for the current model and controls
-        m, p, g, k = self.picker.shape, self.prompt, self.generate, self.kernel
-        last = p + g - 1  # the last decode step sees the prompt and every earlier new token
-        return {
-            "shape": m, "prompt": p, "generate": g, "kernel": k, "last_context": last,
-            "prefill_share": costs.prefill_attention_share(m, p, k),
-            "decode_first": costs.decode_attention_share(m, p),
-            "decode_last": costs.decode_attention_share(m, last),
-            "crossover": costs.crossover_tokens(m, k),
-            "crossovers": {kk: costs.crossover_tokens(m, kk) for kk in costs.KERNELS},
-            "matmul_params": costs.matmul_params(m),
-            "pair_flops": costs.pair_flops(m),
-            "attention_prefill": costs.attention_flops_prefill(m, p, k),
-            "other_prefill": costs.other_flops_prefill(m, p),
-            "max_positions": m.max_positions,
-        }
+    # ---- what tests and the article read -----------------------------------------------
 
-    def readout_html(self, nums):
-        m = nums["shape"]
-        share = nums["prefill_share"]
-        kernel = ("triangular kernel, n²/2 pairs" if nums["kernel"] == "triangular"
-                  else "naive kernel, n² pairs")
-        tri, naive = nums["crossovers"]["triangular"], nums["crossovers"]["naive"]
-        maxpos = nums["max_positions"]
-        reach = ""
-        if maxpos:
-            here = nums["crossover"]
-            where = "beyond" if here > maxpos else "within"
-            reach = (f" The config's max position is {maxpos:,}: the {nums['kernel']} "
-                     f"kernel's crossover lies {where} it.")
-        beyond = ""
-        if maxpos and nums["prompt"] > maxpos:
-            beyond = (f" (longer than the model's max position of {maxpos:,}: counted anyway, "
-                      "as arithmetic)")
-        kv = (f"not the {m.kv_heads:,} KV heads" if m.kv_heads != m.heads
-              else "which here equal the KV heads")
-        return (
-            '<div class="ae-readout" aria-live="polite">'
-            f"<p><b>Prefill</b> of a {grouped(nums['prompt'])}-token prompt{beyond}: attention "
-            f"is <b>{percent(share)}</b> of the arithmetic, everything else "
-            f"{percent(1 - share)} ({kernel}; {short(nums['attention_prefill'])} against "
-            f"{short(nums['other_prefill'])} FLOPs).</p>"
-            f"<p><b>One decode step</b>: attention is <b>{percent(nums['decode_first'])}</b> "
-            f"of the first step's arithmetic (context {grouped(nums['prompt'])} tokens) and "
-            f"<b>{percent(nums['decode_last'])}</b> of the last one's, token "
-            f"{grouped(nums['generate'])} of {grouped(nums['generate'])} (context "
-            f"{grouped(nums['last_context'])} tokens).</p>"
-            f"<p><b>Crossover</b>, where prefill attention equals everything else: "
-            f"{at_tokens(tri)} with the triangular kernel, {at_tokens(naive)} with the naive "
-            f"one.{reach}</p>"
-            f"<p><b>Matmul parameters</b>: {grouped(nums['matmul_params'])} "
-            f"(≈ {short(nums['matmul_params'])}), each doing 2 FLOPs per token.</p>"
-            f"<p><b>FLOPs per (query, key) pair</b>, all layers: {pair_formula(m)} = "
-            f"<b>{grouped(nums['pair_flops'])}</b>. Query heads, {kv}: grouped-query "
-            "attention shrinks the cache, not this.</p></div>")
+    def numbers(self):  # -> the headline numbers for the current model and controls
+        m, p, k = shape_of(self.params()["model"]), self.prompt, self.kernel
+        return {"shape": m, "prefill_share": costs.prefill_attention_share(m, p, k),
+                "crossover": costs.crossover_tokens(m, k),
+                "decode_first": costs.decode_attention_share(m, p),
+                "decode_last": costs.decode_attention_share(m, p + self.generate - 1)}
 
-    # ---- writing them out ---------------------------------------------------------------
+    # ---- the view, built once from the first state -------------------------------------
 
-    def _update(self):
-        nums = self.numbers()
-        m, k = nums["shape"], nums["kernel"]
-        if self._curve_for is not m:
-            self.curve_source.data = curve_data(m)
-            self._curve_for = m
-        self.marker_source.data = {"n": [nums["prompt"]], "share": [nums["prefill_share"]]}
-        for name, line in self.lines.items():
-            line.glyph.line_width = 3.5 if name == k else 1.5
-            line.glyph.line_alpha = 1.0 if name == k else 0.6
-        self.marker.glyph.fill_color = COLOURS[k]
-        self._place(self.cross_span, self.cross_label, nums["crossover"],
-                    f"crossover {tokens(nums['crossover'])}")
-        self._place(self.maxpos_span, self.maxpos_label, nums["max_positions"],
-                    f"max position {grouped(nums['max_positions'] or 0)}")
-        self.caption.object = (f'<p class="ae-caption" aria-live="polite">'
-                               f"{html.escape(m.name)}: attention's share of prefill "
-                               "arithmetic against prompt length</p>")
-        self.readout.object = self.readout_html(nums)
+    def build_body(self, state):
+        self._build_figure(state)
+        self.targets.update({
+            "source:curve": self.curve_source, "source:marker": self.marker_source,
+            "prop:marker.fill_color": self.marker.glyph,
+            **{f"prop:{k}_line.{a}": self.lines[k].glyph for k in KERNELS
+               for a in ("line_width", "line_alpha")},
+            **{f"prop:{name}_{kind}.{a}": model
+               for name, span, label in (("cross", self.cross_span, self.cross_label),
+                                         ("maxpos", self.maxpos_span, self.maxpos_label))
+               for kind, model, attrs in (("span", span, ("location", "visible")),
+                                          ("label", label, ("x", "text", "visible",
+                                                            "text_align", "x_offset")))
+               for a in attrs}})
+        self.readout = self.add_readout(
+            CostReadout, state, "slots:prefill", "slots:first_step", "slots:last_step",
+            "slots:crossover", "slots:reach", "slots:params", "slots:pairs")
+        self.caption = self.add_readout(CostCaption, state, "slots:caption")
+        self.prompt_slider = self.power_slider(
+            "prompt", "prompt tokens, powers of two", MAX_PROMPT, sizing_mode="stretch_width",
+            min_width=180, max_width=320)
+        self.generate_slider = self.power_slider(
+            "generate", "tokens to generate, powers of two", MAX_PROMPT,
+            sizing_mode="stretch_width", min_width=180, max_width=320)
+        self.prompt_input = self.number_box("prompt", f"prompt tokens (1–{MAX_PROMPT:,})",
+                                            step=256, width=200)
+        self.generate_input = self.number_box(
+            "generate", f"tokens to generate (1–{MAX_PROMPT:,})", step=256, width=200)
+        self.kernel_buttons = self.choice_buttons("kernel", orientation="vertical", width=260)
+        controls = self.row(self.prompt_slider, self.prompt_input, self.generate_slider,
+                            self.generate_input, self.labelled("kernel", self.kernel_buttons))
+        hint = pn.pane.HTML(
+            '<p class="ae-hint">The chart: attention\'s share of prefill arithmetic for every '
+            "prompt length, both kernels. The dashed vertical line marks the crossover for the "
+            "chosen kernel, the grey dash-dot line the model's max position, the dot your "
+            "prompt; the dotted line is 50%.</p>", sizing_mode="stretch_width", margin=(0, 10),
+            stylesheets=[PICKER_CSS])
+        return [controls, self.readout, self.caption,
+                pn.pane.Bokeh(self.figure, height=HEIGHT, sizing_mode="stretch_width",
+                              min_width=240), hint]
 
-    @staticmethod
-    def _place(span, label, x, text):  # a vertical marker and its label, hidden off the chart
-        shown = x is not None and math.isfinite(x) and 1 <= x <= CHART_MAX
-        span.visible = label.visible = shown
-        if shown:
-            span.location = x
-            label.x = x
-            label.text = text
-            # labels left of the line near the right edge, right of it otherwise
-            label.text_align = "right" if x > 2048 else "left"
-            label.x_offset = -4 if x > 2048 else 4
-
-    def _build_figure(self):
-        self.curve_source = ColumnDataSource({"n": [], "triangular": [], "naive": []})
-        self.marker_source = ColumnDataSource({"n": [], "share": []})
+    def _build_figure(self, state):
+        # the x column never changes; a state sets the shares, the dot, the markers
+        self.curve_source = ColumnDataSource({"n": CURVE_N.tolist(), **state["source:curve"]})
+        self.marker_source = ColumnDataSource(state["source:marker"])
         fig = figure(title=None, height=HEIGHT, sizing_mode="stretch_width", min_width=240,
-                     tools="",
-                     toolbar_location=None, x_axis_type="log",
+                     tools="", toolbar_location=None, x_axis_type="log",
                      x_range=Range1d(1, CHART_MAX), y_range=Range1d(0, 1.0),
                      outline_line_color=None, min_border_right=12)
         half = Span(location=0.5, dimension="width", line_color="#999999", line_dash="dotted",
@@ -255,47 +336,6 @@ class CostPanel(pn.viewable.Viewer):
         fig.yaxis.axis_label = "attention's share of prefill FLOPs"
         chrome.quiet_axes(fig)
         self.figure = fig
-
-    # ---- controls -----------------------------------------------------------------------
-
-    def _build_widgets(self):
-        self.prompt_slider = chrome.power_of_two_slider(
-            self, "prompt", "prompt length, powers of two", MAX_PROMPT, sizing_mode="stretch_width",
-            min_width=180, max_width=360)
-        self.prompt_input = pn.widgets.IntInput.from_param(
-            self.param.prompt, label=f"prompt tokens (1–{MAX_PROMPT:,})", step=256, width=200)
-        self.generate_input = pn.widgets.IntInput.from_param(
-            self.param.generate, label=f"tokens to generate (1–{MAX_PROMPT:,})", step=256,
-            width=200)
-        self.kernel_buttons = pn.widgets.RadioButtonGroup.from_param(
-            self.param.kernel, color="primary", variant="outline",
-            orientation="vertical", width=260)
-
-    def __panel__(self):
-        return self._layout
-
-    def _build_layout(self):
-        controls = pn.FlexBox(
-            self.prompt_slider, self.prompt_input, self.generate_input,
-            pn.Column(pn.pane.HTML("kernel", margin=(0, 10)), self.kernel_buttons, margin=0),
-            align_items="flex-end", sizing_mode="stretch_width")
-        own = [] if self.in_article else [
-            pn.pane.HTML("<h3 style='margin:0'>What attention costs in a real model</h3>",
-                         margin=(0, 10)),
-            pn.pane.Markdown(INTRO, sizing_mode="stretch_width", stylesheets=[CODE_CSS])]
-        return pn.Column(
-            *own, self.picker, controls, self.readout, self.caption,
-            pn.pane.Bokeh(self.figure, height=HEIGHT, sizing_mode="stretch_width",
-                          min_width=240),
-            pn.pane.HTML('<p class="ae-hint">The chart: attention\'s share of prefill '
-                         "arithmetic for every prompt length, both kernels. The dashed vertical "
-                         "line marks the crossover for the chosen kernel, the grey dash-dot "
-                         "line the model's max position, the dot your prompt; the dotted "
-                         "line is 50%.</p>", sizing_mode="stretch_width", margin=(0, 10),
-                         stylesheets=[PICKER_CSS]),
-            pn.pane.Markdown(CONVENTIONS, sizing_mode="stretch_width", stylesheets=[CODE_CSS]),
-            css_classes=["ae-panel"], sizing_mode="stretch_width",
-            stylesheets=[chrome.CSS, PICKER_CSS])
 
 
 def page():

@@ -6,6 +6,13 @@ sits far below the ridge point where a GPU's math units could be kept busy: deco
 waits on memory. Grouped-query attention, shown as query heads sharing KV heads, is how
 models shrink that read.
 
+The panel has the one shape (app/states.py) on the cost panels' base (app/cost_base.py):
+model (three presets) × context (1 to 1,048,576) and users (1 to 1,024) on power-of-two
+stops × GPU. The parts: the GQA diagram and the per-token bytes (model), the operations
+(model, context), the whole cache (model, context, users), the roofline and ridge point
+(GPU), the verdict (model, GPU), the weight matmuls (model, users; model, users, GPU). A
+live session also counts any number typed and your own config.json, through the same parts.
+
 The panel's own Column holds no figure directly: each figure sits inside a FlexBox. Bokeh
 (3.9) gives a Row or Column that holds a figure a computed layout of its own, and a Column
 so laid out inside another never lays out its children without one (a FlexBox): with the
@@ -15,8 +22,6 @@ page never finished rendering whenever the panel sat one Column deeper than the 
 models the rule for every panel, tests/browser/test_nesting.py checks it in Chromium.
 """
 
-
-import numpy as np
 import panel as pn
 import param
 from bokeh.models import (
@@ -31,31 +36,24 @@ from bokeh.models import (
 from bokeh.palettes import cividis
 from bokeh.plotting import figure
 
-from app import chrome
-from app.model_picker import (
-    CODE_CSS,
-    PICKER_CSS,
-    ModelPicker,
-    binary_size,
-    grouped,
-    ink,
-    link_model,
-    model_selector,
-    percent,
-    short,
-    size_text,
-)
+from app import chrome, fmt
+from app.chrome import slot
+from app.cost_base import CostStatePanel, power_control, readout_class
+from app.model_picker import model_selector, shape_of
+from app.states import Control, Part
 from attention_core import costs
 
 BYTES_PER_VALUE = 2  # bf16
 MAX_CONTEXT = 1_048_576
 MAX_USERS = 1024
 GPU_LABELS = {gpu.name: key for key, gpu in costs.GPUS.items()}
+GPU_KEYS = tuple(GPU_LABELS.values())  # in the buttons' order
 ROOF_X = (0.1, 10_000.0)  # FLOP per byte, the roofline's x range
 ROOF_Y = (0.01, 10_000.0)  # TFLOP/s
 MAX_DRAWN_HEADS = 128  # past this the diagram would be a smear; the text still says it
 ATTENTION, WEIGHTS = "#D55E00", "#0072B2"  # Okabe-Ito; the roof and ridge take the theme's ink
 HEIGHT = 320
+GQA_HEIGHT = 140
 
 CONVENTIONS = (
     "**How this counts.** One new token for each user, with `context` tokens already "
@@ -67,13 +65,63 @@ CONVENTIONS = (
     "KiB = 2¹⁰. Peaks are dense BF16 tensor-core FLOP/s and memory bandwidth from the "
     "vendors' datasheets.")
 
-
 INTRO = (
     "To produce one new token, every layer's query heads score that token against every "
     "cached key and blend the cached values. That is a few billion operations, yet before "
     "any of them can run, the whole key/value cache has to travel from memory to the chip. "
     "Count both and divide: the operations per byte say whether the math units or the memory "
     "set the pace.")
+
+OPS = (
+    '<div class="ae-readout" aria-live="polite">'
+    "<p><b>Operations for one new token</b> (per user):</p><ul>"
+    f'<li>Dot products: {slot("dots_formula")} = <b data-s="dots"></b></li>'
+    f'<li>Scores q·k: {slot("dots_s")} × 2 × {slot("head_dim")} = {slot("scores")} FLOPs '
+    '(≈ <b data-s="scores_short"></b>)</li>'
+    f'<li>Weighted sum of values: {slot("dots_v")} × 2 × {slot("v_head_dim")} = '
+    f'{slot("values")} FLOPs (≈ <b data-s="values_short"></b>)</li>'
+    '<li>Attention in all: ≈ <b data-s="attention"></b> FLOPs</li>'
+    f'<li>Weights: 2 × {slot("matmul")} matmul parameters = {slot("weight_ops")} FLOPs '
+    '(≈ <b data-s="weight_short"></b>)</li></ul>'
+    '<p>Attention is <b data-s="share"></b> of this token\'s arithmetic (about '
+    f'1/{slot("about")}).</p>{slot("users", "p")}</div>')
+
+BYTES = (
+    '<div class="ae-readout" aria-live="polite">'
+    "<p><b>Bytes read from the KV cache</b> (bf16):</p><ul>"
+    f'<li>Per token per layer: {slot("layer_formula")} = <b>{slot("kv_layer")} bytes</b> '
+    f'({slot("kv_layer_binary")})</li>'
+    f'<li>Per token, × {slot("layers")} layers: <b>{slot("kv_token")} bytes</b> '
+    f'({slot("kv_token_binary")})</li>'
+    f'<li>Whole context, × {slot("context")} tokens × {slot("users_count")} '
+    f'{slot("user_word")}{slot("window")}: {slot("kv_all")} bytes ≈ '
+    '<b data-s="kv_all_size"></b></li></ul></div>')
+
+VERDICT = (
+    '<div class="ae-readout" aria-live="polite">'
+    f'<p><b>Arithmetic intensity</b>: {slot("attention_short")} FLOPs ÷ {slot("kv_one")} ≈ '
+    '<b><span data-s="intensity"></span> FLOP/byte</b>, the same at every context and batch '
+    f'(each user reads their own cache). The {slot("gpu")}\'s <b>ridge point</b>: '
+    f'{slot("peak")} TFLOP/s ÷ {slot("bandwidth")} TB/s ≈ <b><span data-s="ridge"></span> '
+    "FLOP/byte</b>.</p>"
+    f'<p><b data-s="verdict"></b>{slot("verdict_rest")}</p>'
+    f'<p class="ae-hint">For comparison, the weight matmuls: {slot("reuse")}, ≈ '
+    f'{slot("weights_intensity")} FLOP/byte (activations ignored). Batching raises that; it '
+    "cannot raise attention's.</p></div>")
+
+GQA = (
+    '<div class="ae-readout" aria-live="polite">'
+    f'<p><b data-s="gqa_lead"></b>{slot("gqa_body")}<b data-s="gqa_factor"></b>'
+    f'{slot("gqa_tail")}</p>{slot("gqa_drawn", "p", class_="ae-hint")}</div>')
+
+CAPTION = (f'<p class="ae-caption" aria-live="polite">The {slot("gpu_name")}\'s roofline, '
+           "log-log: the most FLOP/s a kernel of a given arithmetic intensity can reach</p>")
+
+OpsReadout = readout_class("DecodeOpsReadout", OPS)
+BytesReadout = readout_class("DecodeBytesReadout", BYTES)
+VerdictReadout = readout_class("DecodeVerdictReadout", VERDICT)
+GqaReadout = readout_class("DecodeGqaReadout", GQA)
+CaptionReadout = readout_class("DecodeCaptionReadout", CAPTION)
 
 
 def roof_data(gpu):  # GPU -> the roofline: min(peak, intensity × bandwidth), in TFLOP/s
@@ -87,7 +135,7 @@ def attainable(gpu, intensity):  # FLOP/byte -> FLOP/s the roofline allows
 
 def gqa_data(m):  # ModelShape -> (query head squares, KV head bars, links), coloured by group
     group = m.heads // m.kv_heads
-    palette = cividis(max(m.kv_heads, 3))[: m.kv_heads] if m.kv_heads <= 256 else []
+    palette = list(cividis(max(m.kv_heads, 3))[: m.kv_heads]) if m.kv_heads <= 256 else []
     colours = [palette[i // group] for i in range(m.heads)] if palette else []
     centres = [(g * group + (group - 1) / 2) for g in range(m.kv_heads)]
     queries = {"x": list(range(m.heads)), "y": [1.0] * m.heads, "colour": colours}
@@ -103,11 +151,201 @@ def figure_box(pane):  # a Bokeh pane -> the same inside a FlexBox (see the modu
     return pn.FlexBox(pane, sizing_mode="stretch_width", margin=0)
 
 
-def factor_text(x):  # 73.8 -> "~74"; 3.2 -> "~3.2"
-    return f"~{x:.0f}" if x >= 10 else f"~{x:.1f}"
+def clip(x):  # FLOP/byte -> inside the roofline's x range
+    return min(max(float(x), ROOF_X[0]), ROOF_X[1])
 
 
-class DecodeBillPanel(pn.viewable.Viewer):
+# --- the numbers, from attention_core -------------------------------------------------------
+
+def intensity(m):  # -> decode attention's FLOP per byte read: the same at every context
+    return float(costs.decode_arithmetic_intensity(m, 1, BYTES_PER_VALUE))
+
+
+def weights_intensity(m, users):  # -> the weight matmuls' FLOP per weight byte, this batch
+    return costs.other_flops_decode(m) * users / (costs.matmul_params(m) * BYTES_PER_VALUE)
+
+
+def kv_if_own(m):  # -> bytes per token per layer if every query head cached its own K and V
+    return m.heads * (m.head_dim + m.v_head_dim) * BYTES_PER_VALUE
+
+
+def numbers(m, context, users, gpu_key):  # -> the headline numbers (tests, the article)
+    gpu = costs.GPUS[gpu_key]
+    i, w = intensity(m), weights_intensity(m, users)
+    return {"shape": m, "dot_products": costs.decode_dot_products(m, context),
+            "share": costs.decode_attention_share(m, context),
+            "kv_all": costs.kv_cache_bytes(m, context, users, BYTES_PER_VALUE),
+            "intensity": i, "ridge": gpu.ridge_point, "attainable": attainable(gpu, i),
+            "weights_intensity": w, "weights_attainable": attainable(gpu, w)}
+
+
+# --- the state: parts, each a pure function of some of the controls ---------------------------
+# `model` is a preset's key (the table) or your config's Model (live): shape_of reads either
+
+def model_state(model):  # the GQA diagram and its text, the weights line, bytes per token
+    m = shape_of(model)
+    drawn = m.heads <= MAX_DRAWN_HEADS and not m.mla
+    queries, kv, links = gqa_data(m) if drawn else (
+        {"x": [], "y": [], "colour": []}, {"x": [], "y": [], "width": [], "colour": []},
+        {"x0": [], "y0": [], "x1": [], "y1": [], "colour": []})
+    b = BYTES_PER_VALUE
+    per_layer = costs.kv_bytes_per_token_per_layer(m, b)
+    per_token = costs.kv_bytes_per_token(m, b)
+    if m.mla:
+        layer = (f"({m.kv_lora_rank:,} latent + {m.qk_rope_head_dim:,} rotary key values) × "
+                 f"{b} bytes")
+    else:
+        layer = f"2 (K and V) × {m.kv_heads:,} KV heads × {m.head_dim:,} × {b} bytes"
+    window = ""
+    if m.sliding_layers:
+        window = (f" (sliding-window layers hold at most {m.sliding_window:,} tokens, "
+                  "so fewer)")
+    params, weight_ops = costs.matmul_params(m), costs.other_flops_decode(m)
+    return {
+        "source:gqa_queries": queries, "source:gqa_kv": kv, "source:gqa_links": links,
+        "prop:gqa_x.end": m.heads - 0.4 if drawn else 31.6,
+        "prop:gqa_title.text": (f"{m.heads} query heads (top), {m.kv_heads} KV heads"
+                                if drawn else ""),
+        "prop:gqa_pane.visible": drawn,
+        "slots:gqa": gqa_values(m, per_layer),
+        "slots:weights_line": {"matmul": fmt.thousands(params),
+                               "weight_ops": fmt.thousands(weight_ops),
+                               "weight_short": fmt.scale_words(weight_ops)},
+        "slots:per_token": {"layer_formula": layer, "kv_layer": fmt.thousands(per_layer),
+                            "kv_layer_binary": fmt.binary_bytes(per_layer),
+                            "layers": f"{m.layers:,}", "kv_token": fmt.thousands(per_token),
+                            "kv_token_binary": fmt.binary_bytes(per_token), "window": window},
+    }
+
+
+def gqa_values(m, per_layer):  # -> {slot: text}: how the query heads share the KV heads
+    own = kv_if_own(m)
+    saving = own / per_layer
+    drawn = "" if m.heads <= MAX_DRAWN_HEADS else f"Too many heads to draw ({m.heads:,})."
+    if m.mla:
+        return {"gqa_lead": "", "gqa_factor": f"×{saving:.1f}", "gqa_tail": " smaller.",
+                "gqa_drawn": "",
+                "gqa_body": (f"Multi-head latent attention: all {m.heads:,} query heads read "
+                             f"one shared latent per layer, {fmt.thousands(per_layer)} bytes "
+                             f"per token instead of {fmt.thousands(own)} if each query head "
+                             "cached its own keys and values: ")}
+    if m.kv_heads == m.heads:
+        return {"gqa_lead": "", "gqa_factor": "", "gqa_tail": "", "gqa_drawn": drawn,
+                "gqa_body": (f"{m.heads:,} query heads, {m.kv_heads:,} KV heads: each query "
+                             "head has its own keys and values (no grouping), so no cache "
+                             "saving.")}
+    return {
+        "gqa_lead": (f"{m.heads:,} query heads share {m.kv_heads:,} KV heads: "
+                     f"{m.heads // m.kv_heads} per group."),
+        "gqa_body": (" Each query head still does its own dot products, so the FLOPs are "
+                     f"unchanged; the cache holds {fmt.thousands(per_layer)} bytes per token "
+                     f"per layer instead of {fmt.thousands(own)} (if KV heads = query heads): "),
+        "gqa_factor": f"×{saving:g}", "gqa_tail": " less to store and to read.",
+        "gqa_drawn": drawn}
+
+
+def ops_state(model, context):  # one new token's operations; the intensity's division
+    m = shape_of(model)
+    dots = costs.decode_dot_products(m, context)
+    scores, values = costs.decode_score_flops(m, context), costs.decode_value_flops(m, context)
+    attention, share = scores + values, costs.decode_attention_share(m, context)
+    if m.sliding_layers:
+        formula = (f"{m.layers:,} layers × {m.heads:,} query heads × the keys each layer sees "
+                   f"({m.sliding_layers} layers see at most {m.sliding_window:,})")
+    else:
+        formula = f"{m.layers:,} layers × {m.heads:,} query heads × {context:,} keys"
+    one_user = costs.kv_cache_bytes(m, context, 1, BYTES_PER_VALUE)
+    return {
+        "slots:ops": {
+            "dots_formula": formula, "dots": fmt.thousands(dots),
+            "dots_s": fmt.thousands(dots), "dots_v": fmt.thousands(dots),
+            "head_dim": f"{m.head_dim:,}", "v_head_dim": f"{m.v_head_dim:,}",
+            "scores": fmt.thousands(scores), "scores_short": fmt.scale_words(scores),
+            "values": fmt.thousands(values), "values_short": fmt.scale_words(values),
+            "attention": fmt.scale_words(attention), "share": fmt.percent(share, 3),
+            "about": str(max(round(1 / share), 1)) if share > 0 else "∞"},
+        "slots:intensity": {"attention_short": fmt.scale_words(attention),
+                            "kv_one": fmt.gb_and_gib(one_user),
+                            "intensity": f"{intensity(m):.1f}"},
+    }
+
+
+def batch_state(model, context, users):  # the whole batch's operations this step
+    m = shape_of(model)
+    together = ""
+    if users > 1:
+        attention = (costs.decode_score_flops(m, context)
+                     + costs.decode_value_flops(m, context))
+        together = (f"For all {users:,} users: {fmt.scale_words(attention * users)} attention "
+                    f"FLOPs and {fmt.scale_words(costs.other_flops_decode(m) * users)} weight "
+                    "FLOPs this step.")
+    return {"slots:batch_ops": {"users": together}}
+
+
+def cache_state(model, context, users):
+    # the whole batch's cache: the same bytes for the same context × users, so the table
+    # holds each value once
+    kv_all = costs.kv_cache_bytes(shape_of(model), context, users, BYTES_PER_VALUE)
+    return {"slots:kv_all": {"kv_all": fmt.thousands(kv_all),
+                             "kv_all_size": fmt.gb_and_gib(kv_all)}}
+
+
+def context_state(context):
+    return {"slots:context": {"context": f"{context:,}"}}
+
+
+def users_state(users):
+    return {"slots:users": {"users_count": f"{users:,}",
+                            "user_word": "user" if users == 1 else "users"}}
+
+
+def weights_state(model, users):  # the weight matmuls' intensity: each weight read, reused
+    w = weights_intensity(shape_of(model), users)
+    reuse = ("with one user, each weight read does one multiply-add" if users == 1
+             else f"each weight read is used by all {users:,} users of the batch")
+    return {"slots:reuse": {"reuse": reuse, "weights_intensity": f"{w:.3g}"}}
+
+
+def gpu_state(gpu):  # the roofline and its ridge point
+    g = costs.GPUS[gpu]
+    ridge = g.ridge_point
+    return {
+        "source:roof": roof_data(g),
+        "prop:ridge_span.location": ridge, "prop:ridge_label.x": ridge,
+        "prop:ridge_label.text": f"ridge {ridge:.0f}",
+        "slots:caption": {"gpu_name": g.name},
+        "slots:ridge": {"gpu": g.name, "peak": f"{g.peak_flops / 1e12:,.0f}",
+                        "bandwidth": f"{g.bandwidth / 1e12:.3g}", "ridge": f"{ridge:.0f}"},
+    }
+
+
+def verdict_state(model, gpu):  # where decode attention lands on this GPU's roofline
+    m, g = shape_of(model), costs.GPUS[gpu]
+    i = intensity(m)
+    reach = attainable(g, i)
+    if i < g.ridge_point:
+        verdict = f"Memory-bound by a factor of {fmt.about_times(g.ridge_point / i)}"
+        rest = (f": decode attention can use at most {fmt.scale_words(reach / 1e12)} TFLOP/s "
+                f"of the {g.peak_flops / 1e12:,.0f}; the math units mostly wait for the cache "
+                "to arrive.")
+    else:
+        verdict = "Compute-bound"
+        rest = (f" by a factor of {fmt.about_times(i / g.ridge_point)}: the math units, not "
+                "memory, set the pace.")
+    x, y = clip(i), reach / 1e12
+    return {"slots:verdict": {"verdict": verdict, "verdict_rest": rest},
+            "source:point": {"x": [x], "y": [y]},
+            "prop:point_label.x": x, "prop:point_label.y": y,
+            "prop:point_label.text": f"decode attention {i:.1f}"}
+
+
+def weights_point_state(model, users, gpu):  # the weight matmuls' dot on the roofline
+    w = weights_intensity(shape_of(model), users)
+    return {"source:weights_point": {
+        "x": [clip(w)], "y": [attainable(costs.GPUS[gpu], w) / 1e12]}}
+
+
+class DecodeBillPanel(CostStatePanel):
     """Ops against bytes for one decoded token, and where that lands on a GPU's roofline."""
 
     model = model_selector("llama-3-8b")
@@ -119,199 +357,72 @@ class DecodeBillPanel(pn.viewable.Viewer):
                          doc="Whose peak FLOP/s and memory bandwidth draw the roofline.")
 
     url_keys = ("model", "context", "users", "gpu")
+    route = "/decode-bill"
+    title = "The bill for one decoded token"
+    intro = INTRO
+    conventions = CONVENTIONS
 
-    def __init__(self, in_article=False, **params):
-        # in_article: the article's section heading and prose already say what the panel's
-        # own heading and introduction say, so leave those out there
-        self.in_article = in_article
-        self._ink = ink()
-        super().__init__(**params)
-        self.picker = ModelPicker(model=self.model)
-        link_model(self, self.picker)
-        self._build_roofline()
-        self._build_gqa()
-        self._build_widgets()
-        self.readout = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                    stylesheets=[PICKER_CSS])
-        self.bytes_readout = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                          stylesheets=[PICKER_CSS])
-        self.verdict = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                    stylesheets=[PICKER_CSS])
-        self.gqa_text = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                     stylesheets=[PICKER_CSS])
-        self.caption = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                    stylesheets=[PICKER_CSS])
-        self._gqa_for = None
-        self._update()
-        self.param.watch(lambda *e: self._update(), ["context", "users", "gpu"])
-        self.picker.param.watch(lambda *e: self._update(), "shape")
-        self._layout = self._build_layout()
+    @classmethod
+    def controls(cls):
+        return super().controls() + [
+            power_control("context", MAX_CONTEXT), power_control("users", MAX_USERS),
+            Control.choice("gpu", GPU_KEYS)]
 
-    # ---- the numbers: pure in the parameters --------------------------------------------
+    @classmethod
+    def parts(cls):
+        return super().parts() + [
+            Part(("model",), model_state), Part(("model", "context"), ops_state),
+            Part(("model", "context", "users"), batch_state),
+            Part(("model", "context", "users"), cache_state),
+            Part(("context",), context_state), Part(("users",), users_state),
+            Part(("model", "users"), weights_state), Part(("gpu",), gpu_state),
+            Part(("model", "gpu"), verdict_state),
+            Part(("model", "users", "gpu"), weights_point_state)]
 
-    def numbers(self):  # -> every number shown, for the current model and controls
-        m, c, u, b = self.picker.shape, self.context, self.users, BYTES_PER_VALUE
-        gpu = costs.GPUS[self.gpu]
-        scores = costs.decode_score_flops(m, c)
-        values = costs.decode_value_flops(m, c)
-        intensity = float(costs.decode_arithmetic_intensity(m, c, b))
-        own = m.heads * (m.head_dim + m.v_head_dim) * b  # bytes/token/layer, a KV head per query
-        per_layer = costs.kv_bytes_per_token_per_layer(m, b)
-        weights_intensity = costs.other_flops_decode(m) * u / (costs.matmul_params(m) * b)
-        return {
-            "shape": m, "context": c, "users": u, "gpu": gpu,
-            "dot_products": costs.decode_dot_products(m, c),
-            "scores": scores, "values": values, "attention": scores + values,
-            "weight_ops": costs.other_flops_decode(m), "matmul_params": costs.matmul_params(m),
-            "share": costs.decode_attention_share(m, c),
-            "kv_layer": per_layer, "kv_token": costs.kv_bytes_per_token(m, b),
-            "kv_all": costs.kv_cache_bytes(m, c, u, b),
-            "kv_one_user": costs.kv_cache_bytes(m, c, 1, b),
-            "intensity": intensity, "ridge": gpu.ridge_point,
-            "attainable": attainable(gpu, intensity),
-            "weights_intensity": weights_intensity,
-            "weights_attainable": attainable(gpu, weights_intensity),
-            "group": m.heads // m.kv_heads, "kv_if_own": own, "gqa_saving": own / per_layer,
-        }
+    # ---- what tests and the article read -----------------------------------------------
 
-    def ops_html(self, n):
-        m, u = n["shape"], n["users"]
-        if m.sliding_layers:
-            dots = (f"{m.layers:,} layers × {m.heads:,} query heads × the keys each layer sees "
-                    f"({m.sliding_layers} layers see at most {m.sliding_window:,})")
-        else:
-            dots = f"{m.layers:,} layers × {m.heads:,} query heads × {n['context']:,} keys"
-        one = n["share"]
-        users = ""
-        if u > 1:
-            users = (f"<p>For all {u:,} users: {short(n['attention'] * u)} attention FLOPs and "
-                     f"{short(n['weight_ops'] * u)} weight FLOPs this step.</p>")
-        return (
-            '<div class="ae-readout" aria-live="polite">'
-            "<p><b>Operations for one new token</b> (per user):</p><ul>"
-            f"<li>Dot products: {dots} = <b>{grouped(n['dot_products'])}</b></li>"
-            f"<li>Scores q·k: {grouped(n['dot_products'])} × 2 × {m.head_dim:,} = "
-            f"{grouped(n['scores'])} FLOPs (≈ <b>{short(n['scores'])}</b>)</li>"
-            f"<li>Weighted sum of values: {grouped(n['dot_products'])} × 2 × "
-            f"{m.v_head_dim:,} = {grouped(n['values'])} FLOPs (≈ <b>{short(n['values'])}</b>)"
-            "</li>"
-            f"<li>Attention in all: ≈ <b>{short(n['attention'])}</b> FLOPs</li>"
-            f"<li>Weights: 2 × {grouped(n['matmul_params'])} matmul parameters = "
-            f"{grouped(n['weight_ops'])} FLOPs (≈ <b>{short(n['weight_ops'])}</b>)</li></ul>"
-            f"<p>Attention is <b>{percent(one, 3)}</b> of this token's arithmetic "
-            f"(about 1/{max(round(1 / one), 1) if one > 0 else '∞'}).</p>{users}</div>")
+    def numbers(self):  # -> the headline numbers for the current model and controls
+        return numbers(shape_of(self.params()["model"]), self.context, self.users, self.gpu)
 
-    def bytes_html(self, n):
-        m, u = n["shape"], n["users"]
-        if m.mla:
-            layer = (f"({m.kv_lora_rank:,} latent + {m.qk_rope_head_dim:,} rotary key values) × "
-                     f"{BYTES_PER_VALUE} bytes")
-        else:
-            layer = (f"2 (K and V) × {m.kv_heads:,} KV heads × {m.head_dim:,} × "
-                     f"{BYTES_PER_VALUE} bytes")
-        window = ""
-        if m.sliding_layers:
-            window = (f" (sliding-window layers hold at most {m.sliding_window:,} tokens, "
-                      "so fewer)")
-        return (
-            '<div class="ae-readout" aria-live="polite">'
-            "<p><b>Bytes read from the KV cache</b> (bf16):</p><ul>"
-            f"<li>Per token per layer: {layer} = <b>{grouped(n['kv_layer'])} bytes</b> "
-            f"({binary_size(n['kv_layer'])})</li>"
-            f"<li>Per token, × {m.layers:,} layers: <b>{grouped(n['kv_token'])} bytes</b> "
-            f"({binary_size(n['kv_token'])})</li>"
-            f"<li>Whole context, × {n['context']:,} tokens × {u:,} "
-            f"user{'s' if u != 1 else ''}{window}: {grouped(n['kv_all'])} bytes ≈ "
-            f"<b>{size_text(n['kv_all'])}</b></li></ul></div>")
+    # ---- the view, built once from the first state -------------------------------------
 
-    def verdict_html(self, n):
-        gpu, i, ridge = n["gpu"], n["intensity"], n["ridge"]
-        head = (f"<p><b>Arithmetic intensity</b>: {short(n['attention'])} FLOPs ÷ "
-                f"{size_text(n['kv_one_user'])} ≈ <b>{i:.1f} FLOP/byte</b>, the same at every "
-                f"context and batch (each user reads their own cache). The {gpu.name}'s "
-                f"<b>ridge point</b>: {gpu.peak_flops / 1e12:,.0f} TFLOP/s ÷ "
-                f"{gpu.bandwidth / 1e12:.3g} TB/s ≈ <b>{ridge:.0f} FLOP/byte</b>.</p>")
-        if i < ridge:
-            verdict = (f"<p><b>Memory-bound by a factor of {factor_text(ridge / i)}</b>: decode "
-                       f"attention can use at most {short(n['attainable'] / 1e12)} TFLOP/s of the "
-                       f"{gpu.peak_flops / 1e12:,.0f}; the math units mostly wait for "
-                       "the cache to arrive.</p>")
-        else:
-            verdict = (f"<p><b>Compute-bound</b> by a factor of {factor_text(i / ridge)}: the "
-                       "math units, not memory, set the pace.</p>")
-        w = n["weights_intensity"]
-        if n["users"] == 1:
-            reuse = "with one user, each weight read does one multiply-add"
-        else:
-            reuse = f"each weight read is used by all {n['users']:,} users of the batch"
-        weights = (f"<p class=\"ae-hint\">For comparison, the weight matmuls: {reuse}, "
-                   f"≈ {w:.3g} FLOP/byte (activations ignored). Batching raises that; it "
-                   "cannot raise attention's.</p>")
-        return f'<div class="ae-readout" aria-live="polite">{head}{verdict}{weights}</div>'
+    def build_body(self, state):
+        self._build_roofline(state)
+        self._build_gqa(state)
+        self.readout = self.add_readout(OpsReadout, state, "slots:ops", "slots:weights_line",
+                                        "slots:batch_ops")
+        self.bytes_readout = self.add_readout(BytesReadout, state, "slots:per_token",
+                                              "slots:context", "slots:users", "slots:kv_all")
+        self.verdict = self.add_readout(VerdictReadout, state, "slots:intensity",
+                                        "slots:ridge", "slots:verdict", "slots:reuse")
+        self.gqa_text = self.add_readout(GqaReadout, state, "slots:gqa")
+        self.caption = self.add_readout(CaptionReadout, state, "slots:caption")
+        self.context_slider = self.power_slider(
+            "context", "context tokens, powers of two", MAX_CONTEXT,
+            sizing_mode="stretch_width", min_width=180, max_width=320)
+        self.context_input = self.number_box(
+            "context", f"context tokens (1–{MAX_CONTEXT:,})", step=256, width=210)
+        self.users_slider = self.power_slider(
+            "users", "users (batch), powers of two", MAX_USERS, sizing_mode="stretch_width",
+            min_width=160, max_width=280)
+        self.users_input = self.number_box("users", f"users / batch (1–{MAX_USERS:,})",
+                                           width=170)
+        self.gpu_buttons = self.choice_buttons("gpu", orientation="vertical", width=160)
+        controls = self.row(self.context_slider, self.context_input, self.users_slider,
+                            self.users_input)
+        roof = pn.FlexBox(
+            self.labelled("GPU", self.gpu_buttons),
+            pn.Column(self.caption,
+                      pn.pane.Bokeh(self.roofline, height=HEIGHT, sizing_mode="stretch_width",
+                                    min_width=240), self.verdict, sizing_mode="stretch_width",
+                      styles={"flex": "1 1 300px", "min-width": "0"}),
+            sizing_mode="stretch_width")
+        return [controls, self.readout, self.bytes_readout, self.gqa_text, self.gqa_pane, roof]
 
-    def gqa_html(self, n):
-        m = n["shape"]
-        if m.mla:
-            return ('<div class="ae-readout" aria-live="polite"><p>Multi-head latent attention: '
-                    f"all {m.heads:,} query heads read one shared latent per layer, "
-                    f"{grouped(n['kv_layer'])} bytes per token instead of "
-                    f"{grouped(n['kv_if_own'])} if each query head cached its own keys and "
-                    f"values: <b>×{n['gqa_saving']:.1f}</b> smaller.</p></div>")
-        g = n["group"]
-        if m.kv_heads == m.heads:
-            share = (f"<p>{m.heads:,} query heads, {m.kv_heads:,} KV heads: each query head "
-                     "has its own keys and values (no grouping), so no cache saving.</p>")
-        else:
-            share = (f"<p><b>{m.heads:,} query heads share {m.kv_heads:,} KV heads: {g} per "
-                     f"group.</b> Each query head still does its own dot products, so the "
-                     f"FLOPs are unchanged; the cache holds {grouped(n['kv_layer'])} bytes per "
-                     f"token per layer instead of {grouped(n['kv_if_own'])} (if KV heads = "
-                     f"query heads): <b>×{n['gqa_saving']:g}</b> less to store and to read.</p>")
-        drawn = "" if m.heads <= MAX_DRAWN_HEADS else (
-            f"<p class=\"ae-hint\">Too many heads to draw ({m.heads:,}).</p>")
-        return f'<div class="ae-readout" aria-live="polite">{share}{drawn}</div>'
-
-    # ---- writing them out ---------------------------------------------------------------
-
-    def _update(self):
-        n = self.numbers()
-        gpu = n["gpu"]
-        self.roof_source.data = roof_data(gpu)
-        i = float(np.clip(n["intensity"], *ROOF_X))
-        w = float(np.clip(n["weights_intensity"], *ROOF_X))
-        self.point_source.data = {"x": [i], "y": [n["attainable"] / 1e12]}
-        self.weights_source.data = {"x": [w], "y": [n["weights_attainable"] / 1e12]}
-        self.ridge_span.location = n["ridge"]
-        self.ridge_label.x = n["ridge"]
-        self.ridge_label.text = f"ridge {n['ridge']:.0f}"
-        self.point_label.x, self.point_label.y = i, n["attainable"] / 1e12
-        self.point_label.text = f"decode attention {n['intensity']:.1f}"
-        self.caption.object = (f'<p class="ae-caption" aria-live="polite">The {gpu.name}\'s '
-                               "roofline, log-log: the most FLOP/s a kernel of a given "
-                               "arithmetic intensity can reach</p>")
-        self._update_gqa(n["shape"])
-        self.readout.object = self.ops_html(n)
-        self.bytes_readout.object = self.bytes_html(n)
-        self.verdict.object = self.verdict_html(n)
-        self.gqa_text.object = self.gqa_html(n)
-
-    def _update_gqa(self, m):
-        if self._gqa_for is m:
-            return
-        self._gqa_for = m
-        drawn = m.heads <= MAX_DRAWN_HEADS and not m.mla
-        self.gqa_pane.visible = drawn
-        if not drawn:
-            return
-        queries, kv, links = gqa_data(m)
-        self.query_source.data, self.kv_source.data, self.link_source.data = queries, kv, links
-        self.gqa_figure.x_range.update(start=-0.6, end=m.heads - 0.4)
-        self.gqa_figure.title.text = f"{m.heads} query heads (top), {m.kv_heads} KV heads"
-
-    def _build_roofline(self):
-        self.roof_source = ColumnDataSource({"x": [], "y": []})
-        self.point_source = ColumnDataSource({"x": [], "y": []})
-        self.weights_source = ColumnDataSource({"x": [], "y": []})
+    def _build_roofline(self, state):
+        self.roof_source = ColumnDataSource(state["source:roof"])
+        self.point_source = ColumnDataSource(state["source:point"])
+        self.weights_source = ColumnDataSource(state["source:weights_point"])
         fig = figure(title=None, height=HEIGHT, sizing_mode="stretch_width", min_width=240,
                      tools="", toolbar_location=None, x_axis_type="log", y_axis_type="log",
                      x_range=Range1d(*ROOF_X), y_range=Range1d(*ROOF_Y),
@@ -350,13 +461,18 @@ class DecodeBillPanel(pn.viewable.Viewer):
         fig.yaxis.axis_label = "attainable TFLOP/s (log)"
         chrome.quiet_axes(fig)
         self.roofline = fig
+        self.targets.update({
+            "source:roof": self.roof_source, "source:point": self.point_source,
+            "source:weights_point": self.weights_source,
+            "prop:ridge_span.location": self.ridge_span, "prop:ridge_label.x": self.ridge_label,
+            "prop:ridge_label.text": self.ridge_label, "prop:point_label.x": self.point_label,
+            "prop:point_label.y": self.point_label, "prop:point_label.text": self.point_label})
 
-    def _build_gqa(self):
-        self.query_source = ColumnDataSource({"x": [], "y": [], "colour": []})
-        self.kv_source = ColumnDataSource({"x": [], "y": [], "width": [], "colour": []})
-        self.link_source = ColumnDataSource({"x0": [], "y0": [], "x1": [], "y1": [],
-                                             "colour": []})
-        fig = figure(height=140, sizing_mode="stretch_width", min_width=240, tools="",
+    def _build_gqa(self, state):
+        self.query_source = ColumnDataSource(state["source:gqa_queries"])
+        self.kv_source = ColumnDataSource(state["source:gqa_kv"])
+        self.link_source = ColumnDataSource(state["source:gqa_links"])
+        fig = figure(height=GQA_HEIGHT, sizing_mode="stretch_width", min_width=240, tools="",
                      toolbar_location=None, x_range=Range1d(-0.6, 31.6),
                      y_range=Range1d(-0.35, 1.35), outline_line_color=None)
         fig.segment("x0", "y0", "x1", "y1", source=self.link_source, line_color="colour",
@@ -373,46 +489,12 @@ class DecodeBillPanel(pn.viewable.Viewer):
         self.gqa_figure = fig
         # a FlexBox, not the bare pane: see the module's docstring; and a Bokeh pane's own
         # `visible` does not hide its figure, the box's does
-        self.gqa_pane = figure_box(pn.pane.Bokeh(fig, height=140, sizing_mode="stretch_width",
-                                                 min_width=240))
-
-    # ---- controls -----------------------------------------------------------------------
-
-    def _build_widgets(self):
-        self.context_slider = chrome.power_of_two_slider(
-            self, "context", "context, powers of two", MAX_CONTEXT, sizing_mode="stretch_width",
-            min_width=180, max_width=360)
-        self.context_input = pn.widgets.IntInput.from_param(
-            self.param.context, label=f"context tokens (1–{MAX_CONTEXT:,})", step=256, width=210)
-        self.users_input = pn.widgets.IntInput.from_param(
-            self.param.users, label=f"users / batch (1–{MAX_USERS:,})", width=170)
-        self.gpu_buttons = pn.widgets.RadioButtonGroup.from_param(
-            self.param.gpu, color="primary", variant="outline",
-            orientation="vertical", width=160)
-
-    def __panel__(self):
-        return self._layout
-
-    def _build_layout(self):
-        controls = pn.FlexBox(self.context_slider, self.context_input, self.users_input,
-                              align_items="flex-end", sizing_mode="stretch_width")
-        roof = pn.FlexBox(
-            pn.Column(pn.pane.HTML("GPU", margin=(0, 10)), self.gpu_buttons, margin=0),
-            pn.Column(self.caption,
-                      pn.pane.Bokeh(self.roofline, height=HEIGHT, sizing_mode="stretch_width",
-                                    min_width=240), self.verdict, sizing_mode="stretch_width",
-                      styles={"flex": "1 1 300px", "min-width": "0"}),
-            sizing_mode="stretch_width")
-        own = [] if self.in_article else [
-            pn.pane.HTML("<h3 style='margin:0'>The bill for one decoded token</h3>",
-                         margin=(0, 10)),
-            pn.pane.Markdown(INTRO, sizing_mode="stretch_width")]
-        return pn.Column(
-            *own, self.picker, controls, self.readout, self.bytes_readout, self.gqa_text,
-            self.gqa_pane, roof,
-            pn.pane.Markdown(CONVENTIONS, sizing_mode="stretch_width", stylesheets=[CODE_CSS]),
-            css_classes=["ae-panel"], sizing_mode="stretch_width",
-            stylesheets=[chrome.CSS, PICKER_CSS])
+        self.gqa_pane = figure_box(pn.pane.Bokeh(fig, height=GQA_HEIGHT,
+                                                 sizing_mode="stretch_width", min_width=240))
+        self.targets.update({
+            "source:gqa_queries": self.query_source, "source:gqa_kv": self.kv_source,
+            "source:gqa_links": self.link_source, "prop:gqa_x.end": fig.x_range,
+            "prop:gqa_title.text": fig.title, "prop:gqa_pane.visible": self.gqa_pane})
 
 
 def page():

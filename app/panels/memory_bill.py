@@ -1,18 +1,25 @@
-"""The memory bill: fixed weights against a key/value cache that grows with every token.
+"""The memory bill: what a served model holds in memory, and what prefill needs on the side.
 
-The weights cost the same at any context; the cache grows by a fixed number of bytes per
+The weights are a fixed cost whatever the context; the cache grows by a fixed number of bytes per
 token, per user, until it outweighs them. Prefill has a separate problem: a kernel that
 writes out the n × n scores needs gigabytes of scratch per layer, while a fused kernel keeps
 one small tile at a time and never writes the square.
+
+The panel has the one shape (app/states.py) on the cost panels' base (app/cost_base.py):
+model (three presets) × users (1 to 1,024), context (1 to 1,048,576) and prompt (1 to
+131,072) on power-of-two stops × bytes per value. The parts: the weights and one user's
+cache curve (model, bytes), the batch's cache curve and where it catches the weights
+(model, users, bytes), the cache at the chosen context (model, users, context, bytes: the
+same bytes for the same users × context, so the table holds each once) and the prefill
+scratch (model, prompt, bytes). A live session also counts any number typed and your own
+config.json, through the same parts.
 """
 
-import html
 import math
 
 import numpy as np
 import panel as pn
 import param
-from bokeh.core.properties import value
 from bokeh.models import (
     ColumnDataSource,
     FixedTicker,
@@ -25,25 +32,16 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from app import chrome
-from app.model_picker import (
-    CODE_CSS,
-    PICKER_CSS,
-    ModelPicker,
-    at_tokens,
-    binary_size,
-    grouped,
-    ink,
-    link_model,
-    model_selector,
-    short,
-    size_text,
-    tokens,
-)
+from app import chrome, fmt
+from app.chrome import slot
+from app.cost_base import CostStatePanel, power_control, readout_class, rounded
+from app.model_picker import model_selector, shape_of
+from app.states import Control, Part
 from attention_core import costs
 
 DTYPES = {"bf16": 2, "fp8": 1, "fp32": 4}  # bytes per value
 DTYPE_LABELS = {"bf16 (2 bytes)": "bf16", "fp8 (1 byte)": "fp8", "fp32 (4 bytes)": "fp32"}
+DTYPE_KEYS = tuple(DTYPE_LABELS.values())  # in the buttons' order
 MAX_CONTEXT = 1_048_576
 MAX_USERS = 1024
 MAX_PROMPT = 131_072
@@ -51,6 +49,7 @@ TILE = 128  # a fused kernel's block of queries × keys, per head
 CHART_X = (64, MAX_CONTEXT)
 CHART_Y = (1e-3, 1e5)  # GB
 CURVE_CONTEXT = np.unique(np.geomspace(*CHART_X, 160).round())
+GB_DIGITS = 4  # significant digits of a curve's GB: more than a log-log chart can show
 WEIGHTS, KV, ONE_USER = "#0072B2", "#D55E00", "#E69F00"  # Okabe-Ito; the crossing: theme ink
 HEIGHT = 320
 
@@ -61,22 +60,170 @@ CONVENTIONS = (
     "Sliding-window layers hold at most their window. Activations and framework overhead "
     "are left out. GB = 10⁹ bytes, GiB = 2³⁰ bytes; MB = 10⁶, MiB = 2²⁰; KiB = 2¹⁰.")
 
-
 INTRO = (
     "Serving a model holds two things in memory. The weights are a fixed cost, the same for "
     "a one-word chat as for a novel. The key/value cache grows with every token of every "
     "conversation, so with enough context, or enough users, it outgrows the weights.")
 
+READOUT = (
+    '<div class="ae-readout" aria-live="polite">'
+    f'<p><b>Weights</b>: {slot("params")} parameters × {slot("bytes")} {slot("byte_word")} = '
+    '<b data-s="weights"></b>, fixed, and read once per decode step however long the '
+    "conversation.</p>"
+    f'<p><b>KV cache</b>: {slot("kv_token")} bytes ({slot("kv_token_binary")}) per token, per '
+    f'user. For {slot("who")} at {slot("context")} tokens{slot("each")}: '
+    f'<b data-s="kv_all"></b>. Weights plus cache: {slot("total")}.{slot("window")}</p>'
+    "<p><b>Where the cache catches the weights</b>: one user's cache outweighs them "
+    f'{slot("one_at")}<b data-s="one"></b>{slot("one_tokens")}{slot("one_approx")}.'
+    f'{slot("all_lead")}<b data-s="all"></b>{slot("all_tail")}</p></div>')
 
-def curve_data(m, users, nbytes):  # -> weights and caches over CURVE_CONTEXT, in GB
-    weights = float(costs.weight_bytes(m, nbytes)) / 1e9
-    return {"context": CURVE_CONTEXT,
-            "weights": np.full(CURVE_CONTEXT.shape, weights),
-            "kv": costs.kv_cache_bytes(m, CURVE_CONTEXT, users, nbytes) / 1e9,
-            "kv_one": costs.kv_cache_bytes(m, CURVE_CONTEXT, 1, nbytes) / 1e9}
+SCRATCH = (
+    '<div class="ae-readout" aria-live="polite">'
+    f'<p><b>Prefill scratch</b>, prompt of {slot("prompt")} tokens. A kernel that writes the '
+    f'scores out makes an n × n square per head: {slot("prompt_squared")}² = '
+    f'{slot("scores")} scores (≈ <b data-s="scores_short"></b>); × {slot("heads")} heads × '
+    f'{slot("scratch_bytes")} = <b data-s="eager"></b> of scratch per layer.</p>'
+    f'<p>A fused kernel keeps one {slot("tile")} × {slot("tile_w")} tile per head at a time and '
+    f'never writes the square: {slot("tile_scores")} scores × {slot("tile_heads")} heads × '
+    f'{slot("tile_bytes")} = <b data-s="fused"></b>, held on chip: {slot("ratio")} times '
+    "less.</p></div>")
+
+CAPTION = (f'<p class="ae-caption" aria-live="polite">{slot("model_name")}, {slot("dtype")}: '
+           "weights against the KV cache as the context grows (log-log)</p>")
+
+MemoryReadout = readout_class("MemoryReadout", READOUT)
+ScratchReadout = readout_class("MemoryScratchReadout", SCRATCH)
+CaptionReadout = readout_class("MemoryCaptionReadout", CAPTION)
 
 
-class MemoryBillPanel(pn.viewable.Viewer):
+def byte_word(b):  # 1 -> "byte", 2 -> "bytes"
+    return "byte" if b == 1 else "bytes"
+
+
+def at_tokens(n):  # tokens -> (before, bold, after): "at <b>N</b> tokens" or "<b>never</b>"
+    return ("", "never", "") if not math.isfinite(n) else ("at ", f"{round(n):,}", " tokens")
+
+
+def gb(nbytes):  # bytes (scalar or array) -> GB, rounded for the chart
+    return rounded(np.atleast_1d(nbytes) / 1e9, GB_DIGITS)
+
+
+def numbers(m, users, context, prompt, dtype):  # -> the headline numbers (tests, the article)
+    b = DTYPES[dtype]
+    return {"shape": m, "users": users, "context": context, "prompt": prompt, "bytes": b,
+            "weights": costs.weight_bytes(m, b), "kv_all": costs.kv_cache_bytes(m, context, users, b),
+            "cross_one": costs.kv_outweighs_weights_context(m, 1, b),
+            "cross_users": costs.kv_outweighs_weights_context(m, users, b),
+            "eager": costs.eager_score_matrix_bytes(m, prompt, 1, b),
+            "fused": min(TILE, prompt) ** 2 * m.heads * b}
+
+
+# --- the state: parts, each a pure function of some of the controls ---------------------------
+# `model` is a preset's key (the table) or your config's Model (live): shape_of reads either
+
+def window_state(model):  # what a sliding window does to the cache, if the model has one
+    m = shape_of(model)
+    window = ""
+    if m.sliding_layers:
+        window = (f" Sliding-window layers stop growing at {m.sliding_window:,} tokens, so "
+                  "the cache grows more slowly past it.")
+    return {"slots:window": {"window": window}}
+
+
+def weights_state(model, dtype):  # the weights, one user's cache: per token, curve, crossing
+    m, b = shape_of(model), DTYPES[dtype]
+    weights, per_token = costs.weight_bytes(m, b), costs.kv_bytes_per_token(m, b)
+    one = costs.kv_outweighs_weights_context(m, 1, b)
+    one_at, one_n, one_tokens = at_tokens(one)
+    return {
+        "slots:weights": {"params": fmt.thousands(costs.total_params(m)), "bytes": str(b),
+                          "byte_word": byte_word(b), "weights": fmt.gb_and_gib(weights),
+                          "kv_token": fmt.thousands(per_token),
+                          "kv_token_binary": fmt.binary_bytes(per_token)},
+        "slots:one_user": {"one_at": one_at, "one": one_n, "one_tokens": one_tokens,
+                           "one_approx": (f" (≈ {fmt.scale_words(one, 2)})" if math.isfinite(one)
+                                          else ": the window caps the cache below the weights")},
+        "source:curve_one": {"weights": gb(np.full(CURVE_CONTEXT.shape, weights)),
+                             "kv_one": gb(costs.kv_cache_bytes(m, CURVE_CONTEXT, 1, b))},
+        "slots:caption": {"model_name": m.name, "dtype": dtype},
+    }
+
+
+def batch_state(model, users, dtype):  # where the batch's caches catch the weights
+    m, b = shape_of(model), DTYPES[dtype]
+    cross = costs.kv_outweighs_weights_context(m, users, b)
+    all_lead = all_n = all_tail = ""
+    if users > 1:
+        all_at, all_n, all_tokens = at_tokens(cross)
+        each = " each" if math.isfinite(cross) else ""
+        all_lead = f" With {users:,} users their caches together outweigh the weights {all_at}"
+        all_tail = f"{all_tokens}{each}."
+    shown = math.isfinite(cross) and CHART_X[0] <= cross <= CHART_X[1]
+    right = shown and cross > 4096  # labels left of the line near the right edge
+    return {
+        "slots:all_users": {"all_lead": all_lead, "all": all_n, "all_tail": all_tail},
+        "prop:cross_span.location": float(cross) if shown else float(CHART_X[0]),
+        "prop:cross_span.visible": shown,
+        "prop:cross_label.x": float(cross) if shown else float(CHART_X[0]),
+        "prop:cross_label.text": f"cache = weights at {fmt.tokens_or_never(cross)}" if shown else "",
+        "prop:cross_label.visible": shown,
+        "prop:cross_label.text_align": "right" if right else "left",
+        "prop:cross_label.x_offset": -4 if right else 4,
+    }
+
+
+def batch_curve_state(model, users, dtype):
+    # the batch's cache over the context axis: the same curve for the same users × bytes,
+    # so the table holds each once
+    m, b = shape_of(model), DTYPES[dtype]
+    return {"source:curve_kv": {"kv": gb(costs.kv_cache_bytes(m, CURVE_CONTEXT, users, b))}}
+
+
+def users_state(users):  # whose cache the chart and the text count
+    return {
+        "slots:who": {"who": "one user" if users == 1 else f"{users:,} users",
+                      "each": " each" if users > 1 else ""},
+        "prop:kv_item.label": {"value": "KV cache, one user" if users == 1
+                               else f"KV cache, {users:,} users"},
+        "prop:one_line.visible": users != 1, "prop:one_item.visible": users != 1,
+    }
+
+
+def context_state(context):  # the dot's place on the context axis
+    return {"slots:context": {"context": f"{context:,}"},
+            "source:marker_x": {"context": [min(max(float(context), CHART_X[0]), CHART_X[1])]}}
+
+
+def cache_state(model, users, context, dtype):
+    # the cache at the chosen context: the same for the same users × context (and bytes), so
+    # the table holds each value once
+    m, b = shape_of(model), DTYPES[dtype]
+    kv = costs.kv_cache_bytes(m, context, users, b)
+    return {"slots:cache": {"kv_all": fmt.gb_and_gib(kv),
+                            "total": fmt.gb_and_gib(costs.weight_bytes(m, b) + kv)}}
+
+
+def marker_state(model, users, context, dtype):  # the dot: the cache at the chosen context
+    m, b = shape_of(model), DTYPES[dtype]
+    x = min(max(float(context), CHART_X[0]), CHART_X[1])
+    return {"source:marker_kv": {"kv": [float(costs.kv_cache_bytes(m, x, users, b)) / 1e9]}}
+
+
+def scratch_state(model, prompt, dtype):  # an eager kernel's n × n scores against a fused tile
+    m, b = shape_of(model), DTYPES[dtype]
+    t = min(TILE, prompt)
+    eager, fused = costs.eager_score_matrix_bytes(m, prompt, 1, b), t * t * m.heads * b
+    scores = float(prompt) * prompt
+    per = f"{b} {byte_word(b)}"
+    return {"slots:scratch": {
+        "prompt": f"{prompt:,}", "prompt_squared": f"{prompt:,}", "scores": fmt.thousands(scores),
+        "scores_short": fmt.scale_words(scores, 2), "heads": f"{m.heads:,}", "scratch_bytes": per,
+        "eager": fmt.gb_and_gib(eager), "tile": str(t), "tile_w": str(t),
+        "tile_scores": f"{t * t:,}", "tile_heads": f"{m.heads:,}", "tile_bytes": per,
+        "fused": fmt.gb_and_gib(fused), "ratio": f"{eager / fused:,.0f}"}}
+
+
+class MemoryBillPanel(CostStatePanel):
     """Weights against the KV cache as context and users grow; prefill's n × n scratch."""
 
     model = model_selector("llama-3-8b")
@@ -90,123 +237,76 @@ class MemoryBillPanel(pn.viewable.Viewer):
                            doc="How weights, keys and values are stored.")
 
     url_keys = ("model", "users", "context", "prompt", "dtype")
+    route = "/memory-bill"
+    title = "The memory bill"
+    intro = INTRO
+    conventions = CONVENTIONS
 
-    def __init__(self, in_article=False, **params):
-        # in_article: the article's section heading and prose already say what the panel's
-        # own heading and introduction say, so leave those out there
-        self.in_article = in_article
-        self._ink = ink()
-        super().__init__(**params)
-        self.picker = ModelPicker(model=self.model)
-        link_model(self, self.picker)
-        self._build_figure()
-        self._build_widgets()
-        self.readout = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                    stylesheets=[PICKER_CSS])
-        self.scratch = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                    stylesheets=[PICKER_CSS])
-        self.caption = pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                                    stylesheets=[PICKER_CSS])
-        self._update()
-        self.param.watch(lambda *e: self._update(), ["users", "context", "prompt", "dtype"])
-        self.picker.param.watch(lambda *e: self._update(), "shape")
-        self._layout = self._build_layout()
+    @classmethod
+    def controls(cls):
+        return super().controls() + [
+            power_control("users", MAX_USERS), power_control("context", MAX_CONTEXT),
+            power_control("prompt", MAX_PROMPT), Control.choice("dtype", DTYPE_KEYS)]
 
-    # ---- the numbers: pure in the parameters --------------------------------------------
+    @classmethod
+    def parts(cls):
+        return super().parts() + [
+            Part(("model",), window_state), Part(("model", "dtype"), weights_state),
+            Part(("model", "users", "dtype"), batch_state),
+            Part(("model", "users", "dtype"), batch_curve_state), Part(("users",), users_state),
+            Part(("context",), context_state),
+            Part(("model", "users", "context", "dtype"), cache_state),
+            Part(("model", "users", "context", "dtype"), marker_state),
+            Part(("model", "prompt", "dtype"), scratch_state)]
 
-    def numbers(self):  # -> every number shown, for the current model and controls
-        m, u, c, p = self.picker.shape, self.users, self.context, self.prompt
-        b = DTYPES[self.dtype]
-        tile = min(TILE, p)
-        return {
-            "shape": m, "users": u, "context": c, "prompt": p, "dtype": self.dtype, "bytes": b,
-            "params": costs.total_params(m), "weights": costs.weight_bytes(m, b),
-            "kv_token": costs.kv_bytes_per_token(m, b),
-            "kv_all": costs.kv_cache_bytes(m, c, u, b),
-            "kv_one": costs.kv_cache_bytes(m, c, 1, b),
-            "cross_one": costs.kv_outweighs_weights_context(m, 1, b),
-            "cross_users": costs.kv_outweighs_weights_context(m, u, b),
-            "scores_per_head": float(p) * p,
-            "eager": costs.eager_score_matrix_bytes(m, p, 1, b),
-            "tile": tile, "fused": tile * tile * m.heads * b,
-        }
+    # ---- what tests and the article read -----------------------------------------------
 
-    def readout_html(self, n):
-        m, u, c = n["shape"], n["users"], n["context"]
-        who = "one user" if u == 1 else f"{u:,} users"
-        total = n["weights"] + n["kv_all"]
-        cross_users = ""
-        if u > 1:
-            each = " each" if math.isfinite(n["cross_users"]) else ""
-            cross_users = (f" With {u:,} users their caches together outweigh the weights "
-                           f"{at_tokens(n['cross_users'])}{each}.")
-        approx = (f" (≈ {short(n['cross_one'], 2)})" if math.isfinite(n["cross_one"]) else
-                  ": the window caps the cache below the weights")
-        window = ""
-        if m.sliding_layers:
-            window = (f" Sliding-window layers stop growing at {m.sliding_window:,} tokens, so "
-                      "the cache grows more slowly past it.")
-        return (
-            '<div class="ae-readout" aria-live="polite">'
-            f"<p><b>Weights</b>: {grouped(n['params'])} parameters × {n['bytes']} "
-            f"byte{'s' if n['bytes'] != 1 else ''} = <b>{size_text(n['weights'])}</b>, "
-            "fixed, and read once per decode step however long the conversation.</p>"
-            f"<p><b>KV cache</b>: {grouped(n['kv_token'])} bytes "
-            f"({binary_size(n['kv_token'])}) per token, per user. For {who} at "
-            f"{c:,} tokens{' each' if u > 1 else ''}: <b>{size_text(n['kv_all'])}</b>. "
-            "Weights plus cache: "
-            f"{size_text(total)}.{window}</p>"
-            f"<p><b>Where the cache catches the weights</b>: one user's cache outweighs them "
-            f"{at_tokens(n['cross_one'])}{approx}."
-            f"{cross_users}</p></div>")
+    def numbers(self):  # -> the headline numbers for the current model and controls
+        return numbers(shape_of(self.params()["model"]), self.users, self.context,
+                       self.prompt, self.dtype)
 
-    def scratch_html(self, n):
-        m, p, b, t = n["shape"], n["prompt"], n["bytes"], n["tile"]
-        ratio = n["eager"] / n["fused"]
-        return (
-            '<div class="ae-readout" aria-live="polite">'
-            f"<p><b>Prefill scratch</b>, prompt of {p:,} tokens. A kernel that writes the "
-            f"scores out makes an n × n square per head: {p:,}² = "
-            f"{grouped(n['scores_per_head'])} scores (≈ <b>{short(n['scores_per_head'], 2)}"
-            f"</b>); × {m.heads:,} heads × {b} byte{'s' if b != 1 else ''} = "
-            f"<b>{size_text(n['eager'])}</b> of scratch per layer.</p>"
-            f"<p>A fused kernel keeps one {t} × {t} tile per head at a time and never writes "
-            f"the square: {t * t:,} scores × {m.heads:,} heads × {b} byte{'s' if b != 1 else ''} = "
-            f"<b>{size_text(n['fused'])}</b>, held on chip: {ratio:,.0f} times "
-            "less.</p></div>")
+    # ---- the view, built once from the first state -------------------------------------
 
-    # ---- writing them out ---------------------------------------------------------------
+    def build_body(self, state):
+        self._build_figure(state)
+        self.readout = self.add_readout(
+            MemoryReadout, state, "slots:weights", "slots:who", "slots:context", "slots:cache",
+            "slots:window", "slots:one_user", "slots:all_users")
+        self.scratch = self.add_readout(ScratchReadout, state, "slots:scratch")
+        self.caption = self.add_readout(CaptionReadout, state, "slots:caption")
+        self.context_slider = self.power_slider(
+            "context", "context tokens, powers of two", MAX_CONTEXT,
+            sizing_mode="stretch_width", min_width=180, max_width=320)
+        self.context_input = self.number_box(
+            "context", f"context tokens (1–{MAX_CONTEXT:,})", step=1024, width=210)
+        self.users_slider = self.power_slider(
+            "users", "users, powers of two", MAX_USERS, sizing_mode="stretch_width",
+            min_width=160, max_width=280)
+        self.users_input = self.number_box("users", f"users (1–{MAX_USERS:,})", width=150)
+        self.dtype_buttons = self.choice_buttons("dtype", sizing_mode="stretch_width",
+                                                 max_width=380)
+        self.prompt_slider = self.power_slider(
+            "prompt", "prompt tokens, powers of two", MAX_PROMPT, sizing_mode="stretch_width",
+            min_width=180, max_width=320)
+        self.prompt_input = self.number_box("prompt", f"prompt tokens (1–{MAX_PROMPT:,})",
+                                            step=1024, width=200)
+        controls = self.row(
+            self.context_slider, self.context_input, self.users_slider, self.users_input,
+            self.labelled("bytes per value", self.dtype_buttons, sizing_mode="stretch_width",
+                          max_width=400))
+        return [controls, self.readout, self.caption,
+                pn.pane.Bokeh(self.figure, height=HEIGHT, sizing_mode="stretch_width",
+                              min_width=240),
+                self.row(self.prompt_slider, self.prompt_input), self.scratch]
 
-    def _update(self):
-        n = self.numbers()
-        m = n["shape"]
-        self.curve_source.data = curve_data(m, n["users"], n["bytes"])
-        x = float(np.clip(n["context"], *CHART_X))
-        self.marker_source.data = {
-            "context": [x], "kv": [float(costs.kv_cache_bytes(m, x, n["users"], n["bytes"]))
-                                   / 1e9]}
-        cross = n["cross_users"]
-        shown = math.isfinite(cross) and CHART_X[0] <= cross <= CHART_X[1]
-        self.cross_span.visible = self.cross_label.visible = shown
-        if shown:
-            self.cross_span.location = cross
-            self.cross_label.x = cross
-            self.cross_label.text = f"cache = weights at {tokens(cross)}"
-            self.cross_label.text_align = "right" if cross > 4096 else "left"
-            self.cross_label.x_offset = -4 if cross > 4096 else 4
-        self.kv_item.label = value("KV cache, one user" if n["users"] == 1
-                                   else f"KV cache, {n['users']:,} users")
-        self.one_line.visible = self.one_item.visible = n["users"] != 1
-        self.caption.object = (f'<p class="ae-caption" aria-live="polite">'
-                               f"{html.escape(m.name)}, {n['dtype']}: weights against the KV "
-                               "cache as the context grows (log-log)</p>")
-        self.readout.object = self.readout_html(n)
-        self.scratch.object = self.scratch_html(n)
-
-    def _build_figure(self):
-        self.curve_source = ColumnDataSource({"context": [], "weights": [], "kv": [],
-                                              "kv_one": []})
-        self.marker_source = ColumnDataSource({"context": [], "kv": []})
+    def _build_figure(self, state):
+        # the context column never changes; a state sets the bytes (the weights and one
+        # user's cache, and the batch's cache, from two parts) and the dot's two coordinates
+        self.curve_source = ColumnDataSource({"context": CURVE_CONTEXT.tolist(),
+                                              **state["source:curve_one"],
+                                              **state["source:curve_kv"]})
+        self.marker_source = ColumnDataSource({**state["source:marker_x"],
+                                               **state["source:marker_kv"]})
         fig = figure(title=None, height=HEIGHT, sizing_mode="stretch_width", min_width=240,
                      tools="", toolbar_location=None, x_axis_type="log", y_axis_type="log",
                      x_range=Range1d(*CHART_X), y_range=Range1d(*CHART_Y),
@@ -248,44 +348,15 @@ class MemoryBillPanel(pn.viewable.Viewer):
         fig.yaxis.axis_label = "GB, 10⁹ bytes (log)"
         chrome.quiet_axes(fig)
         self.figure = fig
-
-    # ---- controls -----------------------------------------------------------------------
-
-    def _build_widgets(self):
-        self.context_slider = chrome.power_of_two_slider(
-            self, "context", "context, powers of two", MAX_CONTEXT, sizing_mode="stretch_width",
-            min_width=180, max_width=360)
-        self.context_input = pn.widgets.IntInput.from_param(
-            self.param.context, label=f"context tokens (1–{MAX_CONTEXT:,})", step=1024,
-            width=210)
-        self.users_input = pn.widgets.IntInput.from_param(
-            self.param.users, label=f"users (1–{MAX_USERS:,})", width=150)
-        self.dtype_buttons = pn.widgets.RadioButtonGroup.from_param(
-            self.param.dtype, color="primary", variant="outline",
-            sizing_mode="stretch_width", max_width=380)
-        self.prompt_input = pn.widgets.IntInput.from_param(
-            self.param.prompt, label=f"prompt tokens (1–{MAX_PROMPT:,})", step=1024, width=200)
-
-    def __panel__(self):
-        return self._layout
-
-    def _build_layout(self):
-        controls = pn.FlexBox(
-            self.context_slider, self.context_input, self.users_input,
-            pn.Column(pn.pane.HTML("bytes per value", margin=(0, 10)), self.dtype_buttons,
-                      sizing_mode="stretch_width", max_width=400, margin=0),
-            align_items="flex-end", sizing_mode="stretch_width")
-        own = [] if self.in_article else [
-            pn.pane.HTML("<h3 style='margin:0'>The memory bill</h3>", margin=(0, 10)),
-            pn.pane.Markdown(INTRO, sizing_mode="stretch_width", stylesheets=[CODE_CSS])]
-        return pn.Column(
-            *own, self.picker, controls, self.readout, self.caption,
-            pn.pane.Bokeh(self.figure, height=HEIGHT, sizing_mode="stretch_width",
-                          min_width=240),
-            pn.FlexBox(self.prompt_input, sizing_mode="stretch_width"), self.scratch,
-            pn.pane.Markdown(CONVENTIONS, sizing_mode="stretch_width", stylesheets=[CODE_CSS]),
-            css_classes=["ae-panel"], sizing_mode="stretch_width",
-            stylesheets=[chrome.CSS, PICKER_CSS])
+        self.targets.update({
+            "source:curve_one": self.curve_source, "source:curve_kv": self.curve_source,
+            "source:marker_x": self.marker_source, "source:marker_kv": self.marker_source,
+            "prop:cross_span.location": self.cross_span,
+            "prop:cross_span.visible": self.cross_span,
+            **{f"prop:cross_label.{a}": self.cross_label
+               for a in ("x", "text", "visible", "text_align", "x_offset")},
+            "prop:kv_item.label": self.kv_item, "prop:one_line.visible": self.one_line,
+            "prop:one_item.visible": self.one_item})
 
 
 def page():

@@ -1,0 +1,163 @@
+"""What the three cost panels share: the model picker, power-of-two controls, readouts, frame.
+
+The cost panel, the decode bill and the memory bill each count a model's config: one of the
+documents' three presets, or (live only) your own config.json. Each keeps its own file, its
+own parts and figures; this base holds what would otherwise be written three times:
+
+- the `model` control and the picker's part of the state (its status line and fields);
+- `params()`: a preset's key as it is, or your config's `Model` while "custom" is picked,
+  so the same pure parts count a preset (static table or live) and your config (live);
+- controls on power-of-two stops: a slider over exponents that shows the tokens, and on a
+  live page a number box that takes any count;
+- readouts whose slots may come from several parts (`add_readout`), and the panel's frame.
+"""
+
+from __future__ import annotations
+
+import json
+
+import panel as pn
+from bokeh.models import CustomJSTickFormatter
+
+from app import chrome, fmt, states
+from app.chrome import Readout
+from app.model_picker import (
+    CODE_CSS,
+    CUSTOM,
+    PICKER_CSS,
+    PRESET_KEYS,
+    ModelPicker,
+    ink,
+    link_model,
+    picker_state,
+)
+from app.states import Control, Part, StatePanel
+
+READOUT_CSS = PICKER_CSS + """
+.ae-readout { font-variant-numeric: tabular-nums; }
+"""
+
+
+def power_stops(top):  # 131072 -> (1, 2, 4, ..., 131072): every power of two up to top
+    return tuple(2 ** e for e in range(top.bit_length()))
+
+
+def power_control(name, top):  # a slider over exponents 0..log2(top); its stops the powers
+    stops = power_stops(top)
+    return Control(name, stops, "value", tuple(range(len(stops))), "number")
+
+
+def readout_class(name, template):  # -> a Readout subclass drawing `template`
+    # Panel reads a ReactiveHTML's scripts from its class: one class per template
+    return type(name, (Readout,), {"template": template, "_scripts": Readout.scripts(template),
+                                   "__module__": __name__})
+
+
+def rounded(values, digits=4):  # [floats] -> the same to `digits` significant digits: a
+    # curve only needs what the chart can show, and the table ships every curve
+    return [float(f"{float(v):.{digits}g}") for v in values]
+
+
+class CostStatePanel(StatePanel):
+    """One cost panel: a model picker, controls on stops, readouts; parts over the model.
+
+    Subclasses set `model` (a `model_selector`), `route`, `title`, `intro` and
+    `conventions`; define `controls()` and `parts()` starting from this class's, and
+    `build_body(state)`, which returns the panel's own objects (the frame adds the heading,
+    the URL note, the picker and the counting conventions around them).
+    """
+
+    route = ""  # the live route your own config.json opens
+    title = ""
+    intro = ""
+    conventions = ""
+
+    def __init__(self, in_article=False, **params):
+        # in_article: the article's section heading and prose already say what the panel's
+        # own heading and introduction say, so leave those out there
+        self.in_article = in_article
+        self._ink = ink()
+        # the picker comes first: the first state asks it what "custom" counts
+        model = params.get("model", type(self).param["model"].default)
+        self.picker = ModelPicker(model=model, hosted=True, route=self.route)
+        super().__init__(**params)
+        link_model(self, self.picker)
+        self.picker.param.watch(self._on_shape, "shape")
+
+    @classmethod
+    def controls(cls):
+        return [Control.choice("model", PRESET_KEYS)]
+
+    @classmethod
+    def parts(cls):
+        return [Part(("model",), picker_state)]
+
+    def params(self):  # -> {control: value}; "custom" -> your config's Model (live only)
+        values = super().params()
+        if values["model"] == CUSTOM:
+            values["model"] = self.picker.custom_model()
+        return values
+
+    def _on_shape(self, event):  # a config of your own loaded while "custom" is picked
+        if self.model == CUSTOM:
+            self._on_change()
+
+    # ---- the view ------------------------------------------------------------------------
+
+    def build(self, state):
+        self.widgets["model"] = self.picker.model_buttons
+        self.targets.update(self.picker.targets)
+        return self.frame(self.build_body(state))
+
+    def build_body(self, state):  # -> [objects] below the picker; fills widgets and targets
+        raise NotImplementedError
+
+    def add_readout(self, cls, state, *names, **kw):
+        # a Readout whose slots come from the state's targets `names` (one or several parts)
+        values = {}
+        for name in names:
+            values.update(state[name])
+        view = cls(values, sizing_mode="stretch_width", margin=(0, 10),
+                   stylesheets=[READOUT_CSS], **kw)
+        self.targets.update(dict.fromkeys(names, view))
+        return view
+
+    def power_slider(self, name, label, top, **kw):
+        # a slider over exponents that lands on powers of two and shows the tokens
+        slider = chrome.power_of_two_slider(self, name, label, top, **kw)
+        labels = [fmt.count(v) for v in power_stops(top)]
+        slider.param.update(show_value=True, format=CustomJSTickFormatter(
+            code=f"return {json.dumps(labels)}[tick] ?? String(tick)"))
+        self.widgets[name] = slider
+        return slider
+
+    def number_box(self, name, label, **kw):  # a live page also takes any count, typed
+        if states.is_static():
+            return None
+        return pn.widgets.IntInput.from_param(self.param[name], label=label, **kw)
+
+    def choice_buttons(self, name, **kw):  # a RadioButtonGroup over a Selector's objects
+        buttons = pn.widgets.RadioButtonGroup.from_param(
+            self.param[name], color="primary", variant="outline", **kw)
+        self.widgets[name] = buttons
+        return buttons
+
+    @staticmethod
+    def labelled(label, widget, **kw):  # a visible label above a button group
+        return pn.Column(pn.pane.HTML(label, margin=(0, 10)), widget, margin=0, **kw)
+
+    @staticmethod
+    def row(*objects):  # a wrapping row of controls; live-only ones are None on static pages
+        return pn.FlexBox(*[o for o in objects if o is not None], align_items="flex-end",
+                          sizing_mode="stretch_width")
+
+    def frame(self, body):  # the panel: heading, URL note, picker, body, conventions
+        own = [] if self.in_article else [
+            pn.pane.HTML(f"<h3 style='margin:0'>{self.title}</h3>", margin=(0, 10)),
+            pn.pane.Markdown(self.intro, sizing_mode="stretch_width", stylesheets=[CODE_CSS])]
+        return pn.Column(
+            *own, self.url_note, self.picker, *body,
+            pn.pane.Markdown(self.conventions, sizing_mode="stretch_width",
+                             stylesheets=[CODE_CSS]),
+            css_classes=["ae-panel"], sizing_mode="stretch_width",
+            stylesheets=[chrome.CSS, PICKER_CSS])
