@@ -1,0 +1,311 @@
+"""The second chapter's agreement, overflow and online-softmax panels on static pages, opened
+from file:// in Chromium: no server, no websocket.
+
+Each panel alone, as a static build writes it. The documents' numbers are reached by
+operating the controls (the preset lists, the toggles, the sliders, the step buttons); deep
+links restore, bad values are repaired with a visible note; and for a sample of states the
+page shows exactly the texts (and source columns) the live panel's `state()` gives.
+"""
+
+import itertools
+import random
+import re
+import shutil
+from pathlib import Path
+
+import bokeh
+import panel as pn
+import pytest
+from playwright.sync_api import expect
+
+from app import states
+from app.chrome import SLOT
+from app.panels import agreement, online_softmax, overflow
+from tests.browser.conftest import CHROMIUM_ARGS, DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCAL = ("file:", "blob:", "data:")  # what a page from disk may load: nothing from a host
+PAGES = {"agreement.html": agreement, "overflow.html": overflow,
+         "online.html": online_softmax}
+PANELS = {"agreement.html": agreement.AgreementPanel, "overflow.html": overflow.OverflowPanel,
+          "online.html": online_softmax.OnlineSoftmaxPanel}
+
+# every Readout on the page, in order: its slots' [name, text], one list per shadow root
+READOUTS_JS = """() => {
+  const out = [];
+  const walk = (root) => {
+    const own = [...root.querySelectorAll("[data-s]")];
+    if (own.length) { out.push(own.map((e) => [e.dataset.s, e.textContent])); }
+    for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) { walk(e.shadowRoot); } }
+  };
+  walk(document);
+  return out;
+}"""
+
+# set the panel's controls to each combination, let the page apply it, read what it shows:
+# every readout's slots and the named columns of the named sources
+STATES_JS = """async ([combos, sources]) => {
+  const p = [...AEStates.panels.values()][0];
+  const readouts = READOUTS_JS;
+  const out = [];
+  for (const combo of combos) {
+    p.spec.table.controls.forEach((c, i) => {
+      const raw = c.raw[c.values.indexOf(combo[c.name])];
+      if (p.controls[i][c.prop] !== raw) { p.controls[i][c.prop] = raw; }
+    });
+    await new Promise((r) => requestAnimationFrame(() => r()));
+    const columns = {};
+    for (const [target, names] of Object.entries(sources)) {
+      const data = p.targets[p.spec.targets.indexOf(target)].data;
+      columns[target] = Object.fromEntries(names.map(
+        (n) => [n, [...(data instanceof Map ? data.get(n) : data[n])]]));
+    }
+    out.push({readouts: readouts(), columns});
+  }
+  return out;
+}""".replace("READOUTS_JS", READOUTS_JS)
+
+
+def static_html(layout, path):  # a layout built in a static build -> a page that works from disk
+    layout.save(path, resources=bokeh.resources.CDN, title=path.stem)
+    html = path.read_text()
+    html = html.replace(f"https://cdn.holoviz.org/panel/{pn.__version__}/dist/", "static/panel/")
+    html = re.sub(rf"https://cdn\.bokeh\.org/bokeh/release/(bokeh[\w-]*?)-"
+                  rf"{re.escape(bokeh.__version__)}\.min\.js", r"static/bokeh/js/\1.min.js", html)
+    html = html.replace("<head>", '<head><script src="switcher.js"></script>', 1)
+    path.write_text(html)
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):  # -> the folder holding one page per panel
+    out = tmp_path_factory.mktemp("static-math")
+    (out / "static").mkdir()
+    (out / "static" / "panel").symlink_to(Path(pn.__file__).parent / "dist")
+    (out / "static" / "bokeh").symlink_to(Path(bokeh.__file__).parent / "server" / "static")
+    shutil.copy(ROOT / "static" / "switcher.js", out / "switcher.js")
+    for name, module in PAGES.items():
+        with states.static_build():
+            static_html(module.page(), out / name)
+    return out
+
+
+@pytest.fixture(scope="session")
+def base_url():  # pages come from disk: no server to start (conftest's base_url starts one)
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {**browser_type_launch_args, "executable_path": "/usr/bin/chromium",
+            "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture
+def static_page(context, site):
+    page = context.new_page()
+    page.set_default_timeout(RENDER_TIMEOUT_MS)
+    problems = []
+    page.on("console", lambda m: m.type == "error" and problems.append(m.text))
+    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    page.on("request", lambda r: r.url.startswith(LOCAL) or problems.append(r.url))
+    page.on("websocket", lambda ws: problems.append(f"websocket {ws.url}"))
+
+    def open_(name, query=""):
+        page.goto((site / name).as_uri() + query)
+        page.wait_for_function(DOCUMENT_IDLE_JS)
+        page.wait_for_function("() => window.AEStates && AEStates.panels.size > 0 && "
+                               "[...AEStates.panels.values()].every((p) => p.booted)")
+        return page
+
+    yield open_
+    page.close()
+    assert not problems, f"console errors, requests off disk or websockets: {problems}"
+
+
+def slots(page, having=None):
+    # -> {slot: text} over every readout (a name in two readouts: the last), or only the
+    # readout that has the slot `having`
+    readouts = [dict(r) for r in page.evaluate(READOUTS_JS)]
+    if having is not None:
+        return next(r for r in readouts if having in r)
+    return {name: text for readout in readouts for name, text in readout.items()}
+
+
+def button(page, name):
+    return page.get_by_role("button", name=name, exact=True)
+
+
+def pick(page, label, option):  # a preset list, found by its label; the option by its text
+    page.get_by_role("combobox", name=label).select_option(label=option)
+
+
+def press(page, handle, key, times=1):  # a slider's handle, by keyboard
+    handle.focus()
+    for _ in range(times):
+        handle.press(key)
+
+
+def says(page, pattern):
+    return page.get_by_text(re.compile(pattern)).first
+
+
+# --- the agreement ------------------------------------------------------------------------
+
+def test_agreement_documents_numbers_by_the_lists_and_the_slider(static_page):
+    page = static_page("agreement.html")
+    s = slots(page)
+    assert (s["pairs"], s["terms"], s["score"]) == ("2 × 3 + (−1) × 4 + 0.5 × 2", "6 − 4 + 1",
+                                                     "3")
+    assert (s["verdict"], s["spread_raw"], s["spread_scaled"]) == ("aligned", "10.9", "0.96")
+    assert (s["eff_raw"], s["eff_scaled"], s["ops"]) == ("1.00", "5.15", "256")
+    expect(says(page, r"Operations per dot product: 256 at 128 numbers")).to_be_visible()
+    assert not page.get_by_role("textbox").count()  # typing is the live page's
+    expect(button(page, "Type your own vectors (live explorable)")).to_be_visible()
+    pick(page, "vector b", "(1, 2, 0)")
+    assert (slots(page)["score"], slots(page)["verdict"]) == ("0", "perpendicular")
+    expect(says(page, r"verdict: perpendicular")).to_be_visible()
+    pick(page, "vector b", "(−3, −4, −2): minus the documents' b")
+    assert (slots(page)["score"], slots(page)["verdict"]) == ("−3", "opposed")
+    d = page.locator(".noUi-handle").first
+    press(page, d, "ArrowRight")
+    assert (slots(page)["ops"], slots(page)["d"]) == ("512", "256")
+    expect(page.get_by_text("d (numbers per vector): 256")).to_be_visible()
+    press(page, d, "Home")
+    assert slots(page)["d"] == "1"
+    assert "b=-3%2C+-4%2C+-2" in page.url and "d=1" in page.url
+
+
+def test_agreement_deep_link_and_a_repaired_value(static_page):
+    page = static_page("agreement.html", "?b=1, 2, 0&d=99999&a=5, 5, 5")
+    s = slots(page)
+    assert (s["score"], s["verdict"], s["d"], s["ops"]) == ("0", "perpendicular", "4,096",
+                                                            "8,192")
+    assert "d=99999 is out of range; using 4096" in s["url"]
+    assert "a='5, 5, 5' is not one of" in s["url"]
+    expect(says(page, r"d=99999 is out of range; using 4096")).to_be_visible()
+
+
+# --- the overflow trap --------------------------------------------------------------------
+
+def test_overflow_trap_and_fix_by_the_list_and_the_toggles(static_page):
+    page = static_page("overflow.html")
+    s = slots(page)
+    assert [s[f"p{i}"] for i in range(3)] == ["66%", "24%", "10%"]
+    assert (s["e0"], s["total"]) == ("7.39", "11.2")
+    pick(page, "scores", "12, 1, 0.1: e^12 ≈ 162,755 > float16's 65,504")
+    s = slots(page)
+    assert s["alarm"] == "The row is garbage: e^12 ≈ 162,755 > 65,504, the largest float16."
+    assert (s["e0"], s["w0"], s["f0"]) == ("inf", "nan", "✕")
+    expect(says(page, r"The row is garbage")).to_be_visible()
+    button(page, "subtract the max").click()
+    s = slots(page)
+    assert "nothing can overflow" in s["okay"] and s["alarm"] == "" and s["p0"] == "100%"
+    expect(page.get_by_text(re.compile("The row is garbage"))).to_have_count(0)
+    button(page, "subtract the max").click()
+    button(page, "float32").click()
+    s = slots(page)
+    assert s["alarm"] == "" and s["dtype"] == "float32" and s["e0"] == "162,755"
+    assert "precision=float32" in page.url and "subtract_max=off" in page.url
+
+
+def test_overflow_deep_link_and_a_repaired_value(static_page):
+    page = static_page("overflow.html", "?scores=12, 1, 0.1&subtract_max=on&precision=float8")
+    s = slots(page)
+    assert "nothing can overflow" in s["okay"] and s["p0"] == "100%" and s["dtype"] == "float16"
+    expect(says(page, r"precision='float8' is not one of float32, float16; ignored")
+           ).to_be_visible()
+
+
+# --- online softmax -----------------------------------------------------------------------
+
+def test_online_softmax_both_walks_step_by_step(static_page):
+    page = static_page("online.html")
+    assert slots(page, having="end_sum")["how"].startswith("Nothing read yet")
+    next_block = button(page, "Next block")
+    next_block.click()
+    expect(says(page, r"Block 1 of 2")).to_be_visible()
+    next_block.click()
+    end = says(page, r"All 4 scores read")
+    expect(end).to_contain_text(re.compile(r"Running sum\s*1\.553"))
+    expect(end).to_contain_text(re.compile(r"Σ e\^\(score − 3\):\s*1\.553"))
+    expect(page.get_by_text("e^(2 − 3) = 0.3679")).to_be_visible()
+    expect(next_block).to_be_disabled()
+    button(page, "Previous").click()
+    expect(says(page, r"Block 1 of 2")).to_be_visible()
+    assert "step=1" in page.url
+    # the attention walk: back to the start, then block by block to the naive output
+    button(page, "Reset keys").click()
+    expect(says(page, r"Nothing read yet: 3 blocks of keys")).to_be_visible()
+    for _ in range(3):
+        button(page, "Next keys").click()
+    s = slots(page)
+    assert s["diff_says"] == "float rounding" and re.fullmatch(r"\d(\.\d)? × 10\^−1[67]",
+                                                               s["diff"])
+    assert s["tiled"] == s["naive"]
+    expect(button(page, "Next keys")).to_be_disabled()
+    # the memory held: one tile against the whole square
+    assert s["naive_big"] == "4,294,967,296 bytes ≈ 4.29 GB"
+    assert s["tiled_big"] == "1,048,576 bytes ≈ 1.05 MB"
+
+
+def test_online_softmax_block_size_never_changes_the_answer(static_page):
+    page = static_page("online.html", "?step=4")
+    block = page.locator(".noUi-handle").first
+    for key in ("Home", "ArrowRight", "ArrowRight", "ArrowRight"):  # block 1, 2, 3, 4
+        press(page, block, key)
+        assert slots(page)["end_sum"] == "1.553"
+
+
+def test_online_softmax_deep_link_and_a_repaired_value(static_page):
+    page = static_page("online.html", "?block=4&step=99&scores=3, 1, 2, 0")
+    s = slots(page)
+    assert "step=99 is out of range; using 16" in s["url"]
+    now = slots(page, having="end_sum")
+    assert now["end_sum"] == "1.553" and now["head"] == "Block 1 of 1: (3, 1, 2, 0)."
+    expect(says(page, r"step 16 is past the last block; showing step 1, the end")
+           ).to_be_visible()
+    page = static_page("online.html", "?scores=3, 1, 2, 0&step=2")
+    expect(says(page, r"does not beat the running max 3")).to_be_visible()
+
+
+# --- static states are the live states ------------------------------------------------------
+
+def expected_readouts(panel, state):  # -> each Readout's [name, text] list, as the page shows
+    out = []
+    for target, values in state.items():
+        if target.startswith("slots:"):
+            template = panel.targets[target].template
+            out.append([[name, values[name]] for name in SLOT.findall(template)])
+    return out
+
+
+SAMPLES = {  # page: how many states to compare (all when the panel has fewer), columns
+    "agreement.html": (40, {"source:demo": ["raw", "w_scaled"], "source:gauge": ["x", "y"]}),
+    "overflow.html": (None, {"source:bars": ["x", "label", "score"],
+                             "source:broken": ["x", "text"]}),
+    "online.html": (60, {"source:bars": ["x", "term", "label", "color"],
+                         "source:scores": ["score"], "source:edges": ["x"]}),
+}
+
+
+@pytest.mark.parametrize("name", list(SAMPLES))
+def test_static_states_are_the_live_states(static_page, name):
+    cls = PANELS[name]
+    count, sources = SAMPLES[name]
+    controls = cls.controls()
+    combos = [dict(zip([c.name for c in controls], values))
+              for values in itertools.product(*(c.values for c in controls))]
+    sample = combos if count is None else random.Random(5).sample(combos, count)
+    page = static_page(name)
+    shown = page.evaluate(STATES_JS, [sample, sources])
+    live = cls()
+    distinct = {str(expected_readouts(live, cls.state(**combo))) for combo in sample}
+    assert len(distinct) > len(sample) // 3  # the sample reaches many different states
+    bad = []
+    for combo, got in zip(sample, shown):
+        state = cls.state(**combo)
+        missing = [r for r in expected_readouts(live, state) if r not in got["readouts"]]
+        columns = {t: {n: state[t][n] for n in names} for t, names in sources.items()}
+        if missing or got["columns"] != columns:
+            bad.append((combo, missing[:1]))
+    assert not bad, f"{len(bad)} of {len(sample)} states differ, e.g. {bad[:2]}"
