@@ -1,0 +1,353 @@
+"""The cost panel, the decode bill and the memory bill on static pages, opened from file:// in
+Chromium: no server, no websocket.
+
+Four pages are built here, as a static build writes them: each panel alone, and the decode
+and memory bills together under the second chapter's keys (the memory bill's `model`, `users`
+and `context` renamed, as `article.url_plan` renames them). The documents' numbers are
+reached by operating the controls; deep links restore, bad values are repaired with a visible
+note; your own config.json is offered as the live explorable; and for a sample of states the
+page shows exactly what the live panel's `state()` gives: every text slot, the sources' columns
+and the figures' properties.
+"""
+
+import itertools
+import random
+import re
+import shutil
+from pathlib import Path
+
+import bokeh
+import panel as pn
+import pytest
+from bokeh.resources import CDN
+from playwright.sync_api import expect
+
+from app import article, article_math, chrome, states
+from app.panels.cost import CostPanel
+from app.panels.decode_bill import DecodeBillPanel
+from app.panels.memory_bill import MemoryBillPanel
+from tests.browser.conftest import CHROMIUM_ARGS, DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCAL = ("file:", "blob:", "data:")  # what a page from disk may load: nothing from a host
+
+# every slot's text, by slot name, from every shadow root on the page
+SLOTS_JS = """() => {
+  const out = {};
+  const walk = (root) => {
+    for (const e of root.querySelectorAll("[data-s]")) { out[e.dataset.s] = e.textContent; }
+    for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) { walk(e.shadowRoot); } }
+  };
+  walk(document);
+  return out;
+}"""
+
+# the panel that has a control named `name`
+PANEL_JS = """(name) => [...AEStates.panels.values()].find(
+  (p) => p.spec.table.controls.some((c) => c.name === name))"""
+
+# set the panel's controls to each combination, let the page apply it, read what it shows:
+# every slot's text, every source target's columns, every property target's value
+STATES_JS = """async ([control, combos]) => {
+  const p = (PANEL_JS)(control);
+  const slots = SLOTS_JS;
+  const get = (o, k) => (o instanceof Map ? o.get(k) : o[k]);
+  const out = [];
+  for (const combo of combos) {
+    p.spec.table.controls.forEach((c, i) => {
+      const raw = c.raw[c.values.indexOf(combo[c.name])];
+      if (p.controls[i][c.prop] !== raw) { p.controls[i][c.prop] = raw; }
+    });
+    await new Promise((r) => requestAnimationFrame(() => r()));
+    const columns = {}, props = {};
+    p.spec.targets.forEach((target, i) => {
+      const model = p.targets[i];
+      if (target.startsWith("source:")) {
+        const data = model.data;
+        const names = data instanceof Map ? [...data.keys()] : Object.keys(data);
+        columns[target] = Object.fromEntries(names.map((n) => [n, [...get(data, n)]]));
+      } else if (target.startsWith("prop:")) {
+        let value = model[target.slice(target.lastIndexOf(".") + 1)];
+        if (value !== null && typeof value === "object" && "value" in value) {
+          value = {value: value.value};  // a Value spec, as Python writes it
+        }
+        props[target] = value;
+      }
+    });
+    out.push({slots: slots(), columns, props});
+  }
+  return out;
+}""".replace("PANEL_JS", PANEL_JS).replace("SLOTS_JS", SLOTS_JS)
+
+MATH_KEYS = article.chapter_plan(article_math.PANELS, article_math.FOLLOWS)  # slot -> keys
+
+
+def static_html(layout, path):  # a layout built in a static build -> a page that works from disk
+    layout.save(path, resources=CDN, title=path.stem)
+    html = path.read_text()
+    html = html.replace(f"https://cdn.holoviz.org/panel/{pn.__version__}/dist/", "static/panel/")
+    html = re.sub(rf"https://cdn\.bokeh\.org/bokeh/release/(bokeh[\w-]*?)-"
+                  rf"{re.escape(bokeh.__version__)}\.min\.js", r"static/bokeh/js/\1.min.js", html)
+    html = html.replace("<head>", '<head><script src="switcher.js"></script>', 1)
+    path.write_text(html)
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):  # -> the folder holding cost.html, decode.html, memory.html, math.html
+    out = tmp_path_factory.mktemp("static-costs")
+    (out / "static").mkdir()
+    (out / "static" / "panel").symlink_to(Path(pn.__file__).parent / "dist")
+    (out / "static" / "bokeh").symlink_to(Path(bokeh.__file__).parent / "server" / "static")
+    shutil.copy(ROOT / "static" / "switcher.js", out / "switcher.js")
+    with states.static_build():
+        static_html(chrome.single_page(CostPanel(), "What attention costs"), out / "cost.html")
+        static_html(chrome.single_page(DecodeBillPanel(), "The decode bill"), out / "decode.html")
+        static_html(chrome.single_page(MemoryBillPanel(), "The memory bill"), out / "memory.html")
+        decode, memory = DecodeBillPanel(in_article=True), MemoryBillPanel(in_article=True)
+        notes = [chrome.with_url_state(decode, MATH_KEYS["decode"]),
+                 chrome.with_url_state(memory, MATH_KEYS["memory"])]
+        static_html(pn.Column(notes[0], decode, notes[1], memory, sizing_mode="stretch_width"),
+                    out / "math.html")
+    return out
+
+
+@pytest.fixture(scope="session")
+def base_url():  # pages come from disk: no server to start (conftest's base_url starts one)
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {**browser_type_launch_args, "executable_path": "/usr/bin/chromium",
+            "args": CHROMIUM_ARGS}
+
+
+@pytest.fixture
+def static_page(context, site):
+    page = context.new_page()
+    page.set_default_timeout(RENDER_TIMEOUT_MS)
+    problems = []
+    page.on("console", lambda m: m.type == "error" and problems.append(m.text))
+    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    page.on("request", lambda r: r.url.startswith(LOCAL) or problems.append(r.url))
+    page.on("websocket", lambda ws: problems.append(f"websocket {ws.url}"))
+
+    def open_(name, query=""):
+        page.goto((site / name).as_uri() + query)
+        page.wait_for_function(DOCUMENT_IDLE_JS)
+        page.wait_for_function("() => window.AEStates && AEStates.panels.size > 0 && "
+                               "[...AEStates.panels.values()].every((p) => p.booted)")
+        return page
+
+    yield open_
+    page.close()
+    assert not problems, f"console errors, requests off disk or websockets: {problems}"
+
+
+def slots(page):
+    return page.evaluate(SLOTS_JS)
+
+
+def slide(page, index, exponent):  # the index-th slider's handle to 2**exponent, by keys
+    handle = page.locator(".noUi-handle").nth(index)
+    handle.focus()
+    handle.press("Home")
+    for _ in range(exponent):
+        handle.press("ArrowRight")
+
+
+def click(page, name):
+    page.get_by_role("button", name=name, exact=True).click()
+
+
+def sample(cls, n, seed, must=()):  # -> the documents' states and n random ones
+    controls = cls.controls()
+    names = [c.name for c in controls]
+    combos = [dict(zip(names, values))
+              for values in itertools.product(*(c.values for c in controls))]
+    return [*must, *random.Random(seed).sample(combos, n)]
+
+
+def same(shown, value):  # the page's value is the state's (a number as JSON carried it)
+    if isinstance(shown, dict) and not isinstance(value, dict):
+        shown = shown.get("value")  # a glyph's spec, {value: ...}, set from a plain value
+    if isinstance(value, list):
+        return len(shown) == len(value) and all(map(same, shown, value))
+    if isinstance(value, float) and isinstance(shown, (int, float)):
+        return shown == value or abs(shown - value) <= 1e-12 * abs(value)
+    return shown == value
+
+
+def differences(cls, combos, shown):  # -> combos whose page differs from the live state
+    bad = []
+    for combo, got in zip(combos, shown):
+        state = cls.state(**combo)
+        for target, value in state.items():
+            kind = target.partition(":")[0]
+            if kind == "slots":
+                ok = all(got["slots"].get(k) == v for k, v in value.items())
+            elif kind == "source":
+                columns = got["columns"][target]
+                ok = all(same(columns[k], v) for k, v in value.items())
+            else:
+                ok = same(got["props"][target], value)
+            if not ok:
+                bad.append((combo, target))
+                break
+    return bad
+
+
+def check_states(page, cls, control, combos):
+    shown = page.evaluate(STATES_JS, [control, combos])
+    bad = differences(cls, combos, shown)
+    assert not bad, f"{len(bad)} of {len(combos)} states differ, e.g. {bad[:3]}"
+
+
+# --- the cost panel -----------------------------------------------------------------------
+
+def test_cost_documents_numbers_by_clicks_and_keys(static_page):
+    page = static_page("cost.html")
+    s = slots(page)
+    assert (s["name"], s["share"], s["tri"], s["naive"]) == ("Qwen3-8B", "7.4%", "51,324",
+                                                             "25,662")
+    assert (s["formula"], s["pair_flops"]) == ("4 × 36 layers × 32 query heads × 128 head_dim",
+                                               "589,824")
+    expect(page.get_by_text("prompt tokens, powers of two: 4,096")).to_be_visible()
+    for exponent, share in ((15, "39%"), (17, "72%")):
+        slide(page, 0, exponent)
+        assert slots(page)["share"] == share
+    slide(page, 0, 8)  # 256 tokens, then 4,096 generated
+    s = slots(page)
+    assert (s["share"], s["first"], s["first_context"], s["last_context"]) == (
+        "0.50%", "0.99%", "256", "4,351")
+    click(page, "GPT-2")
+    slide(page, 0, 10)
+    s = slots(page)
+    assert (s["name"], s["tri"], s["share"]) == ("GPT-2 small", "13,404", "7.1%")
+    assert "max position is 1,024" in s["reach"] and "lies beyond it" in s["reach"]
+    click(page, "naive: whole square, n²")
+    assert slots(page)["kernel"] == "naive kernel, n² pairs"
+    assert "model=gpt2" in page.url and "prompt=1024" in page.url and "kernel=naive" in page.url
+
+
+def test_cost_deep_link_and_repaired_values(static_page):
+    page = static_page("cost.html", "?model=gpt2&prompt=1024&generate=3000&kernel=square")
+    s = slots(page)
+    assert (s["name"], s["share"], s["tri"], s["generate"]) == ("GPT-2 small", "7.1%",
+                                                                "13,404", "2,048")
+    for note in ("kernel='square' is not one of triangular, naive; ignored",
+                 "generate=3000 is not one of this page's stops; using 2048"):
+        assert note in s["url"]
+    expect(page.get_by_text(re.compile("generate=3000 is not one of"))).to_be_visible()
+    page = static_page("cost.html", "?model=custom&prompt=1e99")
+    s = slots(page)
+    assert "model='custom' is not one of qwen3-8b, gpt2, llama-3-8b; ignored" in s["url"]
+    assert "prompt=1e99 is out of range; using 131072" in s["url"]
+    assert (s["name"], s["prompt"]) == ("Qwen3-8B", "131,072")
+
+
+def test_your_own_config_opens_the_live_explorable_in_this_state(static_page):
+    page = static_page("cost.html")
+    expect(page.get_by_role("button", name="Custom")).to_have_count(0)
+    expect(page.get_by_role("textbox")).to_have_count(0)  # no paste box, no number box
+    expect(page.get_by_role("button", name="Open this in the live explorable")).to_be_visible()
+    click(page, "Llama-3-8B")
+    live = page.evaluate("() => AEStates.liveUrl('/cost')")
+    assert re.search(r"/live/cost\?.*model=llama-3-8b", live), live
+
+
+def test_cost_states_are_the_live_states(static_page):
+    page = static_page("cost.html")
+    must = [{"model": m, "prompt": 4096, "generate": 4096, "kernel": k}
+            for m in ("qwen3-8b", "gpt2", "llama-3-8b") for k in ("triangular", "naive")]
+    check_states(page, CostPanel, "kernel", sample(CostPanel, 120, 5, must))
+
+
+# --- the decode bill ----------------------------------------------------------------------
+
+def test_decode_bill_documents_numbers(static_page):
+    page = static_page("decode.html")
+    s = slots(page)
+    assert (s["dots"], s["scores_short"], s["values_short"]) == ("4,194,304", "1.07 billion",
+                                                                 "1.07 billion")
+    assert (s["intensity"], s["ridge"], s["verdict"]) == ("4.0", "295",
+                                                          "Memory-bound by a factor of ~74")
+    assert (s["kv_layer"], s["kv_token"], s["kv_all_size"]) == ("4,096", "131,072",
+                                                                "0.54 GB (0.50 GiB)")
+    slide(page, 1, 5)  # 32 users
+    s = slots(page)
+    assert (s["kv_all_size"], s["intensity"]) == ("17 GB (16 GiB)", "4.0")
+    expect(page.get_by_text(re.compile(r"^For all 32 users"))).to_be_visible()
+    click(page, "B200")
+    assert slots(page)["ridge"] == "281"
+    click(page, "GPT-2")
+    assert "no grouping" in slots(page)["gqa_body"]
+    assert "users=32" in page.url and "gpu=b200" in page.url
+
+
+def test_decode_bill_deep_link_and_a_repaired_value(static_page):
+    page = static_page("decode.html", "?users=64&context=99999999&gpu=tpu")
+    s = slots(page)
+    assert s["users"].startswith("For all 64 users") and s["context"] == "1,048,576"
+    for note in ("context=99999999 is out of range; using 1048576", "gpu='tpu' is not one of"):
+        assert note in s["url"]
+    expect(page.get_by_text(re.compile("context=99999999 is out of range"))).to_be_visible()
+
+
+def test_decode_bill_states_are_the_live_states(static_page):
+    page = static_page("decode.html")
+    must = [{"model": "llama-3-8b", "context": 4096, "users": u, "gpu": "h100-sxm"}
+            for u in (1, 32)]
+    check_states(page, DecodeBillPanel, "gpu", sample(DecodeBillPanel, 120, 6, must))
+
+
+# --- the memory bill ----------------------------------------------------------------------
+
+def test_memory_bill_documents_numbers(static_page):
+    page = static_page("memory.html")
+    s = slots(page)
+    assert (s["weights"], s["one"], s["one_approx"]) == ("16 GB (15 GiB)", "122,532",
+                                                         " (≈ 120 thousand)")
+    assert (s["scores"], s["eager"], s["fused"], s["ratio"]) == (
+        "67,108,864", "4.3 GB (4.0 GiB)", "1.0 MB (1.0 MiB)", "4,096")
+    slide(page, 1, 5)  # 32 users
+    s = slots(page)
+    assert (s["who"], s["kv_all"], s["all"]) == ("32 users", "17 GB (16 GiB)", "3,829")
+    expect(page.get_by_text(re.compile(r"For 32 users at 4,096 tokens each:"))).to_be_visible()
+    click(page, "fp8 (1 byte)")
+    assert slots(page)["weights"] == "8.0 GB (7.5 GiB)"
+    assert "users=32" in page.url and "dtype=fp8" in page.url
+
+
+def test_memory_bill_deep_link_and_a_repaired_value(static_page):
+    page = static_page("memory.html", "?users=32&dtype=fp4&prompt=1000")
+    s = slots(page)
+    assert (s["who"], s["kv_all"], s["prompt"]) == ("32 users", "17 GB (16 GiB)", "1,024")
+    for note in ("dtype='fp4' is not one of bf16, fp8, fp32; ignored",
+                 "prompt=1000 is not one of this page's stops; using 1024"):
+        assert note in s["url"]
+    expect(page.get_by_text(re.compile("dtype='fp4' is not one of"))).to_be_visible()
+
+
+def test_memory_bill_states_are_the_live_states(static_page):
+    page = static_page("memory.html")
+    must = [{"model": "llama-3-8b", "users": u, "context": 4096, "prompt": 8192,
+             "dtype": "bf16"} for u in (1, 32)]
+    check_states(page, MemoryBillPanel, "dtype", sample(MemoryBillPanel, 120, 7, must))
+
+
+# --- both bills on one page, under the chapter's keys --------------------------------------
+
+def test_the_chapters_keys_restore_both_bills_from_one_link(static_page):
+    assert MATH_KEYS["memory"]["memory_users"] == "users"
+    page = static_page("math.html", "?users=64&memory_users=32&memory_model=gpt2")
+    def shown(pattern):
+        return page.get_by_text(re.compile(pattern)).first
+
+    expect(shown(r"^For all 64 users")).to_be_visible()  # the decode bill
+    expect(shown(r"For 32 users at 4,096 tokens each")).to_be_visible()  # the memory bill
+    expect(page.get_by_text("4,194,304", exact=True).first).to_be_visible()  # decode: Llama
+    expect(shown(r"Counting\s+GPT-2 small")).to_be_visible()  # memory: GPT-2
+    slide(page, 3, 4)  # the memory bill's users slider: context, users, context, users, prompt
+    expect(shown(r"For 16 users at 4,096 tokens each")).to_be_visible()
+    assert "memory_users=16" in page.url and "users=64" in page.url
