@@ -592,7 +592,7 @@ div.ae-small:empty { display: none; }
 .ae-end { margin-top: 6px; background: rgb(0 114 178 / 0.14); border-left: 4px solid #0072b2;
           padding: 4px 8px; }
 .ae-end:has(> b:empty), .ae-if:has(> b:empty), .ae-if:has(> span:empty) { display: none; }
-.ae-scroll { overflow-x: auto; max-width: 100%; }
+.ae-scroll { overflow-x: auto; max-width: 100%; position: relative; }  /* holds .ae-sr */
 .ae-arith { border-collapse: collapse; font-size: 0.85em; font-variant-numeric: tabular-nums; }
 .ae-arith th, .ae-arith td { padding: 2px 6px; text-align: right; white-space: nowrap; }
 .ae-arith thead th { border-bottom: 1px solid #888; font-weight: 600; }
