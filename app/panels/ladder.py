@@ -240,11 +240,12 @@ class LadderPanel(StatePanel):
                           margin=0)]
         self._context_controls = []
         for name in ("prompt", "response"):
-            # the handle lands on powers of two and its label shows the tokens, not 2's power
+            # the handle lands on powers of two and shows the tokens, not 2's power; its
+            # title shows them on a static page, where no number box stands beside it
             slider = chrome.power_of_two_slider(self, name, self.param[name].label, MAX_TOKENS,
                                                 width=220)
             labels = [fmt.count(v) for v in TOKEN_STOPS]
-            slider.param.update(show_value=True, format=CustomJSTickFormatter(
+            slider.param.update(show_value=states.is_static(), format=CustomJSTickFormatter(
                 code=f"return {json.dumps(labels)}[tick] ?? String(tick)"))
             self.widgets[name] = slider
             self._context_controls.append(slider)

@@ -181,13 +181,14 @@ def nearest(stops, value):  # -> index of the stop nearest value (the first of a
 
 def stop_slider(viewer, name, stops, label, **kw):
     # A slider over stop indices that drives a parameter and follows it back to the nearest
-    # stop when the parameter is set another way (URL, number box). Its label shows the
-    # stop itself, in the browser, so a static page needs no server for it.
+    # stop when the parameter is set another way (URL, number box). It shows the stop itself,
+    # formatted in the browser; in its title only on a static page: a live page's number box
+    # shows the value, which may lie between stops.
     labels = [fmt.count(v) for v in stops]
     slider = pn.widgets.IntSlider(
         label=label, start=0, end=len(stops) - 1, value=nearest(stops, getattr(viewer, name)),
         format=CustomJSTickFormatter(code=f"return {json.dumps(labels)}[tick] ?? String(tick)"),
-        **kw)
+        show_value=states.is_static(), **kw)
     syncing = []
 
     def to_param(event):
