@@ -247,19 +247,28 @@
     if (tries > 0) { setTimeout(() => whenReady(fn, tries - 1), 25); }
   }
 
-  // The live server's address: window.AE_LIVE_URL if the page sets it, else "live/" at the
-  // site's root (the folder holding assets/, where this script lies), as `make serve` has.
+  // The live counterpart of this page: window.AE_LIVE_URL if the page sets it, else "live/"
+  // at the site's root (the folder holding assets/, where this script lies), as `make serve`
+  // has; then this page's own route (a chapter's keys only a chapter reads) and its query.
   const here = document.currentScript ? document.currentScript.src : window.location.href;
-  function liveUrl(route) {
+  function siteRoot() {
     const root = new URL(here);
     const at = root.pathname.lastIndexOf("/assets/");
     root.pathname = at >= 0 ? root.pathname.slice(0, at + 1)
       : root.pathname.slice(0, root.pathname.lastIndexOf("/") + 1);
     root.search = "";
     root.hash = "";
+    return root;
+  }
+
+  function liveUrl() {
+    const root = siteRoot();
     const base = window.AE_LIVE_URL ? String(window.AE_LIVE_URL).replace(/\/$/, "")
       : new URL("live", root).href;
-    return base + route + window.location.search;
+    let route = window.location.pathname.startsWith(root.pathname)
+      ? window.location.pathname.slice(root.pathname.length) : "";
+    route = route.replace(/(^|\/)index\.html$/, "").replace(/\/$/, "");
+    return base + (route ? "/" + route : "") + window.location.search;
   }
 
   window.AEStates = {change, boot, coerce, lookup, liveUrl, panels, get};
