@@ -166,6 +166,7 @@ def main(args):
           flush=True)
     # readers get the static build (app/static_site.py, built by the CLI); the Panel sessions
     # live under /live: "/live" (the first chapter), "/live/math", "/live/heatmap", ...
+    from app import static_site
     from app.static_site import live_route
 
     live = {route: prepare_session(factory, args.reconnect)
@@ -176,6 +177,8 @@ def main(args):
     server = pn.serve(pages, show=args.show,
                       title={live_route(r): t for r, t in titles(live).items()},
                       static_dirs=static_dirs(), start=False, verbose=False, **settings)
+    # ahead of Bokeh's routes (Tornado's add_handlers): a live page opened with its slash
+    server._tornado.add_handlers(r".*", static_site.live_asset_redirects())
     if process.task_id() is not None:  # a forked child: from here on, this is one server
         _die_with_parent()
     server.start()

@@ -80,6 +80,18 @@ def patterns(root, panel_routes):  # -> Tornado routes serving the build at `roo
     return out
 
 
+def live_asset_redirects():  # -> Tornado routes to add ahead of Bokeh's (add_handlers)
+    # Panel names a live page's assets relative to its route without the slash
+    # ("static/extensions/panel/..." from /live, "../static/..." from /live/heatmap); a page
+    # opened with its slash (/live/, where the chapters' own links lead) asks for them under
+    # /live/static/extensions/, which Bokeh's per-app static route answers with 404: send it
+    # to /static/extensions/. (Bokeh's own files under /live/static/js/ are served as they are.)
+    # The same page names its icon "./favicon.ico".
+    return [(rf"{LIVE}(?:/[^/]+)?/static/extensions/(.*)", web.RedirectHandler,
+             {"url": "/static/extensions/{0}"}),
+            (rf"{LIVE}(?:/[^/]+)?/favicon\.ico", web.RedirectHandler, {"url": "/favicon.ico"})]
+
+
 class _Cache:
     """File bytes and their ETags, read again only when the file changes on disk."""
 

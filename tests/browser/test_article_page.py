@@ -1,5 +1,6 @@
-"""The two chapters, "/" and "/math": their panels arrive after the page appears and still
-answer deep links, the chapters link to each other, and the theme switch works."""
+"""The two chapters, live at "/live/" and "/live/math": their panels arrive after the page
+appears and still answer deep links, the chapters link to each other, and the theme switch
+works. (The static chapters at "/" and "/math": test_routes.py, test_static_build.py.)"""
 
 import re
 
@@ -14,7 +15,7 @@ def panels_loaded(page):  # the chapters build their panels after the page appea
 
 
 @pytest.fixture
-def open_chapter(open_page):  # open_chapter("/math?users=64") -> the page, panels in place
+def open_chapter(open_page):  # open_chapter("/live/math?users=64") -> the page, panels in place
     def _open(path):
         page = open_page(path)
         panels_loaded(page)
@@ -24,12 +25,12 @@ def open_chapter(open_page):  # open_chapter("/math?users=64") -> the page, pane
 
 
 def test_article_head_restores_a_deep_link(open_chapter):
-    page = open_chapter("/?mask=off&query=2")
+    page = open_chapter("/live/?mask=off&query=2")
     expect(page.get_by_text("0.23", exact=True).first).to_be_visible()
 
 
 def test_article_holds_the_kernel_lab_under_a_prefixed_key(open_chapter):
-    page = open_chapter("/?lab_length=99999999&length=7")
+    page = open_chapter("/live/?lab_length=99999999&length=7")
     expect(page.get_by_text(re.compile(r"lab_length=99999999 is out of range; using \d+"))
            ).to_be_visible()
     expect(page.get_by_role("button", name="Sweep prompt length")).to_be_visible()
@@ -39,20 +40,20 @@ def test_article_holds_the_kernel_lab_under_a_prefixed_key(open_chapter):
 
 
 def test_the_chapters_link_to_each_other(open_chapter):
-    page = open_chapter("/")
+    page = open_chapter("/live/")
     page.get_by_role("link", name="Next: dot products, softmax and attention math →").click()
-    expect(page).to_have_url(re.compile(r"/math$"))
+    expect(page).to_have_url(re.compile(r"/live/math$"))
     expect(page.get_by_role("heading", name="Dot products, softmax and attention math")
            ).to_be_visible()
     panels_loaded(page)
     page.get_by_role("link", name="← Scaled dot-product attention").click()
-    expect(page).to_have_url(re.compile(r"/$"))
+    expect(page).to_have_url(re.compile(r"/live/$"))
     expect(page.get_by_role("heading", name="Scaled dot-product attention, worked")
            ).to_be_visible()
 
 
 def test_math_chapter_deep_link_reaches_each_panel_by_its_key(open_chapter):
-    page = open_chapter("/math?users=64&memory_users=32&memory_model=gpt2&step=99")
+    page = open_chapter("/live/math?users=64&memory_users=32&memory_model=gpt2&step=99")
     expect(page.get_by_text(re.compile(r"For all 64 users"))).to_be_visible()  # decode bill
     expect(page.get_by_text(re.compile(r"For 32 users at 4,096 tokens each"))).to_be_visible()
     expect(page.get_by_text(re.compile(r"Counting\s+GPT-2")).first).to_be_visible()  # memory
@@ -68,7 +69,7 @@ def test_math_chapter_deep_link_reaches_each_panel_by_its_key(open_chapter):
 
 
 def test_theme_button_switches_to_dark_and_back(open_page, rendered):
-    page = open_page("/")
+    page = open_page("/live/")
     page.get_by_role("button", name="Dark theme").click()
     expect(page).to_have_url(re.compile(r"[?&]theme=dark"))
     rendered(page)

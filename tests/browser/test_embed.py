@@ -1,4 +1,6 @@
-"""The example course page, served from another origin, embeds three live panels.
+"""The example course page, served from another origin, embeds three panels: the head as a
+static page by iframe (switched in the browser), the overflow panel live by iframe (typed
+scores need Python), the cost panel live by script (/live/cost/autoload.js).
 
 static/course-page.html is served by a plain file server on 127.0.0.2 (a different origin
 from the explorable on 127.0.0.1), with its explorable address rewritten to our test server,
@@ -246,7 +248,7 @@ def test_a_page_reconnects_after_its_server_restarts_and_keeps_its_deep_link(bro
             wait_until_answering(proc, url + "/health", log_path)
             page = context.new_page()
             page.set_default_timeout(RENDER_TIMEOUT_MS)
-            page.goto(url + "/heatmap?mask=off&query=2")
+            page.goto(url + "/live/heatmap?mask=off&query=2")
             all_idle(page)
             expect(page.get_by_text("0.23", exact=True).first).to_be_visible()
             stop(proc)  # the connection drops; every session on the server is gone

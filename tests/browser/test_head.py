@@ -1,4 +1,7 @@
-"""The head at /heatmap, driven as a reader would: by the controls' visible names."""
+"""The head at /heatmap, driven as a reader would: by the controls' visible names.
+
+The defaults are read on the static page (/heatmap); clicks, deep links and repaired values
+on the live one (/live/heatmap), a Panel session behind it."""
 
 import re
 
@@ -20,7 +23,7 @@ def test_defaults_show_the_documents_weights(open_page):
 
 
 def test_causal_mask_toggle_lets_row_2_see_mat(open_page):
-    page = open_page("/heatmap")
+    page = open_page("/live/heatmap")
     mask = page.get_by_role("button", name="causal mask")
     expect(mask).to_be_visible()
     mask.click()
@@ -29,13 +32,13 @@ def test_causal_mask_toggle_lets_row_2_see_mat(open_page):
 
 
 def test_deep_link_restores_mask_off_and_query_2(open_page):
-    page = open_page("/heatmap?mask=off&query=2")
+    page = open_page("/live/heatmap?mask=off&query=2")
     expect(weight(page, "0.23")).to_be_visible()
     expect(page.get_by_text(re.compile(r"out of range|ignored"))).to_have_count(0)
 
 
 def test_out_of_range_length_is_clamped_with_a_visible_note(open_page):
-    page = open_page("/heatmap?length=99")
+    page = open_page("/live/heatmap?length=99")
     expect(page.get_by_text(re.compile(r"length=99 is out of range; using 8"))).to_be_visible()
     expect(page.get_by_text("28 of 64").first).to_be_visible()  # the head runs at length 8
     assert "error" not in page.title().lower()

@@ -1,6 +1,10 @@
 """Each panel alone at its route, in Chromium, driven as a reader would: controls found by
 their role and visible name, figures checked against what the two documents quote. Every
-route honours a deep link and clamps or ignores a bad value with a visible note."""
+route honours a deep link and clamps or ignores a bad value with a visible note.
+
+These drive the live routes (/live/heatmap, ...): a Panel session behind every click. The
+static pages at /heatmap, ... are the same panels switched in the browser (test_static_*.py).
+"""
 
 import re
 
@@ -8,6 +12,8 @@ import pytest
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
+
+LIVE = "/live"  # the live routes: a Panel session per page
 
 
 def shown(page, text):  # a figure standing on its own (a table cell, a bold number)
@@ -31,14 +37,14 @@ def type_into(page, label, text):  # a text box, found by its visible label; Ent
 # --- the head (/heatmap) ----------------------------------------------------------------
 
 def test_head_without_the_divisor_piles_row_2_onto_cat(open_page):
-    page = open_page("/heatmap")
+    page = open_page(LIVE + "/heatmap")
     button(page, "divide scores by √d_k").click()
     expect(shown(page, "0.97")).to_be_visible()  # row 2 (sat) on cat
     expect(says(page, r"\b1\.17\b")).to_be_visible()  # effective tokens attended
 
 
 def test_head_at_length_8_discards_28_of_64(open_page):
-    page = open_page("/heatmap")
+    page = open_page(LIVE + "/heatmap")
     length = page.get_by_role("slider").first  # sequence length, the first slider
     expect(length).to_have_attribute("aria-valuenow", re.compile(r"^6"))
     length.focus()
@@ -47,7 +53,7 @@ def test_head_at_length_8_discards_28_of_64(open_page):
 
 
 def test_head_in_decode_the_mask_changes_nothing_and_the_log_says_why(open_page):
-    page = open_page("/heatmap")
+    page = open_page(LIVE + "/heatmap")
     button(page, "decode").click()
     expect(says(page, r"phase decode")).to_be_visible()  # the log: decode has landed
     tables = page.locator("table")
@@ -61,7 +67,7 @@ def test_head_in_decode_the_mask_changes_nothing_and_the_log_says_why(open_page)
 # --- the cost panel (/cost) -------------------------------------------------------------
 
 def test_cost_qwen3_at_4096_then_gpt2(open_page):
-    page = open_page("/cost")
+    page = open_page(LIVE + "/cost")
     expect(says(page, r"^7\.4%$")).to_be_visible()  # attention's share of prefill
     expect(says(page, r"51,324")).to_be_visible()  # the crossover, triangular kernel
     button(page, "GPT-2").click()
@@ -70,13 +76,13 @@ def test_cost_qwen3_at_4096_then_gpt2(open_page):
 
 
 def test_cost_deep_link_restores_gpt2_at_1024(open_page):
-    page = open_page("/cost?model=gpt2&prompt=1024")
+    page = open_page(LIVE + "/cost?model=gpt2&prompt=1024")
     expect(says(page, r"^7\.1%$")).to_be_visible()
     expect(says(page, r"Counting\s+GPT-2")).to_be_visible()
 
 
 def test_cost_malformed_config_names_the_field_and_the_panel_still_works(open_page):
-    page = open_page("/cost")
+    page = open_page(LIVE + "/cost")
     button(page, "Custom").click()
     paste = page.get_by_role("textbox", name=re.compile("paste config.json"))
     paste.fill('{"num_hidden_layers": "many", "hidden_size": 4096, '
@@ -93,7 +99,7 @@ def test_cost_malformed_config_names_the_field_and_the_panel_still_works(open_pa
 # --- the √d_k sweep (/sqrt-dk) ----------------------------------------------------------
 
 def test_sqrt_dk_deep_link_512_collapses_the_raw_row_only(open_page):
-    page = open_page("/sqrt-dk?d_k=512")
+    page = open_page(LIVE + "/sqrt-dk?d_k=512")
     expect(says(page, r"Without the divisor:\s*1\.00 effective keys")).to_be_visible()
     scaled = says(page, r"Divided by √d_k:\s*\d+\.\d\d effective keys of 16")
     expect(scaled).to_be_visible()
@@ -104,7 +110,7 @@ def test_sqrt_dk_deep_link_512_collapses_the_raw_row_only(open_page):
 # --- the second document's panels -------------------------------------------------------
 
 def test_agreement_shows_3_and_256(open_page):
-    page = open_page("/agreement")
+    page = open_page(LIVE + "/agreement")
     expect(shown(page, "3")).to_be_visible()  # (2, −1, 0.5) · (3, 4, 2)
     expect(says(page, r"Operations per dot product: 256 at 128 numbers")).to_be_visible()
     type_into(page, "vector b", "1, 2, 0")
@@ -112,7 +118,7 @@ def test_agreement_shows_3_and_256(open_page):
 
 
 def test_overflow_default_then_the_float16_trap_then_the_fix(open_page):
-    page = open_page("/overflow")
+    page = open_page(LIVE + "/overflow")
     for weight in ("66%", "24%", "10%"):
         expect(shown(page, weight)).to_be_visible()
     expect(button(page, "float16")).to_be_visible()
@@ -128,7 +134,7 @@ def test_overflow_default_then_the_float16_trap_then_the_fix(open_page):
 
 
 def test_online_softmax_to_the_end_equals_the_full_row(open_page):
-    page = open_page("/online-softmax")
+    page = open_page(LIVE + "/online-softmax")
     next_block = button(page, "Next block")
     next_block.click()
     expect(says(page, r"Block 1 of 2")).to_be_visible()
@@ -150,7 +156,7 @@ def test_decode_bill_is_memory_bound(open_page):
 
 
 def test_memory_bill_crossover_32_users_and_prefill_scratch(open_page):
-    page = open_page("/memory-bill")
+    page = open_page(LIVE + "/memory-bill")
     expect(says(page, r"≈ 120 thousand")).to_be_visible()  # one user's cache = the weights
     expect(says(page, r"^4\.3 GB")).to_be_visible()  # an 8,192-token prompt's scores, per layer
     type_into(page, r"^users", "32")
@@ -180,7 +186,7 @@ DEEP_LINKS = [  # route?query, what the honoured part shows, the visible note on
 @pytest.mark.parametrize("link, honoured, note", DEEP_LINKS,
                          ids=[link.split("?")[0] for link, _, _ in DEEP_LINKS])
 def test_deep_link_is_honoured_and_a_bad_value_is_noted(open_page, link, honoured, note):
-    page = open_page(link)
+    page = open_page(LIVE + link)
     expect(says(page, honoured)).to_be_visible()
     expect(says(page, note)).to_be_visible()
     assert "error" not in page.title().lower()
