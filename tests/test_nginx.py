@@ -1,12 +1,15 @@
 """The scale-out recipe, run: Debian's nginx from deploy/nginx.conf in front of two app
-processes on loopback. Sessions open through nginx (page, websocket, a click answered), a
-browser's cookie keeps it on one process, /health answers through nginx, and when one process
-is stopped new sessions still open through the other, pinned browsers included.
+processes on loopback. The static build comes from disk (precompressed, with the app's cache
+and security headers); live sessions open through nginx (page, websocket, a click answered), a
+browser's cookie keeps it on one process, /health answers through nginx, when one process is
+stopped new sessions still open through the other, pinned browsers included, and with every
+process stopped the static pages are still served.
 
 nginx missing is a failure, not a skip: `make test` installs it (make system-packages).
 """
 
 import asyncio
+import gzip
 import os
 import re
 import shutil
@@ -14,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -28,17 +32,30 @@ NGINX = os.environ.get("NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"
 STEP_S = 60
 
 
-def render(template, run_dir, listen, backends, server_name="localhost"):
+def render(template, run_dir, listen, backends, site_root, server_name="localhost",
+           frame_ancestors="'self'"):
     lines = " ".join(f"server 127.0.0.1:{port} max_fails=1 fail_timeout=10s;" for port in backends)
     return (template.replace("{{run_dir}}", str(run_dir)).replace("{{listen}}", listen)
-            .replace("{{server_name}}", server_name).replace("{{backends}}", lines))
+            .replace("{{server_name}}", server_name).replace("{{backends}}", lines)
+            .replace("{{site_root}}", str(site_root))
+            .replace("{{frame_ancestors}}", frame_ancestors))
 
 
 def test_template_renders_every_field():
-    text = render(TEMPLATE.read_text(), "/run/x", "127.0.0.1:8080", [5101, 5102])
-    assert not re.search(r"\{\{(run_dir|listen|server_name|backends)\}\}", text)
+    text = render(TEMPLATE.read_text(), "/run/x", "127.0.0.1:8080", [5101, 5102], "/srv/site")
+    assert not re.search(r"\{\{\w+\}\}", text)
     assert "server 127.0.0.1:5101 max_fails=1" in text and "hash $ae_sticky_key consistent" in text
     assert "proxy_set_header Upgrade $http_upgrade" in text
+    assert "root /srv/site;" in text and "gzip_static on;" in text
+
+
+def test_template_names_every_single_panel_page_as_embeddable():
+    from app.server import PANEL_ROUTES
+
+    patterns = re.findall(r'"~\^/\(([a-z|-]+)\)', TEMPLATE.read_text())
+    assert len(patterns) == 2  # frame-ancestors and X-Frame-Options
+    for pattern in patterns:
+        assert set(pattern.split("|")) == {r.strip("/") for r in PANEL_ROUTES}
 
 
 def nginx_binary():
@@ -55,6 +72,11 @@ def stack():  # -> {"url": nginx url, "apps": [(port, Popen, log path)], "nginx"
     run_dir.chmod(0o755)  # nginx's workers (not root) must reach their temp folders
     nginx_port = load.free_port()
     public = f"127.0.0.1:{nginx_port}"
+    site = run_dir / "site"
+    built = subprocess.run([sys.executable, "-m", "app.cli", "build", str(site)], cwd=ROOT,
+                           capture_output=True, text=True, timeout=300, check=False)
+    assert built.returncode == 0, built.stdout + built.stderr
+    env = dict(os.environ, AE_BUILD_DIR=str(site))  # the apps find it current
     apps = []
     nginx = None
     try:
@@ -63,12 +85,14 @@ def stack():  # -> {"url": nginx url, "apps": [(port, Popen, log path)], "nginx"
             log_path = run_dir / f"app-{port}.log"
             with open(log_path, "w") as log:  # the child keeps its own copy of the descriptor
                 proc = load.start_server(port, ["--behind-proxy", "--allow-websocket-origin",
-                                                public, "--check-unused-sessions", "1"], log)
+                                                public, "--check-unused-sessions", "1"], log,
+                                         env=env)
             apps.append((port, proc, log_path))
         for port, proc, _ in apps:
             load.wait_healthy(f"http://127.0.0.1:{port}", proc)
         conf = run_dir / "nginx.conf"
-        conf.write_text(render(TEMPLATE.read_text(), run_dir, public, [p for p, _, _ in apps]))
+        conf.write_text(render(TEMPLATE.read_text(), run_dir, public, [p for p, _, _ in apps],
+                               site))
         check = subprocess.run([binary, "-t", "-p", str(run_dir), "-e", str(run_dir / "error.log"),
                                 "-c", str(conf)], capture_output=True, text=True, timeout=30,
                                check=False)
@@ -77,7 +101,8 @@ def stack():  # -> {"url": nginx url, "apps": [(port, Popen, log path)], "nginx"
                                   "-c", str(conf), "-g", "daemon off;"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
         load.wait_healthy(f"http://{public}", nginx, timeout=30)
-        yield {"url": f"http://{public}", "apps": apps, "nginx": nginx, "run_dir": run_dir}
+        yield {"url": f"http://{public}", "apps": apps, "nginx": nginx, "run_dir": run_dir,
+               "site": site}
     finally:
         if nginx is not None:
             nginx.terminate()
@@ -92,7 +117,7 @@ def stack():  # -> {"url": nginx url, "apps": [(port, Popen, log path)], "nginx"
 
 def open_and_click(url, n, cookie=None):  # -> (opened sessions' round trips, errors)
     async def one():
-        s = load.Session(url, "/heatmap")
+        s = load.Session(url, "/live/heatmap")
         if cookie:
             s.cookies["ae_backend"] = cookie
         http = load.AsyncHTTPClient(force_instance=True)
@@ -125,6 +150,56 @@ def upstreams(lines, what):  # lines of the access log -> [upstream=...] of requ
     return [line.rsplit("upstream=", 1)[1].split()[0] for line in lines if what in line]
 
 
+def get(url, headers=None):  # -> (status, headers, body); never raises on 4xx/5xx
+    request = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as r:
+            return r.status, r.headers, r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers, e.read()
+
+
+def from_disk(stack, path):  # -> True when nginx's log says it answered path itself
+    time.sleep(0.2)
+    ups = upstreams(access_lines(stack), f"GET {path} ")
+    return bool(ups) and ups[-1] == "-"
+
+
+def test_static_pages_come_from_disk_precompressed_with_the_apps_headers(stack):
+    url, site = stack["url"], stack["site"]
+    for path, file in (("/", "index.html"), ("/math", "math/index.html"),
+                       ("/heatmap", "heatmap/index.html"), ("/heatmap/", "heatmap/index.html"),
+                       ("/cost?model=gpt2", "cost/index.html")):
+        status, headers, body = get(url + path)
+        assert status == 200 and body == (site / file).read_bytes(), path
+        assert headers["Cache-Control"] == "no-cache" and headers["ETag"], path
+        assert headers["Content-Type"].startswith("text/html"), path
+        assert from_disk(stack, path), path
+    status, headers, packed = get(url + "/heatmap", {"Accept-Encoding": "gzip"})
+    assert status == 200 and headers["Content-Encoding"] == "gzip"
+    assert headers["Vary"] == "Accept-Encoding"
+    assert gzip.decompress(packed) == (site / "heatmap" / "index.html").read_bytes()
+    # the app's security headers: the panel may be framed, the chapter only by this site
+    for path, framed in (("/heatmap", True), ("/", False)):
+        _, headers, _ = get(url + path)
+        assert headers["X-Content-Type-Options"] == "nosniff"
+        assert headers["Content-Security-Policy"].endswith("frame-ancestors 'self'")
+        assert "default-src 'self'" in headers["Content-Security-Policy"]
+        assert (headers["X-Frame-Options"] is None) == framed, path
+    # the page's assets: from disk, cached for a day
+    page = (site / "heatmap" / "index.html").read_text(encoding="utf-8")
+    script = "/assets/bokeh-" + page.split('src="../assets/bokeh-', 1)[1].split('"', 1)[0]
+    status, headers, _ = get(url + script, {"Accept-Encoding": "gzip"})
+    assert status == 200 and headers["Content-Encoding"] == "gzip"
+    assert "max-age=86400" in headers["Cache-Control"]
+    assert headers["Content-Type"].startswith("text/javascript")
+    assert from_disk(stack, script)
+    assert get(url + "/.build-inputs")[0] == 404
+    # what the build does not hold comes from the app: the example course page
+    status, _, body = get(url + "/assets/course-page.html")
+    assert status == 200 and b"course page" in body
+
+
 def test_health_answers_through_nginx(stack):
     with urllib.request.urlopen(stack["url"] + "/health", timeout=10) as r:
         assert r.status == 200 and r.read() == b"ok"
@@ -135,7 +210,7 @@ def test_sessions_open_through_nginx_and_a_cookie_keeps_one_process(stack):
     assert not errors, errors
     assert len(opened) == 16
     assert all(cookie is not None for _, cookie in opened), "nginx set no ae_backend cookie"
-    served = set(upstreams(access_lines(stack), "GET /heatmap/ws"))
+    served = set(upstreams(access_lines(stack), "GET /live/heatmap/ws"))
     assert len(served) == 2, f"16 new browsers all went to one process: {served}"
     # a browser that holds a cookie: all its pages and sockets reach the same process
     before = len(access_lines(stack))
@@ -143,7 +218,8 @@ def test_sessions_open_through_nginx_and_a_cookie_keeps_one_process(stack):
     assert not errors, errors
     time.sleep(0.5)  # nginx logs a websocket when it closes
     lines = access_lines(stack)[before:]
-    pages, sockets = upstreams(lines, "GET /heatmap "), upstreams(lines, "GET /heatmap/ws")
+    pages = upstreams(lines, "GET /live/heatmap ")
+    sockets = upstreams(lines, "GET /live/heatmap/ws")
     assert len(pages) == 6 and len(sockets) == 6, lines
     assert len(set(pages + sockets)) == 1, f"one cookie, several processes: {set(pages + sockets)}"
 
@@ -161,3 +237,12 @@ def test_with_one_process_stopped_new_sessions_open_through_the_other(stack):
         assert r.status == 200
     with urllib.request.urlopen(f"http://127.0.0.1:{stack['apps'][1][0]}/health", timeout=10) as r:
         assert r.status == 200
+
+
+def test_with_every_process_stopped_the_static_pages_still_come(stack):
+    for _, proc, _ in stack["apps"]:
+        load.stop_server(proc)
+    for path in ("/", "/heatmap", "/cost/", "/embed/heatmap.html"):
+        status, _, body = get(stack["url"] + path)
+        assert status == 200 and b"<html" in body.lower(), path
+    assert get(stack["url"] + "/live/heatmap")[0] == 502
