@@ -205,8 +205,8 @@ def run(coro, timeout=120):
     return load.run_sync(bounded())
 
 
-async def open_session(base, path):
-    s = load.Session(base, path)
+async def open_session(base, path):  # a live session: "/heatmap" opens /live/heatmap
+    s = load.Session(base, "/live" + path)
     await s.open(load.AsyncHTTPClient(force_instance=True))
     return s
 
