@@ -504,9 +504,9 @@ def _build_into(tmp, log):  # -> Result for a fresh build written into tmp
         total += write(tmp, f"{assets.site_out}/{name}", data)
     for rel, source in sorted(assets.copies.items()):
         total += write(tmp, rel, source.read_bytes())
-    if total > MAX_BYTES:
-        raise BuildError(f"the build holds {total / 1e6:.2f} MB, over its "
-                         f"{MAX_BYTES / 1e6:.0f} MB budget")
+    if total > MAX_BYTES:  # a warning, not a failure: `serve` must still start
+        result.warnings.append(f"the build holds {total / 1e6:.2f} MB, over its "
+                               f"{MAX_BYTES / 1e6:.0f} MB budget (tests/test_build.py fails)")
     result.total_bytes = total
     result.gz_bytes = gzip_beside(tmp)
     return result
