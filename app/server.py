@@ -125,7 +125,9 @@ def reuse_key(request):  # -> (path, theme): reused first paints are keyed by th
     # expire) another session; two themes bound the cache at two sessions per route.
     raw = (request.arguments.get("theme") or [b"default"])[-1]
     theme = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-    return request.path, ("dark" if theme.strip().lower() == "dark" else "default")
+    # "/live/heatmap/" is the same page as "/live/heatmap": one key, the warmed one.
+    path = request.path.rstrip("/") or "/"
+    return path, ("dark" if theme.strip().lower() == "dark" else "default")
 
 
 async def warm_reused_sessions(server, paths, themes=("default", "dark")):

@@ -200,6 +200,7 @@ def test_reuse_key_is_bounded():
     keys = {server.reuse_key(fake_request("/heatmap", query=f"theme={t}&mask=off"))
             for t in ("dark", "DARK", "light", "x" * 500, "", "<script>")}
     assert keys == {("/heatmap", "dark"), ("/heatmap", "default")}
+    assert server.reuse_key(fake_request("/live/heatmap/")) == ("/live/heatmap", "default")
 
 
 # --- a running server ----------------------------------------------------------------------

@@ -118,3 +118,13 @@ def test_nothing_outside_the_build_is_served(server):
                  "/embed/../index.html", "/no-such-page"):
         assert get(server + path)[0] == 404, path
     assert get(server + "/health")[2] == b"ok"
+
+
+def test_a_live_page_with_its_slash_finds_panels_files(server):
+    # Panel names them relative to the route without the slash; /live/ asks under /live/static/
+    for path in ("/live/", "/live/heatmap/"):
+        assert SESSION_TOKEN.search(get(server + path)[2]), path
+    status, headers, body = get(server + "/live/static/extensions/panel/panel.min.js?v=1")
+    assert status == 200 and headers["Content-Type"].startswith(("application/javascript",
+                                                                   "text/javascript")), status
+    assert len(body) > 100_000
