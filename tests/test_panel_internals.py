@@ -27,7 +27,8 @@ from tornado.locks import Lock
 from app import panel_internals as pi
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
+# appended, after the packages: benchmarks/kernels.py must not shadow the kernels package
+sys.path.append(str(ROOT / "benchmarks"))
 import load  # benchmarks/load.py: a Bokeh-protocol client (found on the path set above)
 
 PANES = 4  # the small page: a text input whose watcher rewrites four panes
@@ -249,7 +250,7 @@ def test_a_change_is_handled_only_after_pending_writes():
         lock.release()
         await task
 
-    asyncio.run(scenario())
+    load.run_sync(scenario())  # on a thread of its own: a browser test may hold a loop here
     assert order == ["write done", "handled"]
     assert pi.write_locks(doc) == [lock]
     with pytest.raises(pi.InternalsChanged):  # a renamed internal is loud, not skipped
