@@ -153,7 +153,7 @@ class CostStatePanel(StatePanel):
 
     def frame(self, body):  # the panel: heading, URL note, picker, body, conventions
         own = [] if self.in_article else [
-            pn.pane.HTML(f"<h3 style='margin:0'>{self.title}</h3>", margin=(0, 10)),
+            chrome.heading(self.title),
             pn.pane.Markdown(self.intro, sizing_mode="stretch_width", stylesheets=[CODE_CSS])]
         return pn.Column(
             *own, self.url_note, self.picker, *body,

@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from app import states, typed_numbers, url_state
+from app import chrome, states, typed_numbers, url_state
 from app.panels import overflow
 from app.panels.overflow import OverflowPanel
 from attention_core import numerics
@@ -188,11 +188,15 @@ def test_in_the_article_the_heading_is_left_to_the_section():
     import panel as pn
 
     def headings(p):
-        return [h.object for h in p.__panel__().select(pn.pane.HTML) if "<h3" in h.object]
+        return [h.object for h in p.__panel__().select(pn.pane.HTML) if "ae-heading" in h.object]
 
-    assert headings(OverflowPanel()) == [
-        "<h3 style='margin:0'>Softmax and the overflow trap</h3>"]
+    assert len(headings(OverflowPanel())) == 1
+    assert "<h3 " in headings(OverflowPanel())[0]  # in a chapter, under the section's h2
+    assert "Softmax and the overflow trap</h3>" in headings(OverflowPanel())[0]
     assert headings(OverflowPanel(in_article=True)) == []
+    alone = chrome.single_page(OverflowPanel, "Softmax and the overflow trap")
+    assert any("Softmax and the overflow trap</h1>" in h.object
+               for h in alone.select(pn.pane.HTML))  # on its own page, the page's h1
 
 
 def test_dark_theme_paints_the_bar_labels_light(monkeypatch):

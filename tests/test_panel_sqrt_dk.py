@@ -192,12 +192,13 @@ def test_in_the_article_the_sweep_leaves_its_heading_to_the_section():
 
     from app.panels.sqrt_dk import INTRO, LOOK_FOR
 
-    def shown(panel):
-        return " ".join(str(md.object) for md in panel.__panel__().select(pn.pane.Markdown))
+    def shown(panel):  # the text of its Markdown and HTML panes
+        return " ".join(str(md.object) for md in panel.__panel__().select(pn.pane.Markdown)
+                        + panel.__panel__().select(pn.pane.HTML))
 
     alone, in_article = shown(SqrtDkPanel(mean_draws=4)), shown(SqrtDkPanel(mean_draws=4,
                                                                             in_article=True))
-    for text in ("## The √d_k sweep", INTRO):
+    for text in ("The √d_k sweep</h3>", INTRO):
         assert text in alone and text not in in_article
     assert LOOK_FOR in in_article
 

@@ -478,11 +478,10 @@ class AgreementPanel(StatePanel):
                       styles={"flex": "1 1 300px", "min-width": "0"}),
             sizing_mode="stretch_width")
         heading = [] if self.in_article else [
-            pn.pane.HTML("<h3 style='margin:0'>The dot product: an agreement score</h3>",
-                         margin=(0, 10))]
+            chrome.heading("The dot product: an agreement score")]
         self._layout = pn.Column(
             *heading, self.url_note, self._inputs, self._message, pair,
-            pn.pane.HTML("<h4 style='margin:8px 0 0'>Why divide by √d</h4>", margin=(0, 10)),
+            chrome.heading("Why divide by √d", 1, titled=not self.in_article),
             self._d_w, self._demo, charts, self._ops,
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
 
@@ -501,4 +500,4 @@ STYLE = """
 
 
 def page():
-    return chrome.single_page(AgreementPanel(), "The dot product: an agreement score")
+    return chrome.single_page(AgreementPanel, "The dot product: an agreement score")

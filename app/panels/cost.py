@@ -339,4 +339,4 @@ class CostPanel(CostStatePanel):
 
 
 def page():
-    return chrome.single_page(CostPanel(), "What attention costs in a real model")
+    return chrome.single_page(CostPanel, "What attention costs in a real model")

@@ -498,4 +498,4 @@ class DecodeBillPanel(CostStatePanel):
 
 
 def page():
-    return chrome.single_page(DecodeBillPanel(), "The bill for one decoded token")
+    return chrome.single_page(DecodeBillPanel, "The bill for one decoded token")

@@ -518,7 +518,7 @@ class HeadPanel(StatePanel):
                               styles={"flex": "1 1 320px", "min-width": "0"})
         body = pn.FlexBox(heatmap_col, table_col, sizing_mode="stretch_width")
         self._layout = pn.Column(
-            pn.pane.HTML("<h3 style='margin:0'>The head</h3>", margin=(0, 10)), self.url_note,
+            chrome.heading("The head"), self.url_note,
             self._controls, self._hero, body, self._truncate, self._log_view,
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
 
@@ -559,4 +559,4 @@ TOGGLE_STYLE = """
 
 
 def page():
-    return chrome.single_page(HeadPanel(), "The head")
+    return chrome.single_page(HeadPanel, "The head")

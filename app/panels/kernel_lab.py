@@ -750,14 +750,14 @@ class KernelLabPanel(pn.viewable.Viewer):
             return [] if self.in_article else list(objects)
 
         return pn.Column(
-            *alone(md("## Checking it on a real system: the kernel lab"), md(INTRO)),
+            *alone(chrome.heading("Checking it on a real system: the kernel lab"), md(INTRO)),
             self.install_pane,
             self.env_pane,
             shapes,
             self.kv_error,
             choices,
             self.dtype_pane,
-            md("### Before you run"),
+            chrome.heading("Before you run", 1, titled=not self.in_article),
             self.plan_pane,
             buttons,
             self.status,
@@ -784,8 +784,8 @@ class KernelLabLink(pn.viewable.Viewer):
             self.param.add_parameter(name, param.Parameter(KernelLabPanel.param[name].default))
         md = functools.partial(pn.pane.Markdown, sizing_mode="stretch_width",
                                disable_anchors=True, stylesheets=[CODE_CSS])
-        heading = [] if in_article else [md("## Checking it on a real system: the kernel lab"),
-                                         md(INTRO)]
+        heading = [] if in_article else [
+            chrome.heading("Checking it on a real system: the kernel lab"), md(INTRO)]
         self._layout = pn.Column(
             *heading,
             md("The kernel lab runs PyTorch's scaled dot-product attention on the explorable's "
@@ -801,5 +801,5 @@ class KernelLabLink(pn.viewable.Viewer):
 
 def page():
     if is_static():
-        return chrome.single_page(KernelLabLink(), "The kernel lab")
-    return chrome.single_page(KernelLabPanel(), "The kernel lab")
+        return chrome.single_page(KernelLabLink, "The kernel lab")
+    return chrome.single_page(KernelLabPanel, "The kernel lab")

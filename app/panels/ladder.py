@@ -327,7 +327,7 @@ class LadderPanel(StatePanel):
                             self._context_text, sizing_mode="stretch_width",
                             styles={"flex": "1 1 340px", "min-width": "0"})
         heading = [] if self.in_article else [
-            pn.pane.HTML("<h3 style='margin:0'>Where the n² lives</h3>", margin=(0, 10))]
+            chrome.heading("Where the n² lives")]
         return pn.Column(
             *heading, self.url_note, pn.FlexBox(ladder, context, sizing_mode="stretch_width"),
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
@@ -340,4 +340,4 @@ STYLE = """
 
 
 def page():
-    return chrome.single_page(LadderPanel(), "Where the n² lives")
+    return chrome.single_page(LadderPanel, "Where the n² lives")

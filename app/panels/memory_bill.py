@@ -360,4 +360,4 @@ class MemoryBillPanel(CostStatePanel):
 
 
 def page():
-    return chrome.single_page(MemoryBillPanel(), "The memory bill")
+    return chrome.single_page(MemoryBillPanel, "The memory bill")

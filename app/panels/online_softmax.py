@@ -573,13 +573,11 @@ class OnlineSoftmaxPanel(StatePanel):
                       styles={"flex": "1 1 300px", "min-width": "0"}),
             sizing_mode="stretch_width")
         heading = [] if self.in_article else [
-            pn.pane.HTML("<h3 style='margin:0'>Online softmax: never write the square</h3>",
-                         margin=(0, 10))]
+            chrome.heading("Online softmax: never write the square")]
         self._layout = pn.Column(
             *heading, self.url_note, self._controls, self._message, self._step_note,
             self._stepper, walk,
-            pn.pane.HTML("<h4 style='margin:8px 0 0'>The same walk, for attention</h4>",
-                         margin=(0, 10)),
+            chrome.heading("The same walk, for attention", 1, titled=not self.in_article),
             self._attention_intro, self._attention_stepper, self._attention,
             pn.Spacer(height=6), self._memory,
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
@@ -609,4 +607,4 @@ div.ae-small:empty { display: none; }
 
 
 def page():
-    return chrome.single_page(OnlineSoftmaxPanel(), "Online softmax")
+    return chrome.single_page(OnlineSoftmaxPanel, "Online softmax")

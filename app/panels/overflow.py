@@ -375,8 +375,7 @@ class OverflowPanel(StatePanel):
         chart_col = pn.Column(self._figure_pane, self._caption, sizing_mode="stretch_width",
                               styles={"flex": "1 1 300px", "min-width": "0"})
         heading = [] if self.in_article else [
-            pn.pane.HTML("<h3 style='margin:0'>Softmax and the overflow trap</h3>",
-                         margin=(0, 10))]
+            chrome.heading("Softmax and the overflow trap")]
         self._layout = pn.Column(
             *heading, self.url_note, self._controls, self._message, self._verdict,
             pn.FlexBox(table_col, chart_col, sizing_mode="stretch_width"),
@@ -427,4 +426,4 @@ TOGGLE_STYLE = """
 
 
 def page():
-    return chrome.single_page(OverflowPanel(), "Softmax and the overflow trap")
+    return chrome.single_page(OverflowPanel, "Softmax and the overflow trap")

@@ -342,7 +342,7 @@ class SqrtDkPanel(StatePanel):
         controls = pn.FlexBox(*self._controls, align_items="flex-end",
                               sizing_mode="stretch_width")
         own = [] if self.in_article else [
-            pn.pane.Markdown("## The √d_k sweep", sizing_mode="stretch_width"),
+            chrome.heading("The √d_k sweep"),
             pn.pane.Markdown(INTRO, sizing_mode="stretch_width")]
         return pn.Column(
             *own, self.url_note, controls,
@@ -362,7 +362,7 @@ STYLE = """
 
 
 def page():
-    return chrome.single_page(SqrtDkPanel(), "The √d_k sweep")
+    return chrome.single_page(SqrtDkPanel, "The √d_k sweep")
 
 
 # The default view's mean curve is shared by every session: compute it once, at import.
