@@ -266,7 +266,7 @@ def test_text_colour_follows_the_drawn_shade():
         assert browser == text_colour(w) == ink(Cividis256[palette_index(w)])
 
 
-def test_every_interaction_is_one_message_under_4_kib():
+def test_every_interaction_is_one_message_under_5_kib():
     # what one interaction sends, collected as the server collects it (one held batch),
     # serialized as the PATCH-DOC it becomes; the benchmark measures it on the wire
     import json
@@ -292,6 +292,22 @@ def test_every_interaction_is_one_message_under_4_kib():
             doc.unhold()
             content = Protocol().create("PATCH-DOC", events).content
             size = len(json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode())
-            assert size <= 4096, (change, size)
+            # 4 KiB before the weights table for screen readers (64 more text slots), which
+            # adds up to 0.6 KiB when the length changes
+            assert size <= 5 * 1024, (change, size)
             kinds = {type(e.model).__name__ for e in events}
             assert "HTML" not in kinds and "LinearAxis" not in kinds, change  # nothing redrawn
+
+
+def test_the_weights_table_holds_the_cells_numbers(panel):
+    for change in ({}, {"mask": False}, {"length": 8}, {"phase": "decode"}, {"length": 3}):
+        panel.param.update(**change)
+        values, r = panel._weights_table.values, panel.numbers().result
+        drawn = panel.drawn()
+        for x, y, label in zip(drawn["x"], drawn["y"], drawn["label"]):
+            assert values[f"w{y}_{x}"] == label  # every drawn weight, as the cell shows it
+        masked = panel.drawn("masked")
+        assert all(values[f"w{y}_{x}"] == "masked" for x, y in zip(masked["x"], masked["y"]))
+        assert [values[f"kh{k}"] != "" for k in range(8)] == [k < r.n for k in range(8)]
+        if panel.phase == "decode":
+            assert values["w0_0"] == "not computed"

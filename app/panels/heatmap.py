@@ -138,6 +138,48 @@ class HeroReadout(Readout):
     _scripts: ClassVar[dict] = Readout.scripts(HERO)
 
 
+# the heatmap as a table a screen reader can walk: every weight of the sequence, row by
+# row; visually hidden (the figure shows the same); rows and columns past the sequence are
+# empty slots, and so not shown
+WEIGHTS = (
+    '<table class="ae-sr ae-weights">'
+    "<caption>Attention weights of the head: one row per query, one column per key; "
+    "masked cells are −∞ before the softmax, weight 0</caption>"
+    "<thead><tr><th scope='col'>query, key</th>"
+    + "".join(slot(f"kh{k}", "th", scope="col") for k in range(MAX_LENGTH)) + "</tr></thead>"
+    "<tbody>"
+    + "".join("<tr>" + slot(f"qh{q}", "th", scope="row")
+              + "".join(slot(f"w{q}_{k}", "td") for k in range(MAX_LENGTH)) + "</tr>"
+              for q in range(MAX_LENGTH))
+    + "</tbody></table>")
+
+
+def weights_table_values(nums):  # -> {slot: text} of the weights table
+    r, words = nums.result, worked_example.WORDS
+    rows = {int(q): row for row, q in enumerate(r.query_positions)}
+    values = {}
+    for k in range(MAX_LENGTH):
+        values[f"kh{k}"] = f"{k} {words[k]}" if k < r.n else ""
+    for q in range(MAX_LENGTH):
+        values[f"qh{q}"] = f"{q} {words[q]}" if q < r.n else ""
+        for k in range(MAX_LENGTH):
+            if q >= r.n or k >= r.n:
+                text = ""
+            elif q not in rows:
+                text = "not computed"  # decode runs the newest token's row only
+            elif r.hidden[rows[q], k]:
+                text = "masked"
+            else:
+                text = f"{r.weights[rows[q], k]:.2f}"
+            values[f"w{q}_{k}"] = text
+    return values
+
+
+class WeightsReadout(Readout):
+    template = WEIGHTS
+    _scripts: ClassVar[dict] = Readout.scripts(WEIGHTS)
+
+
 class CaptionReadout(Readout):
     template = CAPTION
     _scripts: ClassVar[dict] = Readout.scripts(CAPTION)
@@ -229,6 +271,7 @@ def cells_state(length, mask, divide, phase):  # the figure and the query contro
     n = length
     return {
         "source:cells": columns,
+        "slots:weights_table": weights_table_values(nums),
         "prop:shown.indices": shown,
         "prop:masked_cells.visible": masked,
         "prop:masked_labels.visible": masked,
@@ -419,6 +462,7 @@ class HeadPanel(StatePanel):
             "prop:query_widget.end": self._query_w, "prop:query_widget.disabled": self._query_w,
             "source:row": self.row_source, "slots:hero": self._hero,
             "slots:caption": self._caption, "slots:arithmetic": self._arithmetic,
+            "slots:weights_table": self._weights_table,
             "slots:truncate": self._truncate, "log:log": self._log_view,
         }
         return self._layout
@@ -508,11 +552,13 @@ class HeadPanel(StatePanel):
 
         self._hero = readout(HeroReadout, state["slots:hero"], margin=(4, 10))
         self._caption = readout(CaptionReadout, state["slots:caption"], margin=(0, 10))
+        self._weights_table = readout(WeightsReadout, state["slots:weights_table"], margin=0)
         self._arithmetic = readout(ArithmeticReadout, state["slots:arithmetic"], margin=(0, 10))
         self._truncate = readout(TruncateReadout, state["slots:truncate"], margin=(0, 10))
         self._log_view = readout(LogReadout, {f"log{i}": "" for i in range(LOG_LINES)},
                                  margin=(0, 10))
-        heatmap_col = pn.Column(self._figure_pane, self._caption, sizing_mode="stretch_width",
+        heatmap_col = pn.Column(self._figure_pane, self._caption, self._weights_table,
+                                sizing_mode="stretch_width",
                                 styles={"flex": "1 1 360px", "min-width": "0"})
         table_col = pn.Column(self._arithmetic, sizing_mode="stretch_width",
                               styles={"flex": "1 1 320px", "min-width": "0"})
@@ -543,7 +589,9 @@ STYLE = """
 .ae-log { font-size: 0.85em; }
 .ae-log ul { margin: 2px 0; padding-left: 18px; }
 .ae-log li:empty { display: none; }
-.ae-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+.ae-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
+         white-space: nowrap; }
+.ae-weights tr:has(> th:empty), .ae-weights th:empty, .ae-weights td:empty { display: none; }
 """
 
 # a toggle that is on looks like Panel's solid (pressed) button; off, like its outline one
