@@ -38,8 +38,10 @@ Other internals, used by app/server.py through the functions here:
 5. panel.io.state.state._sessions and state._session_key_funcs (cache_reused_session)
    Panel's reused first paints: Panel's DocHandler looks a request's key up in these two.
    Filling them before any visitor arrives makes every first paint the plain page.
-6. bokeh.server.server.Server._tornado and BokehTornado._applications (application_context)
-   The application context of a route, to build those first sessions as a GET would.
+6. bokeh.server.server.Server._tornado and BokehTornado._applications (tornado_app,
+   application_context)
+   The application context of a route, to build those first sessions as a GET would; and
+   the Tornado application itself, to add handlers ahead of Bokeh's routes (app/server.py).
 """
 
 import functools
@@ -70,7 +72,7 @@ INTERNALS = (
     ("Document._template_variables", "bokeh.document.document", "dist_url: the session's assets"),
     ("state._sessions", "panel.io.state", "filled: reused first paints"),
     ("state._session_key_funcs", "panel.io.state", "filled: the reuse key of a route"),
-    ("Server._tornado", "bokeh.server.server", "read: the Tornado application"),
+    ("Server._tornado", "bokeh.server.server", "read: the Tornado app (handlers, contexts)"),
     ("BokehTornado._applications", "bokeh.server.tornado", "read: a route's context"),
 )
 

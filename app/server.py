@@ -180,7 +180,7 @@ def main(args):
                       title={live_route(r): t for r, t in titles(live).items()},
                       static_dirs=static_dirs(), start=False, verbose=False, **settings)
     # ahead of Bokeh's routes (Tornado's add_handlers): a live page opened with its slash
-    server._tornado.add_handlers(r".*", static_site.live_asset_redirects())
+    panel_internals.tornado_app(server).add_handlers(r".*", static_site.live_asset_redirects())
     if process.task_id() is not None:  # a forked child: from here on, this is one server
         _die_with_parent()
     server.start()
