@@ -146,7 +146,8 @@ Reading from the innermost part outward:
    *i* mixes together the values of every position *i* was allowed to see.""",
     """## One head, every number shown
 
-The panel below holds a single attention head with every quantity on display. Its input is the sentence *the
+The panel below holds a single attention head with every quantity on display. Its input is the
+sentence *the
 cat sat on the mat and purred*. Each word has a fixed 8-component vector, and three fixed
 matrices map it to a query, a key and a value of size d<sub>k</sub> = 5. The heatmap is not
 an illustration: each cell is a computed weight, recomputed the moment a control changes.
@@ -247,7 +248,8 @@ term; the model could never get far enough to feel it.
 Counting operations is not the same as measuring time. Select Qwen3-8B again
 (the previous paragraph left GPT-2 chosen), and set **prompt tokens** to 256 and **tokens
 to generate** to 4,096. Attention takes 0.50% of the prefill work and 0.99% of each decode step,
-under 1% either way. Yet most of that request's time goes to decoding, for a reason no operation count
+under 1% either way. Yet most of that request's time goes to decoding, for a reason no
+operation count
 captures: every decode step has to stream all the weights and the entire cache in from
 memory. Arithmetic and memory bandwidth are two different ceilings, and bandwidth is usually
 the lower one. The KV cache lesson picks up that thread.""",
@@ -286,7 +288,8 @@ heads can be made wider without their attention also becoming more peaked. Acros
 the sampled vectors stay fixed; only the number of components summed into each dot product
 changes.
 
-Measured as a standard deviation, the spread of the scores follows √d<sub>k</sub> closely: 1.82 versus
+Measured as a standard deviation, the spread of the scores follows √d<sub>k</sub> closely: 1.82
+versus
 2.00 at d<sub>k</sub> = 4, 10.72 versus 11.31 at 128, 21.48 versus 22.63 at 512. It comes
 out a few percent under, simply because each value is estimated from just 16 scores; the
 theory is not at fault.
@@ -327,7 +330,8 @@ Two further points about the call. Supplying your own triangular mask in place o
 block skipping as well, since an arbitrary mask gives the kernel no hint about which blocks
 are all zero. And do not count on the documented error when both `attn_mask` and
 `is_causal=True` are given: on CPU we measured the flash path silently combining them. If you
-need certainty, run the call inside `torch.nn.attention.sdpa_kernel` and leave `SDPBackend.MATH` out of
+need certainty, run the call inside `torch.nn.attention.sdpa_kernel` and leave
+`SDPBackend.MATH` out of
 the allowed list, as the PyTorch docs recommend; a slow fallback then raises instead of passing
 unnoticed.
 

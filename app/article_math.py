@@ -55,7 +55,8 @@ sum what comes out:
 
 The total tells you how far the two vectors face the same direction. When they line up, it
 is large and positive; at right angles, it is zero; when they face away from each other, it
-turns negative. Attention reads the number as a measure of relevance. The newest token's **query** states
+turns negative. Attention reads the number as a measure of relevance. The newest token's
+**query** states
 what it wants, each earlier token's **key** states what it has, and q · k scores the fit.
 
 A real attention head works with vectors of 128 entries, so one score takes 128
@@ -130,7 +131,8 @@ and the softmax itself come to a few million more, small change next to those ha
 makes about 2.1 billion operations for attention.
 
 The model's weight matrices cost far more. Every weight that takes part in a matrix product
-is used in one multiply-add for each token, which counts as two operations per parameter. Of Llama 3 8B's 8.03
+is used in one multiply-add for each token, which counts as two operations per parameter. Of
+Llama 3 8B's 8.03
 billion parameters, the input embedding (a table of 128,256 × 4,096, about 0.53 billion) is
 only looked up, never multiplied, so about 7.5 billion parameters do the work: roughly 15
 billion operations per token. At this context length attention is 2.1 out of 17.1 billion,

@@ -87,7 +87,7 @@ def head_claims():
                 float(np.abs(decode_on.output - decode_off.output).max()), 0.0),
         exactly(s, "mask on: truncate mismatches over lengths 1-8, every row, ±divisor",
                 "bit-for-bit (0)", truncate_mismatches, 0),
-        exactly(s, "mask off: truncate mismatches (lengths 2-8, rows before the last)", "mismatch reported", unmasked_mismatches, 28),
+        exactly(s, "mask off: truncate mismatches (lengths 2-8, rows before the last)", "mismatch reported", unmasked_mismatches, 28),  # noqa: E501
         rounds_to(s, "√5, the divisor of a d_k = 5 head", "2.24", math.sqrt(worked_example.D_K),
                   2.24, 2),
     ]
@@ -204,9 +204,9 @@ def math_claims():
         rounds_to(m, "d = 128: spread of raw scores (mean of draws)", "±11", spread, 11, 0),
         rounds_to(m, "d = 128: spread after dividing by √128", "±1", spread / math.sqrt(128), 1, 0),
         rounds_to(m, "√128", "≈ 11.3", math.sqrt(128), 11.3, 1),
-        rounds_to(m, "softmax(2, 1, 0.1): first weight", "66%", sm.weights[0] * 100, 66, 0, unit="%"),
-        rounds_to(m, "softmax(2, 1, 0.1): second weight", "24%", sm.weights[1] * 100, 24, 0, unit="%"),
-        rounds_to(m, "softmax(2, 1, 0.1): third weight", "10%", sm.weights[2] * 100, 10, 0, unit="%"),
+        rounds_to(m, "softmax(2, 1, 0.1): first weight", "66%", sm.weights[0] * 100, 66, 0, unit="%"),  # noqa: E501
+        rounds_to(m, "softmax(2, 1, 0.1): second weight", "24%", sm.weights[1] * 100, 24, 0, unit="%"),  # noqa: E501
+        rounds_to(m, "softmax(2, 1, 0.1): third weight", "10%", sm.weights[2] * 100, 10, 0, unit="%"),  # noqa: E501
         rounds_to(m, "e² (no max subtracted)", "≈ 7.39",
                   numerics.softmax_steps([2, 1, 0.1], subtract_max=False).exps[0], 7.39, 2),
         rounds_to(m, "e² + e¹ + e^0.1", "≈ 11.2",

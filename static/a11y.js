@@ -6,6 +6,10 @@
 //   page shows it ("4,096" where the slider shows the power, not the exponent).
 // - A number box's spin buttons get "increase <label>" / "decrease <label>".
 // - The page's root gets role=main, so all its content sits in a landmark.
+// - Every shadow root adopts one stylesheet: a focus ring that shows in both themes
+//   (Okabe-Ito vermillion, over 3:1 against the light and the dark background).
+// - A figure's event layer (focusable in Bokeh, though our figures take no keys) leaves the
+//   Tab order: each figure's numbers are in its caption or table.
 // Bokeh re-renders widgets (a new shadow root, a new handle), so every shadow root is
 // watched and the fix is applied again, after the page has painted (a short timer, never
 // inside the frame that shows a change).
@@ -53,9 +57,34 @@
     if (root) { root.setAttribute("role", "main"); }
   }
 
+  const FOCUS_CSS = `
+    :focus-visible, .noUi-handle:focus-visible, .bk-btn:focus-visible, input:focus-visible,
+    select:focus-visible, textarea:focus-visible {
+      outline: 3px solid #d55e00 !important; outline-offset: 2px !important; }`;
+  let focusSheet = null;
+
+  function adoptFocusRing(root) {
+    if (typeof CSSStyleSheet === "undefined" || !("adoptedStyleSheets" in root)) { return; }
+    if (focusSheet === null) {
+      focusSheet = new CSSStyleSheet();
+      focusSheet.replaceSync(FOCUS_CSS);
+    }
+    if (!root.adoptedStyleSheets.includes(focusSheet)) {
+      root.adoptedStyleSheets = [...root.adoptedStyleSheets, focusSheet];
+    }
+  }
+
+  function quietFigures(root) {
+    for (const layer of root.querySelectorAll(".bk-events[tabindex]")) {
+      if (layer.getAttribute("tabindex") !== "-1") { layer.setAttribute("tabindex", "-1"); }
+    }
+  }
+
   function fix(root) {
+    adoptFocusRing(root);
     nameSliders(root);
     nameSpinButtons(root);
+    quietFigures(root);
     for (const el of root.querySelectorAll("*")) {
       if (el.shadowRoot) {
         watch(el.shadowRoot);

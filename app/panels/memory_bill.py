@@ -111,7 +111,7 @@ def gb(nbytes):  # bytes (scalar or array) -> GB, rounded for the chart
 def numbers(m, users, context, prompt, dtype):  # -> the headline numbers (tests, the article)
     b = DTYPES[dtype]
     return {"shape": m, "users": users, "context": context, "prompt": prompt, "bytes": b,
-            "weights": costs.weight_bytes(m, b), "kv_all": costs.kv_cache_bytes(m, context, users, b),
+            "weights": costs.weight_bytes(m, b), "kv_all": costs.kv_cache_bytes(m, context, users, b),  # noqa: E501
             "cross_one": costs.kv_outweighs_weights_context(m, 1, b),
             "cross_users": costs.kv_outweighs_weights_context(m, users, b),
             "eager": costs.eager_score_matrix_bytes(m, prompt, 1, b),
@@ -165,7 +165,7 @@ def batch_state(model, users, dtype):  # where the batch's caches catch the weig
         "prop:cross_span.location": float(cross) if shown else float(CHART_X[0]),
         "prop:cross_span.visible": shown,
         "prop:cross_label.x": float(cross) if shown else float(CHART_X[0]),
-        "prop:cross_label.text": f"cache = weights at {fmt.tokens_or_never(cross)}" if shown else "",
+        "prop:cross_label.text": f"cache = weights at {fmt.tokens_or_never(cross)}" if shown else "",  # noqa: E501
         "prop:cross_label.visible": shown,
         "prop:cross_label.text_align": "right" if right else "left",
         "prop:cross_label.x_offset": -4 if right else 4,
