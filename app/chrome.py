@@ -6,18 +6,16 @@ loads a font or a script from anywhere but our own server.
 """
 
 import html
-import json
 import math
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
 import panel as pn
-import param
 from panel.reactive import ReactiveHTML
 
 from app import states, url_state
+from app.readout import Readout, UrlNote, slot, url_note  # noqa: F401  (the chrome's own)
 
 A11Y_JS = Path(__file__).resolve().parent.parent / "static" / "a11y.js"
 
@@ -82,93 +80,6 @@ HEADER_CSS = """
 CONTENT_MAX_WIDTH = 960  # px: the content column; prose sits inside it at 40rem
 
 
-# --- the one readout mechanism: text slots ----------------------------------------------
-
-SLOT = re.compile(r'data-s="([\w-]+)"')
-SLOT_ELEMENT = re.compile(r'(<(\w+)[^>]*?\sdata-s="([\w-]+)"[^>]*>)(</\2>)')
-
-
-class Readout(ReactiveHTML):
-    """Text drawn once from an HTML template; afterwards only the text of its slots changes.
-
-    Every element `<tag data-s="NAME"></tag>` in a subclass's `template` is a slot: empty
-    in the template, its text is `values[NAME]`. The template and the first values (`base`)
-    reach the browser once, with the page. A change sends `patch`: the slots whose text now
-    differs from `base`; the browser sets `textContent` where that differs from what is
-    shown. So a change sends a few short strings and replaces a few text nodes: no HTML is
-    parsed and no stylesheet applied again. `patch` is relative to `base`, not to the
-    previous change, so a view drawn later (a re-render) shows the same as one that saw
-    every change; it never grows past one copy of the values.
-
-    A ReactiveHTML, not a JSComponent: the server's Content-Security-Policy allows the
-    'unsafe-eval' these scripts need, not the blob: module a JSComponent loads. The
-    template travels inside the class's render script, not as a parameter (Panel strips
-    the attributes, class, aria-live and data-s, from HTML in string parameters) nor as
-    Panel's `_template` (parsed again for every session, then rendered through a virtual
-    DOM in the browser); the script sets it as innerHTML once.
-    """
-
-    base = param.Dict(default={}, constant=True, doc="each slot's text when first drawn")
-    patch = param.Dict(default={}, doc="the slots whose text differs from base: their text")
-
-    template = ""  # subclasses: the HTML, every slot empty; and `_scripts = scripts(template)`
-
-    _template = '<div id="box"></div>'
-
-    @staticmethod
-    def scripts(template):  # -> the `_scripts` of a subclass drawing `template`
-        return {
-            "render": f"""
-                box.innerHTML = {json.dumps(template)}
-                state.slots = [...box.querySelectorAll("[data-s]")].map((e) => [e.dataset.s, e])
-                self.patch()
-            """,
-            "patch": """
-                const get = (o, k) => (o instanceof Map ? o.get(k) : o[k])
-                for (const [name, e] of state.slots) {
-                  const text = get(data.patch, name) ?? get(data.base, name) ?? ""
-                  if (e.textContent !== text) { e.textContent = text }
-                }
-            """,
-        }
-
-    def __init__(self, values, **params):
-        slots = SLOT.findall(self.template)
-        if len(SLOT_ELEMENT.findall(self.template)) != len(slots) or set(slots) != set(values):
-            raise ValueError(f"the template's empty slots {slots} must be the values' keys "
-                             f"{sorted(values)}")
-        super().__init__(base=dict(values), **params)
-        self.values = dict(values)
-
-    def show(self, values):  # {slot: text}, some or all: send the slots that differ from base
-        self.values = {**self.values, **values}
-        patch = {k: v for k, v in self.values.items() if v != self.base[k]}
-        if patch != self.patch:
-            self.patch = patch
-
-    def filled(self):  # -> the template with each slot's current text, as the page shows it
-        def fill(m):
-            return m.group(1) + html.escape(self.values[m.group(3)], quote=False) + m.group(4)
-
-        return SLOT_ELEMENT.sub(fill, self.template)
-
-    def text(self):  # -> what a reader sees, without tags
-        return html.unescape(re.sub(r"<[^>]+>", "", self.filled()))
-
-
-def slot(name, tag="span", **attrs):  # -> an empty slot element for a Readout template
-    extra = "".join(f' {k.rstrip("_")}="{v}"' for k, v in attrs.items())
-    return f'<{tag}{extra} data-s="{name}"></{tag}>'
-
-
-
-class UrlNote(Readout):
-    """Where a static page says how it repaired its deep link (the switcher fills it)."""
-
-    template = '<div class="ae-note" role="status" data-s="url"></div>'
-    _scripts = Readout.scripts(template)
-
-
 class A11y(ReactiveHTML):
     """Runs static/a11y.js once per page: names for the controls Bokeh leaves unnamed
     (slider handles, spin buttons) and the page's main landmark, live and static alike."""
@@ -179,10 +90,6 @@ class A11y(ReactiveHTML):
 
 def a11y():  # -> the invisible component that names the page's controls
     return A11y(height=0, margin=0, sizing_mode="stretch_width")
-
-
-def url_note():  # -> an empty note that a static page's switcher fills
-    return UrlNote({"url": ""}, sizing_mode="stretch_width", stylesheets=[CSS], margin=(0, 10))
 
 
 def theme():  # -> "default" | "dark": this session's theme (Panel reads `?theme=` itself)

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import panel as pn
 
+from app.readout import url_note
+
 SWITCHER_JS = Path(__file__).resolve().parent.parent / "static" / "switcher.js"
 
 _static = []  # non-empty while a static page is being built
@@ -240,11 +242,9 @@ class StatePanel(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        from app import chrome  # chrome builds on this module
-
         self.targets, self.widgets, self.log = {}, {}, []
         self.url_map = {name: name for name in self.url_keys}
-        self.url_note = chrome.url_note()  # the build places it; a static page fills it
+        self.url_note = url_note()  # the build places it; a static page fills it
         self._state = self.current_state()
         self._layout = self.build(self._state)
         missing = set(self._state) - set(self.targets)
