@@ -370,13 +370,13 @@ def chapter_href(route):  # the other chapter's address, keeping this session's 
 def chapter_link(text, route):  # a link to the other chapter, set in the reading column
     return pn.pane.HTML(f'<a class="ae-chapter-link" href="{html.escape(chapter_href(route))}">'
                         f"{html.escape(text)}</a>", sizing_mode="stretch_width",
-                        stylesheets=[chrome.CSS, chrome.PROSE_CSS, LINK_CSS])
+                        stylesheets=[chrome.CSS, chrome.PROSE_CSS, LINK_CSS, chrome.link_css()])
 
 
 def back_link(text, route):  # the same, small, at the left of the header row
     return pn.pane.HTML(f'<a class="ae-back-link" href="{html.escape(chapter_href(route))}">'
                         f"{html.escape(text)}</a>", align="center", margin=(5, 10),
-                        stylesheets=[chrome.CSS, LINK_CSS])
+                        stylesheets=[chrome.CSS, LINK_CSS, chrome.link_css()])
 
 
 LINK_CSS = """

@@ -45,7 +45,11 @@ ROOT = Path(__file__).resolve().parent.parent
 STATIC_DIR = ROOT / "static"
 INPUT_DIRS = ("app", "attention_core", "kernels", "static")  # source folders whose files count
 MARKER = ".build-inputs"
-FORMAT = "ae-static-build 1"  # bump when the layout of a build changes
+# Panel's dark theme background and text (panel/dist/bundled/theme/dark.css)
+DARK_PAGE_CSS = ("<style>html, body { background-color: #212529; color: #ffffff; "
+                 "color-scheme: dark; }</style>")
+STATES_OUT = "assets/states"  # each panel's table of states, one file shared by every page
+FORMAT = "ae-static-build 2"  # bump when the layout of a build changes
 TEXT_SUFFIXES = (".html", ".js", ".css", ".json", ".svg", ".map", ".webmanifest", ".txt")
 MAX_BYTES = 8 * 10**6  # the whole build before compression
 EMBED_HEIGHT = 900  # px, the demo iframe's height
@@ -93,6 +97,10 @@ class Page:
     @property
     def file(self):  # "index.html", "heatmap/index.html"
         return f"{self.folder}/index.html" if self.folder else "index.html"
+
+    @property
+    def dark_file(self):  # the same page in the dark theme, beside it
+        return self.file.replace("index.html", "index-dark.html")
 
     @property
     def up(self):  # the relative way from this page back to OUT
@@ -258,17 +266,24 @@ def site_files():  # -> {name: bytes}: the repo's own browser files every page l
 
 # --- one page --------------------------------------------------------------------------------
 
-def render(page, title):  # Page -> the HTML Panel saves for it, in static mode, CDN resources
+def render(page, title, theme="default"):
+    # Page -> the HTML Panel saves for it, in static mode, CDN resources, in that theme
     import bokeh.resources
+    import panel as pn
+    from bokeh.document import Document
+    from panel.io.save import save
+    from panel.io.state import set_curdoc
 
     from app import states
     from app.server import page_factory
 
     factory = page_factory(page.factory)
     buffer = io.StringIO()
-    with states.static_build():
+    doc = Document()  # the page's own: chrome gives it the theme's figure colours
+    with states.static_build(), pn.config.set(theme=theme), set_curdoc(doc):
         obj = factory(defer=False) if page.route in ("/", "/math") else factory()
-        obj.save(buffer, resources=bokeh.resources.CDN, title=title)
+        doc.add_root(obj.get_root(doc))
+        save(doc, buffer, resources=bokeh.resources.CDN, title=title)
     return buffer.getvalue()
 
 
@@ -327,8 +342,11 @@ def _map_strings(value, fn):
     return value
 
 
-def head_extras(page, assets):  # what every page adds to its <head>: our CSS, the switcher
-    tags = []
+def head_extras(page, assets, theme="default", tables=()):
+    # what every page adds to its <head>: our CSS, its theme, the switcher, its state tables
+    tags = [f'<script type="text/javascript">window.AE_THEME = "{theme}";</script>']
+    if theme == "dark":  # a saved page has no template to give its body the theme's colours
+        tags.append(DARK_PAGE_CSS)
     for name in assets.site_files:
         href = f"{page.up}{assets.site_out}/{name}"
         if name.endswith(".css"):
@@ -337,16 +355,19 @@ def head_extras(page, assets):  # what every page adds to its <head>: our CSS, t
         if name.endswith(".js"):
             tags.append(f'<script type="text/javascript" src="{page.up}{assets.site_out}/'
                         f'{name}"></script>')
+    for ref in tables:
+        tags.append(f'<script type="text/javascript" src="{page.up}{STATES_OUT}/{ref}.js">'
+                    "</script>")
     tags.append(FILE_LINKS_JS)
     return "\n".join(tags) + "\n"
 
 
-def finish_page(text, page, assets, routes, warnings):
+def finish_page(text, page, assets, routes, warnings, theme="default", tables=()):
     text = localize(text, page, assets, warnings)
     text = chapter_links(text, page, routes)
     if "</head>" not in text:
         raise BuildError(f"{page.route}: the saved page has no </head>")
-    return text.replace("</head>", head_extras(page, assets) + "</head>", 1)
+    return text.replace("</head>", head_extras(page, assets, theme, tables) + "</head>", 1)
 
 
 # --- embed snippets ---------------------------------------------------------------------------
@@ -481,23 +502,29 @@ def build(out, force=False, log=print):  # -> Result; raises BuildError
 
 
 def _build_into(tmp, log):  # -> Result for a fresh build written into tmp
-    from app import article, server
+    from app import article, server, states
 
     result = Result(out=tmp, skipped=False)
     assets = Assets(site_files())
     routes = {article.ROUTE: "/", article.MATH_ROUTE: "/math"}
     all_pages = pages()
     titles = server.titles({p.route: None for p in all_pages})
-    total = 0
+    total, shipped = 0, set()
     for page in all_pages:
-        t0 = time.perf_counter()
-        text = finish_page(render(page, titles[page.route]), page, assets, routes,
-                           result.warnings)
-        size = write(tmp, page.file, text)
-        total += size
-        seconds = time.perf_counter() - t0
-        result.pages.append((page.route, page.file, size, seconds))
-        log(f"  {page.route:<16} -> {page.file:<28} {size / 1000:8.1f} kB  {seconds:5.2f} s")
+        for theme, file in (("default", page.file), ("dark", page.dark_file)):
+            t0 = time.perf_counter()
+            html_text = render(page, titles[page.route], theme)
+            tables = states.take_tables()  # each panel's table: one file, for every page
+            for ref, table in tables.items():
+                if ref not in shipped:
+                    shipped.add(ref)
+                    total += write(tmp, f"{STATES_OUT}/{ref}.js", states.table_script(ref, table))
+            text = finish_page(html_text, page, assets, routes, result.warnings, theme, tables)
+            size = write(tmp, file, text)
+            total += size
+            seconds = time.perf_counter() - t0
+            result.pages.append((page.route, file, size, seconds))
+            log(f"  {page.route:<16} -> {file:<28} {size / 1000:8.1f} kB  {seconds:5.2f} s")
     for route in panel_routes():
         total += write(tmp, f"embed/{route.strip('/')}.html", embed_page(route, server.TITLE))
     for name, data in assets.site_files.items():

@@ -15,7 +15,7 @@ import panel as pn
 from panel.reactive import ReactiveHTML
 
 from app import states, url_state
-from app.readout import Readout, UrlNote, slot, url_note  # noqa: F401  (the chrome's own)
+from app.readout import Readout, UrlNote, slot, url_note  # noqa: F401  (re-exported)
 
 A11Y_JS = Path(__file__).resolve().parent.parent / "static" / "a11y.js"
 
@@ -108,8 +108,13 @@ def apply_figure_theme():
         doc.theme = NativeDarkTheme().bokeh_theme
 
 
+def link_css():  # links with AA contrast on this session's background (Panel's blues are not)
+    return f"a {{ color: {'#8cc8ff' if theme() == 'dark' else '#005f99'}; }}"
+
+
 def prose(text, **params):  # markdown in our reading style -> pane
-    return pn.pane.Markdown(text, sizing_mode="stretch_width", stylesheets=[CSS, PROSE_CSS],
+    return pn.pane.Markdown(text, sizing_mode="stretch_width",
+                            stylesheets=[CSS, PROSE_CSS, link_css()],
                             disable_anchors=True, **params)
 
 

@@ -33,7 +33,7 @@ from typing import ClassVar
 import panel as pn
 import param
 
-from app import chrome, states
+from app import chrome, readout, states
 from app.chrome import Readout, slot
 from attention_core import costs
 
@@ -312,7 +312,7 @@ class ModelPicker(pn.viewable.Viewer):
 
     def status_html(self):  # -> the status line as HTML, every text escaped
         values = self.status.values
-        return chrome.SLOT_ELEMENT.sub(
+        return readout.SLOT_ELEMENT.sub(
             lambda m: m.group(1) + html.escape(values[m.group(3)]) + m.group(4), STATUS)
 
     def _build(self):

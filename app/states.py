@@ -23,6 +23,7 @@ states `table()` writes: no server, no round trip. Both apply the output of the 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import json
 from collections.abc import Callable, Sequence
@@ -36,6 +37,8 @@ from app.readout import url_note
 SWITCHER_JS = Path(__file__).resolve().parent.parent / "static" / "switcher.js"
 
 _static = []  # non-empty while a static page is being built
+_tables = {}  # ref -> table, for every panel class a static build has shipped
+_used = []  # the refs the page being built names, in order
 
 
 @contextlib.contextmanager
@@ -49,6 +52,17 @@ def static_build():  # with static_build(): pages built here carry the browser-s
 
 def is_static():  # -> True while a static page is being built
     return bool(_static)
+
+
+def take_tables():  # -> {ref: table} of the tables the page just built names; clears the list
+    used = dict.fromkeys(_used)
+    _used.clear()
+    return {ref: _tables[ref] for ref in used}
+
+
+def table_script(ref, table):  # -> the JS file that registers one table with the switcher
+    text = canonical(table).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return f"AEStates.register({json.dumps(ref)}, {text});\n"
 
 
 @dataclass(frozen=True)
@@ -272,9 +286,20 @@ class StatePanel(pn.viewable.Viewer):
                  self.log_lines, self.log_empty)
         self._state = new
 
+    @classmethod
+    def table_ref(cls):  # -> "HeadPanel-<hash>": the name of its table's file on a static site
+        digest = hashlib.sha256(canonical(cls.table()).encode()).hexdigest()[:10]
+        return f"{cls.__name__}-{digest}"
+
     def spec(self):  # -> what the browser's switcher needs, besides the models
-        return {"table": self.table(), "targets": list(self.targets), "url": self.url_map,
+        spec = {"targets": list(self.targets), "url": self.url_map,
                 "log_lines": self.log_lines, "log_empty": self.log_empty}
+        if is_static():  # one file per panel class, shared by every page that shows it
+            ref = self.table_ref()
+            _tables[ref] = self.table()
+            _used.append(ref)
+            return {**spec, "table_ref": ref}
+        return {**spec, "table": self.table()}
 
     def attach_switcher(self):
         # a static page: every control's change runs the switcher over the shipped table

@@ -72,7 +72,7 @@ def patterns(root, panel_routes):  # -> Tornado routes serving the build at `roo
     out = []
     for route, file in page_routes(panel_routes).items():
         base = "" if route == "/" else re.escape(route)
-        out.append((rf"{base}/?(?:index\.html)?", BuiltFile,
+        out.append((rf"{base}/?(index(?:-dark)?\.html)?", BuiltFile,
                     {"root": root, "file": file}))
     out.append((r"/embed/([A-Za-z0-9_-]+\.html)", BuiltFile, {"root": root, "folder": "embed"}))
     out.append((r"/assets/(.+)", BuiltFile,
@@ -143,8 +143,11 @@ class BuiltFile(web.RequestHandler):
         self.file, self.folder, self.fallback = file, folder, fallback
 
     def resolve(self, path):  # -> (absolute path, from the build?) or None
-        if self.file is not None:
-            return str(self.root / self.file), True
+        if self.file is not None:  # a page: in the theme its query asks for (the build has both)
+            dark = (path == "index-dark.html"
+                    or self.get_argument("theme", "").strip().lower() == "dark")
+            file = self.file.replace("index.html", "index-dark.html") if dark else self.file
+            return str(self.root / file), True
         parts = [p for p in path.split("/") if p]
         if not parts or any(p in (".", "..") or p.startswith(".") for p in parts):
             return None

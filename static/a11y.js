@@ -8,6 +8,8 @@
 // - The page's root gets role=main, so all its content sits in a landmark.
 // - Every shadow root adopts one stylesheet: a focus ring that shows in both themes
 //   (Okabe-Ito vermillion, over 3:1 against the light and the dark background).
+// - A box that scrolls sideways (.ae-scroll, a wide table on a phone) joins the Tab order,
+//   so a keyboard can scroll it.
 // - A figure's event layer (focusable in Bokeh, though our figures take no keys) leaves the
 //   Tab order: each figure's numbers are in its caption or table.
 // Bokeh re-renders widgets (a new shadow root, a new handle), so every shadow root is
@@ -80,8 +82,15 @@
     }
   }
 
+  function focusableScrollers(root) { // a box that scrolls sideways: reachable by keyboard
+    for (const box of root.querySelectorAll(".ae-scroll:not([tabindex])")) {
+      box.setAttribute("tabindex", "0");
+    }
+  }
+
   function fix(root) {
     adoptFocusRing(root);
+    focusableScrollers(root);
     nameSliders(root);
     nameSpinButtons(root);
     quietFigures(root);

@@ -14,10 +14,18 @@
 
   const get = (o, k) => (o instanceof Map ? o.get(k) : o[k]);
   const panels = new Map(); // spec id -> {spec, controls: [model], targets: [model], log: []}
+  const tables = new Map(); // table ref -> table, from assets/states/<ref>.js
+
+  function register(ref, table) { tables.set(ref, table); }
 
   function parseSpec(source) { // the spec's JSON travels as one string in a data source
     const column = get(source.data, "spec");
-    return JSON.parse(column[0]);
+    const spec = JSON.parse(column[0]);
+    if (spec.table === undefined && spec.table_ref !== undefined) {
+      spec.table = tables.get(spec.table_ref);
+      if (spec.table === undefined) { throw new Error(`no table ${spec.table_ref} on this page`); }
+    }
+    return spec;
   }
 
   function panelFor(specSource, controls, targets) {
@@ -271,6 +279,22 @@
     return base + (route ? "/" + route : "") + window.location.search;
   }
 
-  window.AEStates = {change, boot, coerce, lookup, liveUrl, panels, get};
+  // A static site holds each page in both themes: index.html and index-dark.html beside it.
+  // A query asking for the other theme (a deep link, the theme button) opens that file.
+  function themeFile() {
+    const wanted = new URLSearchParams(window.location.search).get("theme");
+    if (wanted === null) { return; }
+    const theme = wanted.trim().toLowerCase() === "dark" ? "dark" : "default";
+    if (theme === (window.AE_THEME || "default") || window.AE_THEME === undefined) { return; }
+    let path = window.location.pathname;
+    path = /\/index(-dark)?\.html$/.test(path) ? path.replace(/index(-dark)?\.html$/, "")
+      : (path.endsWith("/") ? path : path + "/");
+    const url = new URL(window.location.href);
+    url.pathname = path + (theme === "dark" ? "index-dark.html" : "index.html");
+    window.location.replace(url.href);
+  }
+
+  window.AEStates = {change, boot, coerce, lookup, liveUrl, register, panels, get};
+  themeFile();
   whenReady(boot, 2400);
 })();

@@ -222,3 +222,28 @@ def test_out_not_writable_one_line_exit_2(tmp_path):
             out.chmod(0o755)
     assert done.returncode == 2 and "not writable" in done.stderr, done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_every_page_is_built_in_both_themes(site):
+    out, _ = site
+    for route in ROUTES:
+        light = page_file(out, route)
+        dark = light.with_name("index-dark.html")
+        assert 'window.AE_THEME = "default"' in light.read_text(encoding="utf-8"), route
+        text = dark.read_text(encoding="utf-8")
+        assert 'window.AE_THEME = "dark"' in text and "#212529" in text, route
+
+
+def test_each_panels_table_is_one_file_every_page_that_shows_it_names(site):
+    out, _ = site
+    tables = {p.name for p in (out / "assets" / "states").glob("*.js")}
+    assert {t.split("-")[0] for t in tables} >= {"HeadPanel", "CostPanel", "OverflowPanel"}
+    assert len({t.split("-")[0] for t in tables}) == len(tables)  # one file per panel class
+    for route in ("/", "/heatmap"):  # the head's table: one file, named by both pages
+        text = page_file(out, route).read_text(encoding="utf-8")
+        names = set(re.findall(r'assets/states/([\w-]+\.js)"', text))
+        assert any(n.startswith("HeadPanel-") for n in names), route
+        assert names <= tables
+        assert '"table":{' not in text and '\\"table\\":{' not in text  # not inlined again
+    head = next((out / "assets" / "states").glob("HeadPanel-*.js")).read_text(encoding="utf-8")
+    assert head.startswith('AEStates.register("HeadPanel-')

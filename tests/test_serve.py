@@ -128,3 +128,10 @@ def test_a_live_page_with_its_slash_finds_panels_files(server):
     assert status == 200 and headers["Content-Type"].startswith(("application/javascript",
                                                                    "text/javascript")), status
     assert len(body) > 100_000
+
+
+def test_a_dark_query_gets_the_dark_page(server):
+    light, dark = get(server + "/heatmap")[2], get(server + "/heatmap?theme=dark")[2]
+    assert b'window.AE_THEME = "default"' in light
+    assert b'window.AE_THEME = "dark"' in dark
+    assert get(server + "/heatmap/index-dark.html")[2] == dark

@@ -141,8 +141,8 @@ class HeroReadout(Readout):
 # the heatmap as a table a screen reader can walk: every weight of the sequence, row by
 # row; visually hidden (the figure shows the same); rows and columns past the sequence are
 # empty slots, and so not shown
-WEIGHTS = (
-    '<table class="ae-sr ae-weights">'
+WEIGHTS = (  # in a hidden box: a table does not clip its own overflow
+    '<div class="ae-sr"><table class="ae-weights">'
     "<caption>Attention weights of the head: one row per query, one column per key; "
     "masked cells are −∞ before the softmax, weight 0</caption>"
     "<thead><tr><th scope='col'>query, key</th>"
@@ -151,7 +151,7 @@ WEIGHTS = (
     + "".join("<tr>" + slot(f"qh{q}", "th", scope="row")
               + "".join(slot(f"w{q}_{k}", "td") for k in range(MAX_LENGTH)) + "</tr>"
               for q in range(MAX_LENGTH))
-    + "</tbody></table>")
+    + "</tbody></table></div>")
 
 
 def weights_table_values(nums):  # -> {slot: text} of the weights table

@@ -159,7 +159,7 @@ def test_the_browser_repairs_a_url_value_as_the_live_page_does(static_page):
     for name in ("length", "query", "mask", "phase"):
         c = controls[name]
         got = page.evaluate(
-            """([control, raws]) => raws.map((raw) => AEStates.coerce(control, control.name, raw))""",  # noqa: E501
+            "([control, raws]) => raws.map((raw) => AEStates.coerce(control, control.name, raw))",
             [{"name": c.name, "kind": c.kind, "values": list(c.values)}, raws])
         for raw, (stop, note) in zip(raws, got):
             value, expected_note = url_state.coerce(panel.param[name], name, raw)

@@ -19,9 +19,10 @@ import pytest
 from playwright.sync_api import expect
 
 from app import states
-from app.chrome import SLOT
 from app.panels import agreement, online_softmax, overflow
+from app.readout import SLOT
 from tests.browser.conftest import CHROMIUM_ARGS, DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
+from tests.browser.static_tables import table_scripts
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL = ("file:", "blob:", "data:")  # what a page from disk may load: nothing from a host
@@ -72,7 +73,8 @@ def static_html(layout, path):  # a layout built in a static build -> a page tha
     html = html.replace(f"https://cdn.holoviz.org/panel/{pn.__version__}/dist/", "static/panel/")
     html = re.sub(rf"https://cdn\.bokeh\.org/bokeh/release/(bokeh[\w-]*?)-"
                   rf"{re.escape(bokeh.__version__)}\.min\.js", r"static/bokeh/js/\1.min.js", html)
-    html = html.replace("<head>", '<head><script src="switcher.js"></script>', 1)
+    html = html.replace("<head>", '<head><script src="switcher.js"></script>'
+                        + table_scripts(), 1)
     path.write_text(html)
 
 
