@@ -33,6 +33,7 @@ import gzip
 import hashlib
 import html
 import io
+import json
 import os
 import re
 import shutil
@@ -161,8 +162,9 @@ def input_files():  # -> sorted [Path] of every source file a build depends on
     return sorted(files)
 
 
-def inputs_hash():  # -> hex sha256 of the build's format, the versions and every input file
+def inputs_hash(live_url=None):  # -> hex sha256 of the format, versions, options, input files
     h = hashlib.sha256(FORMAT.encode())
+    h.update(f"\0live_url={live_url or ''}".encode())
     for name, version in sorted(versions().items()):
         h.update(f"\0{name}={version}".encode())
     for path in input_files():
@@ -342,9 +344,10 @@ def _map_strings(value, fn):
     return value
 
 
-def head_extras(page, assets, theme="default", tables=()):
+def head_extras(page, assets, theme="default", tables=(), live_url=None):
     # what every page adds to its <head>: our CSS, its theme, the switcher, its state tables
-    tags = [f'<script type="text/javascript">window.AE_THEME = "{theme}";</script>']
+    live = f" window.AE_LIVE_URL = {json.dumps(live_url)};" if live_url else ""
+    tags = [f'<script type="text/javascript">window.AE_THEME = "{theme}";{live}</script>']
     if theme == "dark":  # a saved page has no template to give its body the theme's colours
         tags.append(DARK_PAGE_CSS)
     for name in assets.site_files:
@@ -362,12 +365,14 @@ def head_extras(page, assets, theme="default", tables=()):
     return "\n".join(tags) + "\n"
 
 
-def finish_page(text, page, assets, routes, warnings, theme="default", tables=()):
+def finish_page(text, page, assets, routes, warnings, theme="default", tables=(),
+                live_url=None):
     text = localize(text, page, assets, warnings)
     text = chapter_links(text, page, routes)
     if "</head>" not in text:
         raise BuildError(f"{page.route}: the saved page has no </head>")
-    return text.replace("</head>", head_extras(page, assets, theme, tables) + "</head>", 1)
+    extras = head_extras(page, assets, theme, tables, live_url)
+    return text.replace("</head>", extras + "</head>", 1)
 
 
 # --- embed snippets ---------------------------------------------------------------------------
@@ -393,6 +398,9 @@ EMBED_PAGE = """<!DOCTYPE html>
 <p>Copy this into your course page. The address is where this folder is served; add a query
 to start the panel at a state, as the panel's own address bar shows after a change.</p>
 <pre><code id="snippet">{snippet}</code></pre>
+<p>Or as a script, which puts the same frame where the script stands (data-query is the deep
+link, data-height the frame's height):</p>
+<pre><code id="script">{script}</code></pre>
 <h2>What it looks like</h2>
 <iframe id="demo" src="{demo}" title="{name}" height="{height}" loading="lazy"></iframe>
 <script>
@@ -402,6 +410,9 @@ to start the panel at a state, as the panel's own address bar shows after a chan
     document.getElementById("snippet").textContent =
       '<iframe src="' + page.href + '" title="{name}" width="100%" height="{height}"'
       + ' loading="lazy"></iframe>';
+    document.getElementById("script").textContent =
+      '<script src="' + new URL("../embed.js", location.href).href + '" data-panel="{name}"'
+      + ' data-query="" data-height="{height}"></' + 'script>';
   }}
 }})();
 </script>
@@ -414,8 +425,10 @@ def embed_page(route, title):  # "/heatmap" -> OUT/embed/heatmap.html
     name = route.strip("/")
     snippet = html.escape(f'<iframe src="[this site]/{name}/" title="{name}" width="100%" '
                           f'height="{EMBED_HEIGHT}" loading="lazy"></iframe>')
+    script = html.escape(f'<script src="[this site]/embed.js" data-panel="{name}" '
+                         f'data-query="" data-height="{EMBED_HEIGHT}"></script>')
     return EMBED_PAGE.format(name=html.escape(name), title=html.escape(title),
-                             snippet=snippet, demo=f"../{name}/index.html",
+                             snippet=snippet, script=script, demo=f"../{name}/index.html",
                              live_rel=f"../{name}/", height=EMBED_HEIGHT)
 
 
@@ -474,10 +487,11 @@ def locked(out):  # one build of OUT at a time (several servers may start togeth
         yield
 
 
-def build(out, force=False, log=print):  # -> Result; raises BuildError
+def build(out, force=False, log=print, live_url=None):  # -> Result; raises BuildError
+    # live_url: where the pages' "open live" buttons lead (default: live/ beside the site)
     started = time.perf_counter()
     out = check_out(out)
-    digest = inputs_hash()
+    digest = inputs_hash(live_url)
     with locked(out):
         if not force and is_current(out, digest):
             log(f"{out}: up to date (inputs unchanged since the last build); --force rebuilds")
@@ -487,7 +501,7 @@ def build(out, force=False, log=print):  # -> Result; raises BuildError
                                     dir=out.parent if parent_writable else None))
         tmp.chmod(0o755)  # mkdtemp's 0700 would hide the build from a web server's workers
         try:
-            result = _build_into(tmp, log)
+            result = _build_into(tmp, log, live_url)
             (tmp / MARKER).write_text(marker_text(digest))
             _put_in_place(tmp, out, parent_writable)
         finally:
@@ -501,7 +515,7 @@ def build(out, force=False, log=print):  # -> Result; raises BuildError
     return result
 
 
-def _build_into(tmp, log):  # -> Result for a fresh build written into tmp
+def _build_into(tmp, log, live_url=None):  # -> Result for a fresh build written into tmp
     from app import article, server, states
 
     result = Result(out=tmp, skipped=False)
@@ -519,7 +533,8 @@ def _build_into(tmp, log):  # -> Result for a fresh build written into tmp
                 if ref not in shipped:
                     shipped.add(ref)
                     total += write(tmp, f"{STATES_OUT}/{ref}.js", states.table_script(ref, table))
-            text = finish_page(html_text, page, assets, routes, result.warnings, theme, tables)
+            text = finish_page(html_text, page, assets, routes, result.warnings, theme, tables,
+                               live_url)
             size = write(tmp, file, text)
             total += size
             seconds = time.perf_counter() - t0
@@ -527,6 +542,7 @@ def _build_into(tmp, log):  # -> Result for a fresh build written into tmp
             log(f"  {page.route:<16} -> {file:<28} {size / 1000:8.1f} kB  {seconds:5.2f} s")
     for route in panel_routes():
         total += write(tmp, f"embed/{route.strip('/')}.html", embed_page(route, server.TITLE))
+    total += write(tmp, "embed.js", (STATIC_DIR / "embed.js").read_bytes())  # script embeds
     for name, data in assets.site_files.items():
         total += write(tmp, f"{assets.site_out}/{name}", data)
     for rel, source in sorted(assets.copies.items()):

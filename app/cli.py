@@ -76,11 +76,22 @@ def _finite_or_none(x):
     return float(x) if math.isfinite(x) else None
 
 
+def live_url_arg(text):  # an http(s) address, or an argparse error
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(text.strip())
+    unsafe = any(c in text for c in "<>\"' ")
+    if parts.scheme not in ("http", "https") or not parts.netloc or unsafe:
+        raise argparse.ArgumentTypeError(f"expected an http(s) address, got {text!r}")
+    return text.strip().rstrip("/")
+
+
 def build(args):  # -> exit status; one line on stderr when OUT cannot hold a build
     from app import build as site
 
     try:
-        site.build(args.out, force=args.force, log=lambda line: print(line, flush=True))
+        site.build(args.out, force=args.force, log=lambda line: print(line, flush=True),
+                   live_url=args.live_url)
     except site.BadOutput as e:
         print(f"attention-explorable build: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -156,6 +167,9 @@ def parser():
     b.add_argument("out", metavar="OUT", help="the folder to write (created if missing)")
     b.add_argument("--force", action="store_true",
                    help="build even when the inputs match the last build in OUT")
+    b.add_argument("--live-url", metavar="URL", type=live_url_arg,
+                   help="where the pages' 'open in the live explorable' buttons lead, e.g. "
+                        "https://explorable.example.edu/live (default: live/ beside the site)")
 
     from app.server_options import add_serve_arguments
 

@@ -75,6 +75,7 @@ def patterns(root, panel_routes):  # -> Tornado routes serving the build at `roo
         out.append((rf"{base}/?(index(?:-dark)?\.html)?", BuiltFile,
                     {"root": root, "file": file}))
     out.append((r"/embed/([A-Za-z0-9_-]+\.html)", BuiltFile, {"root": root, "folder": "embed"}))
+    out.append((r"/(embed\.js)", BuiltFile, {"root": root, "folder": "."}))  # script embeds
     out.append((r"/assets/(.+)", BuiltFile,
                 {"root": root, "folder": "assets", "fallback": STATIC_DIR}))
     return out

@@ -247,3 +247,13 @@ def test_each_panels_table_is_one_file_every_page_that_shows_it_names(site):
         assert '"table":{' not in text and '\\"table\\":{' not in text  # not inlined again
     head = next((out / "assets" / "states").glob("HeadPanel-*.js")).read_text(encoding="utf-8")
     assert head.startswith('AEStates.register("HeadPanel-')
+
+
+def test_live_url_goes_into_every_page_and_a_bad_one_exits_2(tmp_path):
+    out = tmp_path / "site"
+    done = run("build", str(out), "--live-url", "https://explorable.example.edu/live/")
+    assert done.returncode == 0, done.stderr
+    text = (out / "heatmap" / "index.html").read_text(encoding="utf-8")
+    assert 'window.AE_LIVE_URL = "https://explorable.example.edu/live";' in text
+    bad = run("build", str(tmp_path / "other"), "--live-url", "javascript:alert(1)")
+    assert bad.returncode == 2 and "expected an http(s) address" in bad.stderr

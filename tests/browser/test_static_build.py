@@ -152,3 +152,31 @@ def test_embed_page_frames_its_panel(browser, file_server):
     finally:
         context.close()
     assert not watch.problems, watch.problems
+
+
+def test_a_script_embed_puts_the_panel_in_a_course_page_at_its_deep_link(browser, file_server):
+    # the course page lives elsewhere (here: no origin at all); only embed.js comes from us
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto(file_server + "/embed/heatmap.html")
+        expect(page.locator("#script")).to_contain_text(f'src="{file_server}/embed.js"')
+        page.set_content(f'<main><h1>Week 3</h1><script src="{file_server}/embed.js" '
+                         'data-panel="heatmap" data-query="mask=off" data-height="700">'
+                         "</script></main>")
+        frame = page.frame_locator("iframe[title='Attention explorable: heatmap']")
+        expect(frame.get_by_text("0.23", exact=True).first).to_be_visible(
+            timeout=RENDER_TIMEOUT_MS)  # mask off: row 2 now reaches "mat"
+        assert page.locator("iframe").get_attribute("height") == "700"
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("route, live", [("/cost", "/live/cost"), ("/math", "/live/math"),
+                                         ("/", "/live")])
+def test_the_live_button_leads_to_the_same_page_live_in_its_state(open_built, file_server,
+                                                                  route, live):
+    page = open_built(route + "?theme=default", "http")
+    url = page.evaluate("() => AEStates.liveUrl()")
+    assert url.startswith(file_server + live + "?"), url
+    assert "theme=default" in url

@@ -254,8 +254,8 @@ def test_your_own_config_opens_the_live_explorable_in_this_state(static_page):
     expect(page.get_by_role("textbox")).to_have_count(0)  # no paste box, no number box
     expect(page.get_by_role("button", name="Open this in the live explorable")).to_be_visible()
     click(page, "Llama-3-8B")
-    live = page.evaluate("() => AEStates.liveUrl('/cost')")
-    assert re.search(r"/live/cost\?.*model=llama-3-8b", live), live
+    live = page.evaluate("() => AEStates.liveUrl()")  # this page's live twin, in this state
+    assert re.search(r"/live/cost(\.html)?\?.*model=llama-3-8b", live), live
 
 
 def test_cost_states_are_the_live_states(static_page):
