@@ -69,8 +69,9 @@ def content_security_policy(ancestors):  # frame-ancestors value -> the whole he
 
 
 def is_embed_path(path, embed_routes):  # "/heatmap", "/heatmap/index.html" -> True
-    if path.endswith("/index.html"):  # a static host's name for the same page
-        path = path[: -len("index.html")]
+    for name in ("index.html", "index-dark.html"):  # a static host's names for the page
+        if path.endswith("/" + name):
+            path = path[: -len(name)]
     path = path.rstrip("/") or "/"
     return path in embed_routes
 

@@ -3,8 +3,9 @@
     PYTHONPATH=. python benchmarks/app_latency.py [--toggles 60] [--gets 20] [--sessions 20]
     PYTHONPATH=. python benchmarks/app_latency.py --interaction-only [--root TREE] [--trace F]
 
-Starts `python -m app.cli serve` on a free port in 5400-5499 and measures, against its
-targets:
+Starts `python -m app.cli serve` on a free port in 5400-5499 and measures the LIVE pages
+(/live, /live/heatmap: a Panel session each; the static pages at / and /heatmap open none,
+see benchmarks/static_latency.py and benchmarks/lecture_hall.py), against its targets:
 - server memory per open session: RSS from /proc before and after holding N pages of "/"
   open in Chromium (measured first, on the fresh server);
 - interaction latency in Chromium: click "causal mask" on /heatmap, time until the
@@ -49,10 +50,10 @@ SETTLE_MS = 250  # between clicks
 
 TARGETS = {  # name -> (limit, unit)
     "interaction p95": (25.0, "ms"),
-    "session GET /": (150.0, "ms"),
-    "session GET /heatmap": (50.0, "ms"),
-    "memory per session /": (2.0, "MiB"),
-    "memory per session /heatmap": (2.0, "MiB"),
+    "session GET /live": (150.0, "ms"),
+    "session GET /live/heatmap": (50.0, "ms"),
+    "memory per session /live": (2.0, "MiB"),
+    "memory per session /live/heatmap": (2.0, "MiB"),
     "largest ws message": (4.0, "KiB"),
 }
 
@@ -147,7 +148,7 @@ def open_rendered(context, url):
     return page
 
 
-def memory_per_session(context, base, pid, sessions, route="/"):
+def memory_per_session(context, base, pid, sessions, route="/live"):
     # -> (before MiB, after MiB, MiB per session) with `sessions` pages of `route` open
     open_rendered(context, base + route).close()  # imports and caches, not per-session cost
     time.sleep(1.0)
@@ -188,7 +189,7 @@ def interaction(context, base, toggles, browser=None, trace=None):
     # the clicks if asked
     page = context.new_page()
     frames = Frames(page)
-    page.goto(base + "/heatmap")
+    page.goto(base + "/live/heatmap")
     page.wait_for_function(IDLE_JS, timeout=60_000)
     page.wait_for_timeout(300)
     if trace:
@@ -283,15 +284,16 @@ def main(argv=None):
                 context = browser.new_context(viewport={"width": 1280, "height": 900})
                 if not args.interaction_only:
                     memory = {route: memory_per_session(context, base, proc.pid, args.sessions,
-                                                        route) for route in ("/heatmap", "/")}
+                                                        route)
+                              for route in ("/live/heatmap", "/live")}
                 to_dom, to_frame, in_server, frames = interaction(context, base, args.toggles,
                                                         browser if args.trace else None,
                                                         args.trace)
                 browser.close()
             if not args.interaction_only:
-                time_gets(base + "/", 2)  # warm
-                get_article = time_gets(base + "/", args.gets)
-                get_heatmap = time_gets(base + "/heatmap", args.gets)
+                time_gets(base + "/live", 2)  # warm
+                get_article = time_gets(base + "/live", args.gets)
+                get_heatmap = time_gets(base + "/live/heatmap", args.gets)
         finally:
             stop(proc)
 
@@ -312,9 +314,9 @@ def main(argv=None):
     ]
     if get_article:
         lines += [
-            row("session GET /", statistics.median(get_article), "ms",
+            row("session GET /live", statistics.median(get_article), "ms",
                 f"n={len(get_article)}, min {min(get_article):.0f}, max {max(get_article):.0f}"),
-            row("session GET /heatmap", statistics.median(get_heatmap), "ms",
+            row("session GET /live/heatmap", statistics.median(get_heatmap), "ms",
                 f"n={len(get_heatmap)}, min {min(get_heatmap):.0f}, "
                 f"max {max(get_heatmap):.0f}"),
         ]
@@ -332,7 +334,7 @@ def main(argv=None):
         return 0
     print("\nwhere a session's server time goes (in this process, median of 5):")
     print(f"{'page':<10} {'build':>8} {'models':>8} {'to JSON':>8} {'models':>7}")
-    for route in ("/", "/heatmap"):
+    for route in ("/", "/heatmap"):  # the pages /live and /live/heatmap build
         build, models, to_json, count = session_breakdown(route)
         print(f"{route:<10} {build:>6.0f}ms {models:>6.0f}ms {to_json:>6.0f}ms {count:>7.0f}")
     return 0
