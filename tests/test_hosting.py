@@ -72,7 +72,7 @@ def test_public_site_defaults():
     routes = [p[0] for p in settings["extra_patterns"]]
     assert routes[0] == "/health" and not any(r.startswith("/admin") for r in routes), \
         "the admin page must be off by default"
-    assert {"/heatmap/?(?:index\\.html)?", "/assets/(.+)"} <= set(routes)  # the static build
+    assert {"/heatmap/?(index(?:-dark)?\\.html)?", "/assets/(.+)"} <= set(routes)  # the build
     headers = settings["transforms"][0]
     assert {"/heatmap", "/live/heatmap"} <= headers.embed_routes  # both may be framed
     assert "frame-ancestors 'self'" in headers.embed_csp and "example" not in headers.embed_csp

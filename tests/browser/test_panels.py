@@ -56,7 +56,7 @@ def test_head_in_decode_the_mask_changes_nothing_and_the_log_says_why(open_page)
     page = open_page(LIVE + "/heatmap")
     button(page, "decode").click()
     expect(says(page, r"phase decode")).to_be_visible()  # the log: decode has landed
-    tables = page.locator("table")
+    tables = page.locator("table.ae-arith")  # the inspected row's arithmetic
     expect(tables.first).to_contain_text("query 5")  # the newest token's row
     before = tables.all_inner_texts()
     button(page, "causal mask").click()
