@@ -121,10 +121,10 @@ class _Cache:
 CACHE = _Cache()
 
 
-def accepts_gzip(header):  # "gzip, deflate, br" -> True; "gzip;q=0" -> False
+def accepts_gzip(header, coding="gzip"):  # "gzip, deflate, br" -> True; "gzip;q=0" -> False
     for part in (header or "").split(","):
         name, _, params = part.strip().partition(";")
-        if name.strip().lower() in ("gzip", "*"):
+        if name.strip().lower() in (coding, "*"):
             q = params.strip()
             if q.startswith("q="):
                 try:
@@ -174,12 +174,16 @@ class BuiltFile(web.RequestHandler):
         long_lived = built and self.folder == "assets"
         self.set_header("Cache-Control", f"public, max-age={ASSET_MAX_AGE_S}" if long_lived
                         else "no-cache")
-        packed = CACHE.get(file + ".gz") if built else None
-        if packed is not None:
+        accepted = self.request.headers.get("Accept-Encoding")
+        for suffix, coding in ((".br", "br"), (".gz", "gzip")):  # the smaller one first
+            packed = CACHE.get(file + suffix) if built else None
+            if packed is None:
+                continue
             self.set_header("Vary", "Accept-Encoding")
-            if accepts_gzip(self.request.headers.get("Accept-Encoding")):
-                data, etag = packed[0], packed[1][:-1] + '-gz"'
-                self.set_header("Content-Encoding", "gzip")
+            if accepts_gzip(accepted, coding):
+                data, etag = packed[0], packed[1][:-1] + f'-{coding}"'
+                self.set_header("Content-Encoding", coding)
+                break
         self.set_header("ETag", etag)
         if etag in _etags(self.request.headers.get("If-None-Match", "")):
             self.set_status(304)

@@ -9,7 +9,8 @@ Each reader fetches what a fresh browser (empty cache) fetches for the page: the
 every script, stylesheet and icon it names, the stylesheets named inside its Bokeh document
 (the JSON in the page, or the document a live page pulls over its socket), and, recursively,
 what those stylesheets' url()s and @imports name; at most 6 requests at a time, each URL
-once, all with `Accept-Encoding: gzip`. A live page (one that carries a session token) also
+once, all with `Accept-Encoding: gzip, deflate, br` as Chromium sends it (--gzip-only:
+gzip). A live page (one that carries a session token) also
 opens its websocket, pulls its document and says it is rendered, as BokehJS does.
 
 The script starts `attention-explorable serve` on a free loopback port (or measures a running
@@ -53,6 +54,7 @@ MAX_READERS = 2000
 MAX_SECONDS = 600.0
 PARALLEL = 6  # requests a browser makes at once to one host
 REQUEST_TIMEOUT_S = 60.0
+ACCEPT_ENCODING = "gzip, deflate, br"  # what Chromium sends; --gzip-only for "gzip"
 
 TAG = re.compile(r"<(script|link|img)\b([^>]*)>", re.IGNORECASE)
 ATTR = re.compile(r"""\b(src|href|rel)\s*=\s*(["'])(.*?)\2""", re.IGNORECASE | re.DOTALL)
@@ -123,10 +125,15 @@ def wire_bytes(response):  # body as received (compressed) + the response's head
     return len(response.body or b"") + head
 
 
-def decoded(response):  # -> the body as text, gunzipped when it came compressed
+def decoded(response):  # -> the body as text, decompressed when it came compressed
     body = response.body or b""
-    if response.headers.get("Content-Encoding", "").lower() == "gzip":
+    coding = response.headers.get("Content-Encoding", "").lower()
+    if coding == "gzip":
         body = gzip.decompress(body)
+    elif coding == "br":
+        import brotli
+
+        body = brotli.decompress(body)
     return body.decode("utf-8", "replace")
 
 
@@ -138,7 +145,8 @@ async def fetch(http, url, reader, first=False):
         if not first_byte:
             first_byte.append(time.perf_counter())
 
-    request = HTTPRequest(url, headers={"Accept-Encoding": "gzip"}, decompress_response=False,
+    request = HTTPRequest(url, headers={"Accept-Encoding": ACCEPT_ENCODING},
+                          decompress_response=False,
                           request_timeout=REQUEST_TIMEOUT_S, connect_timeout=REQUEST_TIMEOUT_S,
                           header_callback=on_header if first else None)
     try:
@@ -314,7 +322,12 @@ def main(argv=None):
                    help="extra `serve` argument for the server this script starts")
     p.add_argument("--time-limit", type=float, default=900.0, help="seconds for the whole run")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--gzip-only", action="store_true",
+                   help="readers accept gzip only (an older client), not Brotli")
     a = p.parse_args(argv)
+    global ACCEPT_ENCODING
+    if a.gzip_only:
+        ACCEPT_ENCODING = "gzip"
     routes = a.route or ["/"]
     if not (1 <= a.readers <= MAX_READERS and 0 < a.seconds <= MAX_SECONDS
             and 0 < a.time_limit <= 3600 and len(routes) <= 20):

@@ -159,11 +159,16 @@ def test_gzip_copies_decompress_to_the_same_bytes(site):
         packed = path.with_name(path.name + ".gz")
         assert packed.is_file(), path
         assert gzip.decompress(packed.read_bytes()) == path.read_bytes(), path
+        import brotli
+
+        assert brotli.decompress(path.with_name(path.name + ".br").read_bytes()) == \
+            path.read_bytes(), path
 
 
 def test_the_build_fits_its_budget(site):
     out, _ = site
-    total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file() and p.suffix != ".gz")
+    total = sum(p.stat().st_size for p in out.rglob("*")
+                if p.is_file() and p.suffix not in (".gz", ".br"))  # before compression
     assert total <= 8 * 10**6, f"{total / 1e6:.2f} MB"
 
 
@@ -257,3 +262,11 @@ def test_live_url_goes_into_every_page_and_a_bad_one_exits_2(tmp_path):
     assert 'window.AE_LIVE_URL = "https://explorable.example.edu/live";' in text
     bad = run("build", str(tmp_path / "other"), "--live-url", "javascript:alert(1)")
     assert bad.returncode == 2 and "expected an http(s) address" in bad.stderr
+
+
+def test_no_page_loads_webgl_it_does_not_draw_with(site):
+    out, _ = site
+    for route in ROUTES:
+        text = page_file(out, route).read_text(encoding="utf-8")
+        assert "bokeh-gl" not in text, route  # every figure draws on a canvas
+    assert not list(out.rglob("bokeh-gl*"))

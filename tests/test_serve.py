@@ -103,6 +103,25 @@ def test_text_goes_out_precompressed_to_a_client_that_takes_gzip(server):
     assert headers["ETag"] != plain_headers["ETag"]
 
 
+def test_a_browser_that_takes_brotli_gets_the_smaller_copy(server):
+    import brotli
+
+    _, _, plain = get(server + "/assets/" + asset_path(server, "bokeh.min.js"))
+    status, headers, packed = get(server + "/assets/" + asset_path(server, "bokeh.min.js"),
+                                  {"Accept-Encoding": "gzip, deflate, br"})
+    _, _, gz = get(server + "/assets/" + asset_path(server, "bokeh.min.js"),
+                   {"Accept-Encoding": "gzip"})
+    assert status == 200 and headers["Content-Encoding"] == "br"
+    assert brotli.decompress(packed) == plain and len(packed) < len(gz)
+
+
+def asset_path(server, name):  # -> the path under /assets/ of a file the head page loads
+    import re
+
+    page = get(server + "/heatmap")[2].decode()
+    return re.search(rf'assets/([^"]*/{re.escape(name)})"', page).group(1)
+
+
 def test_static_pages_carry_the_security_headers(server):
     for path in ("/", "/heatmap", "/assets/course-page.html", "/embed/heatmap.html"):
         status, headers, _ = get(server + path)
