@@ -13,6 +13,7 @@ from axe_playwright_python.sync_playwright import Axe
 
 from app import server
 from tests.browser.conftest import DOCUMENT_IDLE_JS
+from tests.browser.static_pages import SLOTS_JS
 
 ROUTES = ["/", "/math", *server.PANEL_ROUTES]
 LIVE = [("/live" + r).rstrip("/") or "/live" for r in ROUTES]
@@ -27,15 +28,6 @@ FOCUSED_JS = """() => {
           (e.textContent || "").trim()];
 }"""
 
-SLOTS_JS = """() => {
-  const out = {};
-  const walk = (root) => {
-    for (const e of root.querySelectorAll("[data-s]")) { out[e.dataset.s] = e.textContent; }
-    for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) { walk(e.shadowRoot); } }
-  };
-  walk(document);
-  return out;
-}"""
 
 
 def settle(page):  # rendered, and the page's accessibility script has run after it

@@ -13,18 +13,7 @@ import pytest
 
 from app import build, url_state
 from app.panels.heatmap import HeadPanel
-from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
-
-# every slot's text, by slot name, from every shadow root on the page
-SLOTS_JS = """() => {
-  const out = {};
-  const walk = (root) => {
-    for (const e of root.querySelectorAll("[data-s]")) { out[e.dataset.s] = e.textContent; }
-    for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) { walk(e.shadowRoot); } }
-  };
-  walk(document);
-  return out;
-}"""
+from tests.browser.static_pages import SLOTS_JS, watched_pages
 
 HEAD_JS = """() => [...AEStates.panels.values()].find(
   (p) => p.spec.table.controls.some((c) => c.name === "mask"))"""
@@ -61,25 +50,9 @@ def site(tmp_path_factory):  # -> the built site's folder
 
 @pytest.fixture
 def static_page(context, site):
-    page = context.new_page()
-    page.set_default_timeout(RENDER_TIMEOUT_MS)
-    problems = []
-    page.on("console", lambda m: m.type == "error" and problems.append(m.text))
-    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
-    page.on("request", lambda r: r.url.startswith(("file://", "blob:", "data:"))
-            or problems.append(r.url))
-    page.on("websocket", lambda ws: problems.append(f"websocket {ws.url}"))
-
-    def open_(query=""):
-        page.goto((site / "heatmap" / "index.html").as_uri() + query)
-        page.wait_for_function(DOCUMENT_IDLE_JS)
-        page.wait_for_function("() => window.AEStates && AEStates.panels.size > 0 && "
-                               "[...AEStates.panels.values()].every((p) => p.booted)")
-        return page
-
-    yield open_
-    page.close()
-    assert not problems, f"console errors, off-disk requests or websockets: {problems}"
+    open_, check = watched_pages(context, lambda: (site / "heatmap" / "index.html").as_uri())
+    yield lambda query="": open_(query=query)
+    check()
 
 
 def slots(page):

@@ -12,35 +12,19 @@ gives.
 import itertools
 import random
 import re
-import shutil
 from pathlib import Path
 
-import bokeh
 import panel as pn
 import pytest
-from bokeh.resources import CDN
 from playwright.sync_api import expect
 
 from app import chrome, states
 from app.panels.heatmap import HeadPanel
 from app.panels.ladder import LadderPanel
 from app.panels.sqrt_dk import SqrtDkPanel
-from tests.browser.conftest import CHROMIUM_ARGS, DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
-from tests.browser.static_tables import table_scripts
+from tests.browser.static_pages import SLOTS_JS, prepare, static_html, watched_pages
 
 ROOT = Path(__file__).resolve().parents[2]
-LOCAL = ("file:", "blob:", "data:")  # what a page from disk may load: nothing from a host
-
-# every slot's text, by slot name, from every shadow root on the page
-SLOTS_JS = """() => {
-  const out = {};
-  const walk = (root) => {
-    for (const e of root.querySelectorAll("[data-s]")) { out[e.dataset.s] = e.textContent; }
-    for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) { walk(e.shadowRoot); } }
-  };
-  walk(document);
-  return out;
-}"""
 
 # the panel that has a control named `name`
 PANEL_JS = """(name) => [...AEStates.panels.values()].find(
@@ -71,24 +55,10 @@ STATES_JS = """async ([control, combos, sources]) => {
 }""".replace("PANEL_JS", PANEL_JS).replace("SLOTS_JS", SLOTS_JS)
 
 
-def static_html(layout, path):  # a layout built in a static build -> a page that works from disk
-    layout.save(path, resources=CDN, title=path.stem)
-    html = path.read_text()
-    html = html.replace(f"https://cdn.holoviz.org/panel/{pn.__version__}/dist/", "static/panel/")
-    html = re.sub(rf"https://cdn\.bokeh\.org/bokeh/release/(bokeh[\w-]*?)-"
-                  rf"{re.escape(bokeh.__version__)}\.min\.js", r"static/bokeh/js/\1.min.js", html)
-    html = html.replace("<head>", '<head><script src="switcher.js"></script>'
-                        + table_scripts(), 1)
-    path.write_text(html)
-
-
 @pytest.fixture(scope="session")
 def site(tmp_path_factory):  # -> the folder holding ladder.html, sweep.html, article.html
     out = tmp_path_factory.mktemp("static-sweep")
-    (out / "static").mkdir()
-    (out / "static" / "panel").symlink_to(Path(pn.__file__).parent / "dist")
-    (out / "static" / "bokeh").symlink_to(Path(bokeh.__file__).parent / "server" / "static")
-    shutil.copy(ROOT / "static" / "switcher.js", out / "switcher.js")
+    prepare(out)
     with states.static_build():
         static_html(chrome.single_page(LadderPanel(), "Where the n² lives"), out / "ladder.html")
         static_html(chrome.single_page(SqrtDkPanel(), "The √d_k sweep"), out / "sweep.html")
@@ -106,32 +76,11 @@ def base_url():  # pages come from disk: no server to start (conftest's base_url
     return None
 
 
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    return {**browser_type_launch_args, "executable_path": "/usr/bin/chromium",
-            "args": CHROMIUM_ARGS}
-
-
 @pytest.fixture
 def static_page(context, site):
-    page = context.new_page()
-    page.set_default_timeout(RENDER_TIMEOUT_MS)
-    problems = []
-    page.on("console", lambda m: m.type == "error" and problems.append(m.text))
-    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
-    page.on("request", lambda r: r.url.startswith(LOCAL) or problems.append(r.url))
-    page.on("websocket", lambda ws: problems.append(f"websocket {ws.url}"))
-
-    def open_(name, query=""):
-        page.goto((site / name).as_uri() + query)
-        page.wait_for_function(DOCUMENT_IDLE_JS)
-        page.wait_for_function("() => window.AEStates && AEStates.panels.size > 0 && "
-                               "[...AEStates.panels.values()].every((p) => p.booted)")
-        return page
-
+    open_, check = watched_pages(context, lambda name: (site / name).as_uri())
     yield open_
-    page.close()
-    assert not problems, f"console errors, requests off disk or websockets: {problems}"
+    check()
 
 
 def slots(page):

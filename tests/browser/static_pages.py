@@ -1,0 +1,83 @@
+"""What the static-page browser tests share: a page saved by hand as a static build saves it,
+and a Chromium page that fails on anything a page from disk must not do.
+
+A static build ships each panel's table of states as its own file; a page saved here carries
+the same registrations inline, right after the switcher. Assets come from the installed
+packages through two symlinks, so nothing is fetched from a host.
+"""
+
+import re
+import shutil
+from pathlib import Path
+
+import bokeh
+import panel as pn
+from bokeh.resources import CDN
+
+from app import states
+from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCAL = ("file:", "blob:", "data:")  # what a page from disk may load: nothing from a host
+
+# every slot's text, by slot name, from every shadow root on the page
+SLOTS_JS = """() => {
+  const out = {};
+  const walk = (root) => {
+    for (const e of root.querySelectorAll("[data-s]")) { out[e.dataset.s] = e.textContent; }
+    for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) { walk(e.shadowRoot); } }
+  };
+  walk(document);
+  return out;
+}"""
+
+BOOTED_JS = ("() => window.AEStates && AEStates.panels.size > 0 && "
+             "[...AEStates.panels.values()].every((p) => p.booted)")
+
+
+def table_scripts():  # -> <script> tags registering the tables the page just saved names
+    return "".join(f"<script>{states.table_script(ref, table)}</script>"
+                   for ref, table in states.take_tables().items())
+
+
+def prepare(out):  # a folder for hand-saved pages: the packages' assets and the switcher
+    (out / "static").mkdir()
+    (out / "static" / "panel").symlink_to(Path(pn.__file__).parent / "dist")
+    (out / "static" / "bokeh").symlink_to(Path(bokeh.__file__).parent / "server" / "static")
+    shutil.copy(ROOT / "static" / "switcher.js", out / "switcher.js")
+    return out
+
+
+def static_html(layout, path):  # a layout built in a static build -> a page that works from disk
+    layout.save(path, resources=CDN, title=path.stem)
+    html = path.read_text()
+    html = html.replace(f"https://cdn.holoviz.org/panel/{pn.__version__}/dist/", "static/panel/")
+    html = re.sub(rf"https://cdn\.bokeh\.org/bokeh/release/(bokeh[\w-]*?)-"
+                  rf"{re.escape(bokeh.__version__)}\.min\.js", r"static/bokeh/js/\1.min.js", html)
+    html = html.replace("<head>", '<head><script src="switcher.js"></script>'
+                        + table_scripts(), 1)
+    path.write_text(html)
+
+
+def watched_pages(context, url_of):
+    # -> (open(name, query) -> a rendered page whose switcher has booted, check()): check()
+    # fails on a console error, an uncaught error, a request off disk or a websocket
+    page = context.new_page()
+    page.set_default_timeout(RENDER_TIMEOUT_MS)
+    problems = []
+    page.on("console", lambda m: m.type == "error" and problems.append(m.text))
+    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    page.on("request", lambda r: r.url.startswith(LOCAL) or problems.append(r.url))
+    page.on("websocket", lambda ws: problems.append(f"websocket {ws.url}"))
+
+    def open_(name=None, query=""):  # url_of(name), or url_of() when the pages have one
+        page.goto((url_of() if name is None else url_of(name)) + query)
+        page.wait_for_function(DOCUMENT_IDLE_JS)
+        page.wait_for_function(BOOTED_JS)
+        return page
+
+    def check():
+        page.close()
+        assert not problems, f"console errors, requests off disk or websockets: {problems}"
+
+    return open_, check
