@@ -311,3 +311,12 @@ def test_the_weights_table_holds_the_cells_numbers(panel):
         assert [values[f"kh{k}"] != "" for k in range(8)] == [k < r.n for k in range(8)]
         if panel.phase == "decode":
             assert values["w0_0"] == "not computed"
+
+
+def test_every_cells_label_meets_aa_contrast_on_its_shade():
+    from bokeh.palettes import Cividis256
+
+    from app.panels.heatmap import contrast, ink
+
+    worst = min(contrast(ink(c), c) for c in Cividis256)
+    assert worst >= 4.5, worst  # WCAG AA for normal text; the labels are 11 px

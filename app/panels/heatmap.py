@@ -58,10 +58,21 @@ def tick_label(position, word):  # tokens repeat ("the" twice): the position tel
     return f"{position} {word}"
 
 
-def ink(fill):  # "#rrggbb" -> black on a light fill, white on a dark one
-    r, g, b = (int(fill[i:i + 2], 16) / 255 for i in (1, 3, 5))
-    luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
-    return "#000000" if luminance > 0.4 else "#ffffff"
+def relative_luminance(colour):  # "#rrggbb" -> WCAG 2 relative luminance, 0 (black)..1
+    def linear(c):
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(int(colour[i:i + 2], 16) / 255) for i in (1, 3, 5))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a, b):  # two "#rrggbb" -> their WCAG contrast ratio, 1..21
+    high, low = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def ink(fill):  # "#rrggbb" -> black or white, whichever reads better on the fill
+    return max(("#000000", "#ffffff"), key=lambda text: contrast(text, fill))
 
 
 def palette_index(weight, size=256):  # the bin Bokeh's LinearColorMapper(0, 1) draws
