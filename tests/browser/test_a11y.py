@@ -105,3 +105,19 @@ def test_the_head_names_its_controls_and_its_table_matches_the_cells(page):
             cell = labels[q * 8 + k]
             assert slots[f"w{q}_{k}"] == (cell or "masked"), (q, k)
     assert "table" in tree and "Attention weights of the head" in tree
+
+
+CONTROL_ROLES = ("slider", "button", "combobox", "spinbutton", "textbox", "checkbox", "radio")
+
+
+@pytest.mark.parametrize("route", [r for r in server.PANEL_ROUTES])
+def test_every_control_of_every_panel_has_a_name(page, route):
+    page.goto(route)
+    settle(page)
+    unnamed = []
+    for line in page.locator("body").aria_snapshot().splitlines():
+        item = line.strip().removeprefix("- ")
+        role = item.split(" ", 1)[0].rstrip(":")
+        if role in CONTROL_ROLES and '"' not in item.split(":", 1)[0]:
+            unnamed.append(line.strip())
+    assert not unnamed, f"{route}: controls without a name: {unnamed}"
