@@ -10,6 +10,8 @@
 //   (Okabe-Ito vermillion, over 3:1 against the light and the dark background).
 // - A box that scrolls sideways (.ae-scroll, a wide table on a phone) joins the Tab order,
 //   so a keyboard can scroll it.
+// - While a slider's handle is dragged, every live region is aria-busy: a screen reader
+//   announces the value the handle lands on, not every step it passes.
 // - A figure's event layer (focusable in Bokeh, though our figures take no keys) leaves the
 //   Tab order: each figure's numbers are in its caption or table.
 // Bokeh re-renders widgets (a new shadow root, a new handle), so every shadow root is
@@ -117,6 +119,33 @@
     watched.add(root);
     new MutationObserver(schedule).observe(root, {subtree: true, childList: true,
                                                   characterData: true});
+  }
+
+  function liveRegions(root, out) {
+    for (const el of root.querySelectorAll("[aria-live]")) { out.push(el); }
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) { liveRegions(el.shadowRoot, out); }
+    }
+    return out;
+  }
+
+  function setBusy(busy) {
+    for (const region of liveRegions(document, [])) {
+      if (busy) { region.setAttribute("aria-busy", "true"); }
+      else { region.removeAttribute("aria-busy"); }
+    }
+  }
+
+  let dragging = false;
+  document.addEventListener("pointerdown", (event) => {
+    const onSlider = event.composedPath().some((el) => el.classList
+      && (el.classList.contains("noUi-handle") || el.classList.contains("noUi-base")));
+    if (onSlider) { dragging = true; setBusy(true); }
+  }, true);
+  for (const type of ["pointerup", "pointercancel"]) {
+    document.addEventListener(type, () => {
+      if (dragging) { dragging = false; setBusy(false); }
+    }, true);
   }
 
   window.AEA11y = {fix, schedule};

@@ -121,3 +121,23 @@ def test_every_control_of_every_panel_has_a_name(page, route):
         if role in CONTROL_ROLES and '"' not in item.split(":", 1)[0]:
             unnamed.append(line.strip())
     assert not unnamed, f"{route}: controls without a name: {unnamed}"
+
+
+def test_a_dragged_slider_keeps_the_readouts_quiet_until_it_lands(page):
+    page.goto("/heatmap")
+    settle(page)
+    busy_js = """() => { const out = [];
+      const walk = (root) => { for (const e of root.querySelectorAll("[aria-live]")) {
+        out.push(e.getAttribute("aria-busy")); }
+        for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) walk(e.shadowRoot); } };
+      walk(document); return out; }"""
+    handle = page.locator(".noUi-handle").first
+    box = handle.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.mouse.move(box["x"] + 60, box["y"] + box["height"] / 2, steps=4)
+    during = page.evaluate(busy_js)
+    page.mouse.up()
+    after = page.evaluate(busy_js)
+    assert during and all(b == "true" for b in during), during
+    assert all(b is None for b in after), after
