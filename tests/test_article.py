@@ -1,8 +1,6 @@
 """The article without a browser: it builds, its URL keys never clash, the figures its prose
 quotes are the ones attention_core computes, and its sentences are its own."""
 
-import importlib.util
-import json
 from pathlib import Path
 
 import panel as pn
@@ -11,6 +9,7 @@ import pytest
 
 from app import article, chrome, server
 from attention_core import claims
+from tests.prose_check import ProseCheck
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = "scaled-dot-product-attention.txt"
@@ -220,59 +219,20 @@ def test_each_quoted_figure_is_in_the_prose_and_agrees_with_the_ledger(figure, l
     assert claim.ok, f"{figure}: attention_core computes {claim.shown}, not {claim.document}"
 
 
-def fingerprint_script():  # scripts/fingerprint_seeds.py: words, runs, hashes, the saved file
-    path = ROOT / "scripts" / "fingerprint_seeds.py"
-    spec = importlib.util.spec_from_file_location("fingerprint_seeds", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-FP = fingerprint_script()
-
 # names the article must use as they are: the formula, APIs, config fields, control labels
 NAMES = ["attention q k v softmax q k t d k v", "torch nn functional scaled dot product attention",
          "num hidden layers num attention heads head dim", "attn mask and is causal true",
          "turn the causal mask off", "checking it on a real system"]
-
-
-def prose_runs(text):  # -> every run of FP.RUN words of our text that is not part of a name
-    joined = " ".join(FP.words(text))
-    for i, name in enumerate(NAMES):
-        joined = joined.replace(name, f" | {i} | ")
-    out = set()
-    for part in joined.split("|"):
-        out |= FP.runs([w for w in part.split() if not w.isdigit()])
-    return out
-
-
-def copied_runs(text):  # -> our runs whose hash is one of the lesson's (tests/data/...json)
-    run, seeds = FP.load()
-    assert run == FP.RUN, "the fingerprint was made with another run length: regenerate it"
-    return sorted(r for r in prose_runs(text) if FP.digest(r) in seeds[SEED])
+PROSE = ProseCheck(SEED, NAMES, min_words=1000)
 
 
 def test_the_prose_is_in_our_own_words():  # runs in any clone: it reads the fingerprint only
-    copied = copied_runs(prose_text())
-    assert not copied, f"runs of {FP.RUN} words copied from the lesson: {copied}"
+    PROSE.in_our_own_words(prose_text())
 
 
 def test_the_fingerprint_is_of_a_whole_document():  # a truncated or empty file would pass all
-    doc = json.loads(FP.FINGERPRINT.read_text(encoding="utf-8"))["documents"][SEED]
-    most = doc["words"] - FP.RUN + 1
-    assert doc["words"] > 1000 and 0.95 * most <= len(doc["runs"]) <= most
+    PROSE.fingerprint_is_whole()
 
 
 def test_the_fingerprint_matches_the_lesson_where_it_is_present():
-    folder = FP.seeds_dir(ROOT)
-    if folder is None:
-        pytest.skip("../shared/seeds is not beside this checkout, so the committed fingerprint "
-                    "cannot be compared with the documents here (CI has them); the copied-prose "
-                    "test still ran against the fingerprint")
-    text = (folder / SEED).read_text(encoding="utf-8")
-    _, seeds = FP.load()
-    assert seeds[SEED] == frozenset(FP.fingerprint_of(text)["runs"]), (
-        f"tests/data/seed_fingerprint.json is out of date with {folder / SEED}: "
-        "run scripts/fingerprint_seeds.py")
-    lesson = prose_runs(text)  # and the lesson itself, run through our test, is caught
-    assert set(copied_runs(text)) == lesson and len(lesson) > 1000
+    PROSE.fingerprint_matches_the_document()

@@ -3,8 +3,6 @@ chrome, its URL keys never clash, every figure its prose quotes is one attention
 computes, what its "try it" paragraphs promise is what the panels do, and its sentences
 are its own."""
 
-import importlib.util
-import json
 import math
 import re
 from pathlib import Path
@@ -20,6 +18,7 @@ from app.panels.memory_bill import MemoryBillPanel
 from app.panels.online_softmax import OnlineSoftmaxPanel
 from app.panels.overflow import OverflowPanel
 from attention_core import claims, costs, numerics
+from tests.prose_check import ProseCheck
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = "dot-products-softmax-attention-math.txt"
@@ -256,57 +255,18 @@ def test_online_softmax_try_it():
 
 # --- our own words ----------------------------------------------------------------------
 
-def fingerprint_script():  # scripts/fingerprint_seeds.py: words, runs, hashes, the saved file
-    path = ROOT / "scripts" / "fingerprint_seeds.py"
-    spec = importlib.util.spec_from_file_location("fingerprint_seeds", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-FP = fingerprint_script()
-
 # names the chapter must use as they are: a paper's title, control labels
 NAMES = ["attention is all you need", "subtract the max"]
-
-
-def prose_runs(text):  # -> every run of FP.RUN words of our text that is not part of a name
-    joined = " ".join(FP.words(text))
-    for i, name in enumerate(NAMES):
-        joined = joined.replace(name, f" | {i} | ")
-    out = set()
-    for part in joined.split("|"):
-        out |= FP.runs([w for w in part.split() if not w.isdigit()])
-    return out
-
-
-def copied_runs(text):  # -> our runs whose hash is one of the lesson's (tests/data/...json)
-    run, seeds = FP.load()
-    assert run == FP.RUN, "the fingerprint was made with another run length: regenerate it"
-    return sorted(r for r in prose_runs(text) if FP.digest(r) in seeds[SEED])
+PROSE = ProseCheck(SEED, NAMES, min_words=500)
 
 
 def test_the_prose_is_in_our_own_words():  # runs in any clone: it reads the fingerprint only
-    copied = copied_runs(prose_text())
-    assert not copied, f"runs of {FP.RUN} words copied from the lesson: {copied}"
+    PROSE.in_our_own_words(prose_text())
 
 
 def test_the_fingerprint_is_of_a_whole_document():  # a truncated or empty file would pass all
-    doc = json.loads(FP.FINGERPRINT.read_text(encoding="utf-8"))["documents"][SEED]
-    most = doc["words"] - FP.RUN + 1
-    assert doc["words"] > 500 and 0.95 * most <= len(doc["runs"]) <= most
+    PROSE.fingerprint_is_whole()
 
 
 def test_the_fingerprint_matches_the_lesson_where_it_is_present():
-    folder = FP.seeds_dir(ROOT)
-    if folder is None:
-        pytest.skip("../shared/seeds is not beside this checkout, so the committed fingerprint "
-                    "cannot be compared with the documents here (CI has them); the copied-prose "
-                    "test still ran against the fingerprint")
-    text = (folder / SEED).read_text(encoding="utf-8")
-    _, seeds = FP.load()
-    assert seeds[SEED] == frozenset(FP.fingerprint_of(text)["runs"]), (
-        f"tests/data/seed_fingerprint.json is out of date with {folder / SEED}: "
-        "run scripts/fingerprint_seeds.py")
-    lesson = prose_runs(text)  # and the lesson itself, run through our test, is caught
-    assert set(copied_runs(text)) == lesson and len(lesson) > 500
+    PROSE.fingerprint_matches_the_document()
