@@ -74,6 +74,24 @@ def preset_list(viewer, name, presets, *, static, label, typed_label="your own (
     return pick
 
 
+def scores_input(viewer, presets, *, static, route, max_scores, pick_width, box_width):
+    # -> (the preset list of `viewer.scores`, beside it: the typed-scores box on a live page,
+    # or on a static page the button that opens the live one, since typing needs Python)
+    import panel as pn
+
+    from app import chrome
+
+    pick = preset_list(viewer, "scores", presets, static=static, label="scores",
+                       typed_label="your own (typed beside)", sizing_mode="stretch_width",
+                       min_width=180, max_width=pick_width)
+    if static:
+        return pick, chrome.live_button(route, "Type your own scores (live explorable)")
+    box = pn.widgets.TextInput.from_param(
+        viewer.param.scores, label=f"scores (up to {max_scores}, commas between)",
+        max_length=100, sizing_mode="stretch_width", min_width=180, max_width=box_width)
+    return pick, box
+
+
 def preset_control(name, presets):  # -> the Control of a preset_list: its Select holds the text
     from app.states import Control
 

@@ -24,7 +24,7 @@ from app import chrome, fmt, states
 from app.chrome import Readout, slot
 from app.model_picker import ink
 from app.states import Control, Part, StatePanel
-from app.typed_numbers import parse_numbers, preset_control, preset_list
+from app.typed_numbers import parse_numbers, preset_control, scores_input
 from attention_core import numerics
 
 ROUTE = "/overflow"
@@ -302,16 +302,9 @@ class OverflowPanel(StatePanel):
 
     def _build_widgets(self):
         static = states.is_static()
-        self._scores_pick = preset_list(
-            self, "scores", PRESETS, static=static, label="scores",
-            typed_label="your own (typed beside)", sizing_mode="stretch_width", min_width=180,
-            max_width=400)
-        if static:  # typing needs Python: the live page takes it
-            typed = chrome.live_button(ROUTE, "Type your own scores (live explorable)")
-        else:
-            typed = self._scores_w = pn.widgets.TextInput.from_param(
-                self.param.scores, label=f"scores (up to {MAX_SCORES}, commas between)",
-                max_length=100, sizing_mode="stretch_width", min_width=180, max_width=320)
+        self._scores_pick, typed = scores_input(
+            self, PRESETS, static=static, route=ROUTE, max_scores=MAX_SCORES, pick_width=400,
+            box_width=320)
         self._precision_w = pn.widgets.RadioButtonGroup.from_param(
             self.param.precision, label="precision", color="primary",
             variant="outline", width=180)
