@@ -16,6 +16,7 @@ from app.panels.agreement import AgreementPanel
 from app.typed_numbers import parse_numbers
 from attention_core import dot_product
 from attention_core.sqrt_dk import effective_count
+from tests.state_checks import assert_models_hold, every_setting
 
 A, B = (2, -1, 0.5), (3, 4, 2)
 TABLE_BUDGET = 100_000  # bytes of JSON: every state a static page ships
@@ -181,35 +182,9 @@ def test_url_restore_clamps_and_validates_with_notes(panel):
 
 # --- the one shape: pure state, live == state, the table ------------------------------------
 
-def every_setting():  # -> every combination of the controls' stops
-    controls = AgreementPanel.controls()
-    for combo in itertools.product(*(c.values for c in controls)):
-        yield dict(zip((c.name for c in controls), combo))
-
-
-def held(model, name):  # -> what a target's model holds now, in the state's terms
-    kind, _, rest = name.partition(":")
-    if kind == "source":
-        return model.data
-    if kind == "slots":
-        return model.values
-    return getattr(model, rest.rpartition(".")[2])
-
-
-def assert_models_hold(panel, state):
-    for name, value in state.items():
-        now = held(panel.targets[name], name)
-        if name.startswith("source:"):
-            assert {k: list(now[k]) for k in value} == value, name
-        elif name.startswith("slots:"):
-            assert {k: now[k] for k in value} == value, name
-        else:
-            assert now == value, name
-
-
 def test_state_is_pure_and_touches_no_widget(panel):
     before = {k: v.value for k, v in panel.widgets.items()}
-    for params in itertools.islice(every_setting(), 0, None, 7):
+    for params in itertools.islice(every_setting(AgreementPanel), 0, None, 7):
         first = AgreementPanel.state(**params)
         assert AgreementPanel.state(**params) == first
         assert json.loads(json.dumps(first, allow_nan=False)) == first  # JSON, no NaN
@@ -219,7 +194,7 @@ def test_state_is_pure_and_touches_no_widget(panel):
 
 
 def test_live_models_hold_exactly_the_state(panel):
-    for params in itertools.islice(every_setting(), 3, None, 11):
+    for params in itertools.islice(every_setting(AgreementPanel), 3, None, 11):
         panel.param.update(**params)
         assert_models_hold(panel, AgreementPanel.state(**params))
     # and the controls' widgets stand where the state's stops are

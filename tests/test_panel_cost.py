@@ -2,7 +2,6 @@
 
 import gzip
 import json
-import random
 import time
 
 import pytest
@@ -11,6 +10,7 @@ from app import url_state
 from app.model_picker import Model
 from app.panels.cost import CostPanel
 from attention_core import costs
+from tests.state_checks import mismatches, sample_states, widget_values
 
 
 def text(panel):  # the readout as a reader sees it
@@ -158,34 +158,6 @@ def test_url_restore_sets_a_preset():
 
 
 # ---- the one shape: a pure state, live == state, a small table ------------------------------
-
-def mismatches(panel, state):  # -> the targets whose model does not hold the state's value
-    bad = []
-    for name, value in state.items():
-        model = panel.targets[name]
-        kind, _, rest = name.partition(":")
-        if kind == "source":
-            ok = all(list(model.data[column]) == list(v) for column, v in value.items())
-        elif kind == "slots":
-            ok = all(model.values[slot] == text for slot, text in value.items())
-        else:
-            got = getattr(model, rest.rpartition(".")[2])
-            ok = got == value or (isinstance(value, dict)  # a Value spec: {"value": ...}
-                                  and getattr(got, "value", None) == value.get("value"))
-        if not ok:
-            bad.append(name)
-    return bad
-
-
-def sample_states(cls, n, seed=0):  # -> n random settings of the controls' stops
-    rng = random.Random(seed)
-    return [{c.name: rng.choice(c.values) for c in cls.controls()} for _ in range(n)]
-
-
-def widget_values(panel):  # every widget's value and every readout's text, as drawn now
-    return ({name: w.value for name, w in panel.widgets.items()},
-            {name: dict(getattr(m, "values", {})) for name, m in panel.targets.items()})
-
 
 def test_state_is_pure_and_touches_no_widget(panel):
     before = widget_values(panel)

@@ -10,7 +10,7 @@ import pytest
 from app import states, url_state
 from app.panels.decode_bill import DecodeBillPanel
 from attention_core import costs
-from tests.test_panel_cost import mismatches, sample_states, widget_values
+from tests.state_checks import mismatches, sample_states, widget_values
 
 # The document's figures for Llama-3-8B at 4,096 tokens of context, one user.
 DOTS = 32 * 32 * 4096  # 4,194,304

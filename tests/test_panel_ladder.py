@@ -13,6 +13,7 @@ import pytest
 from app import states
 from app.panels.heatmap import HeadPanel
 from app.panels.ladder import LENGTHS, TOKEN_STOPS, LadderPanel, decode_total
+from tests.state_checks import mismatches
 
 TABLE_BUDGET = 150_000  # bytes of the table's JSON, as a static page ships it
 
@@ -126,22 +127,6 @@ SAMPLE = [{"length": n, "phase": ph, "prompt": p, "response": m} for n, ph, p, m
     (5, "decode", 4096, 256), (7, "prefill", 32, 16_384), (4, "decode", 2, 2048)]]
 
 
-def models_hold(panel, state):  # -> targets whose model does not hold the state's value
-    wrong = []
-    for name, value in state.items():
-        model = panel.targets[name]
-        kind, _, rest = name.partition(":")
-        if kind == "source":
-            held = {k: list(model.data[k]) for k in value}
-        elif kind == "slots":
-            held = {k: model.values[k] for k in value}
-        else:
-            held = getattr(model, rest.rpartition(".")[2])
-        if held != value:
-            wrong.append(name)
-    return wrong
-
-
 def test_state_is_pure_json_and_leaves_the_widgets_alone():
     panel = LadderPanel()
     before = {name: w.value for name, w in panel.widgets.items()}
@@ -164,7 +149,7 @@ def test_a_live_panel_shows_exactly_its_state(head):
             panel.param.update(prompt=params["prompt"], response=params["response"])
         else:
             panel.param.update(**params)
-        assert models_hold(panel, LadderPanel.state(**params)) == [], params
+        assert mismatches(panel, LadderPanel.state(**params)) == [], params
 
 
 def test_the_table_is_small_and_quick():

@@ -10,7 +10,7 @@ import pytest
 from app import states, url_state
 from app.panels.memory_bill import MemoryBillPanel
 from attention_core import costs
-from tests.test_panel_cost import mismatches, sample_states, widget_values
+from tests.state_checks import mismatches, sample_states, widget_values
 
 
 def text(readout):  # what a reader sees

@@ -14,6 +14,7 @@ from app import states, typed_numbers, url_state
 from app.panels import online_softmax as module
 from app.panels.online_softmax import OnlineSoftmaxPanel
 from attention_core import online_softmax as core
+from tests.state_checks import assert_models_hold, every_setting
 
 TABLE_BUDGET = 300_000  # bytes of JSON: every state a static page ships
 
@@ -178,35 +179,9 @@ def test_url_restore_clamps_block_and_step_with_notes(panel):
 
 # --- the one shape: pure state, live == state, the table ------------------------------------
 
-def every_setting():  # -> every combination of the controls' stops
-    controls = OnlineSoftmaxPanel.controls()
-    for combo in itertools.product(*(c.values for c in controls)):
-        yield dict(zip((c.name for c in controls), combo))
-
-
-def held(model, name):  # -> what a target's model holds now, in the state's terms
-    kind, _, rest = name.partition(":")
-    if kind == "source":
-        return model.data
-    if kind == "slots":
-        return model.values
-    return getattr(model, rest.rpartition(".")[2])
-
-
-def assert_models_hold(panel, state):
-    for name, value in state.items():
-        now_ = held(panel.targets[name], name)
-        if name.startswith("source:"):
-            assert {k: list(now_[k]) for k in value} == value, name
-        elif name.startswith("slots:"):
-            assert {k: now_[k] for k in value} == value, name
-        else:
-            assert now_ == value, name
-
-
 def test_state_is_pure_and_touches_no_widget(panel):
     before = {k: v.value for k, v in panel.widgets.items()}
-    for params in itertools.islice(every_setting(), 0, None, 37):
+    for params in itertools.islice(every_setting(OnlineSoftmaxPanel), 0, None, 37):
         first = OnlineSoftmaxPanel.state(**params)
         assert OnlineSoftmaxPanel.state(**params) == first
         assert json.loads(json.dumps(first, allow_nan=False)) == first  # JSON, no NaN
@@ -216,7 +191,7 @@ def test_state_is_pure_and_touches_no_widget(panel):
 
 
 def test_live_models_hold_exactly_the_state(panel):
-    for params in itertools.islice(every_setting(), 5, None, 53):
+    for params in itertools.islice(every_setting(OnlineSoftmaxPanel), 5, None, 53):
         panel.param.update(**params)
         assert_models_hold(panel, OnlineSoftmaxPanel.state(**params))
 

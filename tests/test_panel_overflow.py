@@ -2,7 +2,6 @@
 the one panel shape: a pure state, live models that hold it, a small table of states."""
 
 import gzip
-import itertools
 import json
 import math
 import time
@@ -14,6 +13,7 @@ from app import chrome, states, typed_numbers, url_state
 from app.panels import overflow
 from app.panels.overflow import OverflowPanel
 from attention_core import numerics
+from tests.state_checks import assert_models_hold, every_setting
 
 TABLE_BUDGET = 150_000  # bytes of JSON: every state a static page ships
 
@@ -214,35 +214,9 @@ def test_dark_theme_paints_the_bar_labels_light(monkeypatch):
 
 # --- the one shape: pure state, live == state, the table ------------------------------------
 
-def every_setting():  # -> every combination of the controls' stops
-    controls = OverflowPanel.controls()
-    for combo in itertools.product(*(c.values for c in controls)):
-        yield dict(zip((c.name for c in controls), combo))
-
-
-def held(model, name):  # -> what a target's model holds now, in the state's terms
-    kind, _, rest = name.partition(":")
-    if kind == "source":
-        return model.data
-    if kind == "slots":
-        return model.values
-    return getattr(model, rest.rpartition(".")[2])
-
-
-def assert_models_hold(panel, state):
-    for name, value in state.items():
-        now = held(panel.targets[name], name)
-        if name.startswith("source:"):
-            assert {k: list(now[k]) for k in value} == value, name
-        elif name.startswith("slots:"):
-            assert {k: now[k] for k in value} == value, name
-        else:
-            assert now == value, name
-
-
 def test_state_is_pure_and_touches_no_widget(panel):
     before = {k: v.value for k, v in panel.widgets.items()}
-    for params in every_setting():
+    for params in every_setting(OverflowPanel):
         first = OverflowPanel.state(**params)
         assert OverflowPanel.state(**params) == first
         assert json.loads(json.dumps(first, allow_nan=False)) == first  # JSON, no NaN
@@ -252,7 +226,7 @@ def test_state_is_pure_and_touches_no_widget(panel):
 
 
 def test_live_models_hold_exactly_the_state(panel):
-    for params in every_setting():
+    for params in every_setting(OverflowPanel):
         panel.param.update(**params)
         assert_models_hold(panel, OverflowPanel.state(**params))
         assert panel._scores_pick.value == panel.scores

@@ -13,6 +13,7 @@ from app import states, url_state
 from app.panels import sqrt_dk as panel_module
 from app.panels.sqrt_dk import D_K_STOPS, KEY_STOPS, SqrtDkPanel
 from attention_core import sqrt_dk as core
+from tests.state_checks import mismatches
 
 DOC_D_KS = (4, 16, 128, 512)
 # The documents' figures over 16 keys: effective keys without and with the divisor.
@@ -219,22 +220,6 @@ SAMPLE = [{"d_k": d, "keys": k} for d, k in [(128, 16), (4, 16), (512, 16), (1, 
                                             (16, 64), (2, 8), (256, 128)]]
 
 
-def models_hold(panel, state):  # -> targets whose model does not hold the state's value
-    wrong = []
-    for name, value in state.items():
-        model = panel.targets[name]
-        kind, _, rest = name.partition(":")
-        if kind == "source":
-            held = {k: list(model.data[k]) for k in value}
-        elif kind == "slots":
-            held = {k: model.values[k] for k in value}
-        else:
-            held = getattr(model, rest.rpartition(".")[2])
-        if held != value:
-            wrong.append(name)
-    return wrong
-
-
 def test_state_is_pure_json_and_leaves_the_widgets_alone():
     panel = SqrtDkPanel()
     before = (panel.d_k_slider.value, panel.keys_slider.value, dict(panel.readout.values),
@@ -252,7 +237,7 @@ def test_a_live_panel_shows_exactly_its_state():
     panel = SqrtDkPanel()
     for params in SAMPLE + SAMPLE[::-1]:
         panel.param.update(**params)
-        assert models_hold(panel, SqrtDkPanel.state(**params)) == [], params
+        assert mismatches(panel, SqrtDkPanel.state(**params)) == [], params
 
 
 def test_the_states_a_static_page_ships_hold_the_documents_figures():
