@@ -49,8 +49,7 @@ def power_control(name, top):  # a slider over exponents 0..log2(top); its stops
 
 def readout_class(name, template):  # -> a Readout subclass drawing `template`
     # Panel reads a ReactiveHTML's scripts from its class: one class per template
-    return type(name, (Readout,), {"template": template, "_scripts": Readout.scripts(template),
-                                   "__module__": __name__})
+    return type(name, (Readout,), {"template": template, "__module__": __name__})
 
 
 def rounded(values, digits=4):  # [floats] -> the same to `digits` significant digits: a

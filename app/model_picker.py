@@ -28,7 +28,6 @@ import functools
 import html
 import re
 from dataclasses import dataclass
-from typing import ClassVar
 
 import panel as pn
 import param
@@ -175,12 +174,10 @@ FIELDS = (
 
 class StatusReadout(Readout):
     template = STATUS
-    _scripts: ClassVar[dict] = Readout.scripts(STATUS)
 
 
 class FieldsReadout(Readout):
     template = FIELDS
-    _scripts: ClassVar[dict] = Readout.scripts(FIELDS)
 
 
 def status_values(model):  # -> {slot: text}: which model is counted, and from where

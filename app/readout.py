@@ -43,7 +43,7 @@ class Readout(ReactiveHTML):
     base = param.Dict(default={}, constant=True, doc="each slot's text when first drawn")
     patch = param.Dict(default={}, doc="the slots whose text differs from base: their text")
 
-    template = ""  # subclasses: the HTML, every slot empty; and `_scripts = scripts(template)`
+    template = ""  # subclasses: the HTML, every slot empty (their scripts follow from it)
 
     _template = '<div id="box"></div>'
 
@@ -63,6 +63,11 @@ class Readout(ReactiveHTML):
                 }
             """,
         }
+
+    def __init_subclass__(cls, **kwargs):  # a subclass's template -> its class's scripts
+        super().__init_subclass__(**kwargs)
+        if "template" in cls.__dict__:
+            cls._scripts = Readout.scripts(cls.template)
 
     def __init__(self, values, **params):
         slots = SLOT.findall(self.template)
@@ -97,7 +102,6 @@ class UrlNote(Readout):
     """Where a static page says how it repaired its deep link (the switcher fills it)."""
 
     template = '<div class="ae-note" role="status" data-s="url"></div>'
-    _scripts = Readout.scripts(template)
 
 
 def url_note():  # -> an empty note that a static page's switcher fills

@@ -14,7 +14,6 @@ live page also takes typed vectors; it computes them with the same part function
 import functools
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 import panel as pn
@@ -178,27 +177,22 @@ MESSAGE = ('<div class="ae-msgs" role="status" aria-live="polite">'
 # one class per template: Panel reads a ReactiveHTML's scripts from its class
 class ArithmeticReadout(Readout):
     template = ARITHMETIC
-    _scripts: ClassVar[dict] = Readout.scripts(ARITHMETIC)
 
 
 class VerdictReadout(Readout):
     template = VERDICT
-    _scripts: ClassVar[dict] = Readout.scripts(VERDICT)
 
 
 class DemoReadout(Readout):
     template = DEMO
-    _scripts: ClassVar[dict] = Readout.scripts(DEMO)
 
 
 class OpsReadout(Readout):
     template = OPS
-    _scripts: ClassVar[dict] = Readout.scripts(OPS)
 
 
 class MessageReadout(Readout):
     template = MESSAGE
-    _scripts: ClassVar[dict] = Readout.scripts(MESSAGE)
 
 
 # --- the state: two parts, each a pure function of some of the controls ----------------------

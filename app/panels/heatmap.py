@@ -18,7 +18,6 @@ page looks it up in the shipped table and sets the same values in the browser.
 import dataclasses
 import functools
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 import panel as pn
@@ -146,7 +145,6 @@ LOG = (
 # one class per template: Panel reads a ReactiveHTML's scripts from its class
 class HeroReadout(Readout):
     template = HERO
-    _scripts: ClassVar[dict] = Readout.scripts(HERO)
 
 
 # the heatmap as a table a screen reader can walk: every weight of the sequence, row by
@@ -188,27 +186,22 @@ def weights_table_values(nums):  # -> {slot: text} of the weights table
 
 class WeightsReadout(Readout):
     template = WEIGHTS
-    _scripts: ClassVar[dict] = Readout.scripts(WEIGHTS)
 
 
 class CaptionReadout(Readout):
     template = CAPTION
-    _scripts: ClassVar[dict] = Readout.scripts(CAPTION)
 
 
 class ArithmeticReadout(Readout):
     template = ARITHMETIC
-    _scripts: ClassVar[dict] = Readout.scripts(ARITHMETIC)
 
 
 class TruncateReadout(Readout):
     template = TRUNCATE
-    _scripts: ClassVar[dict] = Readout.scripts(TRUNCATE)
 
 
 class LogReadout(Readout):
     template = LOG
-    _scripts: ClassVar[dict] = Readout.scripts(LOG)
 
 
 @dataclass(frozen=True)

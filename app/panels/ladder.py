@@ -14,7 +14,6 @@ two `chrome.Readout`s.
 import functools
 import json
 import math
-from typing import ClassVar
 
 import numpy as np
 import panel as pn
@@ -150,12 +149,10 @@ CONTEXT = (
 # one class per template: Panel reads a ReactiveHTML's scripts from its class
 class LadderReadout(Readout):
     template = LADDER
-    _scripts: ClassVar[dict] = Readout.scripts(LADDER)
 
 
 class ContextReadout(Readout):
     template = CONTEXT
-    _scripts: ClassVar[dict] = Readout.scripts(CONTEXT)
 
 
 def tokens_control(name):  # a slider over exponents: stop i is 2^i tokens

@@ -15,7 +15,6 @@ same part functions.
 import functools
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 import panel as pn
@@ -178,32 +177,26 @@ NOTE = f'<div role="status" aria-live="polite">{slot("text", "div", class_="ae-m
 
 class NowReadout(Readout):
     template = NOW
-    _scripts: ClassVar[dict] = Readout.scripts(NOW)
 
 
 class HistoryReadout(Readout):
     template = HISTORY_TABLE
-    _scripts: ClassVar[dict] = Readout.scripts(HISTORY_TABLE)
 
 
 class AttentionReadout(Readout):
     template = ATTENTION
-    _scripts: ClassVar[dict] = Readout.scripts(ATTENTION)
 
 
 class AttentionIntroReadout(Readout):
     template = ATTENTION_INTRO
-    _scripts: ClassVar[dict] = Readout.scripts(ATTENTION_INTRO)
 
 
 class MemoryReadout(Readout):
     template = MEMORY
-    _scripts: ClassVar[dict] = Readout.scripts(MEMORY)
 
 
 class NoteReadout(Readout):
     template = NOTE
-    _scripts: ClassVar[dict] = Readout.scripts(NOTE)
 
 
 # --- the state: four parts, each a pure function of some of the controls ---------------------

@@ -12,7 +12,6 @@ part function.
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 import panel as pn
@@ -118,22 +117,18 @@ MESSAGE = f'<div role="status" aria-live="polite">{slot("text", "div", class_="a
 
 class TableReadout(Readout):
     template = TABLE
-    _scripts: ClassVar[dict] = Readout.scripts(TABLE)
 
 
 class VerdictReadout(Readout):
     template = VERDICT
-    _scripts: ClassVar[dict] = Readout.scripts(VERDICT)
 
 
 class CaptionReadout(Readout):
     template = CAPTION
-    _scripts: ClassVar[dict] = Readout.scripts(CAPTION)
 
 
 class MessageReadout(Readout):
     template = MESSAGE
-    _scripts: ClassVar[dict] = Readout.scripts(MESSAGE)
 
 
 # --- the state: one part over the three controls ---------------------------------------------

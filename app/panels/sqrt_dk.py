@@ -15,7 +15,6 @@ it computes them with the same part functions.
 import functools
 import json
 import math
-from typing import ClassVar
 
 import numpy as np
 import panel as pn
@@ -148,12 +147,10 @@ CURVE_NOTE = (
 # one class per template: Panel reads a ReactiveHTML's scripts from its class
 class SweepReadout(Readout):
     template = READOUT
-    _scripts: ClassVar[dict] = Readout.scripts(READOUT)
 
 
 class CurveNote(Readout):
     template = CURVE_NOTE
-    _scripts: ClassVar[dict] = Readout.scripts(CURVE_NOTE)
 
 
 INTRO = (
