@@ -288,8 +288,11 @@ class StatePanel(pn.viewable.Viewer):
 
     @classmethod
     def table_ref(cls):  # -> "HeadPanel-<hash>": the name of its table's file on a static site
-        digest = hashlib.sha256(canonical(cls.table()).encode()).hexdigest()[:10]
-        return f"{cls.__name__}-{digest}"
+        ref = cls.__dict__.get("_table_ref_cache")  # hashed once, not for every page built
+        if ref is None:
+            digest = hashlib.sha256(canonical(cls.table()).encode()).hexdigest()[:10]
+            ref = cls._table_ref_cache = f"{cls.__name__}-{digest}"
+        return ref
 
     def spec(self):  # -> what the browser's switcher needs, besides the models
         spec = {"targets": list(self.targets), "url": self.url_map,
