@@ -221,6 +221,26 @@ SWITCH_JS = ("if (window.AEStates) {{ AEStates.change(ae_spec, [{controls}], [{t
              "cb_obj) }}")
 
 
+def draw_changes_on_overlay(layout, targets):
+    # Bokeh repaints a figure's whole primary canvas (axes, grid, titles, legend) when one
+    # of its renderers asks, but only the overlay canvas when only overlay-level renderers
+    # did. So a renderer whose data a state sets is drawn at level "overlay", and so is an
+    # annotation a state moves: a control change redraws those alone. Overlays are not
+    # clipped to the frame, so a renderer with fixed data that relies on the ranges to
+    # hide part of it stays where it is. A change of range or title still redraws all.
+    from bokeh.models import Annotation, GlyphRenderer
+
+    sources = {id(m) for name, m in targets.items() if name.startswith("source:")}
+    changed = {id(m) for name, m in targets.items() if name.startswith("prop:")}
+    for pane in layout.select(pn.pane.Bokeh):
+        for model in pane.object.select({"type": GlyphRenderer}):
+            if id(model.data_source) in sources:
+                model.level = "overlay"
+        for model in pane.object.select({"type": Annotation}):
+            if id(model) in changed:
+                model.level = "overlay"
+
+
 class StatePanel(pn.viewable.Viewer):
     """A panel in the one shape: controls, a pure `state`, a view built once.
 
@@ -266,6 +286,7 @@ class StatePanel(pn.viewable.Viewer):
             raise ValueError(f"{type(self).__name__}: state targets without a model: "
                              f"{sorted(missing)}")
         self.targets["slots:url_note"] = self.url_note
+        draw_changes_on_overlay(self._layout, self.targets)
         # the first state, drawn into models that were built from it or empty
         push(self.targets, {}, self._state, (), self.log, self.log_lines, self.log_empty)
         self.param.watch(self._on_change, [c.name for c in self.controls()])

@@ -117,7 +117,7 @@ def main(argv=None):
     parser.add_argument("--site", type=Path, help="a built site (default: build one now)")
     parser.add_argument("--route", help="one page only, e.g. /heatmap")
     args = parser.parse_args(argv)
-    site = args.site
+    site = args.site.resolve() if args.site else None
     if site is None:
         from app import build
 

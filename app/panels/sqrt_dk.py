@@ -207,8 +207,8 @@ def stop_slider(viewer, name, stops, label, **kw):
 def _bar_figure(source, x_range, column, title, colour):
     fig = figure(title=title, height=170, sizing_mode="stretch_width", min_width=200,
                  x_range=x_range, y_range=Range1d(0, 1.02), tools="", toolbar_location=None)
-    fig.vbar(x="key", top=column, width=0.8, source=source, fill_color=colour,
-             line_color=colour)
+    # no outline: the bars draw over the axis (app/states.py), a weight of 0 would be a line
+    fig.vbar(x="key", top=column, width=0.8, source=source, fill_color=colour, line_color=None)
     fig.add_tools(HoverTool(tooltips=[("key", "@key"), ("raw score q·k", "@raw{0.00}"),
                                       ("score / √d_k", "@scaled{0.00}"),
                                       ("weight", f"@{column}{{0.000}}")]))

@@ -140,3 +140,39 @@ def test_the_browser_repairs_a_url_value_as_the_live_page_does(static_page):
             assert note == expected_note, (name, raw)
             checked += 1
     assert checked >= 1000
+
+
+# every Bokeh canvas layer on the page as an image, in document order: [container, layer, url]
+CANVASES_JS = """() => {
+  const out = [];
+  const walk = (root) => {
+    for (const c of root.querySelectorAll("canvas")) {
+      const layers = [...c.parentNode.children].filter((e) => e.tagName === "CANVAS");
+      out.push([out.length, layers.indexOf(c), c.toDataURL()]);
+    }
+    for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) { walk(e.shadowRoot); } }
+  };
+  walk(document);
+  return out;
+}"""
+
+
+def test_a_change_of_data_redraws_the_overlay_canvas_alone(static_page):
+    # What a state changes is drawn on Bokeh's overlay canvas (app/states.py), so a change
+    # of the inspected query repaints that layer and leaves the primary one (axes, masked
+    # cells) as it was; a new length moves the ranges and repaints both.
+    page = static_page()
+    before = page.evaluate(CANVASES_JS)
+    handle = page.locator(".noUi-handle").nth(1)  # the inspected query
+    handle.focus()
+    handle.press("ArrowRight")
+    page.wait_for_function("() => new Promise((r) => requestAnimationFrame(() => r(true)))")
+    after = page.evaluate(CANVASES_JS)
+    changed = [(i, layer) for (i, layer, a), (_, _, b) in zip(before, after) if a != b]
+    assert changed and all(layer == 1 for _, layer in changed), changed
+    handle = page.locator(".noUi-handle").first  # the sequence length
+    handle.focus()
+    handle.press("ArrowRight")
+    page.wait_for_function("() => new Promise((r) => requestAnimationFrame(() => r(true)))")
+    again = page.evaluate(CANVASES_JS)
+    assert {layer for (i, layer, a), (_, _, b) in zip(after, again) if a != b} == {0, 1}
