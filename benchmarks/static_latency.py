@@ -45,9 +45,13 @@ CONTROLS_JS = """() => {
   return out.length;
 }"""
 
-# operate control i once; -> [to first DOM change, to painted] in ms, or null if none came
+# operate control i once; -> [to first DOM change, to painted] in ms, or null if no control's
+# value changed (a "previous" at the first step) or no DOM change came
 OPERATE_JS = """async ([i, key]) => {
   const e = window.__controls[i];
+  const values = () => JSON.stringify([...AEStates.panels.values()].map(
+    (p) => p.spec.table.controls.map((c, j) => p.controls[j][c.prop])));
+  const was = values();
   const roots = [document];
   const walk = (root) => {
     for (const x of root.querySelectorAll("*")) {
@@ -62,14 +66,17 @@ OPERATE_JS = """async ([i, key]) => {
     const seen = () => {
       const dom = performance.now() - t0;
       observers.forEach((o) => o.disconnect());
-      requestAnimationFrame(() => setTimeout(() => resolve([dom, performance.now() - t0]), 0));
+      requestAnimationFrame(() => setTimeout(() => {
+        const painted = performance.now() - t0;
+        resolve(values() === was ? null : [dom, painted]);
+      }, 0));
     };
     for (const root of roots) {
       const o = new MutationObserver(seen);
       o.observe(root, {subtree: true, childList: true, characterData: true, attributes: true});
       observers.push(o);
     }
-    setTimeout(() => done(null), 2000);
+    setTimeout(() => done(null), 2000);  // no DOM change at all
     t0 = performance.now();
     if (e.classList.contains("noUi-handle")) {
       e.dispatchEvent(new KeyboardEvent("keydown", {key, bubbles: true}));

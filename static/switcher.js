@@ -237,7 +237,25 @@
     }
   }
 
+  // --- one Bokeh internal (3.9; Bokeh is pinned below 3.10), kept here -------------------
+  // On every repaint Bokeh 3.9 looks up each visual property of axes, titles, grids and
+  // legends (colour, font, width, ...) as a CSS variable (--bk-...) through
+  // getComputedStyle before it uses the model's value: about a quarter of a figure's full
+  // repaint on a slow machine. These pages define no such variables (tests/test_build.py
+  // checks the built files), so the lookup always answers "" and can be skipped. Bokeh has
+  // no public switch for it. AEStates.internals says whether this took (a browser test).
+  const internals = {cssVisualsSkipped: false};
+  function skipCssVisuals() {
+    try {
+      const proto = window.Bokeh.require("core/visuals/visual").VisualProperties.prototype;
+      if (typeof proto._get_css_value !== "function") { return; }
+      proto._get_css_value = function () { return ""; };
+      internals.cssVisualsSkipped = true;
+    } catch (e) { /* another Bokeh: its own lookups stay */ }
+  }
+
   function boot() {
+    if (!internals.cssVisualsSkipped) { skipCssVisuals(); }
     findPanels();
     for (const p of panels.values()) {
       if (p.booted) { continue; }
@@ -294,7 +312,7 @@
     window.location.replace(url.href);
   }
 
-  window.AEStates = {change, boot, coerce, lookup, liveUrl, register, panels, get};
+  window.AEStates = {change, boot, coerce, lookup, liveUrl, register, panels, get, internals};
   themeFile();
   whenReady(boot, 2400);
 })();

@@ -270,3 +270,19 @@ def test_no_page_loads_webgl_it_does_not_draw_with(site):
         text = page_file(out, route).read_text(encoding="utf-8")
         assert "bokeh-gl" not in text, route  # every figure draws on a canvas
     assert not list(out.rglob("bokeh-gl*"))
+
+
+# a CSS variable Bokeh 3.9 would read for a visual property (--bk-<prefix>line-color: ...)
+BOKEH_VISUAL_VARIABLE = re.compile(r"--bk-[\w-]*(?:fill|line|hatch|text)-[\w-]+\s*:")
+
+
+def test_no_page_styles_a_figure_through_bokehs_css_variables(site):
+    # The switcher skips Bokeh's per-repaint lookup of these variables (static/switcher.js,
+    # "one Bokeh internal"); that is right only while no file of the build defines one.
+    out, _ = site
+    checked = 0
+    for path in files(out, ".html", ".css", ".js"):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        assert not BOKEH_VISUAL_VARIABLE.search(text), path
+        checked += 1
+    assert checked > 20

@@ -176,3 +176,13 @@ def test_a_change_of_data_redraws_the_overlay_canvas_alone(static_page):
     page.wait_for_function("() => new Promise((r) => requestAnimationFrame(() => r(true)))")
     again = page.evaluate(CANVASES_JS)
     assert {layer for (i, layer, a), (_, _, b) in zip(after, again) if a != b} == {0, 1}
+
+
+def test_bokehs_css_variable_lookup_is_skipped(static_page):
+    # the one Bokeh internal the switcher patches (static/switcher.js) is still in place
+    page = static_page()
+    assert page.evaluate("AEStates.internals.cssVisualsSkipped") is True
+    assert page.evaluate("""() => {
+      const proto = Bokeh.require("core/visuals/visual").VisualProperties.prototype;
+      return proto._get_css_value.toString().replace(/\\s+/g, " ");
+    }""") == 'function () { return ""; }'
