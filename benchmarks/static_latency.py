@@ -126,6 +126,7 @@ def measure(page, path, rounds):  # -> ([dom ms], [painted ms], no-change count,
     for r in range(rounds):
         for i in range(n):
             key = "ArrowRight" if r % 2 == 0 else "ArrowLeft"
+            page.evaluate(CONTROLS_JS)  # afresh: a widget whose range a state set is redrawn
             got = page.evaluate(OPERATE_JS, [i, key])
             page.wait_for_timeout(30)
             if got is None:
