@@ -105,6 +105,12 @@ document.getElementById("go").addEventListener("click", () => {
 </script></body></html>"""
 
 
+# control i's name as a reader sees it: a button's text, a slider's title
+LABEL_JS = """(i) => { const e = window.__controls[i];
+  const name = e.getAttribute("aria-label") || e.textContent.trim() || e.title;
+  return (e.classList.contains("noUi-handle") ? "slider: " : "") + name; }"""
+
+
 def pages(site, only=None):  # -> [(route, path)] of the single-panel pages
     routes = sorted(p.parent.name for p in site.glob("*/index.html")
                     if p.parent.name not in ("math", "embed", "kernel-lab"))
@@ -116,7 +122,8 @@ def pct(values, q):
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
-def measure(page, path, rounds):  # -> ([dom ms], [painted ms], no-change count, controls)
+def measure(page, path, rounds, by_control=None):
+    # -> ([dom ms], [painted ms], no-change count, controls); by_control: {label: [painted]}
     page.goto(path.as_uri())
     page.wait_for_function(IDLE_JS, timeout=30_000)
     page.wait_for_function("() => window.AEStates && [...AEStates.panels.values()]"
@@ -127,6 +134,7 @@ def measure(page, path, rounds):  # -> ([dom ms], [painted ms], no-change count,
         for i in range(n):
             key = "ArrowRight" if r % 2 == 0 else "ArrowLeft"
             page.evaluate(CONTROLS_JS)  # afresh: a widget whose range a state set is redrawn
+            label = page.evaluate(LABEL_JS, i) if by_control is not None else None
             got = page.evaluate(OPERATE_JS, [i, key])
             page.wait_for_timeout(30)
             if got is None:
@@ -134,6 +142,8 @@ def measure(page, path, rounds):  # -> ([dom ms], [painted ms], no-change count,
                 continue
             dom.append(got[0])
             painted.append(got[1])
+            if by_control is not None:
+                by_control.setdefault(label, []).append(got[1])
     return dom, painted, nothing, n
 
 
@@ -142,6 +152,8 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=20, help="passes over every control")
     parser.add_argument("--site", type=Path, help="a built site (default: build one now)")
     parser.add_argument("--route", help="one page only, e.g. /heatmap")
+    parser.add_argument("--by-control", action="store_true",
+                        help="also print each control's median / p95, slowest first")
     args = parser.parse_args(argv)
     site = args.site.resolve() if args.site else None
     if site is None:
@@ -149,14 +161,18 @@ def main(argv=None):
 
         site = Path(tempfile.mkdtemp(prefix="ae-site-")) / "out"
         build.build(site, log=lambda line: None)
-    rows, worst = [], 0.0
+    rows, worst, controls = [], 0.0, []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         bare = Path(tempfile.mkdtemp(prefix="ae-floor-")) / "index.html"
         bare.write_text(BARE_HTML)
         for route, path in [("(floor: a bare page)", bare), *pages(site, args.route)]:
-            dom, painted, nothing, n = measure(page, path, args.rounds)
+            per = {} if args.by_control else None
+            dom, painted, nothing, n = measure(page, path, args.rounds, per)
+            for label, times in sorted((per or {}).items(), key=lambda kv: -pct(kv[1], 0.95)):
+                controls.append((route, label, len(times), statistics.median(times),
+                                 pct(times, 0.95)))
             if not painted:
                 rows.append((route, n, 0, nothing, None, None, None, None))
                 continue
@@ -174,6 +190,11 @@ def main(argv=None):
             continue
         print(f"| {route} | {n} | {count} | {nothing} | {dm:.1f} / {d95:.1f} ms | "
               f"{pm:.1f} / {p95:.1f} ms |")
+    if controls:
+        print("\n| page | control | interactions | to painted median / p95 |")
+        print("|---|---|---:|---|")
+        for route, label, count, med, p95 in controls:
+            print(f"| {route} | {label} | {count} | {med:.1f} / {p95:.1f} ms |")
     print(f"worst p95 click to painted: {worst:.1f} ms "
           f"({'within' if worst <= TARGET_P95_MS else 'OVER'} the {TARGET_P95_MS:.0f} ms target)")
     return 0
