@@ -103,7 +103,12 @@
       const [kind, rest] = [name.slice(0, name.indexOf(":")), name.slice(name.indexOf(":") + 1)];
       if (kind === "source") { setSource(model, value); }
       else if (kind === "slots") { setSlots(model, value); }
-      else if (kind === "prop") { setProperty(model, rest.slice(rest.lastIndexOf(".") + 1), value); }
+      else if (kind === "prop") {
+        const attr = rest.slice(rest.lastIndexOf(".") + 1);
+        if (!(attr === "disabled" && setButtonDisabled(model, value))) {
+          setProperty(model, attr, value);
+        }
+      }
       else if (kind === "log") { writeLog(p, model, changed, value); }
     });
   }
@@ -237,14 +242,14 @@
     }
   }
 
-  // --- one Bokeh internal (3.9; Bokeh is pinned below 3.10), kept here -------------------
+  // --- two Bokeh internals (3.9; Bokeh is pinned below 3.10), kept here ------------------
   // On every repaint Bokeh 3.9 looks up each visual property of axes, titles, grids and
   // legends (colour, font, width, ...) as a CSS variable (--bk-...) through
   // getComputedStyle before it uses the model's value: about a quarter of a figure's full
   // repaint on a slow machine. These pages define no such variables (tests/test_build.py
   // checks the built files), so the lookup always answers "" and can be skipped. Bokeh has
-  // no public switch for it. AEStates.internals says whether this took (a browser test).
-  const internals = {cssVisualsSkipped: false};
+  // no public switch for it. AEStates.internals says whether this took (browser tests).
+  const internals = {cssVisualsSkipped: false, buttonElementsSet: 0};
   function skipCssVisuals() {
     try {
       const proto = window.Bokeh.require("core/visuals/visual").VisualProperties.prototype;
@@ -252,6 +257,28 @@
       proto._get_css_value = function () { return ""; };
       internals.cssVisualsSkipped = true;
     } catch (e) { /* another Bokeh: its own lookups stay */ }
+  }
+
+  // A Button's `disabled` set on its model makes Bokeh 3.9 rebuild the button and lay out
+  // the whole page again: about 8 ms here on every step of a walk whose end disables
+  // "Next". The browser, the keyboard and screen readers act on the element's own
+  // `disabled`, so a static page sets that instead (on every apply, so a button Bokeh
+  // rebuilds for another reason gets it back). The model keeps the value the page was
+  // built with; Bokeh's click handler does not read it.
+  const buttonViews = new WeakMap(); // button model -> its views
+  function setButtonDisabled(model, value) { // -> true if the button's element took it
+    if (model.properties === undefined || model.properties.button_type === undefined) {
+      return false;
+    }
+    let views = buttonViews.get(model);
+    if (views === undefined) {
+      views = [...window.Bokeh.index.find(model)];
+      buttonViews.set(model, views);
+    }
+    const elements = views.map((v) => v.button_el).filter((e) => e instanceof HTMLButtonElement);
+    for (const el of elements) { el.disabled = Boolean(value); }
+    internals.buttonElementsSet += elements.length;
+    return elements.length > 0;
   }
 
   function boot() {

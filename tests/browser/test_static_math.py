@@ -210,6 +210,25 @@ def test_online_softmax_both_walks_step_by_step(static_page):
     assert s["tiled_big"] == "1,048,576 bytes ≈ 1.05 MB"
 
 
+def test_a_walk_button_is_disabled_on_its_element_not_rebuilt(static_page):
+    # The switcher sets a Button's `disabled` on its element (static/switcher.js): Bokeh 3.9
+    # rebuilds a button whose model's `disabled` changes and lays out the page again.
+    page = static_page("online.html")
+    next_block = button(page, "Next block")
+    next_block.evaluate("(el) => { el.dataset.aeSeen = 'yes'; }")
+    next_block.click()
+    next_block.click()
+    expect(next_block).to_be_disabled()
+    assert next_block.evaluate("(el) => el.dataset.aeSeen") == "yes"  # the same element
+    model_disabled, set_on_elements = page.evaluate("""() => {
+      const p = [...AEStates.panels.values()][0];
+      const next = p.targets[p.spec.targets.indexOf("prop:next.disabled")];
+      return [next.disabled, AEStates.internals.buttonElementsSet]; }""")
+    assert model_disabled is False and set_on_elements > 0
+    button(page, "Previous").click()
+    expect(next_block).to_be_enabled()
+
+
 def test_online_softmax_block_size_never_changes_the_answer(static_page):
     page = static_page("online.html", "?step=4")
     block = page.locator(".noUi-handle").first
