@@ -4,7 +4,8 @@
 
 Builds the site (or reuses --site), opens each single-panel page from file://, and operates
 every control the page has, round-robin: buttons by a click, sliders by an arrow key on the
-handle (ArrowRight, then ArrowLeft, so every step is a real change). Each interaction is
+handle (ArrowRight, then ArrowLeft, so every step is a real change; odd rounds go through
+the controls backwards). Each interaction is
 timed in the page: a MutationObserver on the document and on every shadow root from the
 event until the first DOM change (text, nodes or attributes), then to the end of the next
 animation frame (requestAnimationFrame and a task after it: the change is on screen).
@@ -107,7 +108,9 @@ document.getElementById("go").addEventListener("click", () => {
 
 # control i's name as a reader sees it: a button's text, a slider's title
 LABEL_JS = """(i) => { const e = window.__controls[i];
-  const name = e.getAttribute("aria-label") || e.textContent.trim() || e.title;
+  const title = e.getRootNode().querySelector && e.getRootNode().querySelector(".bk-slider-title");
+  const name = e.getAttribute("aria-label")
+    || (title ? title.textContent.replace(/:[^:]*$/, "").trim() : "") || e.textContent.trim();
   return (e.classList.contains("noUi-handle") ? "slider: " : "") + name; }"""
 
 
@@ -130,8 +133,8 @@ def measure(page, path, rounds, by_control=None):
                            ".every((p) => p.booted)", timeout=30_000)
     n = page.evaluate(CONTROLS_JS)
     dom, painted, nothing = [], [], 0
-    for r in range(rounds):
-        for i in range(n):
+    for r in range(rounds):  # odd rounds backwards: a control another one disables gets its turn
+        for i in (range(n) if r % 2 == 0 else reversed(range(n))):
             key = "ArrowRight" if r % 2 == 0 else "ArrowLeft"
             page.evaluate(CONTROLS_JS)  # afresh: a widget whose range a state set is redrawn
             label = page.evaluate(LABEL_JS, i) if by_control is not None else None
