@@ -32,13 +32,14 @@ IDLE_JS = ("() => window.Bokeh !== undefined && Bokeh.documents.length > 0"
            " && Bokeh.documents.every((d) => d.is_idle)")
 TARGET_P95_MS = 20.0
 
-# every control on the page: [kind, element], buttons and slider handles, in shadow roots too
+# every control on the page: buttons and slider handles, in shadow roots too; disabled ones
+# stay in the list (a state may enable them), so control i is the same control on every pass
 CONTROLS_JS = """() => {
   const out = [];
   const walk = (root) => {
     for (const e of root.querySelectorAll("button.bk-btn, .noUi-handle")) {
       const label = e.textContent.trim();
-      if (e.disabled || /live explorable|kernel lab|theme/i.test(label)) { continue; }
+      if (/live explorable|kernel lab|theme/i.test(label)) { continue; }
       out.push(e);
     }
     for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) { walk(e.shadowRoot); } }
@@ -48,10 +49,11 @@ CONTROLS_JS = """() => {
   return out.length;
 }"""
 
-# operate control i once; -> [to first DOM change, to painted] in ms, or null if no control's
-# value changed (a "previous" at the first step) or no DOM change came
+# operate control i once; -> [to first DOM change, to painted] in ms, or null if it is disabled,
+# no control's value changed (a "previous" at the first step) or no DOM change came
 OPERATE_JS = """async ([i, key]) => {
   const e = window.__controls[i];
+  if (e.disabled || e.closest("[disabled]")) { return null; }  // nothing to operate now
   const values = () => JSON.stringify([...AEStates.panels.values()].map(
     (p) => p.spec.table.controls.map((c, j) => p.controls[j][c.prop])));
   const was = values();

@@ -278,7 +278,7 @@ BOKEH_VISUAL_VARIABLE = re.compile(r"--bk-[\w-]*(?:fill|line|hatch|text)-[\w-]+\
 
 def test_no_page_styles_a_figure_through_bokehs_css_variables(site):
     # The switcher skips Bokeh's per-repaint lookup of these variables (static/switcher.js,
-    # "one Bokeh internal"); that is right only while no file of the build defines one.
+    # "two Bokeh internals"); that is right only while no file of the build defines one.
     out, _ = site
     checked = 0
     for path in files(out, ".html", ".css", ".js"):

@@ -179,7 +179,7 @@ def test_a_change_of_data_redraws_the_overlay_canvas_alone(static_page):
 
 
 def test_bokehs_css_variable_lookup_is_skipped(static_page):
-    # the one Bokeh internal the switcher patches (static/switcher.js) is still in place
+    # the switcher's patch of Bokeh's CSS-variable lookup (static/switcher.js) is in place
     page = static_page()
     assert page.evaluate("AEStates.internals.cssVisualsSkipped") is True
     assert page.evaluate("""() => {
