@@ -119,15 +119,28 @@
     return String(value);
   }
 
-  function mirror(p, at) { // the address bar follows the controls, under the page's keys
+  // The address bar follows the controls, under the page's keys. It is written just after
+  // the change is painted, not before: Chromium treats each replaceState as a navigation
+  // and reads the page's icon again, work that would otherwise delay the change's frame.
+  let pendingUrl = null;
+  function flushUrl() {
+    if (pendingUrl === null) { return; }
+    const href = pendingUrl;
+    pendingUrl = null;
     try {
-      const url = new URL(window.location.href);
-      for (const [key, name] of Object.entries(p.spec.url)) {
-        const i = p.spec.table.controls.findIndex((c) => c.name === name);
-        url.searchParams.set(key, encode(p.spec.table.controls[i].values[at[i]]));
-      }
-      if (url.href !== window.location.href) { window.history.replaceState(null, "", url.href); }
+      if (href !== window.location.href) { window.history.replaceState(null, "", href); }
     } catch (e) { /* file:// pages may refuse; the state itself is applied */ }
+  }
+  window.addEventListener("pagehide", flushUrl);
+
+  function mirror(p, at) {
+    const url = new URL(pendingUrl === null ? window.location.href : pendingUrl);
+    for (const [key, name] of Object.entries(p.spec.url)) {
+      const i = p.spec.table.controls.findIndex((c) => c.name === name);
+      url.searchParams.set(key, encode(p.spec.table.controls[i].values[at[i]]));
+    }
+    if (pendingUrl === null) { requestAnimationFrame(() => setTimeout(flushUrl, 0)); }
+    pendingUrl = url.href;
   }
 
   function change(specSource, controls, targets, changedModel) {
@@ -315,6 +328,7 @@
   }
 
   function liveUrl() {
+    flushUrl();
     const root = siteRoot();
     const base = window.AE_LIVE_URL ? String(window.AE_LIVE_URL).replace(/\/$/, "")
       : new URL("live", root).href;
@@ -339,7 +353,8 @@
     window.location.replace(url.href);
   }
 
-  window.AEStates = {change, boot, coerce, lookup, liveUrl, register, panels, get, internals};
+  window.AEStates = {change, boot, coerce, lookup, liveUrl, flushUrl, register, panels, get,
+                     internals};
   themeFile();
   whenReady(boot, 2400);
 })();

@@ -4,13 +4,16 @@ One build into a temporary folder serves the module (about 10 s); a second run w
 inputs must be skipped, and an OUT that cannot hold a build is one line and exit 2.
 """
 
+import base64
 import gzip
 import html
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -135,6 +138,20 @@ def test_every_page_loads_the_switcher_from_its_head(site):
     for css in sorted((ROOT / "static").glob("*.css")):
         copies = list(out.glob(f"assets/site-*/{css.name}"))
         assert copies and copies[0].read_bytes() == css.read_bytes(), css.name
+
+
+def test_every_page_has_one_icon_a_small_png(site):
+    # a PNG, not an SVG: Chromium reads the icon again on each address-bar change
+    out, _ = site
+    for route in ROUTES:
+        head = page_file(out, route).read_text(encoding="utf-8").split("</head>", 1)[0]
+        icons = re.findall(r'<link rel="[^"]*icon[^"]*"[^>]*href="([^"]*)"', head)
+        assert len(icons) == 1, (route, icons)
+        assert icons[0].startswith("data:image/png;base64,"), route
+        png = base64.b64decode(icons[0].split(",", 1)[1])
+        assert png[:8] == b"\x89PNG\r\n\x1a\n" and png[12:16] == b"IHDR", route
+        assert struct.unpack(">II", png[16:24]) == (16, 16), route
+        assert zlib.decompress(png[png.index(b"IDAT") + 4:-16]), route  # its pixels inflate
 
 
 def test_chapters_link_to_each_other_as_folders(site):

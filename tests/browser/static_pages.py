@@ -13,6 +13,7 @@ from pathlib import Path
 import bokeh
 import panel as pn
 from bokeh.resources import CDN
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app import states
 from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
@@ -81,3 +82,15 @@ def watched_pages(context, url_of):
         assert not problems, f"console errors, requests off disk or websockets: {problems}"
 
     return open_, check
+
+
+def address_shows(page, *parts, timeout_ms=2000):
+    # -> whether the address bar comes to hold every part: a static page writes it just after
+    # the change is painted (static/switcher.js), so it can lag a click by a frame
+    try:
+        page.wait_for_function("(parts) => parts.every((p) => window.location.href.includes(p))",
+                               arg=list(parts), timeout=timeout_ms)
+        return True
+    except PlaywrightTimeout:  # say what the address held instead
+        print(f"address bar: {page.url}, wanted {parts}")
+        return False

@@ -23,7 +23,7 @@ from app import article, article_math, chrome, states
 from app.panels.cost import CostPanel
 from app.panels.decode_bill import DecodeBillPanel
 from app.panels.memory_bill import MemoryBillPanel
-from tests.browser.static_pages import SLOTS_JS, prepare, static_html, watched_pages
+from tests.browser.static_pages import SLOTS_JS, address_shows, prepare, static_html, watched_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -178,7 +178,7 @@ def test_cost_documents_numbers_by_clicks_and_keys(static_page):
     assert "max position is 1,024" in s["reach"] and "lies beyond it" in s["reach"]
     click(page, "naive: whole square, n²")
     assert slots(page)["kernel"] == "naive kernel, n² pairs"
-    assert "model=gpt2" in page.url and "prompt=1024" in page.url and "kernel=naive" in page.url
+    assert address_shows(page, "model=gpt2", "prompt=1024", "kernel=naive")
 
 
 def test_cost_deep_link_and_repaired_values(static_page):
@@ -233,7 +233,7 @@ def test_decode_bill_documents_numbers(static_page):
     assert slots(page)["ridge"] == "281"
     click(page, "GPT-2")
     assert "no grouping" in slots(page)["gqa_body"]
-    assert "users=32" in page.url and "gpu=b200" in page.url
+    assert address_shows(page, "users=32", "gpu=b200")
 
 
 def test_decode_bill_deep_link_and_a_repaired_value(static_page):
@@ -267,7 +267,7 @@ def test_memory_bill_documents_numbers(static_page):
     expect(page.get_by_text(re.compile(r"For 32 users at 4,096 tokens each:"))).to_be_visible()
     click(page, "fp8 (1 byte)")
     assert slots(page)["weights"] == "8.0 GB (7.5 GiB)"
-    assert "users=32" in page.url and "dtype=fp8" in page.url
+    assert address_shows(page, "users=32", "dtype=fp8")
 
 
 def test_memory_bill_deep_link_and_a_repaired_value(static_page):
@@ -301,4 +301,4 @@ def test_the_chapters_keys_restore_both_bills_from_one_link(static_page):
     expect(shown(r"Counting\s+GPT-2 small")).to_be_visible()  # memory: GPT-2
     slide(page, 3, 4)  # the memory bill's users slider: context, users, context, users, prompt
     expect(shown(r"For 16 users at 4,096 tokens each")).to_be_visible()
-    assert "memory_users=16" in page.url and "users=64" in page.url
+    assert address_shows(page, "memory_users=16", "users=64")

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from app import states
 from app.panels import agreement, online_softmax, overflow
 from app.readout import SLOT
-from tests.browser.static_pages import prepare, static_html, watched_pages
+from tests.browser.static_pages import address_shows, prepare, static_html, watched_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = {"agreement.html": agreement, "overflow.html": overflow,
@@ -134,7 +134,7 @@ def test_agreement_documents_numbers_by_the_lists_and_the_slider(static_page):
     expect(page.get_by_text("d (numbers per vector): 256")).to_be_visible()
     press(page, d, "Home")
     assert slots(page)["d"] == "1"
-    assert "b=-3%2C+-4%2C+-2" in page.url and "d=1" in page.url
+    assert address_shows(page, "b=-3%2C+-4%2C+-2", "d=1")
 
 
 def test_agreement_deep_link_and_a_repaired_value(static_page):
@@ -167,7 +167,7 @@ def test_overflow_trap_and_fix_by_the_list_and_the_toggles(static_page):
     button(page, "float32").click()
     s = slots(page)
     assert s["alarm"] == "" and s["dtype"] == "float32" and s["e0"] == "162,755"
-    assert "precision=float32" in page.url and "subtract_max=off" in page.url
+    assert address_shows(page, "precision=float32", "subtract_max=off")
 
 
 def test_overflow_deep_link_and_a_repaired_value(static_page):
@@ -194,7 +194,7 @@ def test_online_softmax_both_walks_step_by_step(static_page):
     expect(next_block).to_be_disabled()
     button(page, "Previous").click()
     expect(says(page, r"Block 1 of 2")).to_be_visible()
-    assert "step=1" in page.url
+    assert address_shows(page, "step=1")
     # the attention walk: back to the start, then block by block to the naive output
     button(page, "Reset keys").click()
     expect(says(page, r"Nothing read yet: 3 blocks of keys")).to_be_visible()

@@ -22,7 +22,7 @@ from app import chrome, states
 from app.panels.heatmap import HeadPanel
 from app.panels.ladder import LadderPanel
 from app.panels.sqrt_dk import SqrtDkPanel
-from tests.browser.static_pages import SLOTS_JS, prepare, static_html, watched_pages
+from tests.browser.static_pages import SLOTS_JS, address_shows, prepare, static_html, watched_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -133,7 +133,7 @@ def test_ladder_documents_numbers_by_keys_and_clicks(static_page):
     s = slots(page)
     assert (s["prompt"], s["response"], s["total"]) == ("1", "65,536", f"{65_536 * 65_537 // 2:,}")
     expect(page.get_by_text("response tokens: 65,536")).to_be_visible()
-    assert "length=8" in page.url and "phase=decode" in page.url and "response=65536" in page.url
+    assert address_shows(page, "length=8", "phase=decode", "response=65536")
 
 
 def test_ladder_deep_link_and_a_repaired_value(static_page):
@@ -181,7 +181,7 @@ def test_the_heads_controls_drive_the_ladder_that_follows_it(static_page):
     s = slots(page)
     assert (s["n"], s["now"]) == ("3", "3") and page.evaluate(marker) == [9, 3]
     # the ladder's own keys stay its own; length and phase are the head's
-    assert "length=3" in page.url and "phase=decode" in page.url and "prompt=256" in page.url
+    assert address_shows(page, "length=3", "phase=decode", "prompt=256")
 
 
 def test_the_article_composition_restores_both_panels_from_one_link(static_page):
@@ -215,7 +215,7 @@ def test_sweep_documents_numbers_by_keys(static_page):
     assert float(s["eff_raw"]) < 1.5 and float(s["eff_scaled"]) > 10  # d_k = 1024
     keys = page.locator(".noUi-handle").nth(1)
     press(page, keys, "End")
-    assert slots(page)["n"] == "256" and "keys=256" in page.url
+    assert slots(page)["n"] == "256" and address_shows(page, "keys=256")
 
 
 def test_sweep_deep_link_and_a_repaired_value(static_page):
