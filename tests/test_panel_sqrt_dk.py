@@ -117,7 +117,11 @@ def test_changing_keys_changes_the_bar_count():
     panel.keys = 40
     assert len(panel.bar_source.data["key"]) == 40
     assert len(panel.bar_source.data["w_raw"]) == 40
-    assert panel.raw_figure.x_range.end == pytest.approx(40.5)
+    # the axes stay put; the bars fill them, key i centred at (i - ½) / n
+    assert (panel.raw_figure.x_range.start, panel.raw_figure.x_range.end) == (0, 1)
+    bars = panel.raw_figure.renderers[0].glyph
+    assert bars.x.field == "key" and bars.width.field == "key"  # placed in the browser
+    assert panel.all_keys_span.location == 40
     assert "of 40" in html(panel.readout)
 
 

@@ -23,6 +23,7 @@ from bokeh.models import (
     BasicTickFormatter,
     ColumnDataSource,
     CustomJSTickFormatter,
+    CustomJSTransform,
     FixedTicker,
     HoverTool,
     Legend,
@@ -32,6 +33,7 @@ from bokeh.models import (
     Span,
 )
 from bokeh.plotting import figure
+from bokeh.transform import transform
 
 from app import chrome, fmt, states
 from app.chrome import Readout, slot
@@ -96,12 +98,24 @@ def swing_values(d_k):  # int -> {slot: text}: the ±3σ swing and the ratio of 
             "ratio": base, "ratio_exp": exponent}
 
 
+# The curve's axes are fixed too, for any number of keys: effective keys lie between 1 and the
+# number of keys, drawn on a log axis from just under 1 to past the most keys.
+CURVE_Y = (0.85, core.MAX_KEYS * 1.3)
+
+# The bars sit on a fixed axis from 0 to 1, key i of n centred at (i - ½) / n, 0.8 / n wide:
+# the figure's axes then stay as they are when the number of keys changes, and only the bars
+# redraw. The browser places them from the key column (the shipped states stay as small).
+# (A Bokeh model belongs to one document: each figure gets its own.)
+KEY_CENTRE_JS = "const n = xs.length; return xs.map((k) => (k - 0.5) / n);"
+KEY_WIDTH_JS = "const n = xs.length; return xs.map(() => 0.8 / n);"
+
+
 # --- the state: three parts, each a pure function of some of the controls -------------------
 # `draws` fixes the mean curve's number of draws (tests); None budgets it by the keys.
 
-def curve_state(keys, draws=None):  # the curves over d_k and the axes that fit the keys
+def curve_state(keys, draws=None):  # the curves over d_k and the dashed line at every key
     return {"source:curve": curve_data(keys, draws or mean_draws(keys)),
-            "prop:bar_range.end": keys + 0.5, "prop:curve_range.end": keys * 1.05}
+            "prop:all_keys.location": keys}
 
 
 def line_state(d_k):  # the grey line at the chosen d_k
@@ -138,9 +152,10 @@ READOUT = (
 
 CURVE_NOTE = (
     '<div class="ae-readout" aria-live="polite"><p>Effective keys for every d_k from 1 to '
-    f'{core.MAX_D_K} with {slot("keys")} keys (log axis); raw means without the divisor. Solid '
-    'and dotted lines: the one draw shown above. Dashed and dash-dot lines: the mean over '
-    f'{slot("draws")} fresh draws. The markers and the grey line sit at d_k = {slot("d_k")}.'
+    f'{core.MAX_D_K} with {slot("keys")} keys (both axes logarithmic); raw means without the '
+    'divisor. Solid and dotted lines: the one draw shown above. Dashed and dash-dot lines: the '
+    f'mean over {slot("draws")} fresh draws. The markers and the grey upright line sit at '
+    f'd_k = {slot("d_k")}; the grey level line at {slot("keys")}, every key weighted alike.'
     '</p></div>')
 
 
@@ -204,15 +219,21 @@ def stop_slider(viewer, name, stops, label, **kw):
     return slider
 
 
-def _bar_figure(source, x_range, column, title, colour):
+def _bar_figure(source, column, title, colour):
     fig = figure(title=title, height=170, sizing_mode="stretch_width", min_width=200,
-                 x_range=x_range, y_range=Range1d(0, 1.02), tools="", toolbar_location=None)
+                 x_range=Range1d(0, 1), y_range=Range1d(0, 1.02), tools="",
+                 toolbar_location=None)
     # no outline: the bars draw over the axis (app/states.py), a weight of 0 would be a line
-    fig.vbar(x="key", top=column, width=0.8, source=source, fill_color=colour, line_color=None)
+    fig.vbar(x=transform("key", CustomJSTransform(v_func=KEY_CENTRE_JS)), top=column,
+             width=transform("key", CustomJSTransform(v_func=KEY_WIDTH_JS)), source=source,
+             fill_color=colour, line_color=None)
     fig.add_tools(HoverTool(tooltips=[("key", "@key"), ("raw score q·k", "@raw{0.00}"),
                                       ("score / √d_k", "@scaled{0.00}"),
                                       ("weight", f"@{column}{{0.000}}")]))
-    fig.xaxis.axis_label = "key"
+    # the keys in order, first to last; no tick labels (the axis spans 0..1), the hover names
+    # each bar's key
+    fig.xaxis.axis_label = "keys, first to last"
+    fig.xaxis.ticker = FixedTicker(ticks=[])
     fig.yaxis.axis_label = "weight"
     fig.xgrid.grid_line_color = None
     fig.title.text_font_size = "13px"
@@ -260,20 +281,18 @@ class SqrtDkPanel(StatePanel):
         self.bar_source = ColumnDataSource(state["source:bars"])
         self.curve_source = ColumnDataSource(state["source:curve"])
         self.marker_source = ColumnDataSource(state["source:marker"])
-        bar_range = Range1d(0.5, state["prop:bar_range.end"])
-        self.raw_figure = _bar_figure(self.bar_source, bar_range, "w_raw",
+        self.raw_figure = _bar_figure(self.bar_source, "w_raw",
                                       "Without the divisor: softmax(q·k)", VERMILLION)
-        self.scaled_figure = _bar_figure(self.bar_source, bar_range, "w_scaled",
+        self.scaled_figure = _bar_figure(self.bar_source, "w_scaled",
                                          "Divided: softmax(q·k / √d_k)", BLUE)
-        self.curve_figure, self.marker_span = self._curve_figure(state)
+        self.curve_figure, self.marker_span, self.all_keys_span = self._curve_figure(state)
         self.readout = SweepReadout(state["slots:readout"], sizing_mode="stretch_width",
                                     margin=(0, 10), stylesheets=[STYLE])
         self.curve_note = CurveNote(state["slots:curve_note"], sizing_mode="stretch_width",
                                     margin=(0, 10), stylesheets=[STYLE])
         self._build_widgets()
         self.targets = {
-            "source:curve": self.curve_source, "prop:bar_range.end": bar_range,
-            "prop:curve_range.end": self.curve_figure.y_range,
+            "source:curve": self.curve_source, "prop:all_keys.location": self.all_keys_span,
             "prop:span.location": self.marker_span, "source:bars": self.bar_source,
             "source:marker": self.marker_source, "slots:readout": self.readout,
             "slots:curve_note": self.curve_note,
@@ -283,9 +302,9 @@ class SqrtDkPanel(StatePanel):
     def _curve_figure(self, state):
         fig = figure(title="Effective keys as the head widens", height=360,
                      sizing_mode="stretch_width", min_width=200, x_axis_type="log",
+                     y_axis_type="log",
                      x_range=Range1d(0.88, core.MAX_D_K * 1.14),  # room for the markers
-                     y_range=Range1d(0, state["prop:curve_range.end"]), tools="",
-                     toolbar_location=None)
+                     y_range=Range1d(*CURVE_Y), tools="", toolbar_location=None)
         styles = [("draw_raw", "raw, this draw", VERMILLION, "solid"),
                   ("mean_raw", "raw, mean", ORANGE, "dashed"),
                   ("draw_scaled", "÷√d_k, this draw", BLUE, "dotted"),
@@ -298,6 +317,9 @@ class SqrtDkPanel(StatePanel):
         span = Span(location=state["prop:span.location"], dimension="height",
                     line_color=ink().rule, line_dash="dotted", line_width=1.5)
         fig.add_layout(span)
+        all_keys = Span(location=state["prop:all_keys.location"], dimension="width",
+                        line_color=ink().rule, line_dash="dashed", line_width=1.5)
+        fig.add_layout(all_keys)
         fig.scatter("d_k", "raw", source=self.marker_source, marker="circle", size=10,
                     fill_color=VERMILLION, line_color="black")
         fig.scatter("d_k", "scaled", source=self.marker_source, marker="square", size=10,
@@ -313,9 +335,11 @@ class SqrtDkPanel(StatePanel):
         fig.xaxis.formatter = BasicTickFormatter()
         fig.xaxis.major_label_policy = NoOverlap(min_distance=10)
         fig.xaxis.axis_label = "d_k (log scale)"
-        fig.yaxis.axis_label = "effective keys"
+        fig.yaxis.ticker = FixedTicker(ticks=[1, *KEY_STOPS])
+        fig.yaxis.formatter = BasicTickFormatter()
+        fig.yaxis.axis_label = "effective keys (log scale)"
         fig.title.text_font_size = "13px"
-        return fig, span
+        return fig, span, all_keys
 
     def _build_widgets(self):
         # Each handle lands on a stop and its label shows the stop. A live page also has
