@@ -294,11 +294,49 @@
     return elements.length > 0;
   }
 
+  // A readout keeps the tallest height it has had at its width. When a change makes its
+  // text a line shorter, the page below it would move up, and Bokeh lays out the whole panel
+  // again (its figures measure their axes), about 4 ms; held, only the text changes. A new
+  // width (a turned phone, a resized window) starts afresh.
+  const heldHeights = new WeakMap(); // readout element -> {width, height}
+  const stats = {readoutsHeld: 0}; // heights taken (tests read it)
+  const holder = typeof ResizeObserver === "function" ? new ResizeObserver((entries) => {
+    for (const entry of entries) {
+      const el = entry.target;
+      const box = entry.borderBoxSize && entry.borderBoxSize[0];
+      const [width, height] = box ? [box.inlineSize, box.blockSize]
+        : [el.offsetWidth, el.offsetHeight];
+      const held = heldHeights.get(el);
+      if (held !== undefined && Math.abs(held.width - width) < 0.5 && height <= held.height) {
+        continue;
+      }
+      if (held !== undefined && Math.abs(held.width - width) >= 0.5 && el.style.minHeight) {
+        el.style.minHeight = ""; // a new width: measure the text as it now wraps
+        heldHeights.delete(el);
+        continue; // the observer reports the unheld height next
+      }
+      heldHeights.set(el, {width, height});
+      el.style.minHeight = `${height}px`;
+      stats.readoutsHeld += 1;
+    }
+  }) : null;
+
+  function holdReadoutHeights(p) {
+    if (holder === null) { return; }
+    p.spec.targets.forEach((name, i) => {
+      if (!name.startsWith("slots:")) { return; }
+      for (const view of window.Bokeh.index.find(p.targets[i])) {
+        if (view.el instanceof HTMLElement) { holder.observe(view.el); }
+      }
+    });
+  }
+
   function boot() {
     if (!internals.cssVisualsSkipped) { skipCssVisuals(); }
     findPanels();
     for (const p of panels.values()) {
       if (p.booted) { continue; }
+      holdReadoutHeights(p);
       const notes = restore(p);
       const at = stops(p);
       if (at.every((i) => i >= 0)) { apply(p, lookup(p, at), undefined); }
@@ -354,7 +392,7 @@
   }
 
   window.AEStates = {change, boot, coerce, lookup, liveUrl, flushUrl, register, panels, get,
-                     internals};
+                     internals, stats};
   themeFile();
   whenReady(boot, 2400);
 })();

@@ -93,6 +93,13 @@ def test_gpt2_has_no_grouping(panel):
     panel.model = "gpt2"
     assert "no grouping" in text(panel.gqa_text)
     assert len(panel.kv_source.data["x"]) == 12
+    # every model's heads fill the same 0..1 axis: a change of model leaves the axes alone
+    fig = panel.gqa_figure
+    assert (fig.x_range.start, fig.x_range.end) == (0, 1)
+    q, kv = panel.query_source.data, panel.kv_source.data
+    assert q["x"][0] - q["width"][0] / 2 > 0 and q["x"][-1] + q["width"][-1] / 2 < 1
+    assert kv["x"][-1] + kv["width"][-1] / 2 < 1
+    assert q["width"][0] == pytest.approx(0.8 / 12.2)
 
 
 def test_a_compute_bound_custom_model(panel):

@@ -134,14 +134,27 @@ def attainable(gpu, intensity):  # FLOP/byte -> FLOP/s the roofline allows
 
 
 def gqa_data(m):  # ModelShape -> (query head squares, KV head bars, links), coloured by group
+    # Head h sits at (h + 0.6) / (heads + 0.2) on an axis from 0 to 1 for every model (a
+    # margin of 0.6 head before the first, 0.4 after the last), so a change of model redraws
+    # the shapes alone, not the figure's axes (docs/PANEL_CONTRACT.md, speed of a change).
     group = m.heads // m.kv_heads
     palette = list(cividis(max(m.kv_heads, 3))[: m.kv_heads]) if m.kv_heads <= 256 else []
     colours = [palette[i // group] for i in range(m.heads)] if palette else []
-    centres = [(g * group + (group - 1) / 2) for g in range(m.kv_heads)]
-    queries = {"x": list(range(m.heads)), "y": [1.0] * m.heads, "colour": colours}
-    kv = {"x": centres, "y": [0.0] * m.kv_heads, "width": [group - 0.2] * m.kv_heads,
+    span = m.heads + 0.2
+
+    def at(x):  # a place in heads -> its place on the 0..1 axis
+        return float(f"{(x + 0.6) / span:.6g}")
+
+    def wide(w):  # a width in heads -> the same on the 0..1 axis
+        return float(f"{w / span:.6g}")
+
+    centres = [at(g * group + (group - 1) / 2) for g in range(m.kv_heads)]
+    heads = [at(h) for h in range(m.heads)]
+    queries = {"x": heads, "y": [1.0] * m.heads, "width": [wide(0.8)] * m.heads,
+               "colour": colours}
+    kv = {"x": centres, "y": [0.0] * m.kv_heads, "width": [wide(group - 0.2)] * m.kv_heads,
           "colour": palette}
-    links = {"x0": list(range(m.heads)), "y0": [0.8] * m.heads,
+    links = {"x0": heads, "y0": [0.8] * m.heads,
              "x1": [centres[i // group] for i in range(m.heads)], "y1": [0.2] * m.heads,
              "colour": colours}
     return queries, kv, links
@@ -186,7 +199,8 @@ def model_state(model):  # the GQA diagram and its text, the weights line, bytes
     m = shape_of(model)
     drawn = m.heads <= MAX_DRAWN_HEADS and not m.mla
     queries, kv, links = gqa_data(m) if drawn else (
-        {"x": [], "y": [], "colour": []}, {"x": [], "y": [], "width": [], "colour": []},
+        {"x": [], "y": [], "width": [], "colour": []},
+        {"x": [], "y": [], "width": [], "colour": []},
         {"x0": [], "y0": [], "x1": [], "y1": [], "colour": []})
     b = BYTES_PER_VALUE
     per_layer = costs.kv_bytes_per_token_per_layer(m, b)
@@ -203,9 +217,6 @@ def model_state(model):  # the GQA diagram and its text, the weights line, bytes
     params, weight_ops = costs.matmul_params(m), costs.other_flops_decode(m)
     return {
         "source:gqa_queries": queries, "source:gqa_kv": kv, "source:gqa_links": links,
-        "prop:gqa_x.end": m.heads - 0.4 if drawn else 31.6,
-        "prop:gqa_title.text": (f"{m.heads} query heads (top), {m.kv_heads} KV heads"
-                                if drawn else ""),
         "prop:gqa_pane.visible": drawn,
         "slots:gqa": gqa_values(m, per_layer),
         "slots:weights_line": {"matmul": fmt.thousands(params),
@@ -473,11 +484,12 @@ class DecodeBillPanel(CostStatePanel):
         self.kv_source = ColumnDataSource(state["source:gqa_kv"])
         self.link_source = ColumnDataSource(state["source:gqa_links"])
         fig = figure(height=GQA_HEIGHT, sizing_mode="stretch_width", min_width=240, tools="",
-                     toolbar_location=None, x_range=Range1d(-0.6, 31.6),
+                     toolbar_location=None, x_range=Range1d(0, 1),
+                     title="Query heads (top) and the KV heads they share, a colour a group",
                      y_range=Range1d(-0.35, 1.35), outline_line_color=None)
         fig.segment("x0", "y0", "x1", "y1", source=self.link_source, line_color="colour",
                     line_width=1.2)
-        fig.rect("x", "y", width=0.8, height=0.4, source=self.query_source,
+        fig.rect("x", "y", width="width", height=0.4, source=self.query_source,
                  fill_color="colour", line_color="#000000", line_width=0.5)
         fig.rect("x", "y", width="width", height=0.4, source=self.kv_source,
                  fill_color="colour", line_color="#000000", line_width=0.5)
@@ -493,8 +505,7 @@ class DecodeBillPanel(CostStatePanel):
                                                  sizing_mode="stretch_width", min_width=240))
         self.targets.update({
             "source:gqa_queries": self.query_source, "source:gqa_kv": self.kv_source,
-            "source:gqa_links": self.link_source, "prop:gqa_x.end": fig.x_range,
-            "prop:gqa_title.text": fig.title, "prop:gqa_pane.visible": self.gqa_pane})
+            "source:gqa_links": self.link_source, "prop:gqa_pane.visible": self.gqa_pane})
 
 
 def page():

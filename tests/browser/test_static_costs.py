@@ -181,6 +181,48 @@ def test_cost_documents_numbers_by_clicks_and_keys(static_page):
     assert address_shows(page, "model=gpt2", "prompt=1024", "kernel=naive")
 
 
+# every readout's host element: its height, its held min-height, its height without the hold
+READOUTS_JS = """() => {
+  const out = [];
+  for (const p of AEStates.panels.values()) {
+    p.spec.targets.forEach((name, i) => {
+      if (!name.startsWith("slots:")) { return; }
+      for (const v of Bokeh.index.find(p.targets[i])) {
+        const held = v.el.style.minHeight;
+        v.el.style.minHeight = "";
+        const natural = v.el.getBoundingClientRect().height;
+        v.el.style.minHeight = held;
+        out.push({name, height: v.el.getBoundingClientRect().height, held, natural});
+      }
+    });
+  }
+  return out;
+}"""
+
+
+def test_a_readout_keeps_its_tallest_height_until_the_width_changes(static_page):
+    # GPT-2's cost readout has a sentence more than Qwen3-8B's; back on Qwen3-8B the readout
+    # keeps GPT-2's height, so the figure below stays put and Bokeh lays nothing out again
+    page = static_page("cost.html")
+    before = page.evaluate(READOUTS_JS)
+    click(page, "GPT-2")
+    page.wait_for_timeout(100)
+    taller = page.evaluate(READOUTS_JS)
+    click(page, "Qwen3-8B")
+    page.wait_for_timeout(100)
+    back = page.evaluate(READOUTS_JS)
+    grew = [i for i, (a, b) in enumerate(zip(before, taller)) if b["height"] > a["height"] + 1]
+    assert grew, "no readout grew from Qwen3-8B to GPT-2: the test shows nothing"
+    for i in grew:
+        assert back[i]["natural"] < taller[i]["height"] - 1, back[i]  # its text is shorter
+        assert back[i]["height"] == pytest.approx(taller[i]["height"], abs=0.5), back[i]
+    assert page.evaluate("AEStates.stats.readoutsHeld") > 0
+    page.set_viewport_size({"width": 700, "height": 900})  # a new width: held heights reset
+    page.wait_for_timeout(300)
+    for r in page.evaluate(READOUTS_JS):
+        assert r["height"] == pytest.approx(r["natural"], abs=0.5), r
+
+
 def test_cost_deep_link_and_repaired_values(static_page):
     page = static_page("cost.html", "?model=gpt2&prompt=1024&generate=3000&kernel=square")
     s = slots(page)
