@@ -166,7 +166,16 @@ def test_figures_are_built_once(panel):
     assert (panel.gauge_source, panel.demo_source, panel.arc_source) == sources
     demo = dot_product.scale_demo(d=16)
     np.testing.assert_array_equal(panel.demo_source.data["raw"], demo.raw)
-    assert scores.y_range.end == pytest.approx(np.abs(demo.raw).max() * 1.15)
+    # the axes stay put: the tallest bar is the largest score over 1.15 of itself, and the
+    # score axis's numbers stand at their scores over that same reach
+    assert (scores.y_range.start, scores.y_range.end) == (-1, 1)
+    reach = np.abs(demo.raw).max() * 1.15
+    assert max(np.abs(panel.demo_source.data["raw_h"])) == pytest.approx(1 / 1.15, rel=1e-5)
+    ticks = panel.score_tick_source.data
+    assert "0" in ticks["text"] and len(ticks["text"]) >= 3
+    for y, text in zip(ticks["y"], ticks["text"]):
+        assert y * reach == pytest.approx(float(text.replace("−", "-")), abs=1e-4)
+        assert -1 <= y <= 1
 
 
 def test_url_restore_clamps_and_validates_with_notes(panel):

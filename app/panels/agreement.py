@@ -215,16 +215,29 @@ def vectors_state(a, b):  # the pair (texts or numbers) -> {target: value}
     }
 
 
+def score_ticks(reach):  # -> (values, texts): round scores, at most 2-3 either side of 0
+    step = 10 ** math.floor(math.log10(reach / 2))
+    step *= next((m for m in (1, 2, 5, 10) if reach / (step * m) <= 3), 10)
+    decimals = max(0, -math.floor(math.log10(step)))
+    values = [k * step for k in range(-int(reach // step), int(reach // step) + 1)]
+    return values, [f"{v:.{decimals}f}".replace("-", "−") for v in values]
+
+
 def scale_state(d):  # d -> {target: value}: the d-number demonstration and the operations
+    # The scores' chart keeps its axes for every d: bar heights are scores over the reach
+    # (the largest score, with room), and the score axis's numbers are drawn with the bars,
+    # so a change of d redraws the bars and numbers alone (docs/PANEL_CONTRACT.md).
     nums = scale_numbers(d)
     demo = nums.demo
     reach = float(np.abs(np.concatenate([demo.raw, demo.scaled])).max()) * 1.15 or 1.0
+    ticks, texts = score_ticks(reach)
     return {
         "source:demo": {"raw": demo.raw.tolist(), "scaled": demo.scaled.tolist(),
+                        "raw_h": [round(float(v) / reach, 6) for v in demo.raw],
+                        "scaled_h": [round(float(v) / reach, 6) for v in demo.scaled],
                         "w_raw": demo.weights_raw.tolist(),
                         "w_scaled": demo.weights_scaled.tolist()},
-        "prop:scores_range.start": -reach,
-        "prop:scores_range.end": reach,
+        "source:score_ticks": {"y": [round(t / reach, 6) for t in ticks], "text": texts},
         "slots:demo": demo_values(nums),
         "slots:ops": {"ops": fmt.count(nums.operations), "d": fmt.count(d),
                       "adds": fmt.count(d - 1)},
@@ -345,9 +358,7 @@ class AgreementPanel(StatePanel):
             "source:gauge": self.gauge_source, "source:arc": self.arc_source,
             "prop:arrow_a.visible": self.arrow_a, "prop:arrow_b.x_end": self.arrow_b,
             "prop:arrow_b.y_end": self.arrow_b, "prop:arrow_b.visible": self.arrow_b,
-            "source:demo": self.demo_source,
-            "prop:scores_range.start": self.scores_figure.y_range,
-            "prop:scores_range.end": self.scores_figure.y_range,
+            "source:demo": self.demo_source, "source:score_ticks": self.score_tick_source,
             "slots:demo": self._demo, "slots:ops": self._ops, "slots:message": self._message,
         }
         return self._layout
@@ -416,15 +427,26 @@ class AgreementPanel(StatePanel):
         keys = list(range(N_KEYS))
         self.demo_source = ColumnDataSource({
             "x": keys, "x_raw": [k - 0.2 for k in keys], "x_scaled": [k + 0.2 for k in keys],
-            **{name: [0.0] * N_KEYS for name in ("raw", "scaled", "w_raw", "w_scaled")}})
+            **{name: [0.0] * N_KEYS
+               for name in ("raw", "scaled", "raw_h", "scaled_h", "w_raw", "w_scaled")}})
+        self.score_tick_source = ColumnDataSource({"y": [], "text": []})
         common = {"height": 220, "sizing_mode": "stretch_width", "tools": "",
                   "toolbar_location": None, "x_range": Range1d(-0.6, N_KEYS - 0.4),
                   "min_border_left": 4, "min_border_right": 8, "outline_line_color": None}
-        s = figure(y_range=Range1d(-25, 25), **common)
-        raw_r = s.vbar("x_raw", 0.38, "raw", source=self.demo_source, fill_color=VERMILLION,
+        s = figure(y_range=Range1d(-1, 1), **{**common, "min_border_left": 40})
+        raw_r = s.vbar("x_raw", 0.38, "raw_h", source=self.demo_source, fill_color=VERMILLION,
                        line_color=None)
-        scaled_r = s.vbar("x_scaled", 0.38, "scaled", source=self.demo_source,
+        scaled_r = s.vbar("x_scaled", 0.38, "scaled_h", source=self.demo_source,
                           fill_color=BLUE, line_color=None)
+        # the score axis's ticks and numbers, drawn with the bars (their places change with d)
+        left = common["x_range"].start
+        s.scatter(left, "y", source=self.score_tick_source, marker="dash", size=7,
+                  line_color=self._ink.text, angle=0)
+        s.text(left, "y", text="text", source=self.score_tick_source, x_offset=-6,
+               text_align="right", text_baseline="middle", text_font_size="11px",
+               text_color=self._ink.text)
+        s.yaxis.ticker = FixedTicker(ticks=[])
+        s.yaxis.axis_label_standoff = 30
         s.add_layout(Legend(items=[LegendItem(label="raw q·k", renderers=[raw_r]),
                                    LegendItem(label="q·k ÷ √d", renderers=[scaled_r])],
                             **LEGEND), "above")
