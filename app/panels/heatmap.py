@@ -9,8 +9,11 @@ pure `state()` made of two parts (the cells, which do not depend on the inspecte
 and the row), and a view built once. The figure draws the weights of all 8 × 8 cells from
 one source whose x and y never change; a state sets the weights and labels and which cells
 are drawn (an index filter). The masked cells are a layer of their own that never changes,
-shown or hidden whole: the causal mask always hides the same cells, those above the
-diagonal, and a hatched layer that changes costs the browser new hatch patterns every time.
+always drawn, under the weights: the causal mask always hides the same cells, those above
+the diagonal, and a hatched layer that changes costs the browser new hatch patterns every
+time. Where those cells are not masked (mask off, or decode) the state covers them with
+weights or with blank cells of the plot's own colour, so a change of mask or phase redraws
+the weights alone (Bokeh's overlay canvas) and never the figure's axes.
 The text readouts are `chrome.Readout` slots. A live session pushes a new state; a static
 page looks it up in the shipped table and sets the same values in the browser.
 """
@@ -36,6 +39,7 @@ from bokeh.plotting import figure
 
 from app import chrome, fmt
 from app.chrome import Readout, slot
+from app.model_picker import ink as theme_ink
 from app.states import Control, Part, StatePanel
 from attention_core import head, worked_example
 
@@ -240,11 +244,15 @@ def inspected(length, query, phase):  # -> token position whose row is shown
     return length - 1 if phase == "decode" else min(query, length - 1)
 
 
+BLANK = -1.0  # the weight of a cell that covers the masked layer with the plot's colour
+
+
 def cells(nums):
-    # -> ({column: [GRID² values]}, weight cell indices, masked cells shown?): the dynamic
-    # columns of the cell source, the cells drawn as weights, and whether the masked layer
-    # shows. A cell outside the sequence, masked, or in a row decode does not compute is
-    # not drawn as a weight: its weight is 0.0 and its label empty.
+    # -> ({column: [GRID² values]}, drawn cell indices): the dynamic columns of the cell
+    # source and the cells drawn over the masked layer. A cell outside the sequence, masked,
+    # or in a row decode does not compute is not drawn as a weight: its weight is 0.0 and
+    # its label empty; such a cell above the diagonal is drawn blank (weight BLANK), over
+    # the masked layer beneath.
     r = nums.result
     weight, label = [0.0] * GRID * GRID, [""] * GRID * GRID
     shown, masked = [], set()
@@ -264,21 +272,25 @@ def cells(nums):
     if masked not in (above, set()):
         raise AssertionError(f"masked cells {sorted(masked)} are neither none nor all the "
                              "cells above the diagonal; the masked layer cannot draw them")
-    return {"weight": weight, "label": label}, sorted(shown), bool(masked)
+    if not masked:  # nothing masked: cover the masked layer where no weight already does
+        drawn = set(shown)
+        for q, k in sorted(above):
+            if cell_index(q, k) not in drawn:
+                weight[cell_index(q, k)] = BLANK
+                shown.append(cell_index(q, k))
+    return {"weight": weight, "label": label}, sorted(shown)
 
 
 # --- the state: two parts, each a pure function of some of the controls ----------------------
 
 def cells_state(length, mask, divide, phase):  # the figure and the query control
     nums = head_numbers(length, length - 1, phase, mask, divide)
-    columns, shown, masked = cells(nums)
+    columns, shown = cells(nums)
     n = length
     return {
         "source:cells": columns,
         "slots:weights_table": weights_table_values(nums),
         "prop:shown.indices": shown,
-        "prop:masked_cells.visible": masked,
-        "prop:masked_labels.visible": masked,
         "prop:x_range.end": n - 0.5,
         "prop:y_range.start": n - 0.5,
         "prop:decode_label.x": (n - 1) / 2,
@@ -438,14 +450,15 @@ class HeadPanel(StatePanel):
     def numbers(self):  # -> HeadNumbers of the current setting, all from attention_core
         return head_numbers(self.length, self.inspected(), self.phase, self.mask, self.divide)
 
-    def drawn(self, kind="weight"):  # -> {column: values} of the cells drawn as `kind`
-        if kind == "weight":
-            data, indices = self.cell_source.data, self.shown_filter.indices
+    def drawn(self, kind="weight"):  # -> {column: values} of the cells seen as `kind`
+        data, shown = self.cell_source.data, self.shown_filter.indices
+        if kind == "weight":  # the blank cells over the masked layer are no weights
+            indices = [i for i in shown if data["weight"][i] != BLANK]
             return {k: [data[k][i] for i in indices] for k in CELL_COLUMNS}
+        covered = {(data["y"][i], data["x"][i]) for i in shown}
         data, n = self.masked_source.data, self.length
-        indices = [i for i, (x, y) in enumerate(zip(data["x"], data["y"])) if x < n and y < n]
-        if not self._masked_renderers[0].visible:
-            indices = []
+        indices = [i for i, (x, y) in enumerate(zip(data["x"], data["y"]))
+                   if x < n and y < n and (y, x) not in covered]
         return {k: [data[k][i] for i in indices] for k in MASKED_COLUMNS}
 
     # --- the view, built once from the first state -----------------------------------------
@@ -458,8 +471,6 @@ class HeadPanel(StatePanel):
                         "divide": self._divide_w, "phase": self._phase_w}
         self.targets = {
             "source:cells": self.cell_source, "prop:shown.indices": self.shown_filter,
-            "prop:masked_cells.visible": self._masked_renderers[0],
-            "prop:masked_labels.visible": self._masked_renderers[1],
             "prop:x_range.end": self.figure.x_range, "prop:y_range.start": self.figure.y_range,
             "prop:decode_label.x": self.decode_label, "prop:decode_label.y": self.decode_label,
             "prop:decode_label.visible": self.decode_label,
@@ -509,14 +520,17 @@ class HeadPanel(StatePanel):
             "x": [k for _, k in above], "y": [q for q, _ in above], "label": ["−∞"] * len(above),
             "key": [words[k] for _, k in above], "query": [words[q] for q, _ in above]})
         self.row_source = ColumnDataSource({"x": [0.0], "y": [0], "width": [1]})
-        mapper = LinearColorMapper(palette=Cividis256, low=0.0, high=1.0)
+        paper = theme_ink().paper
+        mapper = LinearColorMapper(palette=Cividis256, low=0.0, high=1.0, low_color=paper)
         fig = figure(height=HEIGHT, sizing_mode="stretch_width", tools="", toolbar_location=None,
                      x_axis_location="above", x_range=Range1d(-0.5, 0.5),
                      y_range=Range1d(0.5, -0.5), min_border_left=4, min_border_right=8,
-                     min_border_top=4, min_border_bottom=4, outline_line_color=None)
+                     min_border_top=4, min_border_bottom=4, outline_line_color=None,
+                     background_fill_color=paper)
         fig.rect("x", "y", 0.96, 0.96, source=self.cell_source, view=shown, line_color=None,
                  fill_color={"field": "weight", "transform": mapper})
-        masked_cells = fig.rect("x", "y", 0.96, 0.96, source=self.masked_source,
+        # a little inside the weights' cells, so a cell drawn over one hides it to the edge
+        masked_cells = fig.rect("x", "y", 0.9, 0.9, source=self.masked_source,
                                 fill_color=MASK_FILL, line_color=None, hatch_pattern="/",
                                 hatch_color="#b5b5b5", hatch_scale=8, hatch_weight=1)
         fig.text("x", "y", text="label", source=self.cell_source, view=shown,

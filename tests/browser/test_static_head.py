@@ -170,6 +170,15 @@ def test_a_change_of_data_redraws_the_overlay_canvas_alone(static_page):
     after = page.evaluate(CANVASES_JS)
     changed = [(i, layer) for (i, layer, a), (_, _, b) in zip(before, after) if a != b]
     assert changed and all(layer == 1 for _, layer in changed), changed
+    # the mask and the phase too: the masked layer stays drawn, covered where not masked
+    for name in ("causal mask", "decode", "prefill", "causal mask"):
+        was = page.evaluate(CANVASES_JS)
+        page.get_by_role("button", name=name, exact=True).click()
+        page.wait_for_function("() => new Promise((r) => requestAnimationFrame(() => r(true)))")
+        now = page.evaluate(CANVASES_JS)
+        changed = [(i, layer) for (i, layer, a), (_, _, b) in zip(was, now) if a != b]
+        assert changed and all(layer == 1 for _, layer in changed), (name, changed)
+    after = page.evaluate(CANVASES_JS)
     handle = page.locator(".noUi-handle").first  # the sequence length
     handle.focus()
     handle.press("ArrowRight")
