@@ -605,12 +605,13 @@ STYLE = """
 .ae-out { font-size: 0.85em; margin-top: 4px; overflow-wrap: anywhere; }
 .ae-small { font-size: 0.85em; color: inherit; opacity: 0.8; }
 .ae-log { font-size: 0.85em; }
-.ae-log ul { margin: 2px 0; padding-left: 18px; }
+/* room for every line from the start: a log that grows moves the page below it */
+.ae-log ul { margin: 2px 0; padding-left: 18px; min-height: calc(LOG_LINES_HERE * 1.5em); }
 .ae-log li:empty { display: none; }
 .ae-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
          white-space: nowrap; }
 .ae-weights tr:has(> th:empty), .ae-weights th:empty, .ae-weights td:empty { display: none; }
-"""
+""".replace("LOG_LINES_HERE", str(LOG_LINES))
 
 # a toggle that is on looks like Panel's solid (pressed) button; off, like its outline one
 TOGGLE_STYLE = """
