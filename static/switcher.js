@@ -307,13 +307,13 @@
       const [width, height] = box ? [box.inlineSize, box.blockSize]
         : [el.offsetWidth, el.offsetHeight];
       const held = heldHeights.get(el);
-      if (held !== undefined && Math.abs(held.width - width) < 0.5 && height <= held.height) {
-        continue;
-      }
-      if (held !== undefined && Math.abs(held.width - width) >= 0.5 && el.style.minHeight) {
-        el.style.minHeight = ""; // a new width: measure the text as it now wraps
-        heldHeights.delete(el);
-        continue; // the observer reports the unheld height next
+      if (held !== undefined) {
+        if (Math.abs(held.width - width) >= 0.5) {
+          el.style.minHeight = ""; // a new width: measure the text as it now wraps
+          heldHeights.delete(el);
+          continue; // the observer reports the unheld height next
+        }
+        if (height <= held.height) { continue; }
       }
       heldHeights.set(el, {width, height});
       el.style.minHeight = `${height}px`;

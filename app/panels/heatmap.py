@@ -273,11 +273,10 @@ def cells(nums):
         raise AssertionError(f"masked cells {sorted(masked)} are neither none nor all the "
                              "cells above the diagonal; the masked layer cannot draw them")
     if not masked:  # nothing masked: cover the masked layer where no weight already does
-        drawn = set(shown)
-        for q, k in sorted(above):
-            if cell_index(q, k) not in drawn:
-                weight[cell_index(q, k)] = BLANK
-                shown.append(cell_index(q, k))
+        blank = {cell_index(q, k) for q, k in above} - set(shown)
+        for i in blank:
+            weight[i] = BLANK
+        shown.extend(blank)
     return {"weight": weight, "label": label}, sorted(shown)
 
 
@@ -530,16 +529,14 @@ class HeadPanel(StatePanel):
         fig.rect("x", "y", 0.96, 0.96, source=self.cell_source, view=shown, line_color=None,
                  fill_color={"field": "weight", "transform": mapper})
         # a little inside the weights' cells, so a cell drawn over one hides it to the edge
-        masked_cells = fig.rect("x", "y", 0.9, 0.9, source=self.masked_source,
-                                fill_color=MASK_FILL, line_color=None, hatch_pattern="/",
-                                hatch_color="#b5b5b5", hatch_scale=8, hatch_weight=1)
+        fig.rect("x", "y", 0.9, 0.9, source=self.masked_source, fill_color=MASK_FILL,
+                 line_color=None, hatch_pattern="/", hatch_color="#b5b5b5", hatch_scale=8,
+                 hatch_weight=1)
         fig.text("x", "y", text="label", source=self.cell_source, view=shown,
                  text_color={"field": "weight", "transform": text_mapper()},
                  text_align="center", text_baseline="middle", text_font_size="11px")
-        masked_labels = fig.text("x", "y", text="label", source=self.masked_source,
-                                 text_color=MASK_TEXT, text_align="center",
-                                 text_baseline="middle", text_font_size="11px")
-        self._masked_renderers = (masked_cells, masked_labels)
+        fig.text("x", "y", text="label", source=self.masked_source, text_color=MASK_TEXT,
+                 text_align="center", text_baseline="middle", text_font_size="11px")
         fig.rect("x", "y", "width", 1.0, source=self.row_source, fill_alpha=0.0,
                  line_color=OUTLINE, line_width=3)
         self.decode_label = Label(x=0, y=0, text="decode: only the newest token's row is computed",
