@@ -228,14 +228,21 @@ def draw_changes_on_overlay(layout, targets):
     # annotation a state moves: a control change redraws those alone. Overlays are not
     # clipped to the frame, so a renderer with fixed data that relies on the ranges to
     # hide part of it stays where it is. A change of range or title still redraws all.
+    # A renderer a panel put on another level than "glyph" stays there: drawn with the
+    # axes, it costs a full repaint when it changes, and nothing when the overlay does.
     from bokeh.models import Annotation, GlyphRenderer
 
     sources = {id(m) for name, m in targets.items() if name.startswith("source:")}
     changed = {id(m) for name, m in targets.items() if name.startswith("prop:")}
     for pane in layout.select(pn.pane.Bokeh):
         for model in pane.object.select({"type": GlyphRenderer}):
-            if id(model.data_source) in sources:
+            if id(model.data_source) in sources and model.level == "glyph":
                 model.level = "overlay"
+            # No panel selects or mutes anything, but by default the browser keeps a
+            # selected, an unselected and a muted copy of every glyph and works out all
+            # their colours again (and measures every text label again) whenever the
+            # source changes: a text glyph's change cost three times what it needs.
+            model.selection_glyph = model.nonselection_glyph = model.muted_glyph = None
         for model in pane.object.select({"type": Annotation}):
             if id(model) in changed:
                 model.level = "overlay"

@@ -33,7 +33,7 @@
     let p = panels.get(id);
     if (p === undefined) {
       const spec = parseSpec(specSource);
-      p = {spec, controls, targets, log: [], booted: false};
+      p = {spec, controls, targets, log: [], drawn: [], booted: false};
       panels.set(id, p);
     }
     return p;
@@ -47,16 +47,43 @@
     });
   }
 
+  function valueAt(p, part, at) { // -> the index of a part's value at these stops
+    let index = 0;
+    for (const c of part.controls) {
+      const n = p.spec.table.controls[c].raw.length;
+      index = index * n + at[c];
+    }
+    return part.index[index];
+  }
+
   function lookup(p, at) { // -> the whole state {target: value} at these stops
     const state = {};
-    for (const part of p.spec.table.parts) {
-      let index = 0;
-      for (const c of part.controls) {
-        const n = p.spec.table.controls[c].raw.length;
-        index = index * n + at[c];
+    for (const part of p.spec.table.parts) { Object.assign(state, part.values[valueAt(p, part, at)]); }
+    return state;
+  }
+
+  // Targets set on every change, even when their part's value is the one already drawn:
+  // the log gains a line per change, and a button's element `disabled` (see below) must be
+  // set again on a button Bokeh rebuilt.
+  const everyTime = (name) => name.startsWith("log:") || name.endsWith(".disabled");
+
+  // -> the state at these stops, less the parts whose value is already drawn: setting a
+  // source or a readout again, unchanged, makes Bokeh redraw it all the same
+  function changedState(p, at) {
+    const state = {};
+    p.spec.table.parts.forEach((part, j) => {
+      const v = valueAt(p, part, at);
+      const value = part.values[v];
+      if (p.drawn[j] !== v) {
+        p.drawn[j] = v;
+        Object.assign(state, value);
+        return;
       }
-      Object.assign(state, part.values[part.index[index]]);
-    }
+      stats.partsSkipped += 1;
+      for (const name of Object.keys(value)) {
+        if (everyTime(name)) { state[name] = value[name]; }
+      }
+    });
     return state;
   }
 
@@ -149,7 +176,7 @@
     if (at.some((i) => i < 0)) { return; } // a widget between stops: wait for the next change
     const index = controls.indexOf(changedModel);
     const changed = index >= 0 ? p.spec.table.controls[index].name : undefined;
-    apply(p, lookup(p, at), changed);
+    apply(p, changedState(p, at), changed);
     if (p.booted) { mirror(p, at); }
   }
 
@@ -299,7 +326,7 @@
   // again (its figures measure their axes), about 4 ms; held, only the text changes. A new
   // width (a turned phone, a resized window) starts afresh.
   const heldHeights = new WeakMap(); // readout element -> {width, height}
-  const stats = {readoutsHeld: 0}; // heights taken (tests read it)
+  const stats = {readoutsHeld: 0, partsSkipped: 0}; // heights taken, parts not set again (tests)
   const holder = typeof ResizeObserver === "function" ? new ResizeObserver((entries) => {
     for (const entry of entries) {
       const el = entry.target;
@@ -339,7 +366,7 @@
       holdReadoutHeights(p);
       const notes = restore(p);
       const at = stops(p);
-      if (at.every((i) => i >= 0)) { apply(p, lookup(p, at), undefined); }
+      if (at.every((i) => i >= 0)) { apply(p, changedState(p, at), undefined); }
       showNotes(p, notes);
       p.booted = true;
     }

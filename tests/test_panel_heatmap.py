@@ -1,5 +1,7 @@
 """The head panel without a browser: readout text and source data for the documents' figures."""
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -48,9 +50,15 @@ def masked_positions(panel):  # -> {(query, key)} the head hides, from its own n
             if r.hidden[row, k]}
 
 
-def shown_ticks(axis, axis_range):  # -> {tick: label} of the ticks inside the range
-    low, high = sorted((axis_range.start, axis_range.end))
-    return {t: axis.major_label_overrides[t] for t in axis.ticker.ticks if low < t < high}
+def outlined_row(panel):  # -> the query position the outline stands on, from where it is drawn
+    (y,), (height,) = panel.row_source.data["y"], panel.row_source.data["height"]
+    assert height == pytest.approx(1 / panel.length, abs=1e-4)  # one row high
+    return round(y * panel.length - 0.5)
+
+
+def shown_labels(panel, axis):  # -> {position: text} of the key or query labels drawn
+    data = panel.positions.data
+    return {p: text for p, n, text in zip(data["p"], data["n"], data[f"{axis}_label"]) if n}
 
 
 @pytest.fixture
@@ -123,11 +131,11 @@ def test_decode_mask_toggle_changes_nothing_and_the_log_says_why(panel):
 def test_decode_shows_the_last_row_and_prefill_gives_the_query_back(panel):
     panel.phase = "decode"
     assert panel.inspected() == 5 and panel._query_w.disabled
-    assert panel.row_source.data["y"] == [5]
+    assert outlined_row(panel) == 5
     assert "so row 5 (mat) is shown" in panel.log[0]
     panel.phase = "prefill"
     assert panel.inspected() == 2 and not panel._query_w.disabled
-    assert panel.row_source.data["y"] == [2]
+    assert outlined_row(panel) == 2
 
 
 def test_truncate_line_matches_with_mask_and_not_without(panel):
@@ -148,7 +156,7 @@ def test_query_clamps_when_length_shrinks(panel):
     assert panel.inspected() == 3 and panel.query == 7  # kept for when the length grows
     assert panel._query_w.end == 3
     assert "inspect query 7 is past the last token, so row 3 (on) is shown" in panel.log[0]
-    assert panel.row_source.data["y"] == [3]
+    assert outlined_row(panel) == 3
     panel.length = 8
     assert panel.inspected() == 7
 
@@ -163,14 +171,42 @@ def test_figure_is_built_once(panel):
     panel.length = 3
     assert panel.figure is fig and panel._figure_pane.object is fig is pane_fig
     assert fig.x_range is x_range and panel.cell_source is source
-    assert (fig.x_range.start, fig.x_range.end) == (-0.5, 2.5)
-    assert shown_ticks(fig.xaxis[0], fig.x_range) == {0: "0\nthe", 1: "1\ncat", 2: "2\nsat"}
-    assert shown_ticks(fig.yaxis[0], fig.y_range) == {0: "0 the", 1: "1 cat", 2: "2 sat"}
+    assert (fig.x_range.start, fig.x_range.end) == (0, 1)
+    assert set(panel.cell_source.data["n"]) == {3, 0}  # the browser places the cells by it
+    assert shown_labels(panel, "key") == {0: "0\nthe", 1: "1\ncat", 2: "2\nsat"}
+    assert shown_labels(panel, "query") == {0: "0 the", 1: "1 cat", 2: "2 sat"}
 
 
-def test_tick_labels_tell_the_two_thes_apart(panel):
-    labels = panel.figure.yaxis[0].major_label_overrides
+def test_position_labels_tell_the_two_thes_apart(panel):
+    labels = shown_labels(panel, "query")
     assert labels[0] == "0 the" and labels[4] == "4 the"
+
+
+@pytest.mark.parametrize("length", range(3, 9))
+def test_cells_fill_the_fixed_axes_side_by_side(length):
+    # every length's matrix spans the whole 0..1 square in n equal columns and rows, no two
+    # cells overlapping, the masked layer inside the cell it stands in for
+    from app.panels.heatmap import CELL_SIZE, MASKED_SIZE, place
+
+    centres = [place(p, length) for p in range(length)]
+    edges = sorted(c + s * CELL_SIZE / length / 2 for c in centres for s in (-1, 1))
+    assert 0 < edges[0] and edges[-1] < 1 and edges == sorted(set(edges))
+    assert all(b - a == pytest.approx(1 / length, abs=1e-4) for a, b in itertools.pairwise(centres))
+    assert MASKED_SIZE < CELL_SIZE < 1
+
+
+def test_a_length_places_every_cell_and_label_it_shows(panel):
+    for length in (8, 3, 5):
+        panel.length = length
+        data = panel.cell_source.data
+        masked = panel.masked_source.data
+        assert set(data["n"]) | set(masked["n"]) | set(panel.positions.data["n"]) == {length, 0}
+        assert {(q, k) for q, k, n in zip(masked["q"], masked["k"], masked["n"]) if n} == {
+            (q, k) for q in range(length) for k in range(q + 1, length)}
+        assert {(q, k) for q, k, n in zip(data["q"], data["k"], data["n"]) if n} == {
+            (q, k) for q in range(length) for k in range(q + 1)}  # mask on: the weights
+        assert list(shown_labels(panel, "key")) == list(range(length))
+        assert list(shown_labels(panel, "query")) == list(range(length))
 
 
 def test_url_restore_clamps_and_ignores_with_notes(panel):
@@ -232,24 +268,24 @@ def test_readout_text_is_set_as_text_not_parsed_as_html():
         HeroReadout({"dots": "1"})  # every slot needs a value
 
 
-def test_axes_and_toggle_classes_never_change(panel):
-    # a changed tick label or CSS class makes the browser lay the figure or the page out
-    # again; the ticks and labels cover the longest sequence and the ranges pick the shown
+def test_ranges_and_toggle_classes_never_change(panel):
+    # a changed range, axis or CSS class makes the browser lay the figure or the page out
+    # again; the ranges span 0..1 for every length, and the labels and titles are glyphs
     fig = panel.figure
-    axes = [(list(a.ticker.ticks), dict(a.major_label_overrides))
-            for a in (fig.xaxis[0], fig.yaxis[0])]
     ranges = (fig.x_range.start, fig.x_range.end, fig.y_range.start, fig.y_range.end)
+    assert ranges == (0, 1, 1, 0) and not any(a.visible for a in fig.axis)
+    titles = [r.data_source.data.get("text") for r in fig.renderers
+              if r.data_source.data.get("text") in (["keys"], ["queries"])]
+    assert titles == [["keys"], ["queries"]]
     classes = (list(panel._mask_w.css_classes), panel._mask_w.variant)
-    panel.mask = False
-    panel.divide = False
-    panel.query = 4
-    assert (fig.x_range.start, fig.x_range.end, fig.y_range.start, fig.y_range.end) == ranges
-    panel.length = 8
-    panel.phase = "decode"
-    assert [(list(a.ticker.ticks), dict(a.major_label_overrides))
-            for a in (fig.xaxis[0], fig.yaxis[0])] == axes
+    for change in ({"mask": False}, {"divide": False}, {"query": 4}, {"length": 8},
+                   {"phase": "decode"}, {"length": 3}):
+        panel.param.update(**change)
+        assert (fig.x_range.start, fig.x_range.end, fig.y_range.start,
+                fig.y_range.end) == ranges, change
     assert (list(panel._mask_w.css_classes), panel._mask_w.variant) == classes
-    assert shown_ticks(fig.xaxis[0], fig.x_range)[7] == "7\npurred"  # two lines under keys
+    panel.length = 8
+    assert shown_labels(panel, "key")[7] == "7\npurred"  # two lines over the keys
 
 
 def test_text_colour_follows_the_drawn_shade():
@@ -266,7 +302,7 @@ def test_text_colour_follows_the_drawn_shade():
         assert browser == text_colour(w) == ink(Cividis256[palette_index(w)])
 
 
-def test_every_interaction_is_one_message_under_5_kib():
+def test_every_interaction_is_one_message_under_5_5_kib():
     # what one interaction sends, collected as the server collects it (one held batch),
     # serialized as the PATCH-DOC it becomes; the benchmark measures it on the wire
     import json
@@ -293,8 +329,9 @@ def test_every_interaction_is_one_message_under_5_kib():
             content = Protocol().create("PATCH-DOC", events).content
             size = len(json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode())
             # 4 KiB before the weights table for screen readers (64 more text slots), which
-            # adds up to 0.6 KiB when the length changes
-            assert size <= 5 * 1024, (change, size)
+            # adds up to 0.6 KiB when the length changes, and a length sends the browser the
+            # length each cell, masked cell and label is placed by (0.6 KiB)
+            assert size <= 5.5 * 1024, (change, size)
             kinds = {type(e.model).__name__ for e in events}
             assert "HTML" not in kinds and "LinearAxis" not in kinds, change  # nothing redrawn
 
@@ -320,3 +357,36 @@ def test_every_cells_label_meets_aa_contrast_on_its_shade():
 
     worst = min(contrast(ink(c), c) for c in Cividis256)
     assert worst >= 4.5, worst  # WCAG AA for normal text; the labels are 11 px
+
+
+def test_only_the_length_redraws_the_masked_layer_and_the_labels(panel):
+    # the masked layer and the position labels change with the length alone: they are drawn
+    # with the axes, the weights on the overlay canvas that every other control redraws
+    from bokeh.models import GlyphRenderer
+
+    levels = {}
+    for r in panel.figure.select({"type": GlyphRenderer}):
+        levels.setdefault(r.data_source, set()).add(r.level)
+    assert levels[panel.masked_source] == levels[panel.positions] == {"annotation"}
+    assert levels[panel.cell_source] == levels[panel.row_source] == {"overlay"}
+    parts = {p.fn.__name__: p.controls for p in HeadPanel.parts()}
+    assert parts["places_state"] == ("length",)
+    assert {"source:masked_places", "source:position_places"} <= set(
+        HeadPanel.parts()[0].fn(length=5))
+
+
+def test_no_glyph_keeps_selected_unselected_or_muted_copies():
+    # no panel selects or mutes; every such copy is work the browser does on each change
+    import panel as pn
+    from bokeh.models import GlyphRenderer
+
+    from app import article, article_math
+    from app.states import StatePanel
+
+    panels = {**article.build_panels(), **article.build_panels(article_math.PANELS)}
+    renderers = [r for viewer in panels.values() if isinstance(viewer, StatePanel)
+                 for pane in pn.panel(viewer).select(pn.pane.Bokeh)
+                 for r in pane.object.select({"type": GlyphRenderer})]
+    assert len(renderers) > 40
+    assert all(r.selection_glyph is None and r.nonselection_glyph is None
+               and r.muted_glyph is None for r in renderers)

@@ -5,37 +5,40 @@ inspected row's arithmetic step by step, checks the causal mask's promise (row i
 pass over the first i + 1 tokens, bit for bit) and says so when a control changes nothing.
 
 The panel has the one shape (app/states.py): five controls with 384 settings in all, a
-pure `state()` made of two parts (the cells, which do not depend on the inspected query,
-and the row), and a view built once. The figure draws the weights of all 8 × 8 cells from
-one source whose x and y never change; a state sets the weights and labels and which cells
-are drawn (an index filter). The masked cells are a layer of their own that never changes,
-always drawn, under the weights: the causal mask always hides the same cells, those above
-the diagonal, and a hatched layer that changes costs the browser new hatch patterns every
-time. Where those cells are not masked (mask off, or decode) the state covers them with
-weights or with blank cells of the plot's own colour, so a change of mask or phase redraws
-the weights alone (Bokeh's overlay canvas) and never the figure's axes.
+pure `state()` made of three parts (where the masked layer and the position labels sit,
+which depends on the length alone; the cells, which do not depend on the inspected query;
+and the row), and a view built once. The figure's axes span 0..1 and never change: a new
+length places the cells and the position labels (drawn as text, not as axis ticks) further
+apart, so no change lays the figure out again. The figure draws the weights of all 8 × 8
+cells from one source; a state sets the weights and labels and which cells are drawn. The
+masked cells are a layer of their own, under the weights, that only the length moves: the
+causal mask always hides the same cells, those above the diagonal, and a hatched layer
+that changes costs the browser new hatch patterns. Where those cells are not masked (mask
+off, or decode) the state covers them with weights or with blank cells of the plot's own
+colour. So every control but the length redraws the weights alone (Bokeh's overlay
+canvas); the length also redraws the masked layer and the labels, with the axes.
 The text readouts are `chrome.Readout` slots. A live session pushes a new state; a static
 page looks it up in the shipped table and sets the same values in the browser.
 """
 
 import dataclasses
 import functools
+import math
 from dataclasses import dataclass
 
 import numpy as np
 import panel as pn
 import param
 from bokeh.models import (
-    CDSView,
     ColumnDataSource,
-    FixedTicker,
-    IndexFilter,
+    CustomJSTransform,
     Label,
     LinearColorMapper,
     Range1d,
 )
 from bokeh.palettes import Cividis256
 from bokeh.plotting import figure
+from bokeh.transform import transform
 
 from app import chrome, fmt
 from app.chrome import Readout, slot
@@ -46,6 +49,7 @@ from attention_core import head, worked_example
 MIN_LENGTH, MAX_LENGTH = 3, len(worked_example.WORDS)
 HEIGHT = 330
 MASK_FILL, MASK_TEXT = "#e4e4e4", "#3b3b3b"
+MASKED_LABEL = "−∞"
 OUTLINE = "#d55e00"  # Okabe-Ito vermillion: stands out on every Cividis shade
 LOG_LINES = 4
 SLIDER_WIDTH = 260
@@ -99,6 +103,30 @@ def text_mapper():
 
 def cell_index(query, key):  # a cell's row in the source
     return query * GRID + key
+
+
+ALL_CELLS = [(q, k) for q in range(GRID) for k in range(GRID)]  # the cell source's rows
+ABOVE = [(q, k) for q in range(GRID) for k in range(q + 1, GRID)]  # the masked source's rows
+CELL_SIZE, MASKED_SIZE = 0.96, 0.9  # of a position's width: a gap between cells; the masked
+# layer a little inside, so a cell drawn over one hides it to the edge
+PLACE_DIGITS = 4  # on a 0..1 axis a few hundred pixels wide: 0.1 px at most
+
+# Where a cell sits on the fixed 0..1 axes is worked out in the browser from its key or query
+# position and the sequence length, a column `n` of the same source (so both arrive together;
+# Bokeh evaluates a transform when the source's data is set): a new length sends one number
+# per cell, not three. A row whose n is 0 is not drawn (NaN places are skipped), which a
+# filter would also do, but a changed filter makes Bokeh work out the glyphs' visuals (and
+# measure every label) a second time. `place` is the same arithmetic in Python, for tests
+# and the outline. The masked layer and the position labels have sources of their own: a
+# text glyph measures every row of its source whenever that source changes, and the cells
+# change on every click.
+CENTRE_JS = """const n = source.data instanceof Map ? source.data.get("n") : source.data.n;
+return xs.map((p, i) => (n[i] > 0 ? (p + 0.5) / n[i] : NaN));"""
+SHARE_JS = "return xs.map((n) => (n > 0 ? {share} / n : 0));"
+
+
+def place(position, n):  # -> the centre of a token position on the fixed 0..1 axes
+    return round((position + 0.5) / n, PLACE_DIGITS)
 
 
 HERO = (
@@ -244,6 +272,11 @@ def inspected(length, query, phase):  # -> token position whose row is shown
     return length - 1 if phase == "decode" else min(query, length - 1)
 
 
+# the position labels' room beside the matrix, in pixels: two 11 px lines above it ("7" over
+# "purred"), the widest "7 purred" left of it
+LABEL_GAP = 4
+KEY_LABELS_HEIGHT, QUERY_LABELS_WIDTH = 32, 56
+
 BLANK = -1.0  # the weight of a cell that covers the masked layer with the plot's colour
 
 
@@ -280,22 +313,28 @@ def cells(nums):
     return {"weight": weight, "label": label}, sorted(shown)
 
 
-# --- the state: two parts, each a pure function of some of the controls ----------------------
+# --- the state: three parts, each a pure function of some of the controls --------------------
 
-def cells_state(length, mask, divide, phase):  # the figure and the query control
-    nums = head_numbers(length, length - 1, phase, mask, divide)
-    columns, shown = cells(nums)
+def places_state(length):  # the length the masked layer and the labels are placed by
     n = length
     return {
-        "source:cells": columns,
-        "slots:weights_table": weights_table_values(nums),
-        "prop:shown.indices": shown,
-        "prop:x_range.end": n - 0.5,
-        "prop:y_range.start": n - 0.5,
-        "prop:decode_label.x": (n - 1) / 2,
-        "prop:decode_label.y": (n - 2) / 2,
-        "prop:decode_label.visible": phase == "decode",
+        "source:masked_places": {"n": [n if k < n else 0 for _, k in ABOVE]},
+        # each position's number and word: keys above the matrix, queries left of it
+        "source:position_places": {"n": [n if p < n else 0 for p in range(GRID)]},
+        "prop:decode_label.y": round((n - 1) / (2 * n), PLACE_DIGITS),  # between the last two rows
         "prop:query_widget.end": n - 1,
+    }
+
+
+def cells_state(length, mask, divide, phase):  # the weights drawn, and the query control
+    nums = head_numbers(length, length - 1, phase, mask, divide)
+    columns, shown = cells(nums)
+    return {
+        # n: the length a drawn cell is placed by, 0 for a cell not drawn (see CENTRE_JS)
+        "source:cells": {**columns, "n": [length if i in shown else 0
+                                          for i in range(len(ALL_CELLS))]},
+        "slots:weights_table": weights_table_values(nums),
+        "prop:decode_label.visible": phase == "decode",
         "prop:query_widget.disabled": phase == "decode",
     }
 
@@ -304,7 +343,7 @@ def row_state(length, query, mask, divide, phase):  # the inspected row and ever
     position = inspected(length, query, phase)
     nums = head_numbers(length, position, phase, mask, divide)
     return {
-        "source:row": {"x": [(length - 1) / 2], "y": [position], "width": [length]},
+        "source:row": {"y": [place(position, length)], "height": [round(1 / length, PLACE_DIGITS)]},
         "slots:hero": hero_values(nums, phase),
         "slots:caption": caption_values(nums),
         "slots:arithmetic": arithmetic_values(nums, divide),
@@ -438,7 +477,8 @@ class HeadPanel(StatePanel):
 
     @classmethod
     def parts(cls):
-        return [Part(("length", "mask", "divide", "phase"), cells_state),
+        return [Part(("length",), places_state),
+                Part(("length", "mask", "divide", "phase"), cells_state),
                 Part(("length", "query", "mask", "divide", "phase"), row_state)]
 
     # --- what tests and the article read --------------------------------------------------
@@ -450,15 +490,19 @@ class HeadPanel(StatePanel):
         return head_numbers(self.length, self.inspected(), self.phase, self.mask, self.divide)
 
     def drawn(self, kind="weight"):  # -> {column: values} of the cells seen as `kind`
-        data, shown = self.cell_source.data, self.shown_filter.indices
+        # x and y: the cell's key and query positions (the browser places them on 0..1)
+        data = self.cell_source.data
+        shown = [i for i, n in enumerate(data["n"]) if n]
         if kind == "weight":  # the blank cells over the masked layer are no weights
             indices = [i for i in shown if data["weight"][i] != BLANK]
-            return {k: [data[k][i] for i in indices] for k in CELL_COLUMNS}
-        covered = {(data["y"][i], data["x"][i]) for i in shown}
-        data, n = self.masked_source.data, self.length
-        indices = [i for i, (x, y) in enumerate(zip(data["x"], data["y"]))
-                   if x < n and y < n and (y, x) not in covered]
-        return {k: [data[k][i] for i in indices] for k in MASKED_COLUMNS}
+        else:
+            covered = {(data["q"][i], data["k"][i]) for i in shown}
+            data = self.masked_source.data
+            indices = [i for i, n in enumerate(data["n"])
+                       if n and (data["q"][i], data["k"][i]) not in covered]
+        columns = {"x": "k", "y": "q"}
+        return {c: [data[columns.get(c, c)][i] for i in indices]
+                for c in (CELL_COLUMNS if kind == "weight" else MASKED_COLUMNS)}
 
     # --- the view, built once from the first state -----------------------------------------
 
@@ -469,9 +513,9 @@ class HeadPanel(StatePanel):
         self.widgets = {"length": self._length_w, "query": self._query_w, "mask": self._mask_w,
                         "divide": self._divide_w, "phase": self._phase_w}
         self.targets = {
-            "source:cells": self.cell_source, "prop:shown.indices": self.shown_filter,
-            "prop:x_range.end": self.figure.x_range, "prop:y_range.start": self.figure.y_range,
-            "prop:decode_label.x": self.decode_label, "prop:decode_label.y": self.decode_label,
+            "source:masked_places": self.masked_source, "source:position_places": self.positions,
+            "source:cells": self.cell_source,
+            "prop:decode_label.y": self.decode_label,
             "prop:decode_label.visible": self.decode_label,
             "prop:query_widget.end": self._query_w, "prop:query_widget.disabled": self._query_w,
             "source:row": self.row_source, "slots:hero": self._hero,
@@ -505,57 +549,79 @@ class HeadPanel(StatePanel):
             align_items="flex-end", sizing_mode="stretch_width")
 
     def _build_figure(self):
-        # every cell of the largest sequence, row-major: x, y, key and query never change
-        cells = [(q, k) for q in range(GRID) for k in range(GRID)]
+        # every cell of the largest sequence, row-major; the state says how many are placed
         words = worked_example.WORDS
         self.cell_source = ColumnDataSource({
-            "x": [k for _, k in cells], "y": [q for q, _ in cells],
-            "weight": [0.0] * len(cells), "label": [""] * len(cells),
-            "key": [words[k] for _, k in cells], "query": [words[q] for q, _ in cells]})
-        self.shown_filter = IndexFilter(indices=[])
-        shown = CDSView(filter=self.shown_filter)
-        above = [(q, k) for q in range(GRID) for k in range(q + 1, GRID)]  # never changes
+            "k": [k for _, k in ALL_CELLS], "q": [q for q, _ in ALL_CELLS],
+            "n": [GRID] * len(ALL_CELLS), "weight": [0.0] * len(ALL_CELLS),
+            "label": [""] * len(ALL_CELLS), "key": [words[k] for _, k in ALL_CELLS],
+            "query": [words[q] for q, _ in ALL_CELLS]})
         self.masked_source = ColumnDataSource({
-            "x": [k for _, k in above], "y": [q for q, _ in above], "label": ["−∞"] * len(above),
-            "key": [words[k] for _, k in above], "query": [words[q] for q, _ in above]})
-        self.row_source = ColumnDataSource({"x": [0.0], "y": [0], "width": [1]})
-        paper = theme_ink().paper
-        mapper = LinearColorMapper(palette=Cividis256, low=0.0, high=1.0, low_color=paper)
+            "k": [k for _, k in ABOVE], "q": [q for q, _ in ABOVE], "n": [GRID] * len(ABOVE),
+            "label": [MASKED_LABEL] * len(ABOVE), "key": [words[k] for _, k in ABOVE],
+            "query": [words[q] for q, _ in ABOVE]})
+        self.positions = ColumnDataSource({
+            "p": list(range(GRID)), "n": [GRID] * GRID,
+            "key_label": [f"{p}\n{w}" for p, w in enumerate(words)],
+            "query_label": [tick_label(p, w) for p, w in enumerate(words)]})
+        self.row_source = ColumnDataSource({"y": [0.0], "height": [0.0]})
+
+        def centre(column, source):  # a position -> its place on the 0..1 axis
+            return transform(column, CustomJSTransform(args={"source": source},
+                                                       v_func=CENTRE_JS))
+
+        def share(part):  # a length -> that share of one position's width
+            return transform("n", CustomJSTransform(v_func=SHARE_JS.format(share=part)))
+
+        ink = theme_ink()
+        mapper = LinearColorMapper(palette=Cividis256, low=0.0, high=1.0, low_color=ink.paper)
+        # the axes span 0..1 for every length; the borders hold the position labels
         fig = figure(height=HEIGHT, sizing_mode="stretch_width", tools="", toolbar_location=None,
-                     x_axis_location="above", x_range=Range1d(-0.5, 0.5),
-                     y_range=Range1d(0.5, -0.5), min_border_left=4, min_border_right=8,
-                     min_border_top=4, min_border_bottom=4, outline_line_color=None,
-                     background_fill_color=paper)
-        fig.rect("x", "y", 0.96, 0.96, source=self.cell_source, view=shown, line_color=None,
-                 fill_color={"field": "weight", "transform": mapper})
-        # a little inside the weights' cells, so a cell drawn over one hides it to the edge
-        fig.rect("x", "y", 0.9, 0.9, source=self.masked_source, fill_color=MASK_FILL,
+                     x_axis_location="above", x_range=Range1d(0, 1), y_range=Range1d(1, 0),
+                     min_border_left=QUERY_LABELS_WIDTH + 18, min_border_right=8,
+                     min_border_top=KEY_LABELS_HEIGHT + 16, min_border_bottom=4,
+                     outline_line_color=None, background_fill_color=ink.paper)
+        small = "11px"
+        # The masked layer and the position labels change with the length alone: they are
+        # drawn with the axes (level "annotation": under the overlay, and like the axes not
+        # clipped to the frame), so the other controls redraw the weights alone. The masked
+        # layer is under the weights, and the blank cells are drawn over it.
+        masked = {"source": self.masked_source, "level": "annotation"}
+        x, y = centre("k", self.masked_source), centre("q", self.masked_source)
+        fig.rect(x, y, share(MASKED_SIZE), share(MASKED_SIZE), fill_color=MASK_FILL,
                  line_color=None, hatch_pattern="/", hatch_color="#b5b5b5", hatch_scale=8,
-                 hatch_weight=1)
-        fig.text("x", "y", text="label", source=self.cell_source, view=shown,
-                 text_color={"field": "weight", "transform": text_mapper()},
-                 text_align="center", text_baseline="middle", text_font_size="11px")
-        fig.text("x", "y", text="label", source=self.masked_source, text_color=MASK_TEXT,
-                 text_align="center", text_baseline="middle", text_font_size="11px")
-        fig.rect("x", "y", "width", 1.0, source=self.row_source, fill_alpha=0.0,
+                 hatch_weight=1, **masked)
+        fig.text(x, y, text="label", text_color=MASK_TEXT, text_align="center",
+                 text_baseline="middle", text_font_size=small, **masked)
+        shown = {"source": self.cell_source}
+        x, y = centre("k", self.cell_source), centre("q", self.cell_source)
+        fig.rect(x, y, share(CELL_SIZE), share(CELL_SIZE), line_color=None,
+                 fill_color={"field": "weight", "transform": mapper}, **shown)
+        fig.text(x, y, text="label", text_color={"field": "weight", "transform": text_mapper()},
+                 text_align="center", text_baseline="middle", text_font_size=small, **shown)
+        fig.rect(0.5, "y", 1.0, "height", source=self.row_source, fill_alpha=0.0,
                  line_color=OUTLINE, line_width=3)
-        self.decode_label = Label(x=0, y=0, text="decode: only the newest token's row is computed",
+        # each position's number and word beside the matrix, where axis ticks would be
+        labels = {"source": self.positions, "text_color": ink.text, "text_font_size": small,
+                  "level": "annotation"}
+        at = centre("p", self.positions)
+        fig.text(at, 0.0, text="key_label", text_align="center", text_baseline="bottom",
+                 y_offset=-LABEL_GAP, **labels)
+        fig.text(0.0, at, text="query_label", text_align="right", text_baseline="middle",
+                 x_offset=-LABEL_GAP, **labels)
+        self.decode_label = Label(x=0.5, y=0,  # the state sets y
+                                  text="decode: only the newest token's row is computed",
                                   text_align="center", text_baseline="middle",
                                   text_font_size="11px", text_color="#888888", visible=False)
         fig.add_layout(self.decode_label)
-        # a tick and its label for every position of the longest sequence, set once: the
-        # ranges decide which show, so a new length moves the ranges and nothing else
-        fig.xaxis[0].major_label_overrides = {i: f"{i}\n{w}" for i, w in enumerate(words)}
-        fig.yaxis[0].major_label_overrides = {i: tick_label(i, w) for i, w in enumerate(words)}
-        for axis, title in ((fig.xaxis[0], "keys"), (fig.yaxis[0], "queries")):
-            axis.ticker = FixedTicker(ticks=list(range(GRID)))
-            axis.axis_label = title
-            axis.axis_label_text_font_size = "11px"
-            axis.axis_label_text_font_style = "normal"
-            axis.major_label_text_font_size = "11px"
-            axis.major_tick_line_color = None
-            axis.minor_tick_line_color = None
-            axis.axis_line_color = None
+        # no axes: their titles are text in the borders (an axis measures its labels again on
+        # every full repaint, and a new length repaints all; a Label would be clipped)
+        fig.axis.visible = False
+        title = {"text_font_size": small, "text_color": ink.text, "level": "annotation",
+                 "text_align": "center", "text_baseline": "bottom"}
+        fig.text([0.5], [0.0], text=["keys"], y_offset=-KEY_LABELS_HEIGHT, **title)
+        fig.text([0.0], [0.5], text=["queries"], angle=math.pi / 2,
+                 x_offset=-QUERY_LABELS_WIDTH, **title)
         fig.grid.visible = False
         self.figure = fig
         self._figure_pane = pn.pane.Bokeh(fig, height=HEIGHT, sizing_mode="stretch_width",

@@ -23,7 +23,6 @@ ALL_STATES_JS = """async (combos) => {
   const p = (@HEAD@)();
   const names = p.spec.table.controls.map((c) => c.name);
   const cells = p.targets[p.spec.targets.indexOf("source:cells")];
-  const shown = p.targets[p.spec.targets.indexOf("prop:shown.indices")];
   const slots = @SLOTS@;
   const out = [];
   for (const combo of combos) {
@@ -35,7 +34,7 @@ ALL_STATES_JS = """async (combos) => {
     await new Promise((r) => requestAnimationFrame(() => r()));
     const get = (k) => (cells.data instanceof Map ? cells.data.get(k) : cells.data[k]);
     out.push({slots: slots(), label: [...get("label")], weight: [...get("weight")],
-              shown: [...shown.indices]});
+              n: [...get("n")]});
   }
   return out;
 }""".replace("@HEAD@", HEAD_JS).replace("@SLOTS@", SLOTS_JS)
@@ -75,7 +74,7 @@ def test_every_state_shows_what_the_live_panels_state_gives(static_page):
         texts = {k: got["slots"].get(k) for k in expected}
         cells = state["source:cells"]
         if (texts != expected or got["label"] != cells["label"]
-                or got["weight"] != cells["weight"] or got["shown"] != state["prop:shown.indices"]):
+                or got["weight"] != cells["weight"] or got["n"] != cells["n"]):
             mismatched.append(combo)
     assert not mismatched, f"{len(mismatched)} states differ, e.g. {mismatched[:3]}"
 
@@ -159,8 +158,8 @@ CANVASES_JS = """() => {
 
 def test_a_change_of_data_redraws_the_overlay_canvas_alone(static_page):
     # What a state changes is drawn on Bokeh's overlay canvas (app/states.py), so a change
-    # of the inspected query repaints that layer and leaves the primary one (axes, masked
-    # cells) as it was; a new length moves the ranges and repaints both.
+    # of the inspected query repaints that layer and leaves the primary one (masked cells,
+    # position labels) as it was; a new length moves those too and repaints both.
     page = static_page()
     before = page.evaluate(CANVASES_JS)
     handle = page.locator(".noUi-handle").nth(1)  # the inspected query
@@ -235,3 +234,24 @@ def test_the_address_bar_is_written_after_the_change_is_painted(static_page):
     assert all(call > at for call, at in zip(seen["calls"], seen["changedAt"])), seen
     assert "divide=off" in seen["afterOff"]
     assert "divide=on" in seen["live"] and "divide=on" in seen["after"]
+
+
+def test_a_part_whose_value_is_drawn_is_not_set_again(static_page):
+    # the inspected query changes the row's part alone: the cells' source keeps its data
+    # (setting it again, unchanged, would make Bokeh work the glyphs out again)
+    page = static_page()
+    keep = """() => { const p = (@HEAD@)();
+      window.__cells = p.targets[p.spec.targets.indexOf("source:cells")];
+      window.__data = window.__cells.data;
+      return AEStates.stats.partsSkipped; }""".replace("@HEAD@", HEAD_JS)
+    skipped = page.evaluate(keep)
+    handle = page.locator(".noUi-handle").nth(1)  # the inspected query
+    handle.focus()
+    handle.press("ArrowRight")
+    address_shows(page, "query=3")
+    assert page.evaluate("() => window.__cells.data === window.__data") is True
+    assert page.evaluate("AEStates.stats.partsSkipped") == skipped + 2  # places, cells
+    assert slots(page)["eff_row"] == "3, on"
+    page.get_by_role("button", name="causal mask").click()  # the cells' part changes
+    address_shows(page, "mask=off")
+    assert page.evaluate("() => window.__cells.data !== window.__data") is True
