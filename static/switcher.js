@@ -282,14 +282,15 @@
     }
   }
 
-  // --- two Bokeh internals (3.9; Bokeh is pinned below 3.10), kept here ------------------
+  // --- three Bokeh internals (3.9; Bokeh is pinned below 3.10), kept here ----------------
   // On every repaint Bokeh 3.9 looks up each visual property of axes, titles, grids and
   // legends (colour, font, width, ...) as a CSS variable (--bk-...) through
   // getComputedStyle before it uses the model's value: about a quarter of a figure's full
   // repaint on a slow machine. These pages define no such variables (tests/test_build.py
   // checks the built files), so the lookup always answers "" and can be skipped. Bokeh has
   // no public switch for it. AEStates.internals says whether this took (browser tests).
-  const internals = {cssVisualsSkipped: false, buttonElementsSet: 0};
+  const internals = {cssVisualsSkipped: false, buttonElementsSet: 0,
+                     sidePanelsWatched: false, sidePanelChecksSkipped: 0};
   function skipCssVisuals() {
     try {
       const proto = window.Bokeh.require("core/visuals/visual").VisualProperties.prototype;
@@ -297,6 +298,35 @@
       proto._get_css_value = function () { return ""; };
       internals.cssVisualsSkipped = true;
     } catch (e) { /* another Bokeh: its own lookups stay */ }
+  }
+
+  // On every repaint Bokeh 3.9 also asks each side panel of a figure (its axes, a legend
+  // outside the frame) whether its size changed, and an axis answers by measuring every
+  // tick label again: 0.5-2.5 ms a change on these pages, though no state moves an axis.
+  // An axis whose model, ticker or formatter changes asks for a new layout itself, and a
+  // legend watches its own size; what else resizes an axis is a new range. So the question
+  // is asked again only when one of the figure's ranges has moved since it was last asked.
+  function rangesOf(view) { // -> a text that changes when any range of the figure moves
+    const f = view.frame;
+    return [...f.x_ranges.values(), ...f.y_ranges.values()]
+      .map((r) => `${r.start},${r.end},${r.factors ? r.factors.join("|") : ""}`).join(";");
+  }
+  function watchSidePanels() {
+    try {
+      const proto = window.Bokeh.require("models/plots/plot").PlotView.prototype;
+      const check = proto._invalidate_layout_if_needed;
+      if (typeof check !== "function") { return; }
+      proto._invalidate_layout_if_needed = function () {
+        const ranges = rangesOf(this);
+        if (!this._needs_layout && ranges === this.aeRangesChecked) {
+          internals.sidePanelChecksSkipped += 1;
+          return;
+        }
+        this.aeRangesChecked = ranges;
+        return check.call(this);
+      };
+      internals.sidePanelsWatched = true;
+    } catch (e) { /* another Bokeh: its own checks stay */ }
   }
 
   // A Button's `disabled` set on its model makes Bokeh 3.9 rebuild the button and lay out
@@ -360,6 +390,7 @@
 
   function boot() {
     if (!internals.cssVisualsSkipped) { skipCssVisuals(); }
+    if (!internals.sidePanelsWatched) { watchSidePanels(); }
     findPanels();
     for (const p of panels.values()) {
       if (p.booted) { continue; }

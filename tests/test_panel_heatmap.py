@@ -57,8 +57,8 @@ def outlined_row(panel):  # -> the query position the outline stands on, from wh
 
 
 def shown_labels(panel, axis):  # -> {position: text} of the key or query labels drawn
-    data = panel.positions.data
-    return {p: text for p, n, text in zip(data["p"], data["n"], data[f"{axis}_label"]) if n}
+    data = panel.position_sources[panel.shown_length()].data
+    return dict(zip(data["p"], data[f"{axis}_label"]))
 
 
 @pytest.fixture
@@ -196,13 +196,19 @@ def test_cells_fill_the_fixed_axes_side_by_side(length):
 
 
 def test_a_length_places_every_cell_and_label_it_shows(panel):
+    from app.panels.heatmap import place
+
     for length in (8, 3, 5):
         panel.length = length
         data = panel.cell_source.data
-        masked = panel.masked_source.data
-        assert set(data["n"]) | set(masked["n"]) | set(panel.positions.data["n"]) == {length, 0}
-        assert {(q, k) for q, k, n in zip(masked["q"], masked["k"], masked["n"]) if n} == {
+        assert panel.shown_length() == length and set(data["n"]) == {length, 0}
+        masked = panel.masked_sources[length].data
+        assert set(zip(masked["q"], masked["k"])) == {
             (q, k) for q in range(length) for k in range(q + 1, length)}
+        assert masked["x"] == [place(k, length) for k in masked["k"]]
+        assert masked["y"] == [place(q, length) for q in masked["q"]]
+        assert panel.position_sources[length].data["at"] == [place(p, length)
+                                                             for p in range(length)]
         assert {(q, k) for q, k, n in zip(data["q"], data["k"], data["n"]) if n} == {
             (q, k) for q in range(length) for k in range(q + 1)}  # mask on: the weights
         assert list(shown_labels(panel, "key")) == list(range(length))
@@ -367,12 +373,20 @@ def test_only_the_length_redraws_the_masked_layer_and_the_labels(panel):
     levels = {}
     for r in panel.figure.select({"type": GlyphRenderer}):
         levels.setdefault(r.data_source, set()).add(r.level)
-    assert levels[panel.masked_source] == levels[panel.positions] == {"annotation"}
+    for n in range(3, 9):
+        assert levels[panel.masked_sources[n]] == levels[panel.position_sources[n]] == {
+            "annotation"}
     assert levels[panel.cell_source] == levels[panel.row_source] == {"overlay"}
     parts = {p.fn.__name__: p.controls for p in HeadPanel.parts()}
     assert parts["places_state"] == ("length",)
-    assert {"source:masked_places", "source:position_places"} <= set(
-        HeadPanel.parts()[0].fn(length=5))
+    shown = {name for name, on in HeadPanel.parts()[0].fn(length=5).items() if on is True}
+    assert shown == {f"prop:length_layer_5_{i}.visible" for i in range(4)}
+    before = {id(s): dict(s.data) for s in (*panel.masked_sources.values(),
+                                            *panel.position_sources.values())}
+    panel.length = 4  # shows another layer; no layer's data changes
+    assert panel.shown_length() == 4
+    assert {id(s): dict(s.data) for s in (*panel.masked_sources.values(),
+                                          *panel.position_sources.values())} == before
 
 
 def test_no_glyph_keeps_selected_unselected_or_muted_copies():

@@ -106,7 +106,7 @@ def cell_index(query, key):  # a cell's row in the source
 
 
 ALL_CELLS = [(q, k) for q in range(GRID) for k in range(GRID)]  # the cell source's rows
-ABOVE = [(q, k) for q in range(GRID) for k in range(q + 1, GRID)]  # the masked source's rows
+LENGTHS = range(MIN_LENGTH, MAX_LENGTH + 1)
 CELL_SIZE, MASKED_SIZE = 0.96, 0.9  # of a position's width: a gap between cells; the masked
 # layer a little inside, so a cell drawn over one hides it to the edge
 PLACE_DIGITS = 4  # on a 0..1 axis a few hundred pixels wide: 0.1 px at most
@@ -116,10 +116,11 @@ PLACE_DIGITS = 4  # on a 0..1 axis a few hundred pixels wide: 0.1 px at most
 # Bokeh evaluates a transform when the source's data is set): a new length sends one number
 # per cell, not three. A row whose n is 0 is not drawn (NaN places are skipped), which a
 # filter would also do, but a changed filter makes Bokeh work out the glyphs' visuals (and
-# measure every label) a second time. `place` is the same arithmetic in Python, for tests
-# and the outline. The masked layer and the position labels have sources of their own: a
-# text glyph measures every row of its source whenever that source changes, and the cells
-# change on every click.
+# measure every label) a second time. `place` is the same arithmetic in Python, for tests,
+# the outline and the layers below.
+# The masked layer and the position labels change with the length alone, so there is one of
+# each per length, placed once, and a length shows its own: showing a layer costs a repaint,
+# where new data would cost its hatch patterns and every label measured again.
 CENTRE_JS = """const n = source.data instanceof Map ? source.data.get("n") : source.data.n;
 return xs.map((p, i) => (n[i] > 0 ? (p + 0.5) / n[i] : NaN));"""
 SHARE_JS = "return xs.map((n) => (n > 0 ? {share} / n : 0));"
@@ -275,7 +276,9 @@ def inspected(length, query, phase):  # -> token position whose row is shown
 # the position labels' room beside the matrix, in pixels: two 11 px lines above it ("7" over
 # "purred"), the widest "7 purred" left of it
 LABEL_GAP = 4
-KEY_LABELS_HEIGHT, QUERY_LABELS_WIDTH = 32, 56
+KEY_LABELS_HEIGHT, QUERY_LABELS_WIDTH = 35, 56
+SMALL = "11px"
+LAYER_RENDERERS = 4  # per length: masked cells, their −∞, key labels, query labels
 
 BLANK = -1.0  # the weight of a cell that covers the masked layer with the plot's colour
 
@@ -315,12 +318,11 @@ def cells(nums):
 
 # --- the state: three parts, each a pure function of some of the controls --------------------
 
-def places_state(length):  # the length the masked layer and the labels are placed by
+def places_state(length):  # which length's masked layer and labels show
     n = length
     return {
-        "source:masked_places": {"n": [n if k < n else 0 for _, k in ABOVE]},
-        # each position's number and word: keys above the matrix, queries left of it
-        "source:position_places": {"n": [n if p < n else 0 for p in range(GRID)]},
+        **{f"prop:length_layer_{m}_{i}.visible": m == n
+           for m in LENGTHS for i in range(LAYER_RENDERERS)},
         "prop:decode_label.y": round((n - 1) / (2 * n), PLACE_DIGITS),  # between the last two rows
         "prop:query_widget.end": n - 1,
     }
@@ -495,14 +497,21 @@ class HeadPanel(StatePanel):
         shown = [i for i, n in enumerate(data["n"]) if n]
         if kind == "weight":  # the blank cells over the masked layer are no weights
             indices = [i for i in shown if data["weight"][i] != BLANK]
-        else:
+        else:  # the masked layer shown, less the cells drawn over it
             covered = {(data["q"][i], data["k"][i]) for i in shown}
-            data = self.masked_source.data
-            indices = [i for i, n in enumerate(data["n"])
-                       if n and (data["q"][i], data["k"][i]) not in covered]
+            data = self.masked_sources[self.shown_length()].data
+            indices = [i for i, (q, k) in enumerate(zip(data["q"], data["k"]))
+                       if (q, k) not in covered]
         columns = {"x": "k", "y": "q"}
         return {c: [data[columns.get(c, c)][i] for i in indices]
                 for c in (CELL_COLUMNS if kind == "weight" else MASKED_COLUMNS)}
+
+    def shown_length(self):  # -> the length whose masked layer and labels are visible
+        shown = {m for m, renderers in self.length_layers.items()
+                 if all(r.visible for r in renderers)}
+        assert len(shown) == 1 and not any(r.visible for m, rs in self.length_layers.items()
+                                           if m not in shown for r in rs), shown
+        return shown.pop()
 
     # --- the view, built once from the first state -----------------------------------------
 
@@ -513,7 +522,8 @@ class HeadPanel(StatePanel):
         self.widgets = {"length": self._length_w, "query": self._query_w, "mask": self._mask_w,
                         "divide": self._divide_w, "phase": self._phase_w}
         self.targets = {
-            "source:masked_places": self.masked_source, "source:position_places": self.positions,
+            **{f"prop:length_layer_{m}_{i}.visible": r
+               for m, renderers in self.length_layers.items() for i, r in enumerate(renderers)},
             "source:cells": self.cell_source,
             "prop:decode_label.y": self.decode_label,
             "prop:decode_label.visible": self.decode_label,
@@ -556,14 +566,6 @@ class HeadPanel(StatePanel):
             "n": [GRID] * len(ALL_CELLS), "weight": [0.0] * len(ALL_CELLS),
             "label": [""] * len(ALL_CELLS), "key": [words[k] for _, k in ALL_CELLS],
             "query": [words[q] for q, _ in ALL_CELLS]})
-        self.masked_source = ColumnDataSource({
-            "k": [k for _, k in ABOVE], "q": [q for q, _ in ABOVE], "n": [GRID] * len(ABOVE),
-            "label": [MASKED_LABEL] * len(ABOVE), "key": [words[k] for _, k in ABOVE],
-            "query": [words[q] for q, _ in ABOVE]})
-        self.positions = ColumnDataSource({
-            "p": list(range(GRID)), "n": [GRID] * GRID,
-            "key_label": [f"{p}\n{w}" for p, w in enumerate(words)],
-            "query_label": [tick_label(p, w) for p, w in enumerate(words)]})
         self.row_source = ColumnDataSource({"y": [0.0], "height": [0.0]})
 
         def centre(column, source):  # a position -> its place on the 0..1 axis
@@ -581,18 +583,14 @@ class HeadPanel(StatePanel):
                      min_border_left=QUERY_LABELS_WIDTH + 18, min_border_right=8,
                      min_border_top=KEY_LABELS_HEIGHT + 16, min_border_bottom=4,
                      outline_line_color=None, background_fill_color=ink.paper)
-        small = "11px"
+        small = SMALL
         # The masked layer and the position labels change with the length alone: they are
         # drawn with the axes (level "annotation": under the overlay, and like the axes not
         # clipped to the frame), so the other controls redraw the weights alone. The masked
         # layer is under the weights, and the blank cells are drawn over it.
-        masked = {"source": self.masked_source, "level": "annotation"}
-        x, y = centre("k", self.masked_source), centre("q", self.masked_source)
-        fig.rect(x, y, share(MASKED_SIZE), share(MASKED_SIZE), fill_color=MASK_FILL,
-                 line_color=None, hatch_pattern="/", hatch_color="#b5b5b5", hatch_scale=8,
-                 hatch_weight=1, **masked)
-        fig.text(x, y, text="label", text_color=MASK_TEXT, text_align="center",
-                 text_baseline="middle", text_font_size=small, **masked)
+        self.masked_sources, self.position_sources, self.length_layers = {}, {}, {}
+        for n in LENGTHS:
+            self._build_length_layer(fig, n, ink)
         shown = {"source": self.cell_source}
         x, y = centre("k", self.cell_source), centre("q", self.cell_source)
         fig.rect(x, y, share(CELL_SIZE), share(CELL_SIZE), line_color=None,
@@ -601,14 +599,6 @@ class HeadPanel(StatePanel):
                  text_align="center", text_baseline="middle", text_font_size=small, **shown)
         fig.rect(0.5, "y", 1.0, "height", source=self.row_source, fill_alpha=0.0,
                  line_color=OUTLINE, line_width=3)
-        # each position's number and word beside the matrix, where axis ticks would be
-        labels = {"source": self.positions, "text_color": ink.text, "text_font_size": small,
-                  "level": "annotation"}
-        at = centre("p", self.positions)
-        fig.text(at, 0.0, text="key_label", text_align="center", text_baseline="bottom",
-                 y_offset=-LABEL_GAP, **labels)
-        fig.text(0.0, at, text="query_label", text_align="right", text_baseline="middle",
-                 x_offset=-LABEL_GAP, **labels)
         self.decode_label = Label(x=0.5, y=0,  # the state sets y
                                   text="decode: only the newest token's row is computed",
                                   text_align="center", text_baseline="middle",
@@ -626,6 +616,36 @@ class HeadPanel(StatePanel):
         self.figure = fig
         self._figure_pane = pn.pane.Bokeh(fig, height=HEIGHT, sizing_mode="stretch_width",
                                           min_width=240)
+
+    def _build_length_layer(self, fig, n, ink):
+        # one length's masked cells (every cell above the diagonal) and position labels,
+        # placed for that length, hidden until the state shows them
+        words, above = worked_example.WORDS, [(q, k) for q in range(n) for k in range(q + 1, n)]
+        masked = self.masked_sources[n] = ColumnDataSource({
+            "x": [place(k, n) for _, k in above], "y": [place(q, n) for q, _ in above],
+            "q": [q for q, _ in above], "k": [k for _, k in above],
+            "label": [MASKED_LABEL] * len(above), "key": [words[k] for _, k in above],
+            "query": [words[q] for q, _ in above]})
+        # each position's number and word beside the matrix, where axis ticks would be
+        positions = self.position_sources[n] = ColumnDataSource({
+            "at": [place(p, n) for p in range(n)], "p": list(range(n)),
+            "key_label": [f"{p}\n{w}" for p, w in enumerate(words[:n])],
+            "query_label": [tick_label(p, w) for p, w in enumerate(words[:n])]})
+        common = {"level": "annotation", "visible": False}
+        text = {"text_font_size": SMALL, **common}
+        size = round(MASKED_SIZE / n, PLACE_DIGITS)
+        self.length_layers[n] = [
+            fig.rect("x", "y", size, size, source=masked, fill_color=MASK_FILL,
+                     line_color=None, hatch_pattern="/", hatch_color="#b5b5b5",
+                     hatch_scale=8, hatch_weight=1, **common),
+            fig.text("x", "y", text="label", source=masked, text_color=MASK_TEXT,
+                     text_align="center", text_baseline="middle", **text),
+            fig.text("at", 0.0, text="key_label", source=positions, text_align="center",
+                     text_baseline="bottom", y_offset=-LABEL_GAP, text_color=ink.text, **text),
+            fig.text(0.0, "at", text="query_label", source=positions, text_align="right",
+                     text_baseline="middle", x_offset=-LABEL_GAP, text_color=ink.text, **text),
+        ]
+        assert len(self.length_layers[n]) == LAYER_RENDERERS
 
     def _build_readouts(self, state):
         def readout(cls, values, **kw):  # its own shadow root: it needs the stylesheet

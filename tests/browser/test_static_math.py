@@ -290,3 +290,32 @@ def test_static_states_are_the_live_states(static_page, name):
         if missing or got["columns"] != columns:
             bad.append((combo, missing[:1]))
     assert not bad, f"{len(bad)} of {len(sample)} states differ, e.g. {bad[:2]}"
+
+
+def test_a_figures_axes_are_measured_again_only_when_a_range_moves(static_page):
+    # the switcher's patch of Bokeh's side-panel check (static/switcher.js): a change that
+    # moves no range skips it; sixteen scores move the x range, and the check runs again
+    # for the new range, then is skipped again while the range stays
+    page = static_page("overflow.html")
+    assert page.evaluate("AEStates.internals.sidePanelsWatched") is True
+    figure = """() => { const p = [...AEStates.panels.values()][0];
+      const bars = p.targets[p.spec.targets.indexOf("source:bars")];
+      const doc = Bokeh.documents[0];
+      const plot = [...(doc._all_models ? doc._all_models.values() : doc.all_models)]
+        .find((m) => Array.isArray(m.renderers) && m.renderers.some((r) => r.data_source === bars));
+      const view = [...Bokeh.index.find(plot)][0];
+      return {checked: view.aeRangesChecked, end: view.frame.x_range.end,
+              skipped: AEStates.internals.sidePanelChecksSkipped}; }"""
+    button(page, "float32").click()  # the same scores: no range moves
+    page.wait_for_function(f"() => ({figure})().checked !== undefined")
+    before = page.evaluate(figure)
+    button(page, "float16").click()
+    page.wait_for_function(f"AEStates.internals.sidePanelChecksSkipped > {before['skipped']}")
+    assert page.evaluate(figure)["checked"] == before["checked"]
+    pick(page, "scores", "sixteen 9s: each e^9 fits float16, their sum does not")
+    page.wait_for_function(f"() => ({figure})().checked.includes(',15.5,')")
+    after = page.evaluate(figure)
+    assert after["end"] == 15.5 and after["checked"] != before["checked"]
+    button(page, "float32").click()
+    page.wait_for_function(f"AEStates.internals.sidePanelChecksSkipped > {after['skipped']}")
+    assert page.evaluate(figure)["checked"] == after["checked"]
