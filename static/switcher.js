@@ -146,10 +146,13 @@
     return String(value);
   }
 
-  // The address bar follows the controls, under the page's keys. It is written just after
-  // the change is painted, not before: Chromium treats each replaceState as a navigation
-  // and reads the page's icon again, work that would otherwise delay the change's frame.
+  // The address bar follows the controls, under the page's keys. It is written once the page
+  // is idle after the change's frame (at most 250 ms on), not before: Chromium treats each
+  // replaceState as a navigation (0.2-3 ms here) and reads the page's icon again, work that
+  // would otherwise delay the change's frame, or the next one while a slider is dragged.
   let pendingUrl = null;
+  const whenIdle = typeof window.requestIdleCallback === "function"
+    ? (fn) => window.requestIdleCallback(fn, {timeout: 250}) : (fn) => setTimeout(fn, 50);
   function flushUrl() {
     if (pendingUrl === null) { return; }
     const href = pendingUrl;
@@ -166,7 +169,7 @@
       const i = p.spec.table.controls.findIndex((c) => c.name === name);
       url.searchParams.set(key, encode(p.spec.table.controls[i].values[at[i]]));
     }
-    if (pendingUrl === null) { requestAnimationFrame(() => setTimeout(flushUrl, 0)); }
+    if (pendingUrl === null) { requestAnimationFrame(() => whenIdle(flushUrl)); }
     pendingUrl = url.href;
   }
 
@@ -282,7 +285,7 @@
     }
   }
 
-  // --- three Bokeh internals (3.9; Bokeh is pinned below 3.10), kept here ----------------
+  // --- four Bokeh internals (3.9; Bokeh is pinned below 3.10), kept here -----------------
   // On every repaint Bokeh 3.9 looks up each visual property of axes, titles, grids and
   // legends (colour, font, width, ...) as a CSS variable (--bk-...) through
   // getComputedStyle before it uses the model's value: about a quarter of a figure's full
@@ -290,7 +293,8 @@
   // checks the built files), so the lookup always answers "" and can be skipped. Bokeh has
   // no public switch for it. AEStates.internals says whether this took (browser tests).
   const internals = {cssVisualsSkipped: false, buttonElementsSet: 0,
-                     sidePanelsWatched: false, sidePanelChecksSkipped: 0};
+                     sidePanelsWatched: false, sidePanelChecksSkipped: 0,
+                     sameStylesKept: false, sameStylesSkipped: 0};
   function skipCssVisuals() {
     try {
       const proto = window.Bokeh.require("core/visuals/visual").VisualProperties.prototype;
@@ -327,6 +331,27 @@
       };
       internals.sidePanelsWatched = true;
     } catch (e) { /* another Bokeh: its own checks stay */ }
+  }
+
+  // On every paint Bokeh 3.9 writes each renderer's position into that renderer's own
+  // <style> element again, even when the text is what it already holds, and the browser then
+  // parses it and works out the styles anew: a figure with many renderers (the head has one
+  // masked layer per length) pays for each of them on every change. The text is written only
+  // when it differs; what the page shows is the same.
+  function keepSameStyles() {
+    try {
+      const proto = window.Bokeh.require("core/dom").InlineStyleSheet.prototype;
+      const update = proto._update;
+      if (typeof update !== "function") { return; }
+      proto._update = function (css) {
+        if (this.el.textContent === css) {
+          internals.sameStylesSkipped += 1;
+          return;
+        }
+        update.call(this, css);
+      };
+      internals.sameStylesKept = true;
+    } catch (e) { /* another Bokeh: it writes them all */ }
   }
 
   // A Button's `disabled` set on its model makes Bokeh 3.9 rebuild the button and lay out
@@ -391,6 +416,7 @@
   function boot() {
     if (!internals.cssVisualsSkipped) { skipCssVisuals(); }
     if (!internals.sidePanelsWatched) { watchSidePanels(); }
+    if (!internals.sameStylesKept) { keepSameStyles(); }
     findPanels();
     for (const p of panels.values()) {
       if (p.booted) { continue; }

@@ -196,6 +196,18 @@ def test_bokehs_css_variable_lookup_is_skipped(static_page):
     }""") == 'function () { return ""; }'
 
 
+def test_bokeh_rewrites_no_style_that_holds_the_same_text(static_page):
+    # the switcher's patch of Bokeh's per-paint position styles (static/switcher.js): a
+    # change repaints the figure, and the renderers' unchanged position styles are kept
+    page = static_page()
+    assert page.evaluate("AEStates.internals.sameStylesKept") is True
+    kept = page.evaluate("AEStates.internals.sameStylesSkipped")
+    page.get_by_role("button", name="causal mask").click()
+    address_shows(page, "mask=off")
+    page.wait_for_function(f"AEStates.internals.sameStylesSkipped > {kept}")
+    assert slots(page)["weight5"] == "0.23"  # the change itself is drawn
+
+
 def test_the_address_bar_is_written_after_the_change_is_painted(static_page):
     # the switcher defers replaceState past the change's frame (each one makes Chromium read
     # the page's icon again); the address still catches up, and a pending one is flushed when
