@@ -2,13 +2,13 @@
 
     PYTHONPATH=. python benchmarks/static_latency.py [--rounds 20] [--site DIR] [--route /heatmap]
 
-Builds the site (or reuses --site), opens each single-panel page from file://, and operates
-every control the page has, round-robin: buttons by a click, sliders by an arrow key on the
-handle (ArrowRight, then ArrowLeft, so every step is a real change; odd rounds go through
-the controls backwards). Each interaction is
-timed in the page: a MutationObserver on the document and on every shadow root from the
-event until the first DOM change (text, nodes or attributes), then to the end of the next
-animation frame (requestAnimationFrame and a task after it: the change is on screen).
+Builds the site (or reuses --site), opens each single-panel page from file:// in a tab of its
+own, and operates every control the page has, round-robin: buttons by a click, sliders by an
+arrow key on the handle (ArrowRight, then ArrowLeft, so every step is a real change; odd
+rounds go through the controls backwards). Each interaction is timed in the page: a
+MutationObserver on the document and on every shadow root from the event until the first
+DOM change (text, nodes or attributes), then to the end of the next animation frame
+(requestAnimationFrame and a task after it: the change is on screen).
 Prints, per page, the median and p95 of both and how many interactions changed no control's
 value (not counted); first the same for a bare page (one button, one text node, no Bokeh):
 this browser's floor. The target is p95 ≤ 20 ms click to painted on every page. Needs
@@ -169,12 +169,14 @@ def main(argv=None):
     rows, worst, controls = [], 0.0, []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1280, "height": 900})
         bare = Path(tempfile.mkdtemp(prefix="ae-floor-")) / "index.html"
         bare.write_text(BARE_HTML)
         for route, path in [("(floor: a bare page)", bare), *pages(site, args.route)]:
             per = {} if args.by_control else None
+            # each page in a tab of its own, as a reader opens it: not after the others
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
             dom, painted, nothing, n = measure(page, path, args.rounds, per)
+            page.close()
             for label, times in sorted((per or {}).items(), key=lambda kv: -pct(kv[1], 0.95)):
                 controls.append((route, label, len(times), statistics.median(times),
                                  pct(times, 0.95)))
