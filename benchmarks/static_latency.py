@@ -160,16 +160,23 @@ def main(argv=None):
     parser.add_argument("--by-control", action="store_true",
                         help="also print each control's median / p95, slowest first")
     args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="ae-latency-") as scratch:  # removed at the end
+        rows, worst, controls = run(args, Path(scratch))
+    report(rows, worst, controls)
+    return 0
+
+
+def run(args, scratch):  # -> (rows, worst p95, per-control rows); builds into scratch if asked
     site = args.site.resolve() if args.site else None
     if site is None:
         from app import build
 
-        site = Path(tempfile.mkdtemp(prefix="ae-site-")) / "out"
+        site = scratch / "site"
         build.build(site, log=lambda line: None)
     rows, worst, controls = [], 0.0, []
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        bare = Path(tempfile.mkdtemp(prefix="ae-floor-")) / "index.html"
+        bare = scratch / "floor.html"
         bare.write_text(BARE_HTML)
         for route, path in [("(floor: a bare page)", bare), *pages(site, args.route)]:
             per = {} if args.by_control else None
@@ -188,6 +195,10 @@ def main(argv=None):
             rows.append((route, n, len(painted), nothing, statistics.median(dom), pct(dom, 0.95),
                          statistics.median(painted), p95))
         browser.close()
+    return rows, worst, controls
+
+
+def report(rows, worst, controls):
     print(f"| page | controls | interactions | no change | to DOM median / p95 | "
           f"to painted median / p95 (target p95 ≤ {TARGET_P95_MS:.0f} ms) |")
     print("|---|---:|---:|---:|---|---|")
@@ -204,7 +215,6 @@ def main(argv=None):
             print(f"| {route} | {label} | {count} | {med:.1f} / {p95:.1f} ms |")
     print(f"worst p95 click to painted: {worst:.1f} ms "
           f"({'within' if worst <= TARGET_P95_MS else 'OVER'} the {TARGET_P95_MS:.0f} ms target)")
-    return 0
 
 
 if __name__ == "__main__":
