@@ -126,7 +126,7 @@ def placeholder(title, text):  # str, str -> a dashed box saying what will stand
 
 # the theme is a query parameter, so switching reloads the page at the same deep link
 _SWITCH_THEME_JS = """
-if (window.AEStates) { AEStates.flushUrl(); }  // a static page writes it just after a change
+if (window.AEStates) { AEStates.flushUrl(); }  // a static page writes it once idle after a change
 const url = new URL(window.location.href);
 url.searchParams.set("theme", target);
 window.location.assign(url.toString());
