@@ -56,12 +56,6 @@
     return part.index[index];
   }
 
-  function lookup(p, at) { // -> the whole state {target: value} at these stops
-    const state = {};
-    for (const part of p.spec.table.parts) { Object.assign(state, part.values[valueAt(p, part, at)]); }
-    return state;
-  }
-
   // Targets set on every change, even when their part's value is the one already drawn:
   // the log gains a line per change, and a button's element `disabled` (see below) must be
   // set again on a button Bokeh rebuilt.
@@ -475,7 +469,7 @@
     window.location.replace(url.href);
   }
 
-  window.AEStates = {change, boot, coerce, lookup, liveUrl, flushUrl, register, panels, get,
+  window.AEStates = {change, boot, coerce, liveUrl, flushUrl, register, panels, get,
                      internals, stats};
   themeFile();
   whenReady(boot, 2400);

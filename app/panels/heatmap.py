@@ -11,11 +11,11 @@ and the row), and a view built once. The figure's axes span 0..1 and never chang
 length places the cells and the position labels (drawn as text, not as axis ticks) further
 apart, so no change lays the figure out again. The figure draws the weights of all 8 × 8
 cells from one source; a state sets the weights and labels and which cells are drawn. The
-masked cells are a layer of their own, under the weights, that only the length moves: the
-causal mask always hides the same cells, those above the diagonal, and a hatched layer
-that changes costs the browser new hatch patterns. Where those cells are not masked (mask
-off, or decode) the state covers them with weights or with blank cells of the plot's own
-colour. So every control but the length redraws the weights alone (Bokeh's overlay
+masked cells are a layer of their own under the weights, one per length, built once and
+shown by the length: the causal mask always hides the same cells, those above the
+diagonal, and a hatched layer given new data costs the browser new hatch patterns. Where
+those cells are not masked (mask off, or decode) the state covers them with weights or
+with blank cells of the plot's own colour. So every control but the length redraws the weights alone (Bokeh's overlay
 canvas); the length also redraws the masked layer and the labels, with the axes.
 The text readouts are `chrome.Readout` slots. A live session pushes a new state; a static
 page looks it up in the shipped table and sets the same values in the browser.
@@ -331,9 +331,10 @@ def places_state(length):  # which length's masked layer and labels show
 def cells_state(length, mask, divide, phase):  # the weights drawn, and the query control
     nums = head_numbers(length, length - 1, phase, mask, divide)
     columns, shown = cells(nums)
+    drawn = set(shown)
     return {
         # n: the length a drawn cell is placed by, 0 for a cell not drawn (see CENTRE_JS)
-        "source:cells": {**columns, "n": [length if i in shown else 0
+        "source:cells": {**columns, "n": [length if i in drawn else 0
                                           for i in range(len(ALL_CELLS))]},
         "slots:weights_table": weights_table_values(nums),
         "prop:decode_label.visible": phase == "decode",
@@ -568,8 +569,8 @@ class HeadPanel(StatePanel):
             "query": [words[q] for q, _ in ALL_CELLS]})
         self.row_source = ColumnDataSource({"y": [0.0], "height": [0.0]})
 
-        def centre(column, source):  # a position -> its place on the 0..1 axis
-            return transform(column, CustomJSTransform(args={"source": source},
+        def centre(column):  # a cell's key or query position -> its place on the 0..1 axis
+            return transform(column, CustomJSTransform(args={"source": self.cell_source},
                                                        v_func=CENTRE_JS))
 
         def share(part):  # a length -> that share of one position's width
@@ -583,7 +584,6 @@ class HeadPanel(StatePanel):
                      min_border_left=QUERY_LABELS_WIDTH + 18, min_border_right=8,
                      min_border_top=KEY_LABELS_HEIGHT + 16, min_border_bottom=4,
                      outline_line_color=None, background_fill_color=ink.paper)
-        small = SMALL
         # The masked layer and the position labels change with the length alone: they are
         # drawn with the axes (level "annotation": under the overlay, and like the axes not
         # clipped to the frame), so the other controls redraw the weights alone. The masked
@@ -591,23 +591,23 @@ class HeadPanel(StatePanel):
         self.masked_sources, self.position_sources, self.length_layers = {}, {}, {}
         for n in LENGTHS:
             self._build_length_layer(fig, n, ink)
-        shown = {"source": self.cell_source}
-        x, y = centre("k", self.cell_source), centre("q", self.cell_source)
-        fig.rect(x, y, share(CELL_SIZE), share(CELL_SIZE), line_color=None,
-                 fill_color={"field": "weight", "transform": mapper}, **shown)
-        fig.text(x, y, text="label", text_color={"field": "weight", "transform": text_mapper()},
-                 text_align="center", text_baseline="middle", text_font_size=small, **shown)
+        x, y, source = centre("k"), centre("q"), self.cell_source
+        fig.rect(x, y, share(CELL_SIZE), share(CELL_SIZE), source=source, line_color=None,
+                 fill_color={"field": "weight", "transform": mapper})
+        fig.text(x, y, text="label", source=source,
+                 text_color={"field": "weight", "transform": text_mapper()},
+                 text_align="center", text_baseline="middle", text_font_size=SMALL)
         fig.rect(0.5, "y", 1.0, "height", source=self.row_source, fill_alpha=0.0,
                  line_color=OUTLINE, line_width=3)
         self.decode_label = Label(x=0.5, y=0,  # the state sets y
                                   text="decode: only the newest token's row is computed",
                                   text_align="center", text_baseline="middle",
-                                  text_font_size="11px", text_color="#888888", visible=False)
+                                  text_font_size=SMALL, text_color="#888888", visible=False)
         fig.add_layout(self.decode_label)
         # no axes: their titles are text in the borders (an axis measures its labels again on
         # every full repaint, and a new length repaints all; a Label would be clipped)
         fig.axis.visible = False
-        title = {"text_font_size": small, "text_color": ink.text, "level": "annotation",
+        title = {"text_font_size": SMALL, "text_color": ink.text, "level": "annotation",
                  "text_align": "center", "text_baseline": "bottom"}
         fig.text([0.5], [0.0], text=["keys"], y_offset=-KEY_LABELS_HEIGHT, **title)
         fig.text([0.0], [0.5], text=["queries"], angle=math.pi / 2,
