@@ -15,8 +15,9 @@ masked cells are a layer of their own under the weights, one per length, built o
 shown by the length: the causal mask always hides the same cells, those above the
 diagonal, and a hatched layer given new data costs the browser new hatch patterns. Where
 those cells are not masked (mask off, or decode) the state covers them with weights or
-with blank cells of the plot's own colour. So every control but the length redraws the weights alone (Bokeh's overlay
-canvas); the length also redraws the masked layer and the labels, with the axes.
+with blank cells of the plot's own colour. So every control but the length redraws the
+weights alone (Bokeh's overlay canvas); the length also redraws the masked layer and the
+labels, with the axes.
 The text readouts are `chrome.Readout` slots. A live session pushes a new state; a static
 page looks it up in the shipped table and sets the same values in the browser.
 """
