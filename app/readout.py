@@ -26,9 +26,9 @@ class Readout(ReactiveHTML):
     Every element `<tag data-s="NAME"></tag>` in a subclass's `template` is a slot: empty
     in the template, its text is `values[NAME]`. The template and the first values (`base`)
     reach the browser once, with the page. A change sends `patch`: the slots whose text now
-    differs from `base`; the browser sets `textContent` where that differs from what is
-    shown. So a change sends a few short strings and replaces a few text nodes: no HTML is
-    parsed and no stylesheet applied again. `patch` is relative to `base`, not to the
+    differs from `base`; the browser sets the text of each slot that differs from what is
+    shown, in the slot's one text node. So a change sends a few short strings and changes a
+    few texts: no HTML is parsed and no stylesheet applied again. `patch` is relative to `base`, not to the
     previous change, so a view drawn later (a re-render) shows the same as one that saw
     every change; it never grows past one copy of the values.
 
@@ -59,7 +59,14 @@ class Readout(ReactiveHTML):
                 const get = (o, k) => (o instanceof Map ? o.get(k) : o[k])
                 for (const [name, e] of state.slots) {
                   const text = get(data.patch, name) ?? get(data.base, name) ?? ""
-                  if (e.textContent !== text) { e.textContent = text }
+                  // a slot's one text node keeps its place (only its data changes): a new
+                  // node would be styled and laid out afresh, and :empty rules checked again
+                  const node = e.firstChild
+                  if (node !== null && node.nodeType === 3 && node.nextSibling === null) {
+                    if (node.data !== text) { node.data = text }
+                  } else {
+                    e.replaceChildren(document.createTextNode(text))
+                  }
                 }
             """,
         }
