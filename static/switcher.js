@@ -279,7 +279,7 @@
     }
   }
 
-  // --- four Bokeh internals (3.9; Bokeh is pinned below 3.10), kept here -----------------
+  // --- five Bokeh internals (3.9; Bokeh is pinned below 3.10), kept here -----------------
   // On every repaint Bokeh 3.9 looks up each visual property of axes, titles, grids and
   // legends (colour, font, width, ...) as a CSS variable (--bk-...) through
   // getComputedStyle before it uses the model's value: about a quarter of a figure's full
@@ -288,7 +288,8 @@
   // no public switch for it. AEStates.internals says whether this took (browser tests).
   const internals = {cssVisualsSkipped: false, buttonElementsSet: 0,
                      sidePanelsWatched: false, sidePanelChecksSkipped: 0,
-                     sameStylesKept: false, sameStylesSkipped: 0};
+                     sameStylesKept: false, sameStylesSkipped: 0,
+                     glyphElementsLeft: false, glyphPlacesSkipped: 0};
   function skipCssVisuals() {
     try {
       const proto = window.Bokeh.require("core/visuals/visual").VisualProperties.prototype;
@@ -346,6 +347,31 @@
       };
       internals.sameStylesKept = true;
     } catch (e) { /* another Bokeh: it writes them all */ }
+  }
+
+  // Bokeh 3.9 also gives every glyph renderer an element of its own, empty and transparent
+  // to the pointer (the glyphs are drawn on the canvas), and on every paint writes the box of
+  // the glyphs' data into that element's <style>. When the drawn cells move (a new length,
+  // decode's one row) the text differs, and the browser works out the figure's styles anew
+  // in the middle of Bokeh's paint: about 2 ms of the head's new length. Nothing is drawn in
+  // those elements, so each is placed at its first paint and left there. A renderer with a
+  // context menu (none here) is still placed on every paint.
+  function leaveGlyphElements() {
+    try {
+      const proto = window.Bokeh.require("models/renderers/glyph_renderer")
+        .GlyphRendererView.prototype;
+      const place = proto.update_position;
+      if (typeof place !== "function") { return; }
+      proto.update_position = function () {
+        const placed = this.position !== undefined && this.position.css !== "";
+        if (placed && this.model.context_menu == null && this.el.childElementCount === 0) {
+          internals.glyphPlacesSkipped += 1;
+          return;
+        }
+        return place.call(this);
+      };
+      internals.glyphElementsLeft = true;
+    } catch (e) { /* another Bokeh: it places them on every paint */ }
   }
 
   // A Button's `disabled` set on its model makes Bokeh 3.9 rebuild the button and lay out
@@ -411,6 +437,7 @@
     if (!internals.cssVisualsSkipped) { skipCssVisuals(); }
     if (!internals.sidePanelsWatched) { watchSidePanels(); }
     if (!internals.sameStylesKept) { keepSameStyles(); }
+    if (!internals.glyphElementsLeft) { leaveGlyphElements(); }
     findPanels();
     for (const p of panels.values()) {
       if (p.booted) { continue; }

@@ -208,6 +208,55 @@ def test_bokeh_rewrites_no_style_that_holds_the_same_text(static_page):
     assert slots(page)["weight5"] == "0.23"  # the change itself is drawn
 
 
+def test_bokeh_leaves_the_glyph_renderers_empty_elements_where_they_were(static_page):
+    # the switcher's patch of Bokeh's per-paint placing of glyph renderers' elements
+    # (static/switcher.js): a new length moves the drawn cells, and with them the box Bokeh
+    # would write into the cells' renderer element's <style>; it stays as first written
+    page = static_page()
+    assert page.evaluate("AEStates.internals.glyphElementsLeft") is True
+    position = """() => { const p = (@HEAD@)();
+      const cells = p.targets[p.spec.targets.indexOf("source:cells")];
+      const renderers = [...cells.document.all_models].filter(
+        (m) => m.type === "GlyphRenderer" && m.data_source === cells);
+      return renderers.map((r) => {
+        const [view] = Bokeh.index.find(r);
+        return [view.el.childElementCount, view.position.el.textContent];
+      }); }""".replace("@HEAD@", HEAD_JS)
+    before = page.evaluate(position)
+    assert len(before) == 2 and all(count == 0 for count, _ in before)  # rect, text: empty
+    assert all("width" in css for _, css in before)  # placed once, at its first paint
+    skipped = page.evaluate("AEStates.internals.glyphPlacesSkipped")
+    handle = page.locator(".noUi-handle").first  # the sequence length: 6 -> 7
+    handle.focus()
+    handle.press("ArrowRight")
+    address_shows(page, "length=7")
+    page.wait_for_function(f"AEStates.internals.glyphPlacesSkipped > {skipped}")
+    assert slots(page)["dots"] == "49"  # the change itself is drawn
+    assert page.evaluate(position) == before
+
+
+def test_a_slots_text_changes_in_its_own_text_node(static_page):
+    # a readout (app/readout.py) changes the data of a slot's one text node: a node put in
+    # its place would be styled and laid out afresh, and its table's :empty rules checked
+    page = static_page()
+    keep = """() => { const roots = [document];
+      const walk = (r) => { for (const x of r.querySelectorAll("*")) {
+        if (x.shadowRoot) { roots.push(x.shadowRoot); walk(x.shadowRoot); } } };
+      walk(document);
+      window.__slots = {};
+      for (const r of roots) { for (const e of r.querySelectorAll("[data-s]")) {
+        window.__slots[e.dataset.s] = [e, e.firstChild, e.textContent]; } }
+      return Object.keys(window.__slots).length; }"""
+    assert page.evaluate(keep) > 100
+    page.get_by_role("button", name="divide scores by √d_k").click()
+    address_shows(page, "divide=off")
+    kept = page.evaluate("""() => Object.entries(window.__slots).filter(
+      ([, [e, node, text]]) => e.textContent !== text).map(
+      ([name, [e, node]]) => [name, e.childNodes.length === 1 && e.firstChild === node])""")
+    assert len(kept) > 20  # the scores, weights and their table changed
+    assert [name for name, same in kept if not same] == []
+
+
 def test_the_address_bar_is_written_after_the_change_is_painted(static_page):
     # the switcher defers replaceState past the change's frame (each one makes Chromium read
     # the page's icon again); the address still catches up, and a pending one is flushed when
