@@ -288,10 +288,11 @@ def cells(nums):
     # -> ({column: [GRID² values]}, drawn cell indices): the dynamic columns of the cell
     # source and the cells drawn over the masked layer. A cell outside the sequence, masked,
     # or in a row decode does not compute is not drawn as a weight: its weight is 0.0 and
-    # its label empty; such a cell above the diagonal is drawn blank (weight BLANK), over
+    # it has no label (None: Bokeh makes no text box for it, where "" is measured and drawn
+    # on every change); such a cell above the diagonal is drawn blank (weight BLANK), over
     # the masked layer beneath.
     r = nums.result
-    weight, label = [0.0] * GRID * GRID, [""] * GRID * GRID
+    weight, label = [0.0] * GRID * GRID, [None] * GRID * GRID
     shown, masked = [], set()
     for row, q_pos in enumerate(r.query_positions):
         for k_pos in range(r.n):
@@ -566,7 +567,7 @@ class HeadPanel(StatePanel):
         self.cell_source = ColumnDataSource({
             "k": [k for _, k in ALL_CELLS], "q": [q for q, _ in ALL_CELLS],
             "n": [GRID] * len(ALL_CELLS), "weight": [0.0] * len(ALL_CELLS),
-            "label": [""] * len(ALL_CELLS), "key": [words[k] for _, k in ALL_CELLS],
+            "label": [None] * len(ALL_CELLS), "key": [words[k] for _, k in ALL_CELLS],
             "query": [words[q] for q, _ in ALL_CELLS]})
         self.row_source = ColumnDataSource({"y": [0.0], "height": [0.0]})
 
