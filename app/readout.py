@@ -28,9 +28,9 @@ class Readout(ReactiveHTML):
     reach the browser once, with the page. A change sends `patch`: the slots whose text now
     differs from `base`; the browser sets the text of each slot that differs from what is
     shown, in the slot's one text node. So a change sends a few short strings and changes a
-    few texts: no HTML is parsed and no stylesheet applied again. `patch` is relative to `base`, not to the
-    previous change, so a view drawn later (a re-render) shows the same as one that saw
-    every change; it never grows past one copy of the values.
+    few texts: no HTML is parsed and no stylesheet applied again. `patch` is relative to
+    `base`, not to the previous change, so a view drawn later (a re-render) shows the same as
+    one that saw every change; it never grows past one copy of the values.
 
     A ReactiveHTML, not a JSComponent: the server's Content-Security-Policy allows the
     'unsafe-eval' these scripts need, not the blob: module a JSComponent loads. The
