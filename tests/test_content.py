@@ -1,0 +1,90 @@
+"""Chapter files: the marker syntax of app/content.py, and the two real chapters."""
+
+from pathlib import Path
+
+import pytest
+
+import app
+from app import article, article_math, content
+
+SAMPLE = """# A title
+
+:::
+
+First block,
+two lines.
+
+:::
+
+Second block.
+
+::: panel head
+
+::: link math Next: the math →
+
+::: placeholder Coming soon | A box for it.
+
+::: link ./ ← Back
+"""
+
+
+def test_parse_gives_each_marker_kind_its_item():
+    chapter = content.parse(SAMPLE)
+    assert chapter.title == "A title"
+    assert chapter.sections == [
+        "# A title",
+        "First block,\ntwo lines.",
+        "Second block.",
+        ("panel", "head"),
+        ("link", "Next: the math →", "math"),
+        ("placeholder", "Coming soon", "A box for it."),
+        ("link", "← Back", "./"),
+    ]
+
+
+def test_without_a_break_adjacent_prose_stays_one_block():
+    assert content.parse("# T\n\nOne.\n\nTwo.\n").sections == ["# T\n\nOne.\n\nTwo."]
+
+
+@pytest.mark.parametrize("line, says", [
+    ("::: chart head", "unknown marker kind 'chart'"),
+    ("::: panel", "'::: panel' needs one slot name"),
+    ("::: link math", "'::: link' needs a route and the link text"),
+    ("::: placeholder no bar", "'::: placeholder' needs 'Title | text'"),
+])
+def test_a_bad_marker_names_its_line(line, says):
+    with pytest.raises(ValueError, match="line 5") as raised:
+        content.parse(f"# T\n\nProse.\n\n{line}\n\nMore.\n", source="x.md")
+    assert says in str(raised.value) and "x.md" in str(raised.value)
+
+
+def test_a_file_without_a_title_line_is_refused():
+    with pytest.raises(ValueError, match="line 1"):
+        content.parse("Prose with no title.\n")
+
+
+@pytest.mark.parametrize("name, module", [("attention.md", article),
+                                          ("math.md", article_math)])
+def test_the_real_chapters_load(name, module):
+    chapter = content.load(name)
+    assert chapter.sections == module.SECTIONS and chapter.title == module.TITLE
+    assert chapter.sections[0] == f"# {chapter.title}"
+    slots = [item[1] for item in chapter.sections if isinstance(item, tuple)
+             and item[0] == "panel"]
+    assert slots == list(module.PANELS)
+    assert all(isinstance(item, str) and item.strip() == item or isinstance(item, tuple)
+               for item in chapter.sections), "no block carries blank lines at its ends"
+
+
+def test_the_titles_are_written_once_in_the_files():
+    assert article.MATH_TITLE == article_math.TITLE == content.load("math.md").title
+    source = (Path(app.__file__).parent / "article.py").read_text(encoding="utf-8")
+    assert article.TITLE not in source and article.MATH_TITLE not in source
+
+
+def test_the_files_are_found_through_the_package():
+    package = Path(app.__file__).resolve().parent
+    for name in ("attention.md", "math.md"):
+        found = content.importlib.resources.files("app").joinpath("content", name)
+        assert Path(str(found)).resolve().parent == package / "content"
+        assert content.read(name) == (package / "content" / name).read_text(encoding="utf-8")
