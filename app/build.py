@@ -10,7 +10,7 @@ writes
     OUT/embed/<route>.html         how to embed that panel: the <iframe> to copy, and a demo
     OUT/assets/bokeh-<v>/...       the BokehJS files the pages load (from the bokeh package)
     OUT/assets/panel-<v>/...       the Panel files they load (from panel/dist)
-    OUT/assets/site-<hash>/...     static/switcher.js and static/*.css (named by content)
+    OUT/assets/site-<hash>/...     app/static/switcher.js and app/static/*.css (named by content)
     OUT/.build-inputs              a hash of every input; the same hash skips the next build
 
 and a gzip copy (`.gz`, for servers that send it precompressed) beside every text file.
@@ -45,9 +45,11 @@ import time
 import zlib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-STATIC_DIR = ROOT / "static"
-INPUT_DIRS = ("app", "attention_core", "kernels", "static")  # source folders whose files count
+from app import resources, routes
+
+ROOT = resources.SOURCE_ROOT
+STATIC_DIR = resources.STATIC_DIR
+INPUT_DIRS = ("app", "attention_core", "kernels")  # folders whose files count (app/static too)
 MARKER = ".build-inputs"
 # Panel's dark theme background and text (panel/dist/bundled/theme/dark.css)
 DARK_PAGE_CSS = ("<style>html, body { background-color: #212529; color: #ffffff; "
@@ -151,16 +153,11 @@ class Result:
 
 
 def pages():  # -> [Page]: the chapters, then each panel alone
-    from app.server import PANEL_ROUTES
-
-    return [Page("/", "app.article:page"), Page("/math", "app.article_math:page"),
-            *(Page(route, target) for route, target in PANEL_ROUTES.items())]
+    return [Page(route, target) for route, target in routes.ALL_ROUTES.items()]
 
 
 def panel_routes():  # -> ["/heatmap", ...]: the pages that are one panel (embeddable)
-    from app.server import PANEL_ROUTES
-
-    return list(PANEL_ROUTES)
+    return list(routes.PANEL_ROUTES)
 
 
 # --- inputs -------------------------------------------------------------------------------
@@ -240,7 +237,7 @@ class Assets:
         self.bokeh_name = re.compile(
             rf"^(bokeh(?:-[a-z]+)?)-{re.escape(bokeh.__version__)}(\.min)?\.js$")
         self.copies = {}  # "assets/panel-1.9.4/css/x.css" -> Path
-        self.site_files = site_files  # {name: bytes}: switcher.js and static/*.css
+        self.site_files = site_files  # {name: bytes}: switcher.js and app/static/*.css
         digest = hashlib.sha256()
         for name, data in sorted(site_files.items()):
             digest.update(name.encode() + b"\0" + data + b"\0")
@@ -308,9 +305,8 @@ def render(page, title, theme="default"):
     from panel.io.state import set_curdoc
 
     from app import states
-    from app.server import page_factory
 
-    factory = page_factory(page.factory)
+    factory = routes.page_factory(page.factory)
     buffer = io.StringIO()
     doc = Document()  # the page's own: chrome gives it the theme's figure colours
     with states.static_build(), pn.config.set(theme=theme), set_curdoc(doc):
@@ -334,10 +330,10 @@ def localize(text, page, assets, warnings):  # a saved page -> the same page, fr
     return URL.sub(swap, text)
 
 
-def chapter_links(text, page, routes):  # the chapters' links to each other, as folders
+def chapter_links(text, page, hrefs):  # the chapters' links to each other, as folders
     # The live chapters link "math" and "./"; in files each chapter is a folder, so the
     # link from /math back to the first chapter is "../" and the one forward "math/".
-    links = {target: route for target, route in routes.items()}
+    links = dict(hrefs)
 
     def doc(match):
         import json
@@ -413,10 +409,10 @@ def script_tag(name):  # -> a pattern for the <script src> tag of a CDN file nam
                       r"</script>\s*")
 
 
-def finish_page(text, page, assets, routes, warnings, theme="default", tables=(),
+def finish_page(text, page, assets, hrefs, warnings, theme="default", tables=(),
                 live_url=None):
     text = localize(without_unused(text), page, assets, warnings)
-    text = chapter_links(text, page, routes)
+    text = chapter_links(text, page, hrefs)
     if "</head>" not in text:
         raise BuildError(f"{page.route}: the saved page has no </head>")
     extras = head_extras(page, assets, theme, tables, live_url)
@@ -570,13 +566,13 @@ def build(out, force=False, log=print, live_url=None):  # -> Result; raises Buil
 
 
 def _build_into(tmp, log, live_url=None):  # -> Result for a fresh build written into tmp
-    from app import article, server, states
+    from app import article, states
 
     result = Result(out=tmp, skipped=False)
     assets = Assets(site_files())
-    routes = {article.ROUTE: "/", article.MATH_ROUTE: "/math"}
+    hrefs = {article.ROUTE: "/", article.MATH_ROUTE: "/math"}
     all_pages = pages()
-    titles = server.titles({p.route: None for p in all_pages})
+    titles = routes.titles({p.route: None for p in all_pages})
     total, shipped = 0, set()
     for page in all_pages:
         for theme, file in (("default", page.file), ("dark", page.dark_file)):
@@ -587,7 +583,7 @@ def _build_into(tmp, log, live_url=None):  # -> Result for a fresh build written
                 if ref not in shipped:
                     shipped.add(ref)
                     total += write(tmp, f"{STATES_OUT}/{ref}.js", states.table_script(ref, table))
-            text = finish_page(html_text, page, assets, routes, result.warnings, theme, tables,
+            text = finish_page(html_text, page, assets, hrefs, result.warnings, theme, tables,
                                live_url)
             size = write(tmp, file, text)
             total += size
@@ -595,7 +591,7 @@ def _build_into(tmp, log, live_url=None):  # -> Result for a fresh build written
             result.pages.append((page.route, file, size, seconds))
             log(f"  {page.route:<16} -> {file:<28} {size / 1000:8.1f} kB  {seconds:5.2f} s")
     for route in panel_routes():
-        total += write(tmp, f"embed/{route.strip('/')}.html", embed_page(route, server.TITLE))
+        total += write(tmp, f"embed/{route.strip('/')}.html", embed_page(route, routes.SITE_TITLE))
     total += write(tmp, "embed.js", (STATIC_DIR / "embed.js").read_bytes())  # script embeds
     for name, data in assets.site_files.items():
         total += write(tmp, f"{assets.site_out}/{name}", data)

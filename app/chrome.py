@@ -8,16 +8,15 @@ loads a font or a script from anywhere but our own server.
 import html
 import math
 from collections.abc import Mapping
-from pathlib import Path
 from typing import ClassVar
 
 import panel as pn
 from panel.reactive import ReactiveHTML
 
-from app import states, url_state
+from app import resources, states, url_state
 from app.readout import Readout, UrlNote, slot, url_note  # noqa: F401  (re-exported)
 
-A11Y_JS = Path(__file__).resolve().parent.parent / "static" / "a11y.js"
+A11Y_JS = resources.static_file("a11y.js")
 
 THEMES = ("default", "dark")
 
@@ -81,7 +80,7 @@ CONTENT_MAX_WIDTH = 960  # px: the content column; prose sits inside it at 40rem
 
 
 class A11y(ReactiveHTML):
-    """Runs static/a11y.js once per page: names for the controls Bokeh leaves unnamed
+    """Runs app/static/a11y.js once per page: names for the controls Bokeh leaves unnamed
     (slider handles, spin buttons) and the page's main landmark, live and static alike."""
 
     _template = '<div id="box"></div>'

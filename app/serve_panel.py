@@ -15,6 +15,7 @@ ROOT = str(Path(__file__).resolve().parent.parent)
 if ROOT not in sys.path:  # `panel serve` runs this file as a script, not as part of `app`
     sys.path.insert(0, ROOT)
 
-from app import article, server  # server also sets Panel's input hold to 0
+from app import article, panel_internals, routes
 
-article.page().servable(title=server.TITLE)
+panel_internals.install()  # Panel's input hold to 0, one message per interaction, as `serve`
+article.page().servable(title=routes.SITE_TITLE)

@@ -2,53 +2,20 @@
 sessions under /live (/live, /live/math, /live/heatmap, ...), each panel alone for iframes."""
 
 import gc
-import importlib
-from pathlib import Path
 
 import panel as pn
 
-from app import panel_internals
+from app import panel_internals, resources
+from app.routes import PANEL_ROUTES, SITE_TITLE, page_factory, titles
 
-# route -> "module:factory" of a single-panel page; the article shows them all.
-PANEL_ROUTES = {
-    "/heatmap": "app.panels.heatmap:page",
-    "/ladder": "app.panels.ladder:page",
-    "/agreement": "app.panels.agreement:page",
-    "/overflow": "app.panels.overflow:page",
-    "/online-softmax": "app.panels.online_softmax:page",
-    "/sqrt-dk": "app.panels.sqrt_dk:page",
-    "/cost": "app.panels.cost:page",
-    "/decode-bill": "app.panels.decode_bill:page",
-    "/memory-bill": "app.panels.memory_bill:page",
-    "/kernel-lab": "app.panels.kernel_lab:page",
-}
-
-# Panel's 50 ms hold on incoming changes off, one websocket message per interaction, patches
-# sent as soon as they are made: patches of Panel internals, each named and explained in
-# app/panel_internals.py (with the versions they were checked against).
-panel_internals.install()
+TITLE = SITE_TITLE
+STATIC_DIR = resources.STATIC_DIR  # served at /assets
 
 
-def page_factory(target):  # "module:function" -> callable building a fresh page per session
-    module_name, func = target.split(":")
-    return getattr(importlib.import_module(module_name), func)
+def routes():  # -> {route: page factory} of every page the live server offers
+    from app.routes import ALL_ROUTES
 
-
-TITLE = "Scaled dot-product attention, worked"
-STATIC_DIR = Path(__file__).resolve().parent.parent / "static"  # served at /assets
-
-
-def routes():
-    from app import article, article_math
-
-    pages = {"/": article.page, "/math": article_math.page}
-    for route, target in PANEL_ROUTES.items():
-        pages[route] = page_factory(target)
-    return pages
-
-
-def titles(pages):  # {route: factory} -> {route: the HTML <title>}
-    return {route: TITLE if route == "/" else f"{route.strip('/')} · {TITLE}" for route in pages}
+    return {route: page_factory(target) for route, target in ALL_ROUTES.items()}
 
 
 def static_dirs():  # our own assets (CSS, images, the example course page), never a CDN
@@ -155,6 +122,11 @@ def main(args):
     from tornado import process
 
     from app.security import OriginError
+
+    # Panel's 50 ms hold on incoming changes off, one websocket message per interaction,
+    # patches sent as soon as they are made: Panel internals, each named and explained in
+    # app/panel_internals.py. Only a live server needs them, so only it installs them.
+    panel_internals.install()
 
     try:
         settings = serve_settings(args)

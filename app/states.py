@@ -15,7 +15,7 @@ A panel is three parts (docs/PANEL_CONTRACT.md):
    - ``"log"``: {control: line}: the line a change of that control adds to the panel's log.
 
 In a live session `push` applies a new state to the models, sending only what changed.
-On a static page the browser does the same with `static/switcher.js`, from the table of
+On a static page the browser does the same with `app/static/switcher.js`, from the table of
 states `table()` writes: no server, no round trip. Both apply the output of the same
 `state()`, so live and static cannot drift (a browser test compares them).
 """
@@ -28,13 +28,13 @@ import itertools
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import panel as pn
 
+from app import resources
 from app.readout import url_note
 
-SWITCHER_JS = Path(__file__).resolve().parent.parent / "static" / "switcher.js"
+SWITCHER_JS = resources.static_file("switcher.js")
 
 _static = []  # non-empty while a static page is being built
 _tables = {}  # ref -> table, for every panel class a static build has shipped

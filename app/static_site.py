@@ -25,9 +25,9 @@ from pathlib import Path
 
 from tornado import web
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_DIR = ROOT / ".build" / "site"
-STATIC_DIR = ROOT / "static"  # the repo's own files (the example course page), at /assets/
+from app import resources
+
+STATIC_DIR = resources.STATIC_DIR  # the app's own files (the example course page), at /assets/
 LIVE = "/live"
 ASSET_MAX_AGE_S = 86_400
 
@@ -50,7 +50,7 @@ CONTENT_TYPES = {
 
 def site_dir(environ=None):  # -> where serve builds and serves the static site
     raw = (os.environ if environ is None else environ).get("AE_BUILD_DIR", "").strip()
-    return Path(raw).expanduser().resolve() if raw else DEFAULT_DIR
+    return Path(raw).expanduser().resolve() if raw else resources.default_build_dir(environ)
 
 
 def live_route(route):  # "/heatmap" -> "/live/heatmap"; "/" -> "/live"

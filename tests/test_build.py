@@ -135,7 +135,7 @@ def test_every_page_loads_the_switcher_from_its_head(site):
         srcs = re.findall(r'<script[^>]*\bsrc="([^"]*switcher\.js)"', head)
         assert len(srcs) == 1, route
         assert resolves(path, srcs[0], out).read_bytes() == source, route
-    for css in sorted((ROOT / "static").glob("*.css")):
+    for css in sorted((ROOT / "app" / "static").glob("*.css")):
         copies = list(out.glob(f"assets/site-*/{css.name}"))
         assert copies and copies[0].read_bytes() == css.read_bytes(), css.name
 
@@ -294,7 +294,7 @@ BOKEH_VISUAL_VARIABLE = re.compile(r"--bk-[\w-]*(?:fill|line|hatch|text)-[\w-]+\
 
 
 def test_no_page_styles_a_figure_through_bokehs_css_variables(site):
-    # The switcher skips Bokeh's per-repaint lookup of these variables (static/switcher.js,
+    # The switcher skips Bokeh's per-repaint lookup of these variables (app/static/switcher.js,
     # "two Bokeh internals"); that is right only while no file of the build defines one.
     out, _ = site
     checked = 0

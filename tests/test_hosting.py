@@ -23,7 +23,7 @@ import pytest
 from app import cli, security, server, server_options
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.append(str(ROOT / "benchmarks"))  # after the packages: never shadow `kernels`
 import load
 
 COURSE = "http://course.example.edu:8080"

@@ -41,7 +41,8 @@ SERVER = textwrap.dedent('''
 
     port, mode = int(sys.argv[1]), sys.argv[2]
     if mode == "patched":
-        from app import server  # installs the patches, as `attention-explorable serve` does
+        from app import panel_internals, server
+        panel_internals.install()  # as `attention-explorable serve` does when it starts
     builds = itertools.count(1)
 
 
@@ -199,8 +200,29 @@ def test_every_internal_named_is_still_where_it_is_said_to_be():
 
 # --- the patches are in place ---------------------------------------------------------------
 
-def test_importing_the_server_installs_every_patch_once():
-    from app import server  # noqa: F401
+NOTHING_AT_IMPORT = textwrap.dedent('''
+    import sys, tempfile
+    from app import panel_internals as pi
+    from app import build, cli, routes, server, static_site  # noqa: F401
+    build.pages(), server.routes(), server.serve_settings  # list the routes and their pages
+    if sys.argv[1] == "build":
+        build.build(tempfile.mkdtemp(), force=True, log=lambda line: None)
+    print(sorted(name for name, on in pi.active().items() if on))
+''')
+
+
+@pytest.mark.parametrize("what", ["import", "build"])
+def test_importing_listing_or_building_leaves_panel_as_shipped(what):
+    # only a live server needs the patches: importing the server or the build, listing the
+    # routes, or building the whole static site must leave Panel's Syncable untouched
+    out = subprocess.run([sys.executable, "-c", NOTHING_AT_IMPORT, what], check=False,
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout[-500:]
+
+
+def test_starting_the_server_installs_every_patch_once():
+    pi.install()  # what server.main() does first
     assert pi.active() == {name: True for name in ("_debounce", *pi.HELD, *pi.AFTER_WRITES)}
     assert set(pi.install().values()) <= {"installed", "already"}
     assert set(list(pi.install().values())[1:]) == {"already"}  # never wrapped twice

@@ -124,7 +124,7 @@ def test_every_control_of_every_panel_has_a_name(page, route):
 
 
 def test_names_are_fixed_again_only_where_nodes_changed(page):
-    # static/a11y.js walks again only the shadow roots whose nodes changed: a walk of the
+    # app/static/a11y.js walks again only the shadow roots whose nodes changed: a walk of the
     # whole page after every change took 1-3 ms, in the frame of the next step of a slider
     page.goto("/heatmap")
     settle(page)

@@ -1,0 +1,46 @@
+"""Where the files the app reads at run time live: inside the `app` package.
+
+They are found through `importlib.resources`, so a wheel installed with pip or pipx finds its
+browser scripts and content as a checkout does. A build that `serve` makes for itself goes
+into `.build/site` of a checkout, or into the user's cache folder when the app is installed.
+"""
+
+import os
+from importlib import metadata, resources
+from pathlib import Path
+
+DIST = "attention-explorable"
+
+
+def package_dir():  # -> Path of the installed (or checked-out) `app` package
+    return Path(str(resources.files("app")))
+
+
+STATIC_DIR = package_dir() / "static"  # switcher.js, a11y.js, embed.js, the course page
+SOURCE_ROOT = package_dir().parent  # the folder holding app/, attention_core/, kernels/
+
+
+def static_file(name):  # -> Path of one file of app/static; FileNotFoundError names it
+    path = STATIC_DIR / name
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: the app's own file is missing (a broken install?)")
+    return path
+
+
+def version():  # -> the installed distribution's version, or the checkout's
+    try:
+        return metadata.version(DIST)
+    except metadata.PackageNotFoundError:
+        return "0+checkout"
+
+
+def is_checkout():  # -> True when `app` sits in the project's own folder (pyproject beside it)
+    return (SOURCE_ROOT / "pyproject.toml").is_file() and (SOURCE_ROOT / ".git").exists()
+
+
+def default_build_dir(environ=None):  # -> where `serve` builds when AE_BUILD_DIR is unset
+    if is_checkout():
+        return SOURCE_ROOT / ".build" / "site"
+    env = os.environ if environ is None else environ
+    cache = env.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+    return Path(cache).expanduser() / "attention-explorable" / "site"

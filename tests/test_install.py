@@ -1,0 +1,135 @@
+"""Installed as a package, the explorable works: a wheel and an sdist built from this tree,
+each pip-installed into a fresh virtual environment and run from an unrelated folder.
+
+The wheel route runs what a new user would: `--version`, `numbers` (every claim), `build OUT`
+and `serve` (which answers "/", "/heatmap" and "/live/heatmap"). The sdist route installs
+through pip's own build and must install the same files as the wheel, then run `numbers`.
+"""
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PIP_TIMEOUT_S = 600
+
+
+def run(cmd, **kw):  # -> CompletedProcess; fails the test with its output when it fails
+    out = subprocess.run(cmd, check=False, capture_output=True, text=True, **kw)
+    assert out.returncode == 0, f"{cmd} exited {out.returncode}:\n{out.stdout[-3000:]}\n" \
+                                f"{out.stderr[-3000:]}"
+    return out
+
+
+@pytest.fixture(scope="module")
+def dists(tmp_path_factory):  # -> (wheel, sdist) built from a copy of the tracked tree
+    src = tmp_path_factory.mktemp("src")
+    files = run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                cwd=ROOT).stdout.split("\0")
+    for name in filter(None, files):
+        if (ROOT / name).is_file():
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, src / name)
+    out = tmp_path_factory.mktemp("dist")
+    for hook in ("build_wheel", "build_sdist"):  # one process each: setuptools keeps state
+        code = f"import sys; from setuptools import build_meta as b; b.{hook}(sys.argv[1])"
+        run([sys.executable, "-c", code, str(out)], cwd=src)
+    return next(out.glob("*.whl")), next(out.glob("*.tar.gz"))
+
+
+def fresh_install(where, target):  # -> the venv's bin folder, with only `target` installed
+    run([sys.executable, "-m", "venv", str(where)])
+    run([str(where / "bin" / "python"), "-m", "pip", "install", "-q", str(target)],
+        timeout=PIP_TIMEOUT_S)
+    return where / "bin"
+
+
+def installed_files(bin_dir):  # -> sorted names of the files our distribution installed
+    code = ("from importlib import metadata; "
+            "print('\\n'.join(sorted(str(f) for f in metadata.files('attention-explorable') "
+            "if not str(f).startswith('..') and '.dist-info' not in str(f) "
+            "and '__pycache__' not in str(f))))")
+    return run([str(bin_dir / "python"), "-c", code], cwd="/").stdout.split()
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(url, proc, timeout_s=240):  # -> once url answers 200; fails if the server dies
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"the server exited with {proc.returncode}"
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    pytest.fail(f"{url} did not answer within {timeout_s} s")
+
+
+def test_the_wheel_carries_the_browser_files_and_the_content(dists):
+    wheel, _ = dists
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for name in ("switcher.js", "a11y.js", "embed.js", "course-page.html"):
+        assert f"app/static/{name}" in names
+    assert {"app/content/attention.md", "app/content/math.md"} <= names
+
+
+def test_a_wheel_installed_elsewhere_numbers_builds_and_serves(dists, tmp_path):
+    wheel, _ = dists
+    bin_dir = fresh_install(tmp_path / "venv", wheel)
+    cli = str(bin_dir / "attention-explorable")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), PYTHONPATH="")
+    version = run([cli, "--version"], cwd=elsewhere, env=env).stdout
+    assert version.startswith("attention-explorable ") and version.split()[1][0].isdigit()
+    numbers = run([cli, "numbers"], cwd=elsewhere, env=env).stdout
+    total = numbers.strip().splitlines()[-1]  # "76 of 76 claims match"
+    got, _, of = total.partition(" of ")
+    assert got == of.split()[0] and int(got) > 0, total
+    run([cli, "build", "out"], cwd=elsewhere, env=env, timeout=300)
+    for page in ("index.html", "math/index.html", "heatmap/index.html", "embed.js",
+                 "assets/states"):
+        assert (elsewhere / "out" / page).exists(), page
+    port = free_port()
+    with open(tmp_path / "serve.log", "w+") as log:
+        proc = subprocess.Popen([cli, "serve", "--port", str(port)], cwd=elsewhere, env=env,
+                                stdout=log, stderr=subprocess.STDOUT)
+        try:
+            base = f"http://127.0.0.1:{port}"
+            wait_for(base + "/health", proc)
+            for route in ("/", "/heatmap", "/live/heatmap", "/assets/course-page.html"):
+                with urllib.request.urlopen(base + route, timeout=60) as r:
+                    assert r.status == 200, route
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+            log.seek(0)
+            text = log.read()
+    # serve built into the user's cache folder, not into the installed package
+    assert (tmp_path / "cache" / "attention-explorable" / "site" / "index.html").is_file(), text
+
+
+def test_an_sdist_installs_the_same_files_and_counts(dists, tmp_path):
+    wheel, sdist = dists
+    from_sdist = fresh_install(tmp_path / "sdist-venv", sdist)
+    with zipfile.ZipFile(wheel) as z:
+        in_wheel = sorted(n for n in z.namelist() if ".dist-info/" not in n)
+    assert installed_files(from_sdist) == in_wheel
+    out = run([str(from_sdist / "attention-explorable"), "numbers"], cwd=tmp_path,
+              env=dict(os.environ, PYTHONPATH="")).stdout
+    assert "claims match" in out
