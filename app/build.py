@@ -282,16 +282,11 @@ class Assets:
             self._add(target_out, target, ref)
 
 
-def site_files():  # -> {name: bytes}: the repo's own browser files every page loads
-    from app import states
+SITE_SCRIPTS = ("switcher.js", "islands.js")  # the app's own scripts the pages load
 
-    files = {}
-    switcher = Path(states.SWITCHER_JS)
-    if switcher.is_file():
-        files[switcher.name] = switcher.read_bytes()
-    for css in sorted(STATIC_DIR.glob("*.css")):
-        files[css.name] = css.read_bytes()
-    return files
+
+def site_files():  # -> {name: bytes}: the app's own browser files the pages load
+    return {name: resources.static_file(name).read_bytes() for name in SITE_SCRIPTS}
 
 
 # --- one page --------------------------------------------------------------------------------
@@ -314,6 +309,36 @@ def render(page, title, theme="default"):
         doc.add_root(obj.get_root(doc))
         save(doc, buffer, resources=bokeh.resources.CDN, title=title)
     return buffer.getvalue()
+
+
+def render_chapter(page, title, theme, assets, live_url=None):
+    # a chapter Page -> (its text-first HTML, {ref: table} its panels ship); app/chapter_page.py
+    import importlib
+
+    from app import article, chapter_page
+
+    module = importlib.import_module(page.factory.split(":")[0])
+    shelf = article.Shelf(module.PANELS)
+    plan = article.chapter_plan(module.PANELS, module.FOLLOWS)
+    groups = chapter_page.groups_of(module.PANELS, module.FOLLOWS)
+    tables = {}
+    for group in groups:
+        chapter_page.save_group(group, module, theme, title, shelf, plan)
+        tables.update(group.tables)
+    urls = {"switcher": f"{page.up}{assets.site_out}/switcher.js",
+            "islands": f"{page.up}{assets.site_out}/islands.js",
+            "css": resources.static_file("chapter.css").read_text(encoding="utf-8"),
+            "table": lambda ref: f"{page.up}{STATES_OUT}/{ref}.js"}
+    text = chapter_page.page_html(chapter_page.chapter_of(module), groups, title=title,
+                                  theme=theme, page_folder=page.folder,
+                                  back=getattr(module, "BACK", None), urls=urls,
+                                  live_url=live_url)
+    return text, tables
+
+
+def finish_chapter(text, page, assets, warnings):  # its scripts and styles from OUT only
+    text = localize(text, page, assets, warnings)
+    return text.replace("</head>", ICON + "\n" + FILE_LINKS_JS + "\n</head>", 1)
 
 
 def localize(text, page, assets, warnings):  # a saved page -> the same page, from OUT only
@@ -377,14 +402,8 @@ def head_extras(page, assets, theme="default", tables=(), live_url=None):
     tags = [f'<script type="text/javascript">window.AE_THEME = "{theme}";{live}</script>']
     if theme == "dark":  # a saved page has no template to give its body the theme's colours
         tags.append(DARK_PAGE_CSS)
-    for name in assets.site_files:
-        href = f"{page.up}{assets.site_out}/{name}"
-        if name.endswith(".css"):
-            tags.append(f'<link rel="stylesheet" href="{href}">')
-    for name in assets.site_files:
-        if name.endswith(".js"):
-            tags.append(f'<script type="text/javascript" src="{page.up}{assets.site_out}/'
-                        f'{name}"></script>')
+    tags.append(f'<script type="text/javascript" src="{page.up}{assets.site_out}/switcher.js">'
+                "</script>")
     for ref in tables:
         tags.append(f'<script type="text/javascript" src="{page.up}{STATES_OUT}/{ref}.js">'
                     "</script>")
@@ -416,7 +435,25 @@ def finish_page(text, page, assets, hrefs, warnings, theme="default", tables=(),
     if "</head>" not in text:
         raise BuildError(f"{page.route}: the saved page has no </head>")
     extras = head_extras(page, assets, theme, tables, live_url)
+    text = text.replace("<head>", "<head>\n" + page_meta(page), 1)
     return text.replace("</head>", extras + "</head>", 1)
+
+
+def page_meta(page):  # -> the head's viewport, description and link-preview tags of a panel page
+    import importlib
+
+    from app import chapter_page
+
+    doc = importlib.import_module(page.factory.split(":")[0]).__doc__ or ""
+    about = chapter_page.plain_text(doc.strip().split("\n\n", 1)[0])
+    title = html.escape(routes.title(page.route))
+    about = html.escape(about)
+    return ('<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+            f'<meta name="description" content="{about}">\n'
+            '<meta property="og:type" content="website">\n'
+            f'<meta property="og:title" content="{title}">\n'
+            f'<meta property="og:description" content="{about}">\n'
+            '<meta name="twitter:card" content="summary">\n')
 
 
 # --- embed snippets ---------------------------------------------------------------------------
@@ -577,14 +614,18 @@ def _build_into(tmp, log, live_url=None):  # -> Result for a fresh build written
     for page in all_pages:
         for theme, file in (("default", page.file), ("dark", page.dark_file)):
             t0 = time.perf_counter()
-            html_text = render(page, titles[page.route], theme)
-            tables = states.take_tables()  # each panel's table: one file, for every page
-            for ref, table in tables.items():
+            if page.route in routes.CHAPTER_ROUTES:  # text first, panels as islands
+                text, tables = render_chapter(page, titles[page.route], theme, assets, live_url)
+                text = finish_chapter(text, page, assets, result.warnings)
+            else:
+                html_text = render(page, titles[page.route], theme)
+                tables = states.take_tables()
+                text = finish_page(html_text, page, assets, hrefs, result.warnings, theme,
+                                   tables, live_url)
+            for ref, table in tables.items():  # each panel's table: one file, for every page
                 if ref not in shipped:
                     shipped.add(ref)
                     total += write(tmp, f"{STATES_OUT}/{ref}.js", states.table_script(ref, table))
-            text = finish_page(html_text, page, assets, hrefs, result.warnings, theme, tables,
-                               live_url)
             size = write(tmp, file, text)
             total += size
             seconds = time.perf_counter() - t0

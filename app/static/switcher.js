@@ -28,14 +28,20 @@
     return spec;
   }
 
+  // A panel that follows another (the ladder reads the head's controls) can sit in two roots
+  // of one document, as two islands of a chapter page. Panel gives each root's callbacks the
+  // models of that root only, so each carries part of the arguments: merge them.
   function panelFor(specSource, controls, targets) {
     const id = specSource.id;
     let p = panels.get(id);
     if (p === undefined) {
       const spec = parseSpec(specSource);
-      p = {spec, controls, targets, log: [], drawn: [], booted: false};
+      p = {spec, controls: [...controls], targets: [...targets], log: [], drawn: [],
+           booted: false};
       panels.set(id, p);
     }
+    controls.forEach((m, i) => { if (p.controls[i] === undefined) { p.controls[i] = m; } });
+    targets.forEach((m, i) => { if (p.targets[i] === undefined) { p.targets[i] = m; } });
     return p;
   }
 

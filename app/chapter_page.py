@@ -1,0 +1,232 @@
+"""A chapter as a static page, text first: its prose is plain HTML, its panels are islands.
+
+The page a reader gets holds the whole chapter as semantic HTML (headings, paragraphs, the
+formula), styled by one inline stylesheet, so it paints before any script runs, on a phone,
+with scripts off and in print. Each panel is an island: a box in the text that holds the
+panel's Bokeh root once it mounts, and until then a short note. `app/static/islands.js`
+mounts a panel's Bokeh document when the reader nears it (or a deep link, a link in the
+prose, or the keyboard reaches it); no Bokeh or Panel script loads before that.
+
+A panel that follows another (the ladder follows the head's controls) shares its leader's
+Bokeh document, so one group of islands mounts together; every other panel is a document
+of its own. The build saves each group's document with Panel (so its models, stylesheets
+and scripts are exactly Panel's) and lifts out of that page the scripts to load, the
+document's JSON and the map from root to element.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import io
+import json
+import re
+
+from app import content
+
+SCRIPT_SRC = re.compile(r'<script type="text/javascript" src="([^"]+)"></script>')
+DOCS_JSON = re.compile(r'<script type="application/json" id="([^"]+)">(.*?)</script>', re.S)
+RENDER_ITEMS = re.compile(r"const render_items = (\[.*?\]);\n")
+TAG = re.compile(r"<[^>]+>")
+
+NO_SCRIPT_NOTE = "The controls of this panel need JavaScript; the text above gives its numbers."
+ISLAND_MIN_HEIGHT = {"head": 980, "ladder": 620, "cost": 760, "sweep": 640, "lab": 200,
+                     "agreement": 760, "overflow": 700, "decode": 820, "memory": 760,
+                     "online": 820}  # px: about each panel's height, so a mount barely moves
+DEFAULT_MIN_HEIGHT = 480
+
+
+@dataclasses.dataclass
+class Group:
+    """One Bokeh document of the page: the panels mounted together."""
+
+    name: str  # "g0", "g1", ...: the key islands.js knows it by
+    slots: list  # the panels' slots, leader first
+    scripts: list = dataclasses.field(default_factory=list)  # Bokeh and Panel script URLs
+    docs_json: str = ""  # the document, as Panel saved it
+    render_items: list = dataclasses.field(default_factory=list)  # [{docid, roots, ...}]
+    tables: dict = dataclasses.field(default_factory=dict)  # {ref: table} its panels ship
+    elements: dict = dataclasses.field(default_factory=dict)  # slot -> element id
+
+
+def groups_of(panels, follows):  # {slot: ...}, {follower: leader} -> [Group], in page order
+    out, by_leader = [], {}
+    for slot in panels:
+        leader = follows.get(slot, slot)
+        if leader not in by_leader:
+            by_leader[leader] = Group(name=f"g{len(out)}", slots=[])
+            out.append(by_leader[leader])
+        by_leader[leader].slots.append(slot)
+    return out
+
+
+def markdown_html(text):  # Markdown (with inline HTML) -> HTML, as the live page renders it
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": True}).enable("table").render(text)
+
+
+def plain_text(markdown):  # -> the words of a block, without tags or Markdown marks
+    text = TAG.sub("", markdown_html(markdown))
+    return " ".join(html.unescape(text).replace("*", "").split())
+
+
+def description(chapter, limit=160):  # -> the lede's first sentences, for link previews
+    lede = next(item for item in chapter.sections[1:] if isinstance(item, str))
+    words, out = plain_text(lede).split(), ""
+    for word in words:
+        if len(out) + len(word) + 1 > limit - 1:
+            return out.rstrip(",;:") + "…"
+        out = f"{out} {word}".strip()
+    return out
+
+
+def save_group(group, module, theme, title, shelf, plan):
+    # Group -> the same, filled: its panels built into one Document and saved by Panel
+    import bokeh.resources
+    import panel as pn
+    from bokeh.document import Document
+    from panel.io.save import save
+    from panel.io.state import set_curdoc
+
+    from app import article, chrome, states
+
+    doc = Document()
+    buffer = io.StringIO()
+    with states.static_build(), pn.config.set(theme=theme), set_curdoc(doc):
+        chrome.apply_figure_theme()
+        blocks = [article.panel_block(slot, shelf, plan[slot]) for slot in group.slots]
+        for block in blocks:  # every panel's callbacks on its widgets exist before a root
+            for item in block:  # is made, so a leader's widgets also carry its followers'
+                if hasattr(item, "attach_switcher"):
+                    item.__panel__()
+        roots = {}
+        for i, (slot, block) in enumerate(zip(group.slots, blocks)):
+            extra = [chrome.a11y()] if i == 0 else []  # names Bokeh's controls, once a document
+            column = pn.Column(*extra, *block, sizing_mode="stretch_width", margin=0,
+                               stylesheets=[chrome.CSS])
+            model = column.get_root(doc)
+            doc.add_root(model)
+            roots[model.id] = slot
+        save(doc, buffer, resources=bokeh.resources.CDN, title=title)
+        group.tables = states.take_tables()
+    saved = buffer.getvalue()
+    from app.build import without_unused  # the unused-script filter the other pages get
+
+    saved = without_unused(saved)
+    group.scripts = SCRIPT_SRC.findall(saved.split("</head>", 1)[0])
+    match = DOCS_JSON.search(saved)
+    group.docs_json = match.group(2)
+    group.render_items = json.loads(RENDER_ITEMS.search(saved).group(1))
+    for item in group.render_items:
+        for root_id, element in item["roots"].items():
+            group.elements[roots[root_id]] = element
+    return group
+
+
+def island(slot, group):  # -> the HTML box a panel mounts into, with its note until then
+    height = ISLAND_MIN_HEIGHT.get(slot, DEFAULT_MIN_HEIGHT)
+    return (f'<section class="ae-island" id="panel-{slot}" data-group="{group.name}" '
+            f'data-slot="{slot}" style="--ae-island-height:{height}px" '
+            f'aria-label="{html.escape(slot)} panel">\n'
+            f'<div class="ae-island-root" id="{group.elements[slot]}"></div>\n'
+            '<div class="ae-island-still">'
+            '<p class="ae-island-wait">The interactive panel loads as you reach it. '
+            '<button type="button" class="ae-island-load">Load it now</button></p>'
+            f"<noscript><p>{html.escape(NO_SCRIPT_NOTE)}</p></noscript></div>\n</section>")
+
+
+def chapter_href(page_folder, route, theme):  # the other chapter's file, relative, same theme
+    import os
+
+    target = route.strip("/") if route not in ("./", "/") else ""
+    rel = os.path.relpath(target or ".", page_folder or ".").replace(os.sep, "/")
+    rel = "" if rel == "." else rel + "/"
+    return rel + ("index-dark.html" if theme == "dark" else "")
+
+
+def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: prose, islands
+    group_of = {slot: g for g in groups for slot in g.slots}
+    parts = []
+    for item in chapter.sections:
+        if isinstance(item, str):
+            parts.append(markdown_html(item))
+        elif item[0] == "panel" and item[1] in group_of:
+            parts.append(island(item[1], group_of[item[1]]))
+        elif item[0] == "link":
+            href = chapter_href(page_folder, item[2], theme)
+            parts.append(f'<p><a class="ae-chapter-link" href="{html.escape(href or "./")}">'
+                         f"{html.escape(item[1])}</a></p>")
+        elif item[0] == "placeholder":
+            parts.append(f'<div class="ae-placeholder" role="note"><strong>'
+                         f"{html.escape(item[1])}</strong> {html.escape(item[2])}</div>")
+    return "\n".join(parts)
+
+
+def header(back, page_folder, theme):  # -> the top row: a link to the other chapter, the theme
+    left = ""
+    if back:
+        text, route = back
+        left = (f'<a class="ae-back-link" href="{html.escape(chapter_href(page_folder, route, theme) or "./")}">'  # noqa: E501
+                f"{html.escape(text)}</a>")
+    other = "index.html" if theme == "dark" else "index-dark.html"
+    label = "Light theme" if theme == "dark" else "Dark theme"
+    return (f'<header class="ae-top">{left}<a class="ae-theme-link" href="{other}" '
+            f'data-theme-file>{label}</a></header>')
+
+
+PAGE = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+<meta name="description" content="{description}">
+<meta property="og:type" content="article">
+<meta property="og:title" content="{title}">
+<meta property="og:description" content="{description}">
+<meta name="twitter:card" content="summary">
+<meta name="twitter:title" content="{title}">
+<meta name="twitter:description" content="{description}">
+<meta name="color-scheme" content="{color_scheme}">
+<style>{css}</style>
+<script>window.AE_THEME = "{theme}";{live}</script>
+</head>
+<body class="ae-page ae-theme-{theme}">
+{header}
+<main class="ae-article" id="main">
+{main}
+</main>
+<script type="application/json" id="ae-islands">{config}</script>
+{docs}
+<script src="{islands_js}" defer></script>
+</body>
+</html>
+"""
+
+
+def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_url=None):
+    # -> the chapter's whole page. urls: {"switcher": src, "islands": src, "css": text,
+    # "table": ref -> src}; Bokeh's and Panel's script URLs are still the CDN's here (the
+    # build points them at its own copies afterwards, as for every page)
+    docs = []
+    config = {"scripts": groups[0].scripts if groups else [], "switcher": urls["switcher"],
+              "groups": {}}
+    for g in groups:
+        doc_id = f"ae-doc-{g.name}"
+        docs.append(f'<script type="application/json" id="{doc_id}">{g.docs_json}</script>')
+        config["groups"][g.name] = {"doc": doc_id, "render_items": g.render_items,
+                                    "slots": g.slots,
+                                    "tables": [urls["table"](ref) for ref in g.tables]}
+    live = f" window.AE_LIVE_URL = {json.dumps(live_url)};" if live_url else ""
+    config_text = json.dumps(config, separators=(",", ":")).replace("</", "<\\/")
+    return PAGE.format(title=html.escape(title), description=html.escape(description(chapter)),
+                       css=urls["css"], theme=theme, live=live,
+                       color_scheme="dark" if theme == "dark" else "light",
+                       header=header(back, page_folder, theme),
+                       main=body(chapter, groups, page_folder, theme), config=config_text,
+                       docs="\n".join(docs), islands_js=urls["islands"])
+
+
+def chapter_of(module):  # the chapter module ("app.article") -> its Chapter, as loaded there
+    return content.Chapter(title=module.TITLE, sections=list(module.SECTIONS))

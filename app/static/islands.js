@@ -1,0 +1,140 @@
+// A chapter page's panels as islands (app/chapter_page.py writes the page). The prose is
+// already HTML; a panel's Bokeh document mounts when the reader nears it, when a deep link
+// or a link in the prose targets it, or when the keyboard reaches it. Bokeh, Panel, the
+// switcher and a panel's table of states load on the first mount, never before.
+(function () {
+  "use strict";
+  const config = JSON.parse(document.getElementById("ae-islands").textContent);
+  const mounts = new Map(); // group -> Promise of its mount
+  const loaded = new Map(); // script URL -> Promise of its load
+  let mountedCount = 0;
+
+  function load(src) { // scripts run in the order they are asked for, fetched in parallel
+    if (!loaded.has(src)) {
+      loaded.set(src, new Promise(function (resolve, reject) {
+        const s = document.createElement("script");
+        s.src = src;
+        s.async = false;
+        s.onload = resolve;
+        s.onerror = function () { reject(new Error("could not load " + src)); };
+        document.head.appendChild(s);
+      }));
+    }
+    return loaded.get(src);
+  }
+
+  function idle() { // -> Promise: every Bokeh document on the page has rendered
+    return new Promise(function (resolve) {
+      (function check() {
+        const B = window.Bokeh;
+        if (B && B.documents.every(function (d) { return d.is_idle; })) { resolve(); return; }
+        setTimeout(check, 16);
+      })();
+    });
+  }
+
+  function islandsOf(name) {
+    return Array.from(document.querySelectorAll('.ae-island[data-group="' + name + '"]'));
+  }
+
+  function mount(name) { // -> Promise: the group's panels are live (and booted)
+    if (mounts.has(name)) { return mounts.get(name); }
+    const group = config.groups[name];
+    if (!group) { return Promise.reject(new Error("no panel group " + name)); }
+    const scripts = config.scripts.concat([config.switcher], group.tables);
+    const done = Promise.all(scripts.map(load)).then(function () {
+      const docs = document.getElementById(group.doc).textContent;
+      return window.Bokeh.embed.embed_items(docs, group.render_items);
+    }).then(idle).then(function () {
+      if (window.AEStates) { window.AEStates.boot(); }
+      for (const el of islandsOf(name)) { el.classList.add("ae-mounted"); }
+      mountedCount += 1;
+      document.documentElement.dataset.aeMounted = String(mountedCount);
+      document.dispatchEvent(new CustomEvent("ae:mounted", {detail: {group: name}}));
+    }).catch(function (error) {
+      for (const el of islandsOf(name)) {
+        const wait = el.querySelector(".ae-island-wait");
+        if (wait) {
+          wait.textContent = "This panel could not be loaded (" + error.message + "). " +
+            "The text around it still holds its numbers; reloading may help.";
+          wait.classList.add("ae-island-error");
+        }
+      }
+      throw error;
+    });
+    mounts.set(name, done);
+    return done;
+  }
+
+  function mountAll() {
+    return Promise.all(Object.keys(config.groups).map(mount));
+  }
+
+  function mountFor(el) { // an island (or an element inside one) -> its group's mount
+    const island = el.closest(".ae-island");
+    return island ? mount(island.dataset.group) : Promise.resolve();
+  }
+
+  // A link asking for the other theme (a deep link's ?theme=, the header's link) opens the
+  // page's other file, keeping the query and the fragment.
+  function themeFile() {
+    const params = new URLSearchParams(window.location.search);
+    const wanted = params.get("theme");
+    if (wanted === null) { return false; }
+    const theme = wanted.trim().toLowerCase() === "dark" ? "dark" : "default";
+    if (theme === (window.AE_THEME || "default")) { return false; }
+    const url = new URL(window.location.href);
+    url.pathname = url.pathname.replace(/index(-dark)?\.html$/, "")
+      .replace(/\/?$/, "/") + (theme === "dark" ? "index-dark.html" : "index.html");
+    window.location.replace(url.href);
+    return true;
+  }
+
+  function start() {
+    if (themeFile()) { return; }
+    for (const link of document.querySelectorAll("a[data-theme-file]")) {
+      link.addEventListener("click", function () { // keep the reader's deep link
+        if (window.AEStates) { window.AEStates.flushUrl(); }
+        const url = new URL(link.href);
+        const params = new URLSearchParams(window.location.search);
+        params.delete("theme");
+        url.search = params.toString();
+        url.hash = window.location.hash;
+        link.href = url.href;
+      });
+    }
+    for (const button of document.querySelectorAll(".ae-island-load")) {
+      button.addEventListener("click", function () { mountFor(button); });
+    }
+    document.addEventListener("focusin", function (event) {
+      if (event.target instanceof Element) { mountFor(event.target); }
+    });
+    // a deep link sets some panel's controls: mount them all, so every key finds its panel
+    const params = new URLSearchParams(window.location.search);
+    params.delete("theme");
+    if (Array.from(params.keys()).length > 0) { mountAll(); }
+    const target = window.location.hash ? document.getElementById(window.location.hash.slice(1))
+      : null;
+    if (target) { mountFor(target); }
+    if ("IntersectionObserver" in window) {
+      const seen = new IntersectionObserver(function (entries) {
+        for (const entry of entries) {
+          if (entry.isIntersecting) {
+            seen.unobserve(entry.target);
+            mount(entry.target.dataset.group);
+          }
+        }
+      }, {rootMargin: "600px 0px"});
+      for (const el of document.querySelectorAll(".ae-island")) { seen.observe(el); }
+    } else {
+      mountAll();
+    }
+  }
+
+  window.AEIslands = {mount, mountAll, mountFor, mounts};
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start, {once: true});
+  } else {
+    start();
+  }
+})();
