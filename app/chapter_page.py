@@ -25,7 +25,7 @@ import re
 from app import content
 
 SCRIPT_SRC = re.compile(r'<script type="text/javascript" src="([^"]+)"></script>')
-DOCS_JSON = re.compile(r'<script type="application/json" id="([^"]+)">(.*?)</script>', re.S)
+DOCS_JSON = re.compile(r'<script type="application/json" id="([^"]+)">(.*?)</script>', re.DOTALL)
 RENDER_ITEMS = re.compile(r"const render_items = (\[.*?\]);\n")
 TAG = re.compile(r"<[^>]+>")
 

@@ -81,10 +81,31 @@ def prepare_session(factory, reconnect=True):
             settle()
             if location is not None and rel.startswith(("http://", "https://")):
                 location.param.watch(settle, ["pathname", "port"])
-        return factory(*args, **kwargs)
+        page = factory(*args, **kwargs)
+        if doc is not None:
+            phone_ready(doc)
+        return page
 
     build.__wrapped__ = factory
     return build
+
+
+# A live page's head gets the viewport tag (without it a phone lays the page out 980 px wide
+# and shrinks it): Panel's own page template, extended through the document's public
+# `template` and `template_variables`.
+LIVE_HEAD = ('{% extends ae_base %}{% block postamble %}'
+             '<meta name="viewport" content="width=device-width, initial-scale=1">'
+             '<meta name="description" content="{{ ae_description }}">{% endblock %}')
+LIVE_DESCRIPTION = ("An interactive explanation of scaled dot-product attention: every number "
+                    "computed, nothing typed in.")
+
+
+def phone_ready(doc):  # a session's Document -> its page has the viewport and description tags
+    import jinja2
+    from panel.io.resources import BASE_TEMPLATE
+
+    doc.template = jinja2.Template(LIVE_HEAD)
+    doc.template_variables.update(ae_base=BASE_TEMPLATE, ae_description=LIVE_DESCRIPTION)
 
 
 def reuse_key(request):  # -> (path, theme): reused first paints are keyed by these two only
