@@ -47,6 +47,7 @@ class Group:
     render_items: list = dataclasses.field(default_factory=list)  # [{docid, roots, ...}]
     tables: dict = dataclasses.field(default_factory=dict)  # {ref: table} its panels ship
     elements: dict = dataclasses.field(default_factory=dict)  # slot -> element id
+    stills: dict = dataclasses.field(default_factory=dict)  # slot -> HTML of its default state
 
 
 def groups_of(panels, follows):  # {slot: ...}, {follower: leader} -> [Group], in page order
@@ -100,6 +101,7 @@ def save_group(group, module, theme, title, shelf, plan):
             for item in block:  # is made, so a leader's widgets also carry its followers'
                 if hasattr(item, "attach_switcher"):
                     item.__panel__()
+        group.stills = {slot: still(block) for slot, block in zip(group.slots, blocks)}
         roots = {}
         for i, (slot, block) in enumerate(zip(group.slots, blocks)):
             extra = [chrome.a11y()] if i == 0 else []  # names Bokeh's controls, once a document
@@ -124,6 +126,34 @@ def save_group(group, module, theme, title, shelf, plan):
     return group
 
 
+HEADING = re.compile(r"^\s*<h[1-6]\b")
+
+
+def still(block):  # a panel's [notes, viewer] -> HTML of its titles, readouts and tables as
+    # built (its default state): what the island shows before it mounts, and without scripts
+    import panel as pn
+
+    from app.readout import Readout
+
+    def shown(obj):
+        return isinstance(obj, (Readout, pn.pane.HTML, pn.pane.Markdown))
+
+    parts = []
+    for item in block:
+        layout = item.__panel__() if isinstance(item, pn.viewable.Viewer) else item
+        if not hasattr(layout, "select"):
+            continue
+        for obj in layout.select(shown):
+            if isinstance(obj, Readout):
+                parts.append(f'<div class="ae-still-readout">{obj.filled()}</div>')
+            elif isinstance(obj, pn.pane.Markdown) and isinstance(obj.object, str):
+                parts.append(markdown_html(obj.object))
+            elif isinstance(obj, pn.pane.HTML) and isinstance(obj.object, str) and (
+                    HEADING.match(obj.object) or "<table" in obj.object):
+                parts.append(obj.object)
+    return "\n".join(parts)
+
+
 def island(slot, group):  # -> the HTML box a panel mounts into, with its note until then
     height = ISLAND_MIN_HEIGHT.get(slot, DEFAULT_MIN_HEIGHT)
     return (f'<section class="ae-island" id="panel-{slot}" data-group="{group.name}" '
@@ -131,6 +161,7 @@ def island(slot, group):  # -> the HTML box a panel mounts into, with its note u
             f'aria-label="{html.escape(slot)} panel">\n'
             f'<div class="ae-island-root" id="{group.elements[slot]}"></div>\n'
             '<div class="ae-island-still">'
+            f'<div class="ae-still-body">{group.stills.get(slot, "")}</div>'
             '<p class="ae-island-wait">The interactive panel loads as you reach it. '
             '<button type="button" class="ae-island-load">Load it now</button></p>'
             f"<noscript><p>{html.escape(NO_SCRIPT_NOTE)}</p></noscript></div>\n</section>")

@@ -230,10 +230,10 @@ def article_frame(*objects, title):  # the article's centred column
 
 def quiet_axes(fig, tick_labels=False):  # axis titles small and upright, as in the prose
     for axis in fig.axis:
-        axis.axis_label_text_font_size = "11px"
+        axis.axis_label_text_font_size = "12px"
         axis.axis_label_text_font_style = "normal"
         if tick_labels:
-            axis.major_label_text_font_size = "11px"
+            axis.major_label_text_font_size = "12px"
 
 
 def readout_pane(stylesheet, **kw):  # an empty text readout that fills the width

@@ -61,7 +61,7 @@ B_PRESETS = {
 # Okabe-Ito: categories stay apart under every common colour-vision deficiency. Vector a
 # is drawn in the theme's strongest ink (black on white, near-white on dark), b in its blue.
 BLUE, VERMILLION, GREEN, YELLOW = "#0072B2", "#D55E00", "#009E73", "#F0E442"
-LEGEND = {"orientation": "horizontal", "location": "top_left", "label_text_font_size": "11px",
+LEGEND = {"orientation": "horizontal", "location": "top_left", "label_text_font_size": "12px",
           "padding": 2, "spacing": 8, "margin": 0, "border_line_color": None}
 ZONES = (  # verdict, start°, end°, fill: dot_product.agreement calls 80°-100° perpendicular
     ("aligned", 0, 80, GREEN),
@@ -405,7 +405,7 @@ class AgreementPanel(StatePanel):
         zone_text = {"x": [0.52, 0.0, -0.58], "y": [0.2, 1.05, 0.2],
                      "text": ["aligned", "perpendicular", "opposed"]}
         g.text("x", "y", text="text", source=ColumnDataSource(zone_text), text_align="center",
-               text_baseline="middle", text_font_size="11px", text_color=paint.text)
+               text_baseline="middle", text_font_size="12px", text_color=paint.text)
         g.arc(0, 0, radius=0.24, start_angle=0.0, end_angle="end", source=self.arc_source,
               direction="anticlock", line_color=paint.strong, line_width=1.5)
         self.arrow_a = Arrow(end=VeeHead(size=9, fill_color=paint.strong,
@@ -443,7 +443,7 @@ class AgreementPanel(StatePanel):
         s.scatter(left, "y", source=self.score_tick_source, marker="dash", size=7,
                   line_color=self._ink.text, angle=0)
         s.text(left, "y", text="text", source=self.score_tick_source, x_offset=-6,
-               text_align="right", text_baseline="middle", text_font_size="11px",
+               text_align="right", text_baseline="middle", text_font_size="12px",
                text_color=self._ink.text)
         s.yaxis.ticker = FixedTicker(ticks=[])
         s.yaxis.axis_label_standoff = 30

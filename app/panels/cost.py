@@ -315,10 +315,10 @@ class CostPanel(CostStatePanel):
                                line_dash="dashed", line_width=1.5)
         self.maxpos_span = Span(location=1, dimension="height", line_color=paint.rule,
                                 line_dash="dotdash", line_width=1.5)
-        self.cross_label = Label(x=1, y=0.93, text="", text_font_size="11px",
+        self.cross_label = Label(x=1, y=0.93, text="", text_font_size="12px",
                                  text_color=paint.strong, background_fill_color=paint.paper,
                                  background_fill_alpha=0.8)
-        self.maxpos_label = Label(x=1, y=0.78, text="", text_font_size="11px",
+        self.maxpos_label = Label(x=1, y=0.78, text="", text_font_size="12px",
                                   text_color=paint.muted, background_fill_color=paint.paper,
                                   background_fill_alpha=0.8)
         for model in (self.cross_span, self.maxpos_span, self.cross_label, self.maxpos_label):
@@ -326,7 +326,7 @@ class CostPanel(CostStatePanel):
         fig.add_tools(HoverTool(renderers=[self.lines["triangular"]], mode="vline", tooltips=[
             ("prompt", "@n{0,0} tokens"), ("triangular", "@triangular{0.0%}"),
             ("naive", "@naive{0.0%}")]))
-        fig.add_layout(Legend(items=items, ncols=2, label_text_font_size="11px",
+        fig.add_layout(Legend(items=items, ncols=2, label_text_font_size="12px",
                               border_line_alpha=0, padding=2, spacing=0), "below")
         fig.xaxis.ticker = FixedTicker(ticks=[1, 16, 256, 4096, 65536])
         fig.xaxis.major_label_overrides = {1: "1", 16: "16", 256: "256", 4096: "4,096",

@@ -447,10 +447,10 @@ class DecodeBillPanel(CostStatePanel):
                               fill_color=WEIGHTS, line_color="#000000")
         self.ridge_span = Span(location=1, dimension="height", line_color=paint.rule,
                                line_dash="dashed", line_width=1.5)
-        self.ridge_label = Label(x=1, y=ROOF_Y[1] / 4, text="", text_font_size="11px",
+        self.ridge_label = Label(x=1, y=ROOF_Y[1] / 4, text="", text_font_size="12px",
                                  text_color=paint.muted, x_offset=4,
                                  background_fill_color=paint.paper, background_fill_alpha=0.8)
-        self.point_label = Label(x=1, y=1, text="", text_font_size="11px",
+        self.point_label = Label(x=1, y=1, text="", text_font_size="12px",
                                  text_color=paint.warm, x_offset=8, y_offset=-4,
                                  text_baseline="top")
         for model in (self.ridge_span, self.ridge_label, self.point_label):
@@ -459,7 +459,7 @@ class DecodeBillPanel(CostStatePanel):
             LegendItem(label="roof: min(peak, intensity × bandwidth)", renderers=[roof]),
             LegendItem(label="decode attention", renderers=[attention]),
             LegendItem(label="weight matmuls, this batch", renderers=[weights]),
-        ], location="bottom_right", label_text_font_size="11px", background_fill_alpha=0.85,
+        ], location="bottom_right", label_text_font_size="12px", background_fill_alpha=0.85,
             padding=4, spacing=0))
         ticks = [0.1, 1, 10, 100, 1000, 10000]
         fig.xaxis.ticker = FixedTicker(ticks=ticks)

@@ -278,7 +278,7 @@ def inspected(length, query, phase):  # -> token position whose row is shown
 # "purred"), the widest "7 purred" left of it
 LABEL_GAP = 4
 KEY_LABELS_HEIGHT, QUERY_LABELS_WIDTH = 35, 56
-SMALL = "11px"
+SMALL = "12px"
 LAYER_RENDERERS = 4  # per length: masked cells, their −∞, key labels, query labels
 
 BLANK = -1.0  # the weight of a cell that covers the masked layer with the plot's colour

@@ -260,7 +260,7 @@ class LadderPanel(StatePanel):
         fig.vbar(x="x", top="top", width=0.38, source=self.ladder_source, fill_color="colour",
                  fill_alpha="alpha", line_color=self._ink.strong, line_width="line_width")
         fig.text(x="x", y="label_y", text="label", source=self.ladder_source,
-                 text_align="center", text_baseline="bottom", text_font_size="11px",
+                 text_align="center", text_baseline="bottom", text_font_size="12px",
                  text_color=self._ink.text)
         fig.xaxis.ticker = FixedTicker(ticks=list(LENGTHS))
         fig.xaxis.axis_label = "sequence length n"
@@ -273,7 +273,7 @@ class LadderPanel(StatePanel):
         legend = Legend(items=[
             LegendItem(label="prefill: n²", renderers=[swatches[0]]),
             LegendItem(label="one decode step: n", renderers=[swatches[1]]),
-        ], location="top_left", label_text_font_size="11px", background_fill_alpha=0.8)
+        ], location="top_left", label_text_font_size="12px", background_fill_alpha=0.8)
         fig.add_layout(legend)
         chrome.quiet_axes(fig)
         self.ladder_figure = fig
@@ -306,7 +306,7 @@ class LadderPanel(StatePanel):
             LegendItem(label="prefill of n tokens: n²", renderers=[prefill]),
             LegendItem(label="one decode step at n: n", renderers=[decode]),
             LegendItem(label="whole response: Σ of steps", renderers=[response]),
-        ], location="top_left", label_text_font_size="11px", background_fill_alpha=0.8))
+        ], location="top_left", label_text_font_size="12px", background_fill_alpha=0.8))
         chrome.quiet_axes(fig)
         self.context_figure = fig
 

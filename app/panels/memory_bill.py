@@ -322,7 +322,7 @@ class MemoryBillPanel(CostStatePanel):
         self.cross_span = Span(location=CHART_X[0], dimension="height", line_color=paint.strong,
                                line_dash="dashed", line_width=1.5)
         self.cross_label = Label(x=CHART_X[0], y=CHART_Y[0] * 3, text="",
-                                 text_font_size="11px", text_color=paint.text,
+                                 text_font_size="12px", text_color=paint.text,
                                  background_fill_color=paint.paper, background_fill_alpha=0.8)
         fig.add_layout(self.cross_span)
         fig.add_layout(self.cross_label)
@@ -332,7 +332,7 @@ class MemoryBillPanel(CostStatePanel):
             LegendItem(label="weights", renderers=[weights]), self.kv_item,
             self.one_item,
             LegendItem(label="your context", renderers=[marker]),
-        ], location="top_left", label_text_font_size="11px", background_fill_alpha=0.85,
+        ], location="top_left", label_text_font_size="12px", background_fill_alpha=0.85,
             padding=4, spacing=0))
         fig.add_tools(HoverTool(renderers=[kv], mode="vline", tooltips=[
             ("context", "@context{0,0} tokens"), ("KV cache", "@kv{0.00} GB"),

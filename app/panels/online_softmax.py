@@ -522,12 +522,12 @@ class OnlineSoftmaxPanel(StatePanel):
         fig.vbar("x", 0.7, "term", source=self.bar_source, fill_color="color",
                  line_color=None)
         fig.text("x", "term", text="label", source=self.bar_source, text_align="center",
-                 text_baseline="bottom", y_offset=-2, text_font_size="11px",
+                 text_baseline="bottom", y_offset=-2, text_font_size="12px",
                  text_color=paint.text)
         fig.text("x", "y", text="text", source=self.unread_source, text_align="center",
-                 text_baseline="bottom", text_font_size="11px", text_color=paint.muted)
+                 text_baseline="bottom", text_font_size="12px", text_color=paint.muted)
         fig.text("x", 0, text="score", source=self.score_source, text_align="center",
-                 text_baseline="top", y_offset=4, text_font_size="11px", text_color=paint.text)
+                 text_baseline="top", y_offset=4, text_font_size="12px", text_color=paint.text)
         fig.xaxis.ticker = FixedTicker(ticks=[])
         fig.yaxis.ticker = FixedTicker(ticks=[0, 0.25, 0.5, 0.75, 1])
         fig.xaxis.axis_label = "score"

@@ -330,10 +330,10 @@ class OverflowPanel(StatePanel):
         paint = self._ink
         fig.vbar("x", 0.7, "weight", source=self.bar_source, fill_color=BLUE, line_color=None)
         fig.text("x", "label_y", text="label", source=self.bar_source, text_align="center",
-                 text_baseline="bottom", y_offset=-2, text_font_size="11px",
+                 text_baseline="bottom", y_offset=-2, text_font_size="12px",
                  text_color=paint.text)
         fig.text("x", 0, text="score", source=self.bar_source, text_align="center",
-                 text_baseline="top", y_offset=4, text_font_size="11px", text_color=paint.text)
+                 text_baseline="top", y_offset=4, text_font_size="12px", text_color=paint.text)
         fig.scatter("x", "y", source=self.broken_source, marker="x", size=14,
                     line_color=VERMILLION, line_width=3)
         fig.text("x", "y", text="text", source=self.broken_source, text_align="center",

@@ -64,7 +64,8 @@
   const FOCUS_CSS = `
     :focus-visible, .noUi-handle:focus-visible, .bk-btn:focus-visible, input:focus-visible,
     select:focus-visible, textarea:focus-visible {
-      outline: 3px solid #d55e00 !important; outline-offset: 2px !important; }`;
+      outline: 3px solid #d55e00 !important; outline-offset: 2px !important; }
+    :host { --handle-width: 24px; --handle-height: 24px; }`;  /* a slider handle is a 24 px target */
   let focusSheet = null;
 
   function adoptFocusRing(root) {

@@ -131,7 +131,19 @@
     }
   }
 
-  window.AEIslands = {mount, mountAll, mountFor, mounts};
+  // "Show me": mount a panel, set it to the state a query names, bring it into view, focus it
+  function show(slot, query) { // -> Promise
+    const island = document.getElementById("panel-" + slot);
+    if (!island) { return Promise.reject(new Error("no panel " + slot + " on this page")); }
+    return mount(island.dataset.group).then(function () {
+      if (query && window.AEStates) { window.AEStates.set(query); }
+      island.scrollIntoView({block: "start", behavior: "auto"});
+      if (!island.hasAttribute("tabindex")) { island.setAttribute("tabindex", "-1"); }
+      island.focus({preventScroll: true});
+    });
+  }
+
+  window.AEIslands = {mount, mountAll, mountFor, mounts, show};
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start, {once: true});
   } else {

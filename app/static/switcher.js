@@ -249,8 +249,8 @@
     return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
   }
 
-  function restore(p) { // -> notes; sets each control the query names
-    const params = new URLSearchParams(window.location.search);
+  function restore(p, query) { // -> notes; sets each control the query (default: the URL's) names
+    const params = new URLSearchParams(query === undefined ? window.location.search : query);
     const notes = [];
     for (const [key, name] of Object.entries(p.spec.url)) {
       const given = params.getAll(key);
@@ -263,6 +263,21 @@
       if (stop >= 0) { setProperty(p.controls[i], control.prop, control.raw[stop]); }
     }
     return notes;
+  }
+
+  // "Show me": put the page's panels in the state a query names ("mask=off&query=2"), as a
+  // deep link does; each control set runs its panel's change, which writes the address bar.
+  function set(query) { // -> the number of panels the query reached
+    findPanels();
+    let reached = 0;
+    for (const p of panels.values()) {
+      if (!p.booted) { continue; }
+      const params = new URLSearchParams(query);
+      if (!Object.keys(p.spec.url).some((key) => params.has(key))) { continue; }
+      showNotes(p, restore(p, params));
+      reached += 1;
+    }
+    return reached;
   }
 
   function showNotes(p, notes) {
@@ -502,7 +517,7 @@
     window.location.replace(url.href);
   }
 
-  window.AEStates = {change, boot, coerce, liveUrl, flushUrl, register, panels, get,
+  window.AEStates = {change, boot, coerce, liveUrl, flushUrl, register, panels, get, set,
                      internals, stats};
   themeFile();
   whenReady(boot, 2400);

@@ -24,9 +24,20 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 SERVER_START_TIMEOUT_S = 90
 RENDER_TIMEOUT_MS = 30_000
 
-# True once every Bokeh document on the page has rendered all its roots
-DOCUMENT_IDLE_JS = """() => window.Bokeh !== undefined && Bokeh.documents.length > 0
-    && Bokeh.documents.every((doc) => doc.is_idle)"""
+# Every Bokeh document on the page has rendered. On a chapter page the panels are islands
+# that mount as a reader nears them (app/static/islands.js): asking mounts them all first, as
+# a reader scrolling through the chapter would.
+DOCUMENT_IDLE_JS = """() => {
+  if (window.AEIslands !== undefined) {
+    AEIslands.mountAll();
+    const islands = document.querySelectorAll(".ae-island");
+    if (document.querySelectorAll(".ae-island.ae-mounted").length < islands.length) {
+      return false;
+    }
+  }
+  return window.Bokeh !== undefined && Bokeh.documents.length > 0
+    && Bokeh.documents.every((doc) => doc.is_idle);
+}"""
 
 
 def pytest_collection_modifyitems(items):

@@ -1,0 +1,145 @@
+"""Text first, on a phone: a chapter is HTML that paints before any script, and its panels
+are islands that mount when the reader reaches them (app/chapter_page.py, islands.js).
+
+- With JavaScript off, "/" and "/math" show every paragraph of their content files and the
+  documents' numbers of each panel's default state (the islands' stills), and say that the
+  controls need JavaScript.
+- Opening "/" requests no Bokeh, Panel or switcher script, and no table of states; scrolling
+  to a panel, a deep link, or the keyboard mounts it, and it then works.
+- In Pixel 5 and iPhone 12 emulation (mobile viewport and touch) every route is laid out at
+  the device's width with no sideways scroll of the page, a chapter's paragraphs are 16 px
+  or larger, and a slider dragged by touch changes the head's readout.
+"""
+
+import re
+
+import pytest
+
+from app import chapter_page, content, routes
+from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
+
+CHAPTERS = {"/": "attention.md", "/math": "math.md"}
+# the documents' numbers each chapter's panels show in their default states
+DEFAULT_NUMBERS = {"/": ["0.77", "0.07", "1.98", "15 of 36", "51,324", "13,404"],
+                   "/math": ["1.55", "4,194,304", "295"]}
+BOKEH_OR_PANEL = re.compile(r"/(bokeh|panel)[^/]*\.js|/switcher\.js|/assets/states/")
+PHONES = ("Pixel 5", "iPhone 12")
+
+
+def paragraphs(name):  # -> the plain text of every paragraph and list item of a chapter
+    html = "\n".join(chapter_page.markdown_html(item) for item in content.load(name).sections
+                     if isinstance(item, str))
+    blocks = re.findall(r"<(?:p|li)\b[^>]*>(.*?)</(?:p|li)>", html, flags=re.DOTALL)
+    return [chapter_page.plain_text(b) for b in blocks if chapter_page.plain_text(b)]
+
+
+def squash(text):
+    return " ".join(text.replace("*", "").split())
+
+
+@pytest.fixture
+def no_script_page(browser, base_url):
+    context = browser.new_context(java_script_enabled=False, base_url=base_url)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.mark.parametrize("route", list(CHAPTERS))
+def test_without_javascript_a_chapter_shows_its_text_and_default_numbers(no_script_page, route):
+    page = no_script_page
+    page.goto(route)
+    shown = squash(page.inner_text("main"))
+    missing = [p[:60] for p in paragraphs(CHAPTERS[route]) if squash(p) not in shown]
+    assert not missing, f"{route}: paragraphs missing without JavaScript: {missing}"
+    for number in DEFAULT_NUMBERS[route]:
+        assert number in shown, f"{route}: {number} is not on the page without JavaScript"
+    islands = page.locator(".ae-island")
+    assert islands.count() >= 4
+    for i in range(islands.count()):
+        still = islands.nth(i).locator(".ae-still-body")
+        assert still.inner_text().strip(), f"island {i} of {route} has no still"
+    assert chapter_page.NO_SCRIPT_NOTE in page.inner_text("body")
+
+
+def test_a_chapter_loads_no_panel_script_before_a_panel_is_near(page):
+    requested = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto("/")
+    page.wait_for_load_state("networkidle")
+    early = [u for u in requested if BOKEH_OR_PANEL.search(u)]
+    assert not early, f"scripts requested before any panel was near: {early}"
+    assert page.evaluate("window.Bokeh") is None
+    assert page.locator("h1").inner_text().startswith(routes.SITE_TITLE.split(",")[0])
+    # the reader scrolls to the head: it mounts and answers a click
+    page.locator("#panel-head").scroll_into_view_if_needed()
+    page.wait_for_selector("#panel-head.ae-mounted", timeout=RENDER_TIMEOUT_MS)
+    assert any(BOKEH_OR_PANEL.search(u) for u in requested)
+    head = page.locator("#panel-head")
+    head.get_by_role("button", name="causal mask").click()
+    page.wait_for_function("() => document.querySelector('#panel-head').innerText"
+                           " !== undefined && location.search.includes('mask=off')")
+
+
+def test_a_deep_link_mounts_its_panel_at_once(page):
+    page.goto("/?mask=off&query=2")
+    page.wait_for_function(DOCUMENT_IDLE_JS.replace("AEIslands.mountAll();", ""),
+                           timeout=RENDER_TIMEOUT_MS)
+    assert "ae-mounted" in page.locator("#panel-head").get_attribute("class")
+    page.get_by_text("0 of 36").first.wait_for()  # the mask-off state, as the link asks
+
+
+def test_the_keyboard_reaching_a_panel_mounts_it(page):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto("/math")
+    island = page.locator(".ae-island").last
+    assert "ae-mounted" not in (island.get_attribute("class") or "")
+    island.locator(".ae-island-load").focus()  # as Tab reaches its button
+    page.wait_for_function("(el) => el.classList.contains('ae-mounted')",
+                           arg=island.element_handle(), timeout=RENDER_TIMEOUT_MS)
+
+
+@pytest.fixture(params=PHONES)
+def phone(request, browser, base_url, playwright):
+    context = browser.new_context(**playwright.devices[request.param], base_url=base_url)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.mark.parametrize("route", [*CHAPTERS, *routes.PANEL_ROUTES])
+def test_on_a_phone_every_route_fits_the_screen(phone, route):
+    page = phone
+    page.goto(route)
+    page.wait_for_function(DOCUMENT_IDLE_JS, timeout=RENDER_TIMEOUT_MS)
+    content_attr = page.locator('meta[name="viewport"]').get_attribute("content")
+    assert "width=device-width" in content_attr
+    width = page.evaluate("window.innerWidth")
+    assert width < 450, f"laid out {width} px wide: the page is not at the device's width"
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= width, f"{route}: the page scrolls sideways ({wide} px in {width})"
+    if route in CHAPTERS:
+        sizes = page.evaluate("[...document.querySelectorAll('main > p')]"
+                              ".map((p) => parseFloat(getComputedStyle(p).fontSize))")
+        assert sizes and min(sizes) >= 16, f"{route}: paragraph type {min(sizes)} px"
+
+
+def test_on_a_phone_a_slider_moves_by_touch(browser, base_url, playwright):
+    context = browser.new_context(**playwright.devices["Pixel 5"], base_url=base_url)
+    page = context.new_page()
+    try:
+        page.goto("/heatmap")
+        page.wait_for_function(DOCUMENT_IDLE_JS, timeout=RENDER_TIMEOUT_MS)
+        handle = page.get_by_role("slider", name="sequence length")
+        box = handle.bounding_box()
+        assert box["width"] >= 24 and box["height"] >= 24, f"handle {box}"
+        x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        cdp = context.new_cdp_session(page)
+        for kind, at in (("touchStart", x), ("touchMove", x + 60), ("touchMove", x + 140),
+                         ("touchEnd", None)):
+            points = [] if at is None else [{"x": at, "y": y}]
+            cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+        page.wait_for_function("() => !location.search.includes('length=6')"
+                               " && /length=\\d/.test(location.search)",
+                               timeout=RENDER_TIMEOUT_MS)
+    finally:
+        context.close()
