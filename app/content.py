@@ -2,20 +2,50 @@
 
 The file starts with `# Title`. Markdown runs between markers, each alone on its line:
 `::: panel SLOT` places a panel, `::: link ROUTE TEXT` a link to another chapter,
-`::: placeholder TITLE | TEXT` a dashed box, and a bare `:::` ends one prose block.
+`::: placeholder TITLE | TEXT` a dashed box, `::: question ID` a question the reader
+answers before the text reveals it (its fields on the lines below, up to a bare `:::`),
+`::: review` the list of questions still to revisit, and a bare `:::` ends one prose block.
 """
 
 import importlib.resources
-from dataclasses import dataclass
+import re
+import shlex
+from dataclasses import dataclass, field
 
 MARKER = ":::"
+QUESTION_KINDS = ("choice", "number")
+QUESTION_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # ids become element ids: q-<id>
+OPTION_KEY = re.compile(r"[A-Za-z0-9_-]+")
+URL_KEY = re.compile(r"[A-Za-z0-9_]+")
+BAND = re.compile(r"(\d+(?:\.\d+)?)(%?)")  # "5%" relative, "0.02" absolute; or "order"
+ORDER_FACTOR = 3.0  # band: order = the same order of magnitude, within a factor of 3
 
 
 @dataclass(frozen=True)
 class Chapter:
     title: str  # the first line's heading, without the "# "
-    sections: list  # str (a Markdown block), ("panel", slot), ("link", text, route) or
-    # ("placeholder", title, text), in page order; the first block is "# <title>"
+    sections: list  # str (a Markdown block), ("panel", slot), ("link", text, route),
+    # ("placeholder", title, text), ("question", Question) or ("review",), in page order;
+    # the first block is "# <title>"
+
+
+@dataclass(frozen=True)
+class Question:
+    """A prediction the reader commits to before the text or a panel reveals the answer.
+
+    The answer itself is never written here: app/questions.py computes it from
+    attention_core, by the question's id, and fills the `{name}` placeholders of ask, options
+    and why with what it computed."""
+
+    id: str  # "mask-off-row2": the element is #q-<id>, app/questions.py's function its name
+    kind: str  # "choice" or "number"
+    ask: str  # Markdown (inline)
+    options: tuple = ()  # ((key, Markdown text), ...): choice only
+    show_slot: str = ""  # the panel that shows the answer ...
+    show_params: dict = field(default_factory=dict)  # ... in the state these URL keys set
+    why: str = ""  # Markdown (inline): one or two sentences on why
+    unit: str = ""  # number only, optional: "%", "tokens"
+    band: tuple = ()  # number only: ("relative", 0.05), ("absolute", 0.02) or ("order", 3.0)
 
 
 def read(name):  # -> the text of app/content/<name>, from the repo or an installed wheel
@@ -41,12 +71,28 @@ def parse(text, source="<text>"):  # -> Chapter; ValueError names source and lin
             sections.append("\n".join(block))
         block.clear()
 
-    for number, line in enumerate(lines, start=1):
+    ids, number = set(), 0
+    while number < len(lines):
+        line = lines[number]
+        number += 1
         if not line.startswith(MARKER):
             block.append(line)
             continue
         flush()
-        item = marker(line[len(MARKER):].strip(), f"{source}, line {number}")
+        rest, where = line[len(MARKER):].strip(), f"{source}, line {number}"
+        if rest.partition(" ")[0] == "question":
+            end = next((i for i in range(number, len(lines)) if lines[i].strip() == MARKER),
+                       None)
+            if end is None:
+                raise ValueError(f"{where}: '::: question' is never closed by a bare ':::'")
+            item = question(rest, lines[number:end], source, number)
+            if item[1].id in ids:
+                raise ValueError(f"{where}: a second question with the id {item[1].id!r}")
+            ids.add(item[1].id)
+            sections.append(item)
+            number = end + 1
+            continue
+        item = marker(rest, where)
         if item is not None:
             sections.append(item)
     flush()
@@ -73,5 +119,108 @@ def marker(rest, where):  # the words after ":::" -> a section item, or None for
         if not bar or not title.strip() or not body.strip():
             raise ValueError(f"{where}: '::: placeholder' needs 'Title | text'")
         return ("placeholder", title.strip(), body.strip())
-    raise ValueError(f"{where}: unknown marker kind {kind!r} "
-                     "(known: panel, link, placeholder, or a bare ':::' for a block break)")
+    if kind == "review":
+        if args:
+            raise ValueError(f"{where}: '::: review' takes nothing after it")
+        return ("review",)
+    raise ValueError(f"{where}: unknown marker kind {kind!r} (known: panel, link, placeholder, "
+                     "question, review, or a bare ':::' for a block break)")
+
+
+def question(rest, body, source, first):
+    # "question ID", the lines up to the closing ":::" (the first is line `first` + 1)
+    # -> ("question", Question); a ValueError names the file and the line
+    where = f"{source}, line {first}"
+    qid = rest.partition(" ")[2].strip()
+    if not QUESTION_ID.fullmatch(qid):
+        raise ValueError(f"{where}: '::: question' needs one id of lowercase letters, digits "
+                         "and hyphens, as '::: question mask-off-row2'")
+    fields, options, last = {}, [], None  # last: the field a continuation line extends
+    for offset, line in enumerate(body, start=first + 1):
+        at = f"{source}, line {offset}"
+        if not line.strip():
+            last = None
+            continue
+        if line[0] in " \t":  # an indented line continues the field above it
+            if last is None:
+                raise ValueError(f"{at}: an indented line continues nothing")
+            if last == "option":
+                key, text = options[-1]
+                options[-1] = (key, f"{text} {line.strip()}")
+            else:
+                fields[last] = (f"{fields[last][0]} {line.strip()}", fields[last][1])
+            continue
+        name, colon, value = line.partition(":")
+        name, value = name.strip(), value.strip()
+        if not colon or not value:
+            raise ValueError(f"{at}: a question's line reads 'field: value' "
+                             f"(kind, ask, option KEY, show, why, unit, band), not {line!r}")
+        if name.startswith("option "):
+            key = name[len("option "):].strip()
+            if not OPTION_KEY.fullmatch(key):
+                raise ValueError(f"{at}: an option's key is one word, as 'option mat: ...'")
+            if key in dict(options):
+                raise ValueError(f"{at}: a second option {key!r}")
+            options.append((key, value))
+            last = "option"
+            continue
+        if name not in ("kind", "ask", "show", "why", "unit", "band"):
+            raise ValueError(f"{at}: unknown question field {name!r} "
+                             "(known: kind, ask, option KEY, show, why, unit, band)")
+        if name in fields:
+            raise ValueError(f"{at}: a second {name!r} line")
+        fields[name] = (value, at)
+        last = name
+    for name in ("kind", "ask", "show", "why"):
+        if name not in fields:
+            raise ValueError(f"{where}: question {qid!r} has no '{name}:' line")
+    kind, at = fields["kind"]
+    if kind not in QUESTION_KINDS:
+        raise ValueError(f"{at}: a question's kind is 'choice' or 'number', not {kind!r}")
+    unit, band = fields.get("unit", ("", ""))[0], ()
+    if kind == "choice":
+        if len(options) < 2:
+            raise ValueError(f"{where}: the choice question {qid!r} needs two options or more")
+        for name in ("unit", "band"):
+            if name in fields:
+                raise ValueError(f"{fields[name][1]}: a choice question has no '{name}:'")
+    else:
+        if options:
+            raise ValueError(f"{where}: the number question {qid!r} has options; "
+                             "a number question takes 'band:' (and 'unit:') instead")
+        if "band" not in fields:
+            raise ValueError(f"{where}: the number question {qid!r} needs a 'band:' line "
+                             "(as 'band: 5%', 'band: 0.02' or 'band: order')")
+        band = parse_band(*fields["band"])
+    slot, params = parse_show(*fields["show"])
+    return ("question", Question(id=qid, kind=kind, ask=fields["ask"][0], options=tuple(options),
+                                 show_slot=slot, show_params=params, why=fields["why"][0],
+                                 unit=unit, band=band))
+
+
+def parse_band(text, at):  # "5%" | "0.02" | "order" -> ("relative" | "absolute" | "order", x)
+    if text == "order":
+        return ("order", ORDER_FACTOR)
+    match = BAND.fullmatch(text)
+    if not match:
+        raise ValueError(f"{at}: a band is '5%' (relative), '0.02' (absolute) or 'order' "
+                         f"(within a factor of {ORDER_FACTOR:g}), not {text!r}")
+    amount = float(match.group(1))
+    return ("relative", amount / 100) if match.group(2) else ("absolute", amount)
+
+
+def parse_show(text, at):  # 'head mask=off query=2' -> ("head", {"mask": "off", "query": "2"})
+    try:
+        words = shlex.split(text)
+    except ValueError as error:
+        raise ValueError(f"{at}: 'show:' could not be read ({error})") from None
+    if not words or "=" in words[0]:
+        raise ValueError(f"{at}: 'show:' names a panel slot first, as 'show: head mask=off'")
+    params = {}
+    for word in words[1:]:
+        key, eq, value = word.partition("=")
+        if not eq or not URL_KEY.fullmatch(key) or not value:
+            raise ValueError(f"{at}: 'show:' takes URL keys as key=value (quote a value with "
+                             f"spaces: scores=\"12, 1, 0.1\"), not {word!r}")
+        params[key] = value
+    return words[0], params
