@@ -24,7 +24,7 @@ import logging
 import panel as pn
 from panel.io.state import set_curdoc
 
-from app import chrome, content
+from app import chrome, content, questions
 from app.panels.cost import CostPanel
 from app.panels.heatmap import HeadPanel
 from app.panels.kernel_lab import KernelLabLink, KernelLabPanel
@@ -107,8 +107,9 @@ def chapter_plan(panels=PANELS, follows=FOLLOWS):  # the URL plan from the class
 
 # The prose, in order, from app/content/attention.md. A string is a block of markdown;
 # ("panel", slot) places a panel; ("link", text, route) a link to the other chapter;
-# ("placeholder", title, text) a box for something still to come. A slot with no panel in the
-# table shows a placeholder instead.
+# ("placeholder", title, text) a box for something still to come; ("question", Question) a
+# question the reader answers first (app/questions.py); ("review",) the static page's list of
+# questions to revisit. A slot with no panel in the table shows a placeholder instead.
 SECTIONS = CHAPTER.sections
 
 
@@ -134,6 +135,13 @@ a { color: var(--primary-bg-color, #0072b5); text-underline-offset: 0.15em; }
                    font-size: 1.1rem; }
 .ae-back-link { font-size: 0.95rem; }
 """
+
+
+def question_pane(question):  # a content.Question -> its HTML, as the static chapter has it
+    return pn.pane.HTML(questions.html(question, questions.answer(question)),
+                        sizing_mode="stretch_width",
+                        stylesheets=[chrome.CSS, chrome.PROSE_CSS, questions.LIVE_CSS,
+                                     chrome.link_css()])
 
 
 class Later:
@@ -203,6 +211,10 @@ def block(item, get, plan, later=None):  # one SECTIONS item -> list of viewable
         return [chrome.placeholder(item[1], item[2])]
     if item[0] == "link":
         return [chapter_link(item[1], item[2])]
+    if item[0] == "question":  # the same HTML as the static chapter; no script runs in a pane,
+        return [question_pane(item[1])]  # so its <details> holds the answer
+    if item[0] == "review":  # the review follows answers in the browser: static pages only
+        return []
     slot = item[1]
     if slot not in plan:
         return [chrome.placeholder("A panel is coming here", f"The {slot} panel is on its way.")]

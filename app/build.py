@@ -282,7 +282,7 @@ class Assets:
             self._add(target_out, target, ref)
 
 
-SITE_SCRIPTS = ("switcher.js", "islands.js")  # the app's own scripts the pages load
+SITE_SCRIPTS = ("switcher.js", "islands.js", "questions.js")  # the app's own scripts the pages load
 
 
 def site_files():  # -> {name: bytes}: the app's own browser files the pages load
@@ -327,6 +327,7 @@ def render_chapter(page, title, theme, assets, live_url=None):
         tables.update(group.tables)
     urls = {"switcher": f"{page.up}{assets.site_out}/switcher.js",
             "islands": f"{page.up}{assets.site_out}/islands.js",
+            "questions": f"{page.up}{assets.site_out}/questions.js",
             "css": resources.static_file("chapter.css").read_text(encoding="utf-8"),
             "table": lambda ref: f"{page.up}{STATES_OUT}/{ref}.js"}
     text = chapter_page.page_html(chapter_page.chapter_of(module), groups, title=title,

@@ -22,7 +22,7 @@ import io
 import json
 import re
 
-from app import content
+from app import content, questions
 
 SCRIPT_SRC = re.compile(r'<script type="text/javascript" src="([^"]+)"></script>')
 DOCS_JSON = re.compile(r'<script type="application/json" id="([^"]+)">(.*?)</script>', re.DOTALL)
@@ -191,6 +191,10 @@ def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: pro
         elif item[0] == "placeholder":
             parts.append(f'<div class="ae-placeholder" role="note"><strong>'
                          f"{html.escape(item[1])}</strong> {html.escape(item[2])}</div>")
+        elif item[0] == "question":
+            parts.append(questions.html(item[1], questions.answer(item[1])))
+        elif item[0] == "review":
+            parts.append(questions.review_html(chapter))
     return "\n".join(parts)
 
 
@@ -231,6 +235,7 @@ PAGE = """<!DOCTYPE html>
 <script type="application/json" id="ae-islands">{config}</script>
 {docs}
 <script src="{islands_js}" defer></script>
+<script src="{questions_js}" defer></script>
 </body>
 </html>
 """
@@ -256,7 +261,8 @@ def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_ur
                        color_scheme="dark" if theme == "dark" else "light",
                        header=header(back, page_folder, theme),
                        main=body(chapter, groups, page_folder, theme), config=config_text,
-                       docs="\n".join(docs), islands_js=urls["islands"])
+                       docs="\n".join(docs), islands_js=urls["islands"],
+                       questions_js=urls["questions"])
 
 
 def chapter_of(module):  # the chapter module ("app.article") -> its Chapter, as loaded there

@@ -1,0 +1,414 @@
+"""Predict, then see: the questions the chapters ask before they reveal an answer.
+
+A question's words live in its chapter's Markdown file (`::: question ID`, parsed by
+app/content.py into a `content.Question`); its answer is computed here, one small pure
+function per id, from attention_core alone, never typed in. `answer(question)` gives an
+`Answer`: the right option's key (choice) or the number (number), the texts the question's
+`{name}` placeholders are filled with, and the computed result in words.
+
+`html(question, answer)` is the question as the static chapter and the live chapter both show
+it: a fieldset with its legend, radio buttons or a number box, "Check" and "Show me" buttons
+(hidden until app/static/questions.js runs), a polite live region for the feedback, and a
+`<details>` holding the answer and why, so with scripts off the answer is still there.
+`review_html(chapter)` is the list at a chapter's end of questions still to revisit.
+"""
+
+from __future__ import annotations
+
+import functools
+import html as html_lib
+import json
+import math
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from app import fmt
+from attention_core import costs, dot_product, numerics, online_softmax, sqrt_dk, worked_example
+
+PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+SAT = 2  # the worked example's row 2: "sat"
+SWEEP_D_KS = (4, 16, 128, 512)  # the d_k the chapter quotes mean effective keys at
+SWEEP_DRAWS = 2000  # the claims ledger's draws for those means
+
+
+@dataclass(frozen=True)
+class Answer:
+    correct: object  # choice: the right option's key; number: the computed number
+    values: dict  # {placeholder: formatted text}; "value" is the headline figure
+    shown: str  # the computed result, in words (Markdown, inline)
+
+
+# --- the answers, one function per question id --------------------------------------------
+
+def mask_off_row2():  # which key gains most in row 2 when the mask comes off
+    on, off = worked_example.run(6), worked_example.run(6, causal=False)
+    words = worked_example.tokens(6)
+    gain = off.weights[SAT] - on.weights[SAT]
+    best = int(np.argmax(gain))
+    correct = words[best] if gain[best] > 0 else "none"
+    mat = words.index("mat")
+    values = {"value": fmt.num(off.weights[SAT, mat]), "mat": fmt.num(off.weights[SAT, mat]),
+              "mat_on": fmt.short(on.weights[SAT, mat]), "cat_on": fmt.num(on.weights[SAT, 1]),
+              "cat_off": fmt.num(off.weights[SAT, 1])}
+    return Answer(correct, values, f"with the mask off, row 2 gives {values['mat']} to *mat* "
+                                   f"(it had {values['mat_on']} with the mask on)")
+
+
+def mask_off_rows_0_4():  # rows 0 and 4 ("the", "the") without the mask
+    off = worked_example.run(6, causal=False)
+    gap = float(np.abs(off.weights[0] - off.weights[4]).max())
+    correct = "same" if gap == 0 else ("close" if gap < 1e-6 else "differ")
+    top = int(np.argmax(off.weights[0]))
+    values = {"value": "identical", "gap": fmt.short(gap), "top": fmt.num(off.weights[0, top]),
+              "top_word": f"*{worked_example.tokens(6)[top]}*"}
+    return Answer(correct, values, f"rows 0 and 4 are identical: the largest gap between "
+                                   f"them is {values['gap']}")
+
+
+def pairs_discarded_8():  # scores a naive masked prefill of 8 tokens computes, then drops
+    n8 = worked_example.run(8)
+    values = {"value": fmt.count(n8.pairs_discarded), "total": fmt.count(n8.dot_products),
+              "kept": fmt.count(n8.dot_products - n8.pairs_discarded)}
+    return Answer(n8.pairs_discarded, values,
+                  f"{values['value']} of the {values['total']} pairs are computed, then thrown "
+                  "away")
+
+
+def decode_mask():  # what toggling the mask does to a decode step
+    on = worked_example.run(8, phase="decode")
+    off = worked_example.run(8, phase="decode", causal=False)
+    moved = float(max(np.abs(on.weights - off.weights).max(),
+                      np.abs(on.output - off.output).max()))
+    correct = "nothing" if moved == 0 else "moves"
+    values = {"value": "no weight moves" if moved == 0 else "the weights move",
+              "moved": fmt.short(moved), "keys": fmt.count(on.n)}
+    return Answer(correct, values, f"{values['value']}: the largest change in a weight or in "
+                                   f"the output is {values['moved']}")
+
+
+def decode_growth():  # dot products of one decode step as the length grows
+    lengths = range(3, 9)
+    counts = [worked_example.run(n, phase="decode").dot_products for n in lengths]
+    if counts == list(lengths):
+        correct = "linear"
+    elif counts == [n * n for n in lengths]:
+        correct = "square"
+    elif set(counts) == {1}:
+        correct = "one"
+    else:
+        correct = "other"
+    text = ", ".join(fmt.count(c) for c in counts)
+    values = {"value": text, "prefill": ", ".join(
+        fmt.count(worked_example.run(n).dot_products) for n in lengths)}
+    return Answer(correct, values, f"lengths 3 to 8 give {text} dot products in decode")
+
+
+def cost_share_4096():  # attention's share of a 4,096-token Qwen3-8B prefill
+    share = costs.prefill_attention_share(costs.preset("qwen3-8b"), 4096)
+    values = {"value": fmt.percent(share), "rest": fmt.percent(1 - share, 2)}
+    return Answer(float(share * 100), values,
+                  f"attention is {values['value']} of the prefill arithmetic")
+
+
+def first_crossover():  # which model's attention catches up with the rest soonest
+    keys = ("qwen3-8b", "gpt2", "llama-3-8b")
+    at = {key: costs.crossover_tokens(costs.preset(key), "triangular") for key in keys}
+    first = min(keys, key=at.get)
+    correct = "same" if len(set(at.values())) == 1 else first
+    values = {"value": fmt.tokens_or_never(at[first]), "gpt2": fmt.tokens_or_never(at["gpt2"]),
+              "qwen": fmt.tokens_or_never(at["qwen3-8b"]),
+              "llama": fmt.tokens_or_never(at["llama-3-8b"]),
+              "times": fmt.significant(at["qwen3-8b"] / at["gpt2"], 2),
+              "first": costs.PRESET_NAMES[first]}
+    return Answer(correct, values,
+                  f"the crossover comes at {values['gpt2']} tokens for GPT-2 small, "
+                  f"{values['qwen']} for Qwen3-8B and {values['llama']} for Llama-3-8B")
+
+
+def divisor_off():  # row 2 with the √d_k divisor switched off
+    on, raw = worked_example.run(6), worked_example.run(6, scaled=False)
+    w_on, w_raw = on.weights[SAT, 1], raw.weights[SAT, 1]
+    e_on, e_raw = on.effective_tokens[SAT], raw.effective_tokens[SAT]
+    if w_raw > w_on and e_raw < e_on:
+        correct = "sharper"
+    elif w_raw < w_on and e_raw > e_on:
+        correct = "flatter"
+    elif w_raw == w_on and e_raw == e_on:
+        correct = "same"
+    else:
+        correct = "mixed"
+    values = {"value": fmt.num(w_raw), "cat": fmt.num(w_raw), "cat_on": fmt.num(w_on),
+              "eff": fmt.num(e_raw), "eff_on": fmt.num(e_on),
+              "root": fmt.num(math.sqrt(worked_example.D_K))}
+    return Answer(correct, values,
+                  f"the weight on *cat* goes from {values['cat_on']} to {values['cat']}, and "
+                  f"effective tokens attended from {values['eff_on']} to {values['eff']}")
+
+
+def effective_keys_128():  # the undivided softmax over 16 keys at d_k = 128, on average
+    mean = sqrt_dk.expectation(SWEEP_D_KS, draws=SWEEP_DRAWS)
+    i = SWEEP_D_KS.index(128)
+    raw, scaled = float(mean.effective_raw[i]), float(mean.effective_scaled[i])
+    values = {"value": fmt.num(raw, 1), "scaled": fmt.num(scaled, 1),
+              "keys": fmt.count(sqrt_dk.DEFAULT_KEYS)}
+    return Answer(raw, values, f"about {values['value']} effective keys of "
+                               f"{values['keys']}, on average over {fmt.count(SWEEP_DRAWS)} draws")
+
+
+def agreement_perpendicular():  # (2, −1, 0.5) · (1, 2, 0)
+    a, b = (2, -1, 0.5), (1, 2, 0)
+    verdict = dot_product.agreement(a, b)
+    score = dot_product.dot(a, b)
+    products = [fmt.short(x * y) for x, y in zip(a, b)]
+    values = {"value": verdict, "score": fmt.short(score),
+              "products": f"{', '.join(products[:-1])} and {products[-1]}"}
+    return Answer(verdict, values, f"the products are {values['products']}, the score is "
+                                   f"{values['score']}: {verdict}")
+
+
+def fp16_overflow():  # float16 softmax of 12, 1, 0.1 without subtracting the max
+    scores = (12, 1, 0.1)
+    half = numerics.softmax_steps(scores, "float16", subtract_max=False)
+    single = numerics.softmax_steps(scores, "float32", subtract_max=False)
+    if half.garbage:
+        correct = "garbage"
+    elif np.allclose(half.weights, single.weights, atol=1e-3):
+        correct = "same"
+    else:
+        correct = "off"
+    values = {"value": fmt.sig_figures_or_whole(half.exps[0]),
+              "exp": fmt.sig_figures_or_whole(single.exps[0]),
+              "largest": fmt.count(numerics.largest_finite("float16")),
+              "weights": ", ".join(fmt.sig_figures_or_whole(w) for w in half.weights)}
+    return Answer(correct, values, f"e<sup>12</sup> becomes {values['value']} in float16 and "
+                                   f"the weights come out {values['weights']}")
+
+
+LLAMA = "llama-3-8b"
+
+
+def decode_intensity():  # operations per byte of one decode step's attention
+    m = costs.preset(LLAMA)
+    x = float(costs.decode_arithmetic_intensity(m, 4096))
+    ridge = costs.GPUS["h100-sxm"].ridge_point
+    values = {"value": fmt.significant(x, 2), "ridge": fmt.significant(ridge, 3),
+              "ops": fmt.scale_words(costs.attention_flops_decode(m, 4096), 2),
+              "bytes": fmt.gb_and_gib(costs.kv_cache_bytes(m, 4096))}
+    return Answer(x, values, f"{values['value']} operations per byte, against an H100 SXM's "
+                             f"ridge point of {values['ridge']}")
+
+
+def decode_batch():  # the same intensity with 64 users
+    m, context = costs.preset(LLAMA), 4096
+
+    def per_byte(users):
+        return float(costs.attention_flops_decode(m, context) * users
+                     / costs.kv_cache_bytes(m, context, users=users))
+
+    one, many = per_byte(1), per_byte(64)
+    if math.isclose(one, many):
+        correct = "same"
+    elif math.isclose(many, 64 * one):
+        correct = "up64"
+    else:
+        correct = "up" if many > one else "down"
+    weights_one = costs.other_flops_decode(m) / (costs.matmul_params(m) * 2)
+    values = {"value": fmt.significant(many, 2), "one": fmt.significant(one, 2),
+              "weights": fmt.significant(64 * weights_one, 2)}
+    return Answer(correct, values, f"{values['value']} operations per byte with 64 users, as "
+                                   f"with one")
+
+
+def kv_one_user():  # context at which one conversation's cache outweighs the weights
+    m = costs.preset(LLAMA)
+    n = float(costs.kv_outweighs_weights_context(m))
+    values = {"value": fmt.count(math.floor(n)),
+              "per_token": fmt.binary_bytes(costs.kv_bytes_per_token(m)),
+              "weights": f"{fmt.significant(costs.weight_bytes(m) / 1e9, 2)} GB"}
+    return Answer(n, values, f"{values['value']} tokens")
+
+
+def kv_32_users():  # 32 users at 4,096 tokens: cache against weights
+    m = costs.preset(LLAMA)
+    kv, weights = costs.kv_cache_bytes(m, 4096, users=32), costs.weight_bytes(m)
+    correct = "cache" if kv > weights else "weights"
+    values = {"value": f"{fmt.significant(kv / 1e9, 2)} GB",
+              "weights": f"{fmt.significant(weights / 1e9, 2)} GB",
+              "per_token": fmt.binary_bytes(costs.kv_bytes_per_token(m))}
+    return Answer(correct, values, f"{values['value']} of keys and values against "
+                                   f"{values['weights']} of weights")
+
+
+def online_sum():  # the running sum after blocks [2, 1] and [3, 0]
+    walk = online_softmax.online_softmax([2, 1, 3, 0], block_size=2)
+    values = {"value": fmt.num(walk.running_sum), "full": fmt.num(walk.full_sum),
+              "long": fmt.num(walk.running_sum, 3), "full_long": fmt.num(walk.full_sum, 3),
+              "first": fmt.num(walk.steps[0].new_sum, 3)}
+    return Answer(float(walk.running_sum), values,
+                  f"a running sum of {values['long']}, the same as the whole row's "
+                  f"{values['full_long']}")
+
+
+ANSWERS = {name.replace("_", "-"): fn for name, fn in {
+    "mask_off_row2": mask_off_row2, "mask_off_rows_0_4": mask_off_rows_0_4,
+    "pairs_discarded_8": pairs_discarded_8, "decode_mask": decode_mask,
+    "decode_growth": decode_growth, "cost_share_4096": cost_share_4096,
+    "first_crossover": first_crossover, "divisor_off": divisor_off,
+    "effective_keys_128": effective_keys_128, "agreement_perpendicular": agreement_perpendicular,
+    "fp16_overflow": fp16_overflow, "decode_intensity": decode_intensity,
+    "decode_batch": decode_batch, "kv_one_user": kv_one_user, "kv_32_users": kv_32_users,
+    "online_sum": online_sum}.items()}
+
+
+@functools.cache
+def answer_for(qid):  # id -> Answer (every answer is a pure function of attention_core)
+    if qid not in ANSWERS:
+        raise KeyError(f"no answer function for the question {qid!r}: add one to "
+                       "app/questions.py's ANSWERS")
+    return ANSWERS[qid]()
+
+
+def answer(question):  # content.Question -> Answer
+    return answer_for(question.id)
+
+
+# --- the HTML -------------------------------------------------------------------------------
+
+def fill(text, values, qid):  # "{mat}" -> "0.23"; an unknown name is an error, named
+    def one(match):
+        if match.group(1) not in values:
+            raise KeyError(f"question {qid!r}: no computed value for {{{match.group(1)}}} "
+                           f"(known: {', '.join(sorted(values))})")
+        return values[match.group(1)]
+
+    return PLACEHOLDER.sub(one, text)
+
+
+@functools.lru_cache(maxsize=1)
+def _markdown():
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": True})
+
+
+def inline(text):  # Markdown (inline HTML allowed) -> HTML without a surrounding <p>
+    return _markdown().renderInline(text)
+
+
+def plain(text):  # Markdown -> its words, for a link's text
+    return " ".join(html_lib.unescape(re.sub(r"<[^>]+>", "", inline(text))).split())
+
+
+def correct_text(question, ans):  # -> the right answer as HTML: its option, or the number
+    if question.kind == "choice":
+        return inline(fill(dict(question.options)[ans.correct], ans.values, question.id))
+    return inline(ans.shown)
+
+
+def answer_html(question, ans):  # -> the answer and why, as the <details> and feedback hold it
+    why = inline(fill(question.why, ans.values, question.id))
+    if question.kind == "choice":
+        return (f'<p class="ae-q-solution"><strong>Answer:</strong> '
+                f"{correct_text(question, ans)}. Computed: {inline(ans.shown)}.</p><p>{why}</p>")
+    return (f'<p class="ae-q-solution"><strong>Answer:</strong> {inline(ans.shown)}.</p>'
+            f"<p>{why}</p>")
+
+
+def band_text(band):  # ("relative", 0.05) -> the sentence under a number box saying what counts
+    kind, amount = band
+    if kind == "order":
+        return f"Anything within a factor of {fmt.short(amount)} counts as right."
+    if kind == "relative":
+        return f"Anything within {fmt.short(amount * 100)}% counts as right."
+    if amount == 0:
+        return "Only the exact number counts."
+    return f"Anything within ±{fmt.short(amount)} counts as right."
+
+
+def _attr(value):
+    return html_lib.escape(str(value), quote=True)
+
+
+def _number(x):  # a float for a data attribute or JSON: the shortest text that reads back
+    return repr(float(x))
+
+
+def html(question, ans):  # content.Question, Answer -> the question's HTML
+    q, qid = question, question.id
+    base = f"q-{qid}"
+    ask = inline(fill(q.ask, ans.values, qid))
+    if q.kind == "choice":
+        if ans.correct not in dict(q.options):
+            raise ValueError(f"question {qid!r}: the computed answer {ans.correct!r} is none "
+                             f"of its options ({', '.join(k for k, _ in q.options)})")
+        correct = str(ans.correct)
+        rows = "\n".join(
+            f'<div class="ae-q-option"><input type="radio" name="{base}" id="{base}-{key}" '
+            f'value="{_attr(key)}"><label for="{base}-{key}">'
+            f"{inline(fill(text, ans.values, qid))}</label></div>" for key, text in q.options)
+        inputs = f'<div class="ae-q-options">\n{rows}\n</div>'
+    else:
+        if not math.isfinite(float(ans.correct)):
+            raise ValueError(f"question {qid!r}: the computed answer {ans.correct!r} is not "
+                             "a finite number")
+        correct = _number(ans.correct)
+        unit = (f' <span class="ae-q-unit" id="{base}-unit">{_attr(q.unit)}</span>'
+                if q.unit else "")
+        described = " ".join(([f"{base}-unit"] if q.unit else []) + [f"{base}-band"])
+        inputs = (f'<div class="ae-q-number"><label for="{base}-n">Your answer</label> '
+                  f'<input type="number" id="{base}-n" step="any" inputmode="decimal" '
+                  f'autocomplete="off" aria-describedby="{described}">{unit}</div>\n'
+                  f'<p class="ae-q-band" id="{base}-band">{_attr(band_text(q.band))}</p>')
+    data = {"id": qid, "kind": q.kind, "correct": ans.correct if q.kind == "choice"
+            else float(ans.correct), "band": list(q.band), "answer": answer_html(q, ans),
+            "options": {key: inline(fill(text, ans.values, qid)) for key, text in q.options}}
+    data_json = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+    band = f' data-band="{_attr(q.band[0])}:{_number(q.band[1])}"' if q.band else ""
+    return (
+        f'<fieldset class="ae-question" id="{base}" data-question="{_attr(qid)}" '
+        f'data-kind="{q.kind}" data-correct="{_attr(correct)}"{band}>\n'
+        f'<legend><span class="ae-q-label">Predict</span> {ask}</legend>\n'
+        f"{inputs}\n"
+        f'<div class="ae-q-actions" hidden><button type="button" class="ae-q-check">Check'
+        f'</button> <button type="button" class="ae-q-show" data-slot="{_attr(q.show_slot)}" '
+        f"data-params=\"{_attr(json.dumps(q.show_params, ensure_ascii=False))}\">Show me"
+        f"</button></div>\n"
+        f'<div class="ae-q-feedback" id="{base}-feedback" aria-live="polite"></div>\n'
+        f'<details class="ae-q-answer"><summary>Answer</summary>\n{answer_html(q, ans)}\n'
+        f"</details>\n"
+        f'<script type="application/json" class="ae-q-data">{data_json}</script>\n'
+        f"</fieldset>")
+
+
+def questions_of(chapter):  # Chapter -> its Questions, in page order
+    return [item[1] for item in chapter.sections
+            if isinstance(item, tuple) and item[0] == "question"]
+
+
+def review_html(chapter):  # Chapter -> the review at its end: every question, as links
+    items = "\n".join(
+        f'<li data-question="{_attr(q.id)}"><a href="#q-{_attr(q.id)}">'
+        f"{html_lib.escape(plain(fill(q.ask, answer(q).values, q.id)))}</a></li>"
+        for q in questions_of(chapter))
+    return ('<section class="ae-review" aria-labelledby="ae-review-title">\n'
+            '<h2 id="ae-review-title">Questions to revisit</h2>\n'
+            '<p class="ae-review-status">Each question of this chapter, with its answer '
+            "where it stands:</p>\n"
+            f'<ul class="ae-review-list">\n{items}\n</ul>\n</section>')
+
+
+# the live chapters show a question in a pane of its own (a shadow root): its own styles
+LIVE_CSS = """
+:host { max-width: 40rem; width: calc(100% - 20px); align-self: center !important;
+        font-size: 1.0625rem; line-height: 1.6; }
+.ae-question { border: 1px solid var(--panel-border-color, #d0d4da); border-radius: 8px;
+               padding: 0.6rem 1rem 0.8rem; margin: 0.8rem 0; }
+.ae-question legend { padding: 0 0.3rem; font-weight: 600; }
+.ae-q-label { text-transform: uppercase; font-size: 0.8em; letter-spacing: 0.04em; }
+.ae-q-option { display: flex; gap: 0.5rem; align-items: baseline; margin: 0.35rem 0; }
+.ae-q-option input, .ae-q-number input { min-width: 24px; min-height: 24px; }
+.ae-q-number input { font: inherit; width: 9rem; }
+.ae-q-answer summary { cursor: pointer; min-height: 24px; }
+"""
