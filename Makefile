@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PORT   ?= 5006
 STAMP  := $(VENV)/.installed
 
-.PHONY: serve test browser system-packages lint bench clean
+.PHONY: serve test test-fast browser system-packages lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,15 @@ system-packages: browser
 test: $(STAMP) lint system-packages
 	$(VENV)/bin/attention-explorable numbers
 	$(PY) -m pytest -q
+
+# the edit-test loop: the core, the units and the component tests (no browser, no server,
+# no install), in well under a minute
+FAST_SKIP := --ignore=tests/browser --ignore=tests/test_install.py --ignore=tests/test_nginx.py \
+	--ignore=tests/test_hosting.py --ignore=tests/test_panel_internals.py \
+	--ignore=tests/test_lecture_hall.py --ignore=tests/test_serve.py --ignore=tests/test_build.py \
+	--ignore=tests/test_hostile_input.py
+test-fast: $(STAMP)
+	$(PY) -m pytest -q -x $(FAST_SKIP)
 
 # ruff's rules plus line length (E501; 100 columns, pyproject.toml's [tool.ruff])
 lint: $(STAMP)

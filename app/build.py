@@ -55,6 +55,8 @@ MARKER = ".build-inputs"
 DARK_PAGE_CSS = ("<style>html, body { background-color: #212529; color: #ffffff; "
                  "color-scheme: dark; }</style>")
 STATES_OUT = "assets/states"  # each panel's table of states, one file shared by every page
+ISLAND_PAGES = True  # every page text first; False: Panel's saved pages, for comparison
+DOCS_OUT = "assets/docs"  # a chapter's panel documents, each a script loaded as it mounts
 # the pages' icon: a small square of our own, inline, instead of Panel's two image files. A
 # PNG, not an SVG: Chromium reads the icon again on every address-bar change (each control
 # change on a static page), and an SVG icon costs a whole SVG document, 2-3 ms, each time.
@@ -312,29 +314,48 @@ def render(page, title, theme="default"):
 
 
 def render_chapter(page, title, theme, assets, live_url=None):
-    # a chapter Page -> (its text-first HTML, {ref: table} its panels ship); app/chapter_page.py
+    # a chapter Page -> (its text-first HTML, {ref: table} its panels ship, {path: script} of
+    # its panels' documents); app/chapter_page.py. A panel's own page is a chapter of one
+    # island, with no prose, that mounts at once.
     import importlib
 
-    from app import article, chapter_page
+    from app import article, chapter_page, content
 
     module = importlib.import_module(page.factory.split(":")[0])
-    shelf = article.Shelf(module.PANELS)
-    plan = article.chapter_plan(module.PANELS, module.FOLLOWS)
-    groups = chapter_page.groups_of(module.PANELS, module.FOLLOWS)
+    if page.route in routes.CHAPTER_ROUTES:
+        shelf = article.Shelf(module.PANELS)
+        plan = article.chapter_plan(module.PANELS, module.FOLLOWS)
+        groups = chapter_page.groups_of(module.PANELS, module.FOLLOWS)
+        builds = [chapter_page.chapter_blocks(g, shelf, plan) for g in groups]
+        chapter, about = chapter_page.chapter_of(module), None
+    else:
+        factory = routes.page_factory(page.factory)
+        groups = [chapter_page.Group(name="g0", slots=["panel"])]
+        builds = [lambda: [("panel", [factory()])]]
+        chapter = content.Chapter(title=title, sections=[("panel", "panel")])
+        about = chapter_page.plain_text((module.__doc__ or title).strip().split("\n\n")[0])
     tables = {}
-    for group in groups:
-        chapter_page.save_group(group, module, theme, title, shelf, plan)
+    for group, build_group in zip(groups, builds):
+        chapter_page.save_group(group, build_group, theme, title, clean=without_unused)
         tables.update(group.tables)
-    urls = {"switcher": f"{page.up}{assets.site_out}/switcher.js",
+    docs = {}  # assets path -> a group's document as a script (named by its content)
+    for group in groups:
+        script = chapter_page.doc_script(group)
+        digest = hashlib.sha256(script.encode()).hexdigest()[:10]
+        docs[f"{DOCS_OUT}/{page.folder or 'index'}-{group.name}-{digest}.js"] = script
+    doc_src = {g.name: path for g, path in zip(groups, docs)}
+    urls = {"doc": lambda g: f"{page.up}{doc_src[g.name]}",
+            "switcher": f"{page.up}{assets.site_out}/switcher.js",
             "islands": f"{page.up}{assets.site_out}/islands.js",
             "questions": f"{page.up}{assets.site_out}/questions.js",
             "css": resources.static_file("chapter.css").read_text(encoding="utf-8"),
             "table": lambda ref: f"{page.up}{STATES_OUT}/{ref}.js"}
-    text = chapter_page.page_html(chapter_page.chapter_of(module), groups, title=title,
+    text = chapter_page.page_html(chapter, groups, title=title,
                                   theme=theme, page_folder=page.folder,
                                   back=getattr(module, "BACK", None), urls=urls,
-                                  live_url=live_url)
-    return text, tables
+                                  live_url=live_url, about=about,
+                                  top=page.route in routes.CHAPTER_ROUTES)
+    return text, tables, docs
 
 
 def finish_chapter(text, page, assets, warnings):  # its scripts and styles from OUT only
@@ -615,9 +636,13 @@ def _build_into(tmp, log, live_url=None):  # -> Result for a fresh build written
     for page in all_pages:
         for theme, file in (("default", page.file), ("dark", page.dark_file)):
             t0 = time.perf_counter()
-            if page.route in routes.CHAPTER_ROUTES:  # text first, panels as islands
-                text, tables = render_chapter(page, titles[page.route], theme, assets, live_url)
+            if ISLAND_PAGES:  # text first, panels as islands
+                text, tables, docs = render_chapter(page, titles[page.route], theme, assets,
+                                                    live_url)
                 text = finish_chapter(text, page, assets, result.warnings)
+                for rel, script in docs.items():  # Bokeh's URLs in them point at OUT's copies
+                    total += write(tmp, rel, localize(script, page, assets,
+                                                      result.warnings))
             else:
                 html_text = render(page, titles[page.route], theme)
                 tables = states.take_tables()

@@ -82,40 +82,52 @@ def description(chapter, limit=160):  # -> the lede's first sentences, for link 
     return out
 
 
-def save_group(group, module, theme, title, shelf, plan):
-    # Group -> the same, filled: its panels built into one Document and saved by Panel
+def chapter_blocks(group, shelf, plan):  # -> a builder of the group's [(slot, blocks)]
+    def build():
+        from app import article, chrome
+
+        blocks = [article.panel_block(slot, shelf, plan[slot]) for slot in group.slots]
+        for block in blocks:  # every panel's callbacks on its widgets exist before a root
+            for item in block:  # is made, so a leader's widgets also carry its followers'
+                if hasattr(item, "attach_switcher"):
+                    item.__panel__()
+        blocks[0] = [chrome.a11y(), *blocks[0]]  # names Bokeh's controls, once a document
+        return list(zip(group.slots, blocks))
+
+    return build
+
+
+def save_group(group, build, theme, title, clean=lambda text: text):
+    # Group -> the same, filled: build() -> [(slot, [viewables])], each slot one root of one
+    # Document, built in a static build in `theme` and saved by Panel; clean: the saved
+    # page -> the same without what the build does not ship
     import bokeh.resources
     import panel as pn
     from bokeh.document import Document
     from panel.io.save import save
     from panel.io.state import set_curdoc
 
-    from app import article, chrome, states
+    from app import chrome, states
 
     doc = Document()
     buffer = io.StringIO()
     with states.static_build(), pn.config.set(theme=theme), set_curdoc(doc):
         chrome.apply_figure_theme()
-        blocks = [article.panel_block(slot, shelf, plan[slot]) for slot in group.slots]
-        for block in blocks:  # every panel's callbacks on its widgets exist before a root
-            for item in block:  # is made, so a leader's widgets also carry its followers'
-                if hasattr(item, "attach_switcher"):
-                    item.__panel__()
-        group.stills = {slot: still(block) for slot, block in zip(group.slots, blocks)}
+        built = build()
+        group.stills = {slot: still(block) for slot, block in built}
         roots = {}
-        for i, (slot, block) in enumerate(zip(group.slots, blocks)):
-            extra = [chrome.a11y()] if i == 0 else []  # names Bokeh's controls, once a document
-            column = pn.Column(*extra, *block, sizing_mode="stretch_width", margin=0,
-                               stylesheets=[chrome.CSS])
+        for slot, block in built:
+            if len(block) == 1 and isinstance(block[0], pn.layout.ListPanel):
+                column = block[0]  # a page's own column: no layout deeper (rooflines draw)
+            else:
+                column = pn.Column(*block, sizing_mode="stretch_width", margin=0,
+                                   stylesheets=[chrome.CSS])
             model = column.get_root(doc)
             doc.add_root(model)
             roots[model.id] = slot
         save(doc, buffer, resources=bokeh.resources.CDN, title=title)
         group.tables = states.take_tables()
-    saved = buffer.getvalue()
-    from app.build import without_unused  # the unused-script filter the other pages get
-
-    saved = without_unused(saved)
+    saved = clean(buffer.getvalue())
     group.scripts = SCRIPT_SRC.findall(saved.split("</head>", 1)[0])
     match = DOCS_JSON.search(saved)
     group.docs_json = match.group(2)
@@ -233,7 +245,6 @@ PAGE = """<!DOCTYPE html>
 {main}
 </main>
 <script type="application/json" id="ae-islands">{config}</script>
-{docs}
 <script src="{islands_js}" defer></script>
 <script src="{questions_js}" defer></script>
 </body>
@@ -241,28 +252,37 @@ PAGE = """<!DOCTYPE html>
 """
 
 
-def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_url=None):
+def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_url=None,
+              about=None, top=True):
+    # about: the page's description (default: the chapter's lede); top: the header row
     # -> the chapter's whole page. urls: {"switcher": src, "islands": src, "css": text,
     # "table": ref -> src}; Bokeh's and Panel's script URLs are still the CDN's here (the
     # build points them at its own copies afterwards, as for every page)
-    docs = []
     config = {"scripts": groups[0].scripts if groups else [], "switcher": urls["switcher"],
               "groups": {}}
-    for g in groups:
-        doc_id = f"ae-doc-{g.name}"
-        docs.append(f'<script type="application/json" id="{doc_id}">{g.docs_json}</script>')
-        config["groups"][g.name] = {"doc": doc_id, "render_items": g.render_items,
+    for g in groups:  # a group's document is a script of its own, loaded when it mounts
+        config["groups"][g.name] = {"doc": urls["doc"](g), "render_items": g.render_items,
                                     "slots": g.slots,
                                     "tables": [urls["table"](ref) for ref in g.tables]}
     live = f" window.AE_LIVE_URL = {json.dumps(live_url)};" if live_url else ""
     config_text = json.dumps(config, separators=(",", ":")).replace("</", "<\\/")
-    return PAGE.format(title=html.escape(title), description=html.escape(description(chapter)),
+    about = description(chapter) if about is None else about
+    return PAGE.format(title=html.escape(title), description=html.escape(about),
                        css=urls["css"], theme=theme, live=live,
                        color_scheme="dark" if theme == "dark" else "light",
-                       header=header(back, page_folder, theme),
+                       header=header(back, page_folder, theme) if top else "",
                        main=body(chapter, groups, page_folder, theme), config=config_text,
-                       docs="\n".join(docs), islands_js=urls["islands"],
+                       islands_js=urls["islands"],
                        questions_js=urls["questions"])
+
+
+def doc_script(group):  # -> the JS file that hands a group's document to islands.js
+    # the document's JSON as a JS object literal: Panel's page held it HTML-escaped inside a
+    # <script> tag; a file of its own needs neither that nor a JSON string's escaped quotes
+    text = html.unescape(group.docs_json)
+    for sep in ("\u2028", "\u2029"):  # line separators end a line in older JS parsers
+        text = text.replace(sep, "\\u" + format(ord(sep), "04x"))
+    return f"AEIslands.receive({json.dumps(group.name)}, {text});\n"
 
 
 def chapter_of(module):  # the chapter module ("app.article") -> its Chapter, as loaded there

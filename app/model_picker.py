@@ -52,7 +52,8 @@ PICKER_CSS = """
 .ae-error { color: var(--danger-text-color, #9b1c1c); border-left: 3px solid #d55e00;
             padding: 2px 8px; margin: 4px 0; overflow-wrap: anywhere; }
 .ae-fields { border-collapse: collapse; font-size: 0.9em; margin: 4px 0; }
-.ae-fields td { padding: 1px 8px 1px 0; vertical-align: top; }
+.ae-fields td, .ae-fields th { padding: 1px 8px 1px 0; vertical-align: top; }
+.ae-fields th { font-weight: normal; text-align: left; }
 .ae-fields code { overflow-wrap: normal; word-break: normal; }
 .ae-caption { font-weight: 600; font-size: 0.9em; margin: 8px 0 0; }
 .ae-readout p { margin: 4px 0; }
@@ -166,7 +167,8 @@ STATUS = f'<p aria-live="polite">{slot("lead")}<b data-s="name"></b>{slot("tail"
 FIELDS = (
     '<div class="ae-readout" aria-live="polite"><p class="ae-hint">The fields that set the '
     'FLOPs per (query, key) pair:</p><table class="ae-fields">'
-    + "".join(f"<tr><td>{slot(f'field{i}', 'code')}</td><td>{slot(f'value{i}', 'b')}</td>"
+    + "".join(f"<tr><th scope=\"row\">{slot(f'field{i}', 'code')}</th>"
+              f"<td>{slot(f'value{i}', 'b')}</td>"
               f"{slot(f'what{i}', 'td')}</tr>" for i in range(FIELD_ROWS))
     + f'</table>{slot("notes", "p", class_="ae-hint")}<ul class="ae-hint">'
     + "".join(slot(f"note{i}", "li") for i in range(NOTE_LINES)) + "</ul></div>")

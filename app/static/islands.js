@@ -7,7 +7,10 @@
   const config = JSON.parse(document.getElementById("ae-islands").textContent);
   const mounts = new Map(); // group -> Promise of its mount
   const loaded = new Map(); // script URL -> Promise of its load
+  const PAGE_KEYS = ["theme", "questions", "ask"]; // the page's own keys: no panel reads them
   let mountedCount = 0;
+  const received = new Map(); // group -> its document's JSON text (assets/docs/*.js)
+  function receive(name, docsJson) { received.set(name, docsJson); }
 
   function load(src) { // scripts run in the order they are asked for, fetched in parallel
     if (!loaded.has(src)) {
@@ -41,13 +44,17 @@
     if (mounts.has(name)) { return mounts.get(name); }
     const group = config.groups[name];
     if (!group) { return Promise.reject(new Error("no panel group " + name)); }
-    const scripts = config.scripts.concat([config.switcher], group.tables);
+    const scripts = config.scripts.concat([config.switcher], group.tables, [group.doc]);
     const done = Promise.all(scripts.map(load)).then(function () {
-      const docs = document.getElementById(group.doc).textContent;
-      return window.Bokeh.embed.embed_items(docs, group.render_items);
+      if (!received.has(name)) { throw new Error("its document did not arrive"); }
+      return window.Bokeh.embed.embed_items(received.get(name), group.render_items);
     }).then(idle).then(function () {
       if (window.AEStates) { window.AEStates.boot(); }
-      for (const el of islandsOf(name)) { el.classList.add("ae-mounted"); }
+      for (const el of islandsOf(name)) { // the live panel replaces its still
+        el.classList.add("ae-mounted");
+        const still = el.querySelector(".ae-island-still");
+        if (still) { still.remove(); }
+      }
       mountedCount += 1;
       document.documentElement.dataset.aeMounted = String(mountedCount);
       document.dispatchEvent(new CustomEvent("ae:mounted", {detail: {group: name}}));
@@ -111,7 +118,7 @@
     });
     // a deep link sets some panel's controls: mount them all, so every key finds its panel
     const params = new URLSearchParams(window.location.search);
-    params.delete("theme");
+    for (const key of PAGE_KEYS) { params.delete(key); }
     if (Array.from(params.keys()).length > 0) { mountAll(); }
     const target = window.location.hash ? document.getElementById(window.location.hash.slice(1))
       : null;
@@ -143,7 +150,7 @@
     });
   }
 
-  window.AEIslands = {mount, mountAll, mountFor, mounts, show};
+  window.AEIslands = {mount, mountAll, mountFor, mounts, show, receive};
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start, {once: true});
   } else {
