@@ -57,6 +57,31 @@ def doc_jsons(text):  # a page -> its Bokeh documents, parsed
     return [json.loads(html.unescape(m)) for m in JSON_SCRIPT.findall(text)]
 
 
+ISLANDS = re.compile(r'<script type="application/json" id="ae-islands">(.*?)</script>',
+                     re.DOTALL)
+RECEIVED = re.compile(r'^AEIslands\.receive\("[^"]+", (.*)\);\s*$', re.DOTALL)
+
+
+def islands(text):  # a page -> its islands' config (app/chapter_page.py)
+    return json.loads(ISLANDS.search(text).group(1))
+
+
+def island_refs(text):  # -> every file the islands load: scripts, switcher, tables, documents
+    config = islands(text)
+    refs = [*config["scripts"], config["switcher"]]
+    for group in config["groups"].values():
+        refs += [*group["tables"], group["doc"]]
+    return refs
+
+
+def island_docs(path, text, out):  # -> each island's Bokeh document, parsed from its script
+    docs = []
+    for group in islands(text)["groups"].values():
+        script = resolves(path, group["doc"], out).read_text(encoding="utf-8")
+        docs.append(json.loads(RECEIVED.match(script).group(1)))
+    return docs
+
+
 def stylesheet_urls(value):  # every ImportedStyleSheet url in a document
     if isinstance(value, dict):
         if value.get("name") == "ImportedStyleSheet":
@@ -91,7 +116,8 @@ def test_every_route_has_its_page_and_the_build_says_so_page_by_page(site):
 def test_nothing_is_fetched_from_another_host(site):
     out, _ = site
     checked = files(out, ".html", ".css", ".svg", ".json")
-    checked += [p for p in files(out, ".js") if "site-" in p.parent.name]  # our own scripts
+    checked += [p for p in files(out, ".js")  # our own scripts, the panels' documents
+                if "site-" in p.parent.name or p.parent.name == "docs"]
     assert len(checked) > 20
     for path in checked:
         text = path.read_text(encoding="utf-8", errors="replace")
@@ -110,8 +136,10 @@ def test_every_reference_resolves_to_a_file_of_the_build(site):
         text = path.read_text(encoding="utf-8")
         markup = INLINE_SCRIPT.sub("", text)  # an inline script's strings are not references
         refs = [r for r in HEAD_REFS.findall(markup) if r and not r.startswith(("data:", "#"))]
-        for doc in doc_jsons(text):
-            refs += list(stylesheet_urls(doc))
+        if path.parent.name != "embed":
+            refs += island_refs(text)
+            for doc in island_docs(path, text, out):  # their URLs are the page's, relative
+                refs += list(stylesheet_urls(doc))
         for ref in refs:
             assert not re.match(r"^[a-z]+:|^/", ref), f"{path}: {ref} is not relative"
             assert resolves(path, ref, out), f"{path.relative_to(out)}: {ref} is missing"
@@ -125,19 +153,23 @@ def test_every_reference_resolves_to_a_file_of_the_build(site):
             assert resolves(path, ref, out), f"{path.relative_to(out)}: {ref} is missing"
 
 
-def test_every_page_loads_the_switcher_from_its_head(site):
+def test_every_page_loads_the_switcher_with_its_islands_and_no_script_in_its_head(site):
+    # text first: a page's head holds no script file; Bokeh, Panel and the switcher load
+    # when a panel mounts (app/static/islands.js, itself deferred at the end of the body)
     out, _ = site
     assert Path(states.SWITCHER_JS).is_file()
     source = Path(states.SWITCHER_JS).read_bytes()
     for route in ROUTES:
         path = page_file(out, route)
-        head = path.read_text(encoding="utf-8").split("</head>", 1)[0]
-        srcs = re.findall(r'<script[^>]*\bsrc="([^"]*switcher\.js)"', head)
-        assert len(srcs) == 1, route
-        assert resolves(path, srcs[0], out).read_bytes() == source, route
-    for css in sorted((ROOT / "app" / "static").glob("*.css")):
-        copies = list(out.glob(f"assets/site-*/{css.name}"))
-        assert copies and copies[0].read_bytes() == css.read_bytes(), css.name
+        text = path.read_text(encoding="utf-8")
+        head, body = text.split("</head>", 1)
+        assert not re.findall(r"<script[^>]*\bsrc=", head), route
+        assert re.search(r'<script src="[^"]*islands\.js" defer>', body), route
+        switcher = islands(text)["switcher"]
+        assert resolves(path, switcher, out).read_bytes() == source, route
+        # one stylesheet, inline: the text paints with the first response, no second request
+        css = (ROOT / "app" / "static" / "chapter.css").read_text(encoding="utf-8")
+        assert f"<style>{css}</style>" in head, route
 
 
 def test_every_page_has_one_icon_a_small_png(site):
@@ -157,8 +189,8 @@ def test_every_page_has_one_icon_a_small_png(site):
 def test_chapters_link_to_each_other_as_folders(site):
     out, _ = site
     first, math = (page_file(out, r).read_text(encoding="utf-8") for r in ("/", "/math"))
-    assert "href=&amp;quot;math/&amp;quot;" in first
-    assert "href=&amp;quot;../&amp;quot;" in math
+    assert 'class="ae-chapter-link" href="math/"' in first
+    assert 'class="ae-back-link" href="../"' in math
 
 
 def test_embed_snippet_names_the_panel_and_frames_it(site):
