@@ -26,6 +26,7 @@ CSS = """
 .ae-panel { border: 1px solid var(--panel-border-color, #d0d4da); border-radius: 8px;
             padding: 12px; max-width: 100%; box-sizing: border-box; }
 .ae-readout { font-variant-numeric: tabular-nums; }
+small { font-size: max(12px, 0.83em); }
 .ae-note { color: var(--warning-text-color, #7a4b00); }
 .ae-note:empty { display: none; }
 """
@@ -39,7 +40,7 @@ h1 { font-size: 2rem; line-height: 1.2; margin: 0.2em 0 0.4em; }
 h2 { font-size: 1.45rem; line-height: 1.25; margin: 1.6em 0 0.3em; }
 p, li { margin: 0.6em 0; }
 code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace;
-       font-size: 0.92em; padding: 0 0.2em; border-radius: 3px;
+       font-size: max(12px, 0.92em); padding: 0 0.2em; border-radius: 3px;
        background: var(--panel-surface-color, #f3f3f3);
        color: var(--panel-on-surface-color, inherit); }
 pre { overflow-x: auto; padding: 0.6em 0.8em; border-radius: 6px;

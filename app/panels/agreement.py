@@ -506,7 +506,7 @@ STYLE = """
 .ae-readout { font-variant-numeric: tabular-nums; }
 .ae-big { font-size: 1.5em; font-weight: 600; }
 .ae-eq { font-size: 1.05em; overflow-wrap: anywhere; }
-.ae-small { font-size: 0.85em; opacity: 0.8; }
+.ae-small { font-size: max(12px, 0.85em); opacity: 0.8; }
 .ae-if:has(> b:empty), div[data-s]:empty { display: none; }
 .ae-msg { background: rgb(230 159 0 / 0.16); border-left: 3px solid #e69f00;
           padding: 4px 8px; overflow-wrap: anywhere; }

@@ -676,20 +676,21 @@ STYLE = """
 .ae-readout { font-variant-numeric: tabular-nums; }
 .ae-hero { display: flex; flex-wrap: wrap; gap: 4px 18px; align-items: baseline; }
 .ae-big { font-size: 1.6em; font-weight: 600; }
-.ae-label { font-size: 0.9em; }
-.ae-caption { font-size: 0.85em; color: inherit; opacity: 0.8; margin: 2px 0; }
+.ae-label { font-size: max(12px, 0.9em); }
+.ae-caption { font-size: max(12px, 0.85em); color: inherit; opacity: 0.8; margin: 2px 0; }
 .ae-table-title { font-weight: 600; margin-bottom: 4px; }
 .ae-scroll { overflow-x: auto; max-width: 100%; }
-.ae-arith { border-collapse: collapse; font-size: 0.85em; font-variant-numeric: tabular-nums; }
+.ae-arith { border-collapse: collapse; font-size: max(12px, 0.85em); font-variant-numeric: tabular-nums; }
 .ae-arith th, .ae-arith td { padding: 2px 5px; text-align: right; white-space: nowrap; }
 .ae-arith thead th { border-bottom: 1px solid #888; font-weight: 600; white-space: normal;
                      vertical-align: bottom; }
 .ae-arith tbody th { text-align: left; font-weight: normal; }
 .ae-arith tbody tr:has(> th:empty) { display: none; }
 .ae-arith .ae-sum th, .ae-arith .ae-sum td { border-top: 1px solid #888; }
-.ae-out { font-size: 0.85em; margin-top: 4px; overflow-wrap: anywhere; }
-.ae-small { font-size: 0.85em; color: inherit; opacity: 0.8; }
-.ae-log { font-size: 0.85em; }
+.ae-out { font-size: max(12px, 0.85em); margin-top: 4px; overflow-wrap: anywhere; }
+.ae-small { font-size: max(12px, 0.85em); color: inherit; opacity: 0.8; }
+small { font-size: max(12px, 0.83em); }
+.ae-log { font-size: max(12px, 0.85em); }
 /* room for every line from the start: a log that grows moves the page below it */
 .ae-log ul { margin: 2px 0; padding-left: 18px; min-height: calc(LOG_LINES_HERE * 1.5em); }
 .ae-log li:empty { display: none; }

@@ -331,7 +331,7 @@ class LadderPanel(StatePanel):
 
 
 STYLE = """
-.ae-small { font-size: 0.85em; opacity: 0.8; }
+.ae-small { font-size: max(12px, 0.85em); opacity: 0.8; }
 .ae-readout p { margin: 4px 0; }
 """
 

@@ -571,18 +571,18 @@ class OnlineSoftmaxPanel(StatePanel):
 
 STYLE = """
 .ae-readout { font-variant-numeric: tabular-nums; }
-.ae-small { font-size: 0.85em; opacity: 0.8; margin: 2px 0; }
+.ae-small { font-size: max(12px, 0.85em); opacity: 0.8; margin: 2px 0; }
 div.ae-small:empty { display: none; }
 .ae-end { margin-top: 6px; background: rgb(0 114 178 / 0.14); border-left: 4px solid #0072b2;
           padding: 4px 8px; }
 .ae-end:has(> b:empty), .ae-if:has(> b:empty), .ae-if:has(> span:empty) { display: none; }
 .ae-scroll { overflow-x: auto; max-width: 100%; position: relative; }  /* holds .ae-sr */
-.ae-arith { border-collapse: collapse; font-size: 0.85em; font-variant-numeric: tabular-nums; }
+.ae-arith { border-collapse: collapse; font-size: max(12px, 0.85em); font-variant-numeric: tabular-nums; }
 .ae-arith th, .ae-arith td { padding: 2px 6px; text-align: right; white-space: nowrap; }
 .ae-arith thead th { border-bottom: 1px solid #888; font-weight: 600; }
 .ae-arith tbody tr:has(> th:empty) { display: none; }
 .ae-arith tr:has(> td.ae-now:not(:empty)) > * { background: rgb(230 159 0 / 0.2); }
-.ae-arith td.ae-now { text-align: left; font-size: 0.9em; }
+.ae-arith td.ae-now { text-align: left; font-size: max(12px, 0.9em); }
 .ae-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 .ae-msg { background: rgb(230 159 0 / 0.16); border-left: 3px solid #e69f00;
           padding: 4px 8px; overflow-wrap: anywhere; }

@@ -374,10 +374,10 @@ class OverflowPanel(StatePanel):
 # translucent Okabe-Ito colour, which reads on either background.
 STYLE = """
 .ae-readout { font-variant-numeric: tabular-nums; }
-.ae-label { font-size: 0.9em; }
-.ae-small { font-size: 0.85em; opacity: 0.8; margin: 2px 0; }
+.ae-label { font-size: max(12px, 0.9em); }
+.ae-small { font-size: max(12px, 0.85em); opacity: 0.8; margin: 2px 0; }
 .ae-scroll { overflow-x: auto; max-width: 100%; position: relative; }  /* holds .ae-sr */
-.ae-arith { border-collapse: collapse; font-size: 0.9em; font-variant-numeric: tabular-nums; }
+.ae-arith { border-collapse: collapse; font-size: max(12px, 0.9em); font-variant-numeric: tabular-nums; }
 .ae-arith th, .ae-arith td { padding: 2px 8px; text-align: right; white-space: nowrap; }
 .ae-arith thead th { border-bottom: 1px solid #888; font-weight: 600; }
 .ae-arith .ae-sum th, .ae-arith .ae-sum td { border-top: 1px solid #888; }
@@ -407,7 +407,7 @@ TOGGLE_STYLE = """
 .bk-btn::after {
   content: "off" / "";
   display: inline-block; margin-left: 0.6em; padding: 0 0.35em; border-radius: 3px;
-  border: 1px solid currentColor; font-size: 0.8em; line-height: 1.3; font-weight: 600;
+  border: 1px solid currentColor; font-size: max(12px, 0.8em); line-height: 1.3; font-weight: 600;
 }
 .bk-btn.bk-active::after { content: "on" / ""; }
 """
