@@ -680,7 +680,8 @@ STYLE = """
 .ae-caption { font-size: max(12px, 0.85em); color: inherit; opacity: 0.8; margin: 2px 0; }
 .ae-table-title { font-weight: 600; margin-bottom: 4px; }
 .ae-scroll { overflow-x: auto; max-width: 100%; }
-.ae-arith { border-collapse: collapse; font-size: max(12px, 0.85em); font-variant-numeric: tabular-nums; }
+.ae-arith { border-collapse: collapse; font-size: max(12px, 0.85em);
+          font-variant-numeric: tabular-nums; }
 .ae-arith th, .ae-arith td { padding: 2px 5px; text-align: right; white-space: nowrap; }
 .ae-arith thead th { border-bottom: 1px solid #888; font-weight: 600; white-space: normal;
                      vertical-align: bottom; }

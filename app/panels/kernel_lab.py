@@ -59,7 +59,8 @@ STYLE = """
 .ae-plan, .ae-result { overflow-wrap: anywhere; }
 .ae-plan ul, .ae-result ul { margin: 0.2em 0 0.4em; padding-left: 1.2em; }
 .ae-table-wrap { overflow-x: auto; max-width: 100%; }
-.ae-table { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: max(12px, 0.9em); }
+.ae-table { border-collapse: collapse;
+             font-variant-numeric: tabular-nums; font-size: max(12px, 0.9em); }
 .ae-table th, .ae-table td { padding: 3px 8px; text-align: right; white-space: nowrap;
                              border-bottom: 1px solid var(--panel-border-color, #d0d4da); }
 .ae-table th:first-child, .ae-table td:first-child { text-align: left; }

@@ -577,7 +577,8 @@ div.ae-small:empty { display: none; }
           padding: 4px 8px; }
 .ae-end:has(> b:empty), .ae-if:has(> b:empty), .ae-if:has(> span:empty) { display: none; }
 .ae-scroll { overflow-x: auto; max-width: 100%; position: relative; }  /* holds .ae-sr */
-.ae-arith { border-collapse: collapse; font-size: max(12px, 0.85em); font-variant-numeric: tabular-nums; }
+.ae-arith { border-collapse: collapse; font-size: max(12px, 0.85em);
+          font-variant-numeric: tabular-nums; }
 .ae-arith th, .ae-arith td { padding: 2px 6px; text-align: right; white-space: nowrap; }
 .ae-arith thead th { border-bottom: 1px solid #888; font-weight: 600; }
 .ae-arith tbody tr:has(> th:empty) { display: none; }

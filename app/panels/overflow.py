@@ -377,7 +377,8 @@ STYLE = """
 .ae-label { font-size: max(12px, 0.9em); }
 .ae-small { font-size: max(12px, 0.85em); opacity: 0.8; margin: 2px 0; }
 .ae-scroll { overflow-x: auto; max-width: 100%; position: relative; }  /* holds .ae-sr */
-.ae-arith { border-collapse: collapse; font-size: max(12px, 0.9em); font-variant-numeric: tabular-nums; }
+.ae-arith { border-collapse: collapse; font-size: max(12px, 0.9em);
+          font-variant-numeric: tabular-nums; }
 .ae-arith th, .ae-arith td { padding: 2px 8px; text-align: right; white-space: nowrap; }
 .ae-arith thead th { border-bottom: 1px solid #888; font-weight: 600; }
 .ae-arith .ae-sum th, .ae-arith .ae-sum td { border-top: 1px solid #888; }
