@@ -330,9 +330,11 @@ def render_chapter(page, title, theme, assets, live_url=None):
         chapter, about = chapter_page.chapter_of(module), None
     else:
         factory = routes.page_factory(page.factory)
-        groups = [chapter_page.Group(name="g0", slots=["panel"])]
-        builds = [lambda: [("panel", [factory()])]]
-        chapter = content.Chapter(title=title, sections=[("panel", "panel")])
+        slot, asked = chapter_page.asked_questions(module.__name__)  # ?ask=<question id>
+        groups = [chapter_page.Group(name="g0", slots=[slot])]
+        builds = [lambda: [(slot, [factory()])]]
+        chapter = content.Chapter(title=title, sections=[*(("asked", q) for q in asked),
+                                                         ("panel", slot)])
         about = chapter_page.plain_text((module.__doc__ or title).strip().split("\n\n")[0])
     tables = {}
     for group, build_group in zip(groups, builds):

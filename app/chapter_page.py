@@ -207,7 +207,33 @@ def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: pro
             parts.append(questions.html(item[1], questions.answer(item[1])))
         elif item[0] == "review":
             parts.append(questions.review_html(chapter))
+        elif item[0] == "asked":  # a panel page's question, shown when a link asks for it
+            q = item[1]
+            parts.append(f'<div class="ae-asked" data-question="{html.escape(q.id)}" hidden>'
+                         f"{questions.html(q, questions.answer(q))}</div>")
     return "\n".join(parts)
+
+
+def asked_questions(module_name):  # a panel page's module -> (its slot in a chapter, the
+    # chapters' questions about it, their "show me" keys renamed to the page's own)
+    import dataclasses as dc
+    import importlib
+
+    from app import article
+
+    for chapter_module in ("app.article", "app.article_math"):
+        chapter = importlib.import_module(chapter_module)
+        for slot, (cls, _) in chapter.PANELS.items():
+            if cls.__module__ != module_name:
+                continue
+            plan = article.chapter_plan(chapter.PANELS, chapter.FOLLOWS)[slot]
+            asked = [dc.replace(q, show_slot=slot,
+                                show_params={plan[k]: v for k, v in q.show_params.items()
+                                             if k in plan})
+                     for q in questions.questions_of(chapter_of(chapter))
+                     if q.show_slot == slot]
+            return slot, asked
+    return "panel", []
 
 
 def header(back, page_folder, theme):  # -> the top row: a link to the other chapter, the theme

@@ -181,6 +181,12 @@
   }
 
   function start() {
+    // a panel's own page carries the chapters' questions about it, hidden; ?ask=<id> shows one
+    const asked = new URLSearchParams(window.location.search).get("ask");
+    for (const box of document.querySelectorAll(".ae-asked")) {
+      box.hidden = box.dataset.question !== asked;
+      if (!box.hidden) { box.classList.add("ae-asked-shown"); }
+    }
     const fieldsets = document.querySelectorAll(".ae-question");
     if (fieldsets.length === 0) { return; }
     for (const el of fieldsets) {
@@ -206,7 +212,8 @@
       });
       restore(q);
     }
-    const toggle = addToggle();
+    const inChapter = document.querySelector(".ae-question:not(.ae-asked .ae-question)");
+    const toggle = inChapter ? addToggle() : null; // a panel page: its link asked for one
     const off = new URLSearchParams(window.location.search).get("questions");
     const hidden = off !== null && off.trim().toLowerCase() === "off" ? true : load(":hidden") === true;
     setHidden(hidden, toggle);

@@ -258,3 +258,29 @@ def test_question_text_is_16px_and_targets_24px(chapter):
         '.ae-question input, .ae-question button, .ae-question summary, .ae-q-toggle')]
         .map((e) => { const r = e.getBoundingClientRect(); return [r.width, r.height]; })""")
     assert all(w >= 24 and h >= 24 for w, h in boxes), boxes
+
+
+def test_a_panel_page_carries_the_question_a_link_asks_for(browser, file_server):  # noqa: F811
+    # /heatmap?ask=<id>: a course page's frame shows that one question above the panel,
+    # judges it, and "Show me" sets the panel under the page's own keys
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    watch = Watch(page, urlsplit(file_server).netloc)
+    try:
+        page.goto(f"{file_server}/heatmap/index.html")
+        expect(page.locator(".ae-question")).to_have_count(len(page.locator(
+            ".ae-asked .ae-question").all()))
+        expect(page.locator(".ae-question:visible")).to_have_count(0)  # asked for none
+        page.goto(f"{file_server}/heatmap/index.html?ask=mask-off-row2")
+        q = question(page, "mask-off-row2")
+        expect(q).to_be_visible()
+        expect(page.locator(".ae-question:visible")).to_have_count(1)
+        expect(page.locator(".ae-q-toggle")).to_have_count(0)  # no chapter switch here
+        answer_choice(page, "mask-off-row2", "on")
+        expect(feedback(q)).to_contain_text("0.23")
+        q.get_by_role("button", name="Show me").click()
+        expect(page).to_have_url(re.compile(r"[?&]mask=off"))
+        page.get_by_text("0 of 36").first.wait_for()
+    finally:
+        context.close()
+    assert not watch.problems, watch.problems
