@@ -81,10 +81,32 @@ def page_refs(text):  # the page's HTML -> URLs a browser fetches for it (relati
                 refs.append(values["href"])
     for raw in JSON_SCRIPT.findall(text):
         try:
-            refs += stylesheet_urls(json.loads(html.unescape(raw)))
+            data = json.loads(html.unescape(raw))
         except ValueError:
             continue
+        refs += stylesheet_urls(data)
+        refs += mounted_at_once(data)
     return [r for r in refs if r and not r.startswith(("data:", "blob:", "#"))]
+
+
+def mounted_at_once(config):  # an islands config -> what loads before the reader scrolls
+    # A panel's own page is one island in view: it mounts at once and loads Bokeh, Panel,
+    # the switcher, its table and its document. A chapter's islands wait for the reader.
+    groups = config.get("groups") if isinstance(config, dict) else None
+    if not isinstance(groups, dict) or len(groups) != 1:
+        return []
+    group = next(iter(groups.values()))
+    return [*config.get("scripts", []), config.get("switcher", ""), *group.get("tables", []),
+            group.get("doc", "")]
+
+
+RECEIVED = re.compile(r'^AEIslands\.receive\("[^"]+", (.*)\);\s*$', re.DOTALL)
+
+
+def island_doc_refs(text):  # a panel document's script -> the stylesheets it names (URLs
+    # relative to the page that loads it)
+    match = RECEIVED.match(text)
+    return stylesheet_urls(json.loads(match.group(1))) if match else []
 
 
 def stylesheet_urls(value):  # a Bokeh document (JSON) -> the urls of its ImportedStyleSheets
@@ -209,6 +231,8 @@ async def read_page(http, base, route):  # -> Reader: one fresh browser opening 
                 response = await fetch(http, url, reader)
             if urlsplit(url).path.endswith(".css"):
                 return [urljoin(url, r) for r in css_refs(decoded(response))]
+            if "/assets/docs/" in urlsplit(url).path:
+                return [urljoin(page_url, r) for r in island_doc_refs(decoded(response))]
             return []
 
         while queue:
