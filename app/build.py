@@ -548,7 +548,7 @@ def write(out_dir, rel, data):  # -> bytes written (the .gz copy not counted)
     return len(data)
 
 
-def gzip_beside(out_dir):  # -> bytes of the .gz copies written beside every text file
+def compress_beside(out_dir):  # -> bytes of the .gz copies written beside every text file
     # and a .br copy beside it (Brotli: every browser takes it, about a sixth smaller; the
     # server sends it to a client that accepts br, .gz to the others)
     import brotli
@@ -670,7 +670,7 @@ def _build_into(tmp, log, live_url=None):  # -> Result for a fresh build written
         result.warnings.append(f"the build holds {total / 1e6:.2f} MB, over its "
                                f"{MAX_BYTES / 1e6:.0f} MB budget (tests/test_build.py fails)")
     result.total_bytes = total
-    result.gz_bytes = gzip_beside(tmp)
+    result.gz_bytes = compress_beside(tmp)
     return result
 
 

@@ -237,11 +237,6 @@ def quiet_axes(fig, tick_labels=False):  # axis titles small and upright, as in 
             axis.major_label_text_font_size = "12px"
 
 
-def readout_pane(stylesheet, **kw):  # an empty text readout that fills the width
-    return pn.pane.HTML("", sizing_mode="stretch_width", margin=(0, 10),
-                        stylesheets=[stylesheet], **kw)
-
-
 def power_of_two_slider(viewer, name, label, max_value, **kw):
     # A slider over log2 exponents that drives an integer parameter, and follows it back to
     # the nearest power of two when the parameter is set another way (URL, number box).
