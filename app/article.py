@@ -24,7 +24,8 @@ import logging
 import panel as pn
 from panel.io.state import set_curdoc
 
-from app import chrome, content, questions
+from app import chrome, content, questions, url_state
+from app.live_question import LiveQuestion
 from app.panels.cost import CostPanel
 from app.panels.heatmap import HeadPanel
 from app.panels.kernel_lab import KernelLabLink, KernelLabPanel
@@ -137,6 +138,13 @@ a { color: var(--primary-bg-color, #0072b5); text-underline-offset: 0.15em; }
 """
 
 
+def show_state(get, plan, slot, params):  # "Show me" on a live page: the panel of `slot`
+    # takes the chapter's query keys in params, as a deep link would set them
+    keys = plan.get(slot, {})
+    present = {keys[k]: [str(v)] for k, v in params.items() if k in keys}  # as a query has them
+    url_state.restore(get(slot), list(present), present)
+
+
 def question_pane(question):  # a content.Question -> its HTML, as the static chapter has it
     return pn.pane.HTML(questions.html(question, questions.answer(question)),
                         sizing_mode="stretch_width",
@@ -211,8 +219,10 @@ def block(item, get, plan, later=None):  # one SECTIONS item -> list of viewable
         return [chrome.placeholder(item[1], item[2])]
     if item[0] == "link":
         return [chapter_link(item[1], item[2])]
-    if item[0] == "question":  # the same HTML as the static chapter; no script runs in a pane,
-        return [question_pane(item[1])]  # so its <details> holds the answer
+    if item[0] == "question":  # judged in Python on a live page; "Show me" sets the panel
+        if is_static():
+            return [question_pane(item[1])]
+        return [LiveQuestion(item[1], show=functools.partial(show_state, get, plan))]
     if item[0] == "review":  # the review follows answers in the browser: static pages only
         return []
     slot = item[1]
