@@ -284,3 +284,21 @@ def test_a_panel_page_carries_the_question_a_link_asks_for(browser, file_server)
     finally:
         context.close()
     assert not watch.problems, watch.problems
+
+
+@pytest.mark.parametrize("device", ["Pixel 5", "iPhone 12"])
+def test_axe_finds_nothing_serious_on_a_phone_with_questions_answered_and_hidden(
+        chapter, browser, playwright, device):
+    context = browser.new_context(**playwright.devices[device])  # mobile viewport, touch
+    context.new_page().set_default_timeout(RENDER_TIMEOUT_MS)
+    page = chapter(context=context)  # opens "/" in that context's page
+    try:
+        answer_choice(page, "mask-off-row2", "on")  # wrong
+        answer_number(page, "pairs-discarded-8", 28)  # right
+        question(page, "decode-mask").locator("summary").click()
+        found = [r for r in violations(page) if r[0] in FAILING]
+        page.get_by_role("button", name="Hide questions").click()
+        found += [r for r in violations(page) if r[0] in FAILING]
+        assert not found, (device, found)
+    finally:
+        context.close()
