@@ -48,14 +48,14 @@ FIELD_ROWS = 4  # pair_fields: layers, query heads, KV heads, head width
 NOTE_LINES = 8  # the most approximations a config gets (costs.ModelShape.from_config)
 
 PICKER_CSS = """
-.ae-hint { font-size: 0.85em; opacity: 0.85; margin: 2px 0; }
+.ae-hint { font-size: max(12px, 0.85em); opacity: 0.85; margin: 2px 0; }
 .ae-error { color: var(--danger-text-color, #9b1c1c); border-left: 3px solid #d55e00;
             padding: 2px 8px; margin: 4px 0; overflow-wrap: anywhere; }
-.ae-fields { border-collapse: collapse; font-size: 0.9em; margin: 4px 0; }
+.ae-fields { border-collapse: collapse; font-size: max(12px, 0.9em); margin: 4px 0; }
 .ae-fields td, .ae-fields th { padding: 1px 8px 1px 0; vertical-align: top; }
 .ae-fields th { font-weight: normal; text-align: left; }
 .ae-fields code { overflow-wrap: normal; word-break: normal; }
-.ae-caption { font-weight: 600; font-size: 0.9em; margin: 8px 0 0; }
+.ae-caption { font-weight: 600; font-size: max(12px, 0.9em); margin: 8px 0 0; }
 .ae-readout p { margin: 4px 0; }
 .ae-readout ul { margin: 2px 0; }
 li:empty, p:empty { display: none; }
@@ -406,6 +406,6 @@ def ink():  # -> the Ink for this session's theme; switching the theme reloads t
 # to read on white. Plain text colour on the theme's surface colour reads in both themes.
 CODE_CSS = """
 code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace;
-       font-size: 0.92em; padding: 0 0.2em; border-radius: 3px; color: inherit;
+       font-size: max(12px, 0.92em); padding: 0 0.2em; border-radius: 3px; color: inherit;
        background: var(--panel-surface-color, #f3f3f3); }
 """

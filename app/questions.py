@@ -406,7 +406,7 @@ LIVE_CSS = """
 .ae-question { border: 1px solid var(--panel-border-color, #d0d4da); border-radius: 8px;
                padding: 0.6rem 1rem 0.8rem; margin: 0.8rem 0; }
 .ae-question legend { padding: 0 0.3rem; font-weight: 600; }
-.ae-q-label { text-transform: uppercase; font-size: 0.8em; letter-spacing: 0.04em; }
+.ae-q-label { text-transform: uppercase; font-size: max(12px, 0.8em); letter-spacing: 0.04em; }
 .ae-q-option { display: flex; gap: 0.5rem; align-items: baseline; margin: 0.35rem 0; }
 .ae-q-option input, .ae-q-number input { min-width: 24px; min-height: 24px; }
 .ae-q-number input { font: inherit; width: 9rem; }

@@ -1,6 +1,6 @@
 """What a transformer's attention costs next to everything else, from its config.json.
 
-Counting conventions (DESIGN.md; the UI states them beside every number):
+Counting conventions (the UI states them beside every number):
 - a multiply-add is 2 FLOPs;
 - matmul parameters are every linear weight plus lm_head, counted even when tied to the
   embedding (tying saves memory, not work); embedding lookups are free; norms, softmax,

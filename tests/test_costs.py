@@ -64,7 +64,7 @@ def pct(x: float, digits: int = 0) -> float:
     return round(100 * x, digits)
 
 
-# --- presets read as the DESIGN.md table says -------------------------------------------
+# --- presets read as their config.json fields say (the configs table in costs.py) ----------
 
 def test_presets_match_the_design_table():
     assert (QWEN.layers, QWEN.hidden, QWEN.intermediate, QWEN.heads, QWEN.kv_heads) == (

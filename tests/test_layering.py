@@ -137,7 +137,7 @@ def test_kernels_builds_on_the_reference_not_on_the_core_entry():
 
 
 # Cycles in app/ that were there when this test was written, each to be broken by whoever
-# owns those modules (DESIGN.md: no two modules import each other). A new cycle fails the
+# owns those modules (the layering rule: no two modules import each other). A new cycle fails the
 # test; so does an entry here that is gone (delete it, so the list only shrinks).
 KNOWN_APP_CYCLES = set()
 
