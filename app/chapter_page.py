@@ -207,10 +207,10 @@ def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: pro
             parts.append(questions.html(item[1], questions.answer(item[1])))
         elif item[0] == "review":
             parts.append(questions.review_html(chapter))
-        elif item[0] == "asked":  # a panel page's question, shown when a link asks for it
-            q = item[1]
-            parts.append(f'<div class="ae-asked" data-question="{html.escape(q.id)}" hidden>'
-                         f"{questions.html(q, questions.answer(q))}</div>")
+        elif item[0] == "asked":  # a panel page's question, shown when a link asks for it:
+            q = item[1]  # a template until then, so it is no part of the page (nor its text)
+            parts.append(f'<template class="ae-asked" data-question="{html.escape(q.id)}">'
+                         f"{questions.html(q, questions.answer(q))}</template>")
     return "\n".join(parts)
 
 

@@ -181,11 +181,16 @@
   }
 
   function start() {
-    // a panel's own page carries the chapters' questions about it, hidden; ?ask=<id> shows one
+    // a panel's own page carries the chapters' questions about it as templates; ?ask=<id>
+    // puts that one in the page
     const asked = new URLSearchParams(window.location.search).get("ask");
-    for (const box of document.querySelectorAll(".ae-asked")) {
-      box.hidden = box.dataset.question !== asked;
-      if (!box.hidden) { box.classList.add("ae-asked-shown"); }
+    for (const template of document.querySelectorAll("template.ae-asked")) {
+      if (template.dataset.question !== asked) { continue; }
+      const box = document.createElement("div");
+      box.className = "ae-asked ae-asked-shown";
+      box.dataset.question = asked;
+      box.appendChild(template.content.cloneNode(true));
+      template.replaceWith(box);
     }
     const fieldsets = document.querySelectorAll(".ae-question");
     if (fieldsets.length === 0) { return; }

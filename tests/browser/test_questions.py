@@ -268,9 +268,8 @@ def test_a_panel_page_carries_the_question_a_link_asks_for(browser, file_server)
     watch = Watch(page, urlsplit(file_server).netloc)
     try:
         page.goto(f"{file_server}/heatmap/index.html")
-        expect(page.locator(".ae-question")).to_have_count(len(page.locator(
-            ".ae-asked .ae-question").all()))
-        expect(page.locator(".ae-question:visible")).to_have_count(0)  # asked for none
+        assert page.locator("template.ae-asked").count() >= 3  # the chapters' head questions
+        expect(page.locator(".ae-question")).to_have_count(0)  # asked for none: none there
         page.goto(f"{file_server}/heatmap/index.html?ask=mask-off-row2")
         q = question(page, "mask-off-row2")
         expect(q).to_be_visible()
