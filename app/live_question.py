@@ -62,7 +62,7 @@ class LiveQuestion(pn.viewable.Viewer):
                             for key, text in q.options}
             # a list that starts on no answer: Panel's radio groups always hold one
             self.input = pn.widgets.Select(options={PICK: "", **self.options}, value="",
-                                           label="Your answer", width=420, max_width=420,
+                                           label="Your answer", max_width=420,
                                            sizing_mode="stretch_width")
         else:
             label = "Your answer" + (f" ({q.unit})" if q.unit else "")
