@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from app import content, questions
 from tests.browser.conftest import RENDER_TIMEOUT_MS
 from tests.browser.static_pages import BOOTED_JS, SLOTS_JS
-from tests.browser.test_static_build import Watch, built, file_server  # noqa: F401  (fixtures)
+from tests.browser.test_static_build import Watch, built, close_watched, file_server  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.browser
 
@@ -44,11 +44,7 @@ def chapter(browser, file_server):  # noqa: F811  chapter(query="") -> a fresh r
         return page
 
     yield _open
-    problems = []
-    for context, watch in contexts:
-        context.close()
-        problems += watch.problems
-    assert not problems, problems
+    close_watched(contexts)
 
 
 def question(page, qid):

@@ -90,6 +90,10 @@ def open_built(browser, built, file_server):  # open_built("/heatmap", "http") -
         return page
 
     yield _open
+    close_watched(contexts)
+
+
+def close_watched(contexts):  # [(context, Watch)] -> closed; fails on what their pages did
     problems = []
     for context, watch in contexts:
         context.close()
