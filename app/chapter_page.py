@@ -20,6 +20,7 @@ import dataclasses
 import html
 import io
 import json
+import os
 import re
 
 from app import content, questions
@@ -180,8 +181,6 @@ def island(slot, group):  # -> the HTML box a panel mounts into, with its note u
 
 
 def chapter_href(page_folder, route, theme):  # the other chapter's file, relative, same theme
-    import os
-
     target = route.strip("/") if route not in ("./", "/") else ""
     rel = os.path.relpath(target or ".", page_folder or ".").replace(os.sep, "/")
     rel = "" if rel == "." else rel + "/"
@@ -216,7 +215,6 @@ def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: pro
 
 def asked_questions(module_name):  # a panel page's module -> (its slot in a chapter, the
     # chapters' questions about it, their "show me" keys renamed to the page's own)
-    import dataclasses as dc
     import importlib
 
     from app import article
@@ -227,9 +225,9 @@ def asked_questions(module_name):  # a panel page's module -> (its slot in a cha
             if cls.__module__ != module_name:
                 continue
             plan = article.chapter_plan(chapter.PANELS, chapter.FOLLOWS)[slot]
-            asked = [dc.replace(q, show_slot=slot,
-                                show_params={plan[k]: v for k, v in q.show_params.items()
-                                             if k in plan})
+            asked = [dataclasses.replace(q, show_slot=slot,
+                                         show_params={plan[k]: v for k, v
+                                                      in q.show_params.items() if k in plan})
                      for q in questions.questions_of(chapter_of(chapter))
                      if q.show_slot == slot]
             return slot, asked
@@ -280,10 +278,10 @@ PAGE = """<!DOCTYPE html>
 
 def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_url=None,
               about=None, top=True):
-    # about: the page's description (default: the chapter's lede); top: the header row
-    # -> the chapter's whole page. urls: {"switcher": src, "islands": src, "css": text,
-    # "table": ref -> src}; Bokeh's and Panel's script URLs are still the CDN's here (the
-    # build points them at its own copies afterwards, as for every page)
+    # -> the chapter's whole page. urls: {"switcher", "islands", "questions": src, "css":
+    # text, "doc": Group -> src, "table": ref -> src}; Bokeh's and Panel's script URLs are
+    # still the CDN's here (the build points them at its own copies afterwards, as for every
+    # page). about: the page's description (default: the chapter's lede); top: the header
     config = {"scripts": groups[0].scripts if groups else [], "switcher": urls["switcher"],
               "groups": {}}
     for g in groups:  # a group's document is a script of its own, loaded when it mounts

@@ -9,8 +9,8 @@
   const loaded = new Map(); // script URL -> Promise of its load
   const PAGE_KEYS = ["theme", "questions", "ask"]; // the page's own keys: no panel reads them
   let mountedCount = 0;
-  const received = new Map(); // group -> its document's JSON text (assets/docs/*.js)
-  function receive(name, docsJson) { received.set(name, docsJson); }
+  const received = new Map(); // group -> its document, as its script (assets/docs/) gave it
+  function receive(name, docs) { received.set(name, docs); }
 
   function load(src) { // scripts run in the order they are asked for, fetched in parallel
     if (!loaded.has(src)) {
