@@ -10,7 +10,8 @@ writes
     OUT/embed/<route>.html         how to embed that panel: the <iframe> to copy, and a demo
     OUT/assets/bokeh-<v>/...       the BokehJS files the pages load (from the bokeh package)
     OUT/assets/panel-<v>/...       the Panel files they load (from panel/dist)
-    OUT/assets/site-<hash>/...     app/static/switcher.js and app/static/*.css (named by content)
+    OUT/assets/site-<hash>/...     app/static/switcher.js, islands.js, questions.js (by content)
+    OUT/assets/docs/...            each panel document of a page, a script loaded as it mounts
     OUT/.build-inputs              a hash of every input; the same hash skips the next build
 
 and a gzip copy (`.gz`, for servers that send it precompressed) beside every text file.
@@ -19,10 +20,10 @@ under any URL prefix; nothing comes from a CDN. Each page is built inside
 `states.static_build()`: its panels carry their table of states and the browser-side
 switcher, and no page needs a server session.
 
-Pages are saved by Panel with CDN resources and then pointed at local copies: the CDN
-URLs name the exact files (in the page's <head> and in the stylesheets its document JSON
-names), so only what a page references is copied, plus what those stylesheets' url()s
-name in turn.
+A page is text first (app/chapter_page.py): its panels' Bokeh documents are saved by Panel
+with CDN resources and then pointed at local copies: the CDN URLs name the exact files (the
+scripts a panel loads as it mounts, and the stylesheets its document names), so only what a
+page references is copied, plus what those stylesheets' url()s name in turn.
 """
 
 from __future__ import annotations
@@ -33,8 +34,6 @@ import dataclasses
 import gzip
 import hashlib
 import html
-import io
-import json
 import os
 import re
 import shutil
@@ -51,11 +50,7 @@ ROOT = resources.SOURCE_ROOT
 STATIC_DIR = resources.STATIC_DIR
 INPUT_DIRS = ("app", "attention_core", "kernels")  # folders whose files count (app/static too)
 MARKER = ".build-inputs"
-# Panel's dark theme background and text (panel/dist/bundled/theme/dark.css)
-DARK_PAGE_CSS = ("<style>html, body { background-color: #212529; color: #ffffff; "
-                 "color-scheme: dark; }</style>")
 STATES_OUT = "assets/states"  # each panel's table of states, one file shared by every page
-ISLAND_PAGES = True  # every page text first; False: Panel's saved pages, for comparison
 DOCS_OUT = "assets/docs"  # a chapter's panel documents, each a script loaded as it mounts
 # the pages' icon: a small square of our own, inline, instead of Panel's two image files. A
 # PNG, not an SVG: Chromium reads the icon again on every address-bar change (each control
@@ -92,8 +87,6 @@ EMBED_HEIGHT = 900  # px, the demo iframe's height
 
 URL = re.compile(r"https?://[^\s\"'<>()\\]+")
 NAMESPACE = re.compile(r"^https?://www\.w3\.org/")  # XML namespaces: names, never fetched
-JSON_SCRIPT = re.compile(r'(<script type="application/json" id="[^"]+">)(.*?)(</script>)',
-                         re.DOTALL)
 CSS_REF = re.compile(r"""url\(\s*(['"]?)([^'")]+)\1\s*\)|@import\s+(['"])([^'"]+)\3""")
 
 # On file:// a link to a folder opens a listing, not its index.html; add it on the way out.
@@ -239,7 +232,7 @@ class Assets:
         self.bokeh_name = re.compile(
             rf"^(bokeh(?:-[a-z]+)?)-{re.escape(bokeh.__version__)}(\.min)?\.js$")
         self.copies = {}  # "assets/panel-1.9.4/css/x.css" -> Path
-        self.site_files = site_files  # {name: bytes}: switcher.js and app/static/*.css
+        self.site_files = site_files  # {name: bytes}: the app's own scripts (SITE_SCRIPTS)
         digest = hashlib.sha256()
         for name, data in sorted(site_files.items()):
             digest.update(name.encode() + b"\0" + data + b"\0")
@@ -293,30 +286,10 @@ def site_files():  # -> {name: bytes}: the app's own browser files the pages loa
 
 # --- one page --------------------------------------------------------------------------------
 
-def render(page, title, theme="default"):
-    # Page -> the HTML Panel saves for it, in static mode, CDN resources, in that theme
-    import bokeh.resources
-    import panel as pn
-    from bokeh.document import Document
-    from panel.io.save import save
-    from panel.io.state import set_curdoc
-
-    from app import states
-
-    factory = routes.page_factory(page.factory)
-    buffer = io.StringIO()
-    doc = Document()  # the page's own: chrome gives it the theme's figure colours
-    with states.static_build(), pn.config.set(theme=theme), set_curdoc(doc):
-        obj = factory(defer=False) if page.route in ("/", "/math") else factory()
-        doc.add_root(obj.get_root(doc))
-        save(doc, buffer, resources=bokeh.resources.CDN, title=title)
-    return buffer.getvalue()
-
-
-def render_chapter(page, title, theme, assets, live_url=None):
-    # a chapter Page -> (its text-first HTML, {ref: table} its panels ship, {path: script} of
-    # its panels' documents); app/chapter_page.py. A panel's own page is a chapter of one
-    # island, with no prose, that mounts at once.
+def render(page, title, theme, assets, live_url=None):
+    # Page -> (its text-first HTML, {ref: table} its panels ship, {path: script} of its
+    # panels' documents); app/chapter_page.py. A panel's own page is a chapter of one island,
+    # with no prose, that mounts at once.
     import importlib
 
     from app import article, chapter_page, content
@@ -360,12 +333,12 @@ def render_chapter(page, title, theme, assets, live_url=None):
     return text, tables, docs
 
 
-def finish_chapter(text, page, assets, warnings):  # its scripts and styles from OUT only
+def finish_page(text, page, assets, warnings):  # its scripts and styles from OUT only
     text = localize(text, page, assets, warnings)
     return text.replace("</head>", ICON + "\n" + FILE_LINKS_JS + "\n</head>", 1)
 
 
-def localize(text, page, assets, warnings):  # a saved page -> the same page, from OUT only
+def localize(text, page, assets, warnings):  # a page or script -> the same, from OUT only
     def swap(match):
         url = match.group(0)
         if NAMESPACE.match(url):
@@ -377,62 +350,6 @@ def localize(text, page, assets, warnings):  # a saved page -> the same page, fr
         return page.up + local
 
     return URL.sub(swap, text)
-
-
-def chapter_links(text, page, hrefs):  # the chapters' links to each other, as folders
-    # The live chapters link "math" and "./"; in files each chapter is a folder, so the
-    # link from /math back to the first chapter is "../" and the one forward "math/".
-    links = dict(hrefs)
-
-    def doc(match):
-        import json
-
-        data = json.loads(html.unescape(match.group(2)))
-        data = _map_strings(data, lambda s: _relink(s, page, links))
-        dumped = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-        return match.group(1) + html.escape(dumped, quote=False) + match.group(3)
-
-    return JSON_SCRIPT.sub(doc, text)
-
-
-def _relink(text, page, links):
-    if "href=" not in text:
-        return text
-    for target, route in links.items():
-        folder = route.strip("/")
-        here = page.folder
-        rel = os.path.relpath(folder or ".", here or ".").replace(os.sep, "/")
-        rel = "./" if rel == "." else rel + "/"
-        for quote in ("&quot;", '"'):
-            text = re.sub(rf"href={re.escape(quote)}{re.escape(target)}(\?[^&\"]*)?"
-                          rf"{re.escape(quote)}",
-                          lambda m, q=quote, r=rel: f"href={q}{r}{m.group(1) or ''}{q}", text)
-    return text
-
-
-def _map_strings(value, fn):
-    if isinstance(value, str):
-        return fn(value)
-    if isinstance(value, list):
-        return [_map_strings(v, fn) for v in value]
-    if isinstance(value, dict):
-        return {k: _map_strings(v, fn) for k, v in value.items()}
-    return value
-
-
-def head_extras(page, assets, theme="default", tables=(), live_url=None):
-    # what every page adds to its <head>: our CSS, its theme, the switcher, its state tables
-    live = f" window.AE_LIVE_URL = {json.dumps(live_url)};" if live_url else ""
-    tags = [f'<script type="text/javascript">window.AE_THEME = "{theme}";{live}</script>']
-    if theme == "dark":  # a saved page has no template to give its body the theme's colours
-        tags.append(DARK_PAGE_CSS)
-    tags.append(f'<script type="text/javascript" src="{page.up}{assets.site_out}/switcher.js">'
-                "</script>")
-    for ref in tables:
-        tags.append(f'<script type="text/javascript" src="{page.up}{STATES_OUT}/{ref}.js">'
-                    "</script>")
-    tags.append(FILE_LINKS_JS)
-    return "\n".join(tags) + "\n"
 
 
 def without_unused(text):
@@ -450,34 +367,6 @@ def without_unused(text):
 def script_tag(name):  # -> a pattern for the <script src> tag of a CDN file named so
     return re.compile(rf'<script type="text/javascript" src="[^"]*/{re.escape(name)}[^"]*">'
                       r"</script>\s*")
-
-
-def finish_page(text, page, assets, hrefs, warnings, theme="default", tables=(),
-                live_url=None):
-    text = localize(without_unused(text), page, assets, warnings)
-    text = chapter_links(text, page, hrefs)
-    if "</head>" not in text:
-        raise BuildError(f"{page.route}: the saved page has no </head>")
-    extras = head_extras(page, assets, theme, tables, live_url)
-    text = text.replace("<head>", "<head>\n" + page_meta(page), 1)
-    return text.replace("</head>", extras + "</head>", 1)
-
-
-def page_meta(page):  # -> the head's viewport, description and link-preview tags of a panel page
-    import importlib
-
-    from app import chapter_page
-
-    doc = importlib.import_module(page.factory.split(":")[0]).__doc__ or ""
-    about = chapter_page.plain_text(doc.strip().split("\n\n", 1)[0])
-    title = html.escape(routes.title(page.route))
-    about = html.escape(about)
-    return ('<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-            f'<meta name="description" content="{about}">\n'
-            '<meta property="og:type" content="website">\n'
-            f'<meta property="og:title" content="{title}">\n'
-            f'<meta property="og:description" content="{about}">\n'
-            '<meta name="twitter:card" content="summary">\n')
 
 
 # --- embed snippets ---------------------------------------------------------------------------
@@ -627,29 +516,20 @@ def build(out, force=False, log=print, live_url=None):  # -> Result; raises Buil
 
 
 def _build_into(tmp, log, live_url=None):  # -> Result for a fresh build written into tmp
-    from app import article, states
+    from app import states
 
     result = Result(out=tmp, skipped=False)
     assets = Assets(site_files())
-    hrefs = {article.ROUTE: "/", article.MATH_ROUTE: "/math"}
     all_pages = pages()
     titles = routes.titles({p.route: None for p in all_pages})
     total, shipped = 0, set()
     for page in all_pages:
         for theme, file in (("default", page.file), ("dark", page.dark_file)):
             t0 = time.perf_counter()
-            if ISLAND_PAGES:  # text first, panels as islands
-                text, tables, docs = render_chapter(page, titles[page.route], theme, assets,
-                                                    live_url)
-                text = finish_chapter(text, page, assets, result.warnings)
-                for rel, script in docs.items():  # Bokeh's URLs in them point at OUT's copies
-                    total += write(tmp, rel, localize(script, page, assets,
-                                                      result.warnings))
-            else:
-                html_text = render(page, titles[page.route], theme)
-                tables = states.take_tables()
-                text = finish_page(html_text, page, assets, hrefs, result.warnings, theme,
-                                   tables, live_url)
+            text, tables, docs = render(page, titles[page.route], theme, assets, live_url)
+            text = finish_page(text, page, assets, result.warnings)
+            for rel, script in docs.items():  # Bokeh's URLs in them point at OUT's copies
+                total += write(tmp, rel, localize(script, page, assets, result.warnings))
             for ref, table in tables.items():  # each panel's table: one file, for every page
                 if ref not in shipped:
                     shipped.add(ref)

@@ -502,23 +502,7 @@
     return base + (route ? "/" + route : "") + window.location.search;
   }
 
-  // A static site holds each page in both themes: index.html and index-dark.html beside it.
-  // A query asking for the other theme (a deep link, the theme button) opens that file.
-  function themeFile() {
-    const wanted = new URLSearchParams(window.location.search).get("theme");
-    if (wanted === null) { return; }
-    const theme = wanted.trim().toLowerCase() === "dark" ? "dark" : "default";
-    if (theme === (window.AE_THEME || "default") || window.AE_THEME === undefined) { return; }
-    let path = window.location.pathname;
-    path = /\/index(-dark)?\.html$/.test(path) ? path.replace(/index(-dark)?\.html$/, "")
-      : (path.endsWith("/") ? path : path + "/");
-    const url = new URL(window.location.href);
-    url.pathname = path + (theme === "dark" ? "index-dark.html" : "index.html");
-    window.location.replace(url.href);
-  }
-
   window.AEStates = {change, boot, coerce, liveUrl, flushUrl, register, panels, get, set,
                      internals, stats};
-  themeFile();
   whenReady(boot, 2400);
 })();
