@@ -63,9 +63,7 @@ def groups_of(panels, follows):  # {slot: ...}, {follower: leader} -> [Group], i
 
 
 def markdown_html(text):  # Markdown (with inline HTML) -> HTML, as the live page renders it
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark", {"html": True}).enable("table").render(text)
+    return content.markdown_parser().render(text)
 
 
 def plain_text(markdown):  # -> the words of a block, without tags or Markdown marks

@@ -7,6 +7,7 @@ answers before the text reveals it (its fields on the lines below, up to a bare 
 `::: review` the list of questions still to revisit, and a bare `:::` ends one prose block.
 """
 
+import functools
 import importlib.resources
 import re
 import shlex
@@ -46,6 +47,13 @@ class Question:
     why: str = ""  # Markdown (inline): one or two sentences on why
     unit: str = ""  # number only, optional: "%", "tokens"
     band: tuple = ()  # number only: ("relative", 0.05), ("absolute", 0.02) or ("order", 3.0)
+
+
+@functools.cache
+def markdown_parser():  # -> the one Markdown renderer of the prose and questions (HTML allowed)
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark", {"html": True}).enable("table")
 
 
 def read(name):  # -> the text of app/content/<name>, from the repo or an installed wheel

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app import fmt
+from app import content, fmt
 from attention_core import costs, dot_product, numerics, online_softmax, sqrt_dk, worked_example
 
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
@@ -286,15 +286,8 @@ def fill(text, values, qid):  # "{mat}" -> "0.23"; an unknown name is an error, 
     return PLACEHOLDER.sub(one, text)
 
 
-@functools.lru_cache(maxsize=1)
-def _markdown():
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt("commonmark", {"html": True})
-
-
 def inline(text):  # Markdown (inline HTML allowed) -> HTML without a surrounding <p>
-    return _markdown().renderInline(text)
+    return content.markdown_parser().renderInline(text)
 
 
 def plain(text):  # Markdown -> its words, for a link's text
