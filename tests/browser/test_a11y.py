@@ -30,9 +30,30 @@ FOCUSED_JS = """() => {
 
 
 
+# Every panel has landed (no loading placeholder, as a live chapter's deferred panels show),
+# app/static/a11y.js has no walk waiting, and every slider handle and spin button it names
+# has its name: a condition to wait for, where a fixed pause lost the race on a busy machine.
+SETTLED_JS = """() => {
+  if (window.AEA11y === undefined || !AEA11y.idle()) { return false; }
+  const roots = [document];
+  while (roots.length > 0) {
+    const root = roots.pop();
+    if (root.querySelector(".pn-loading")) { return false; }
+    for (const control of root.querySelectorAll(
+        ".noUi-handle[role=slider], .bk-spin-btn-up, .bk-spin-btn-down")) {
+      if (!control.getAttribute("aria-label")) { return false; }
+    }
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) { roots.push(el.shadowRoot); }
+    }
+  }
+  return true;
+}"""
+
+
 def settle(page):  # rendered, and the page's accessibility script has run after it
     page.wait_for_function(DOCUMENT_IDLE_JS)
-    page.wait_for_timeout(400)
+    page.wait_for_function(SETTLED_JS, polling=100)
 
 
 def violations(page):  # -> (failing, moderate): [(rule, nodes, first target)]
@@ -50,7 +71,8 @@ def test_no_critical_or_serious_violation(page, route, theme):
     found = []
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
-        page.wait_for_timeout(300)
+        page.wait_for_timeout(300)  # Bokeh lays the page out again at the new width
+        page.wait_for_function(SETTLED_JS, polling=100)
         failing, moderate = violations(page)
         for row in moderate:
             print(f"moderate on {route} ({theme}, {width} px): {row}")
