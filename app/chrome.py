@@ -14,7 +14,13 @@ import panel as pn
 from panel.reactive import ReactiveHTML
 
 from app import resources, states, url_state
-from app.readout import Readout, UrlNote, slot, url_note  # noqa: F401  (re-exported)
+from app.readout import (  # noqa: F401  (re-exported)
+    Readout,
+    UrlNote,
+    readout_class,
+    slot,
+    url_note,
+)
 
 A11Y_JS = resources.static_file("a11y.js")
 

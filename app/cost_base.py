@@ -20,7 +20,6 @@ import panel as pn
 from bokeh.models import CustomJSTickFormatter
 
 from app import chrome, fmt, states
-from app.chrome import Readout
 from app.model_picker import (
     CODE_CSS,
     CUSTOM,
@@ -45,11 +44,6 @@ def power_stops(top):  # 131072 -> (1, 2, 4, ..., 131072): every power of two up
 def power_control(name, top):  # a slider over exponents 0..log2(top); its stops the powers
     stops = power_stops(top)
     return Control(name, stops, "value", tuple(range(len(stops))), "number")
-
-
-def readout_class(name, template):  # -> a Readout subclass drawing `template`
-    # Panel reads a ReactiveHTML's scripts from its class: one class per template
-    return type(name, (Readout,), {"template": template, "__module__": __name__})
 
 
 def rounded(values, digits=4):  # [floats] -> the same to `digits` significant digits: a

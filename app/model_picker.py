@@ -33,7 +33,7 @@ import panel as pn
 import param
 
 from app import chrome, readout, states
-from app.chrome import Readout, slot
+from app.chrome import readout_class, slot
 from attention_core import costs
 
 PRESET_KEYS = tuple(costs.PRESETS)  # "qwen3-8b", "gpt2", "llama-3-8b"
@@ -174,12 +174,8 @@ FIELDS = (
     + "".join(slot(f"note{i}", "li") for i in range(NOTE_LINES)) + "</ul></div>")
 
 
-class StatusReadout(Readout):
-    template = STATUS
-
-
-class FieldsReadout(Readout):
-    template = FIELDS
+StatusReadout = readout_class("StatusReadout", STATUS)
+FieldsReadout = readout_class("FieldsReadout", FIELDS)
 
 
 def status_values(model):  # -> {slot: text}: which model is counted, and from where

@@ -4,7 +4,7 @@ import importlib
 import pkgutil
 
 import app.panels
-from app.readout import Readout
+from app.readout import Readout, readout_class, slot
 
 
 def all_subclasses(cls):
@@ -22,3 +22,12 @@ def test_every_readout_class_draws_its_own_template():
         assert cls.__dict__["_scripts"] == Readout.scripts(cls.template), cls.__name__
     renders = {cls.__dict__["_scripts"]["render"] for cls in classes}
     assert len(renders) == len({cls.template for cls in classes})  # one template, one script
+
+
+def test_readout_class_makes_a_named_class_in_its_callers_module():
+    cls = readout_class("ProbeReadout", f"<p>{slot('a')}</p>")
+    assert cls.__name__ == "ProbeReadout" and cls.__module__ == __name__
+    assert cls.__dict__["_scripts"] == Readout.scripts(cls.template)
+    view = cls({"a": "<1>"})
+    view.show({"a": "2"})
+    assert view.patch == {"a": "2"} and view.filled() == '<p><span data-s="a">2</span></p>'

@@ -31,7 +31,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from app import chrome, fmt, states
-from app.chrome import Readout, slot
+from app.chrome import readout_class, slot
 from app.model_picker import ink
 from app.states import Control, Part, StatePanel
 from app.typed_numbers import parse_numbers, preset_control, preset_list
@@ -174,25 +174,11 @@ MESSAGE = ('<div class="ae-msgs" role="status" aria-live="polite">'
            f'{slot("a", "div", class_="ae-msg")}{slot("b", "div", class_="ae-msg")}</div>')
 
 
-# one class per template: Panel reads a ReactiveHTML's scripts from its class
-class ArithmeticReadout(Readout):
-    template = ARITHMETIC
-
-
-class VerdictReadout(Readout):
-    template = VERDICT
-
-
-class DemoReadout(Readout):
-    template = DEMO
-
-
-class OpsReadout(Readout):
-    template = OPS
-
-
-class MessageReadout(Readout):
-    template = MESSAGE
+ArithmeticReadout = readout_class("ArithmeticReadout", ARITHMETIC)
+VerdictReadout = readout_class("VerdictReadout", VERDICT)
+DemoReadout = readout_class("DemoReadout", DEMO)
+OpsReadout = readout_class("OpsReadout", OPS)
+MessageReadout = readout_class("MessageReadout", MESSAGE)
 
 
 # --- the state: two parts, each a pure function of some of the controls ----------------------

@@ -32,8 +32,8 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from app import chrome, fmt
-from app.chrome import slot
-from app.cost_base import CostStatePanel, power_control, readout_class, rounded
+from app.chrome import readout_class, slot
+from app.cost_base import CostStatePanel, power_control, rounded
 from app.model_picker import PICKER_CSS, model_selector, shape_of
 from app.states import Control, Part
 from attention_core import costs

@@ -37,8 +37,8 @@ from bokeh.palettes import cividis
 from bokeh.plotting import figure
 
 from app import chrome, fmt
-from app.chrome import slot
-from app.cost_base import CostStatePanel, power_control, readout_class
+from app.chrome import readout_class, slot
+from app.cost_base import CostStatePanel, power_control
 from app.model_picker import model_selector, shape_of
 from app.states import Control, Part
 from attention_core import costs

@@ -42,7 +42,7 @@ from bokeh.plotting import figure
 from bokeh.transform import transform
 
 from app import chrome, fmt
-from app.chrome import Readout, slot
+from app.chrome import readout_class, slot
 from app.model_picker import ink as theme_ink
 from app.states import Control, Part, StatePanel
 from attention_core import head, worked_example
@@ -176,9 +176,7 @@ LOG = (
     + "".join(slot(f"log{i}", "li") for i in range(LOG_LINES)) + "</ul></div>")
 
 
-# one class per template: Panel reads a ReactiveHTML's scripts from its class
-class HeroReadout(Readout):
-    template = HERO
+HeroReadout = readout_class("HeroReadout", HERO)
 
 
 # the heatmap as a table a screen reader can walk: every weight of the sequence, row by
@@ -218,24 +216,11 @@ def weights_table_values(nums):  # -> {slot: text} of the weights table
     return values
 
 
-class WeightsReadout(Readout):
-    template = WEIGHTS
-
-
-class CaptionReadout(Readout):
-    template = CAPTION
-
-
-class ArithmeticReadout(Readout):
-    template = ARITHMETIC
-
-
-class TruncateReadout(Readout):
-    template = TRUNCATE
-
-
-class LogReadout(Readout):
-    template = LOG
+WeightsReadout = readout_class("WeightsReadout", WEIGHTS)
+CaptionReadout = readout_class("CaptionReadout", CAPTION)
+ArithmeticReadout = readout_class("ArithmeticReadout", ARITHMETIC)
+TruncateReadout = readout_class("TruncateReadout", TRUNCATE)
+LogReadout = readout_class("LogReadout", LOG)
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from app import chrome, fmt, states
-from app.chrome import Readout, slot
+from app.chrome import readout_class, slot
 from app.model_picker import ink
 from app.states import Control, Part, StatePanel
 from attention_core import head, worked_example
@@ -146,13 +146,8 @@ CONTEXT = (
     'decode step.</p></div>')
 
 
-# one class per template: Panel reads a ReactiveHTML's scripts from its class
-class LadderReadout(Readout):
-    template = LADDER
-
-
-class ContextReadout(Readout):
-    template = CONTEXT
+LadderReadout = readout_class("LadderReadout", LADDER)
+ContextReadout = readout_class("ContextReadout", CONTEXT)
 
 
 def tokens_control(name):  # a slider over exponents: stop i is 2^i tokens

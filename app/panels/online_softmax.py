@@ -23,7 +23,7 @@ from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 from bokeh.plotting import figure
 
 from app import chrome, fmt, states
-from app.chrome import Readout, slot
+from app.chrome import readout_class, slot
 from app.model_picker import ink
 from app.states import Control, Part, StatePanel
 from app.typed_numbers import parse_numbers, preset_control, scores_input
@@ -175,28 +175,12 @@ CAPTION = (
 NOTE = f'<div role="status" aria-live="polite">{slot("text", "div", class_="ae-msg")}</div>'
 
 
-class NowReadout(Readout):
-    template = NOW
-
-
-class HistoryReadout(Readout):
-    template = HISTORY_TABLE
-
-
-class AttentionReadout(Readout):
-    template = ATTENTION
-
-
-class AttentionIntroReadout(Readout):
-    template = ATTENTION_INTRO
-
-
-class MemoryReadout(Readout):
-    template = MEMORY
-
-
-class NoteReadout(Readout):
-    template = NOTE
+NowReadout = readout_class("NowReadout", NOW)
+HistoryReadout = readout_class("HistoryReadout", HISTORY_TABLE)
+AttentionReadout = readout_class("AttentionReadout", ATTENTION)
+AttentionIntroReadout = readout_class("AttentionIntroReadout", ATTENTION_INTRO)
+MemoryReadout = readout_class("MemoryReadout", MEMORY)
+NoteReadout = readout_class("NoteReadout", NOTE)
 
 
 # --- the state: four parts, each a pure function of some of the controls ---------------------

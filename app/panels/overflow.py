@@ -20,7 +20,7 @@ from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 from bokeh.plotting import figure
 
 from app import chrome, fmt, states
-from app.chrome import Readout, slot
+from app.chrome import readout_class, slot
 from app.model_picker import ink
 from app.states import Control, Part, StatePanel
 from app.typed_numbers import parse_numbers, preset_control, scores_input
@@ -115,20 +115,10 @@ CAPTION = (
 MESSAGE = f'<div role="status" aria-live="polite">{slot("text", "div", class_="ae-msg")}</div>'
 
 
-class TableReadout(Readout):
-    template = TABLE
-
-
-class VerdictReadout(Readout):
-    template = VERDICT
-
-
-class CaptionReadout(Readout):
-    template = CAPTION
-
-
-class MessageReadout(Readout):
-    template = MESSAGE
+TableReadout = readout_class("TableReadout", TABLE)
+VerdictReadout = readout_class("VerdictReadout", VERDICT)
+CaptionReadout = readout_class("CaptionReadout", CAPTION)
+MessageReadout = readout_class("MessageReadout", MESSAGE)
 
 
 # --- the state: one part over the three controls ---------------------------------------------

@@ -36,7 +36,7 @@ from bokeh.plotting import figure
 from bokeh.transform import transform
 
 from app import chrome, fmt, states
-from app.chrome import Readout, slot
+from app.chrome import readout_class, slot
 from app.model_picker import ink
 from app.states import Control, Part, StatePanel, merge_parts
 from attention_core import sqrt_dk as core
@@ -159,13 +159,8 @@ CURVE_NOTE = (
     '</p></div>')
 
 
-# one class per template: Panel reads a ReactiveHTML's scripts from its class
-class SweepReadout(Readout):
-    template = READOUT
-
-
-class CurveNote(Readout):
-    template = CURVE_NOTE
+SweepReadout = readout_class("SweepReadout", READOUT)
+CurveNote = readout_class("CurveNote", CURVE_NOTE)
 
 
 INTRO = (
