@@ -45,6 +45,7 @@ import zlib
 from pathlib import Path
 
 from app import resources, routes
+from app.panel_internals import BOKEH_CDN, ICON_LINKS, bokeh_cdn_file, script_tag
 
 ROOT = resources.SOURCE_ROOT
 STATIC_DIR = resources.STATIC_DIR
@@ -55,7 +56,6 @@ DOCS_OUT = "assets/docs"  # a chapter's panel documents, each a script loaded as
 # the pages' icon: a small square of our own, inline, instead of Panel's two image files. A
 # PNG, not an SVG: Chromium reads the icon again on every address-bar change (each control
 # change on a static page), and an SVG icon costs a whole SVG document, 2-3 ms, each time.
-ICON_LINKS = re.compile(r'<link rel="(?:apple-touch-icon|icon)"[^>]*>\s*')
 ICON_RGB = (0x00, 0x72, 0xB2)  # the palette's blue
 
 
@@ -185,9 +185,12 @@ def input_files():  # -> sorted [Path] of every source file a build depends on
     return sorted(files)
 
 
-def inputs_hash(live_url=None):  # -> hex sha256 of the format, versions, options, input files
+def inputs_hash(live_url=None, site_url=None):  # -> hex sha256 of the format, versions,
+    # options, input files
     h = hashlib.sha256(FORMAT.encode())
     h.update(f"\0live_url={live_url or ''}".encode())
+    if site_url:
+        h.update(f"\0site_url={site_url}".encode())
     for name, version in sorted(versions().items()):
         h.update(f"\0{name}={version}".encode())
     for path in input_files():
@@ -226,11 +229,10 @@ class Assets:
         self.panel_cdn = CDN_DIST  # https://cdn.holoviz.org/panel/<js version>/dist/
         self.panel_dir = Path(panel.__file__).resolve().parent / "dist"
         self.panel_out = f"assets/panel-{panel.__version__}"
-        self.bokeh_cdn = "https://cdn.bokeh.org/bokeh/release/"
+        self.bokeh_cdn = BOKEH_CDN
         self.bokeh_js = Path(bokehjs_path()) / "js"
         self.bokeh_out = f"assets/bokeh-{bokeh.__version__}"
-        self.bokeh_name = re.compile(
-            rf"^(bokeh(?:-[a-z]+)?)-{re.escape(bokeh.__version__)}(\.min)?\.js$")
+        self.bokeh_name = bokeh_cdn_file(bokeh.__version__)
         self.copies = {}  # "assets/panel-1.9.4/css/x.css" -> Path
         self.site_files = site_files  # {name: bytes}: the app's own scripts (SITE_SCRIPTS)
         digest = hashlib.sha256()
@@ -286,10 +288,11 @@ def site_files():  # -> {name: bytes}: the app's own browser files the pages loa
 
 # --- one page --------------------------------------------------------------------------------
 
-def render(page, title, theme, assets, live_url=None):
+def render(page, title, theme, assets, live_url=None, site_url=None):
     # Page -> (its text-first HTML, {ref: table} its panels ship, {path: script} of its
     # panels' documents); app/chapter_page.py. A panel's own page is a chapter of one island,
-    # with no prose, that mounts at once.
+    # with no prose, that mounts at once. site_url: where the site is published, for each
+    # page's canonical link (none without it: a wrong one is worse than none)
     import importlib
 
     from app import article, chapter_page, content
@@ -329,7 +332,8 @@ def render(page, title, theme, assets, live_url=None):
                                   theme=theme, page_folder=page.folder,
                                   back=getattr(module, "BACK", None), urls=urls,
                                   live_url=live_url, about=about,
-                                  top=page.route in routes.CHAPTER_ROUTES)
+                                  top=page.route in routes.CHAPTER_ROUTES,
+                                  canonical=f"{site_url}{page.route}" if site_url else None)
     return text, tables, docs
 
 
@@ -362,11 +366,6 @@ def without_unused(text):
     if "panel.models.esm." not in text:
         text = script_tag("es-module-shims").sub("", text)
     return ICON_LINKS.sub("", text).replace("<head>", "<head>\n" + ICON, 1)
-
-
-def script_tag(name):  # -> a pattern for the <script src> tag of a CDN file named so
-    return re.compile(rf'<script type="text/javascript" src="[^"]*/{re.escape(name)}[^"]*">'
-                      r"</script>\s*")
 
 
 # --- embed snippets ---------------------------------------------------------------------------
@@ -487,11 +486,12 @@ def locked(out):  # one build of OUT at a time (several servers may start togeth
         yield
 
 
-def build(out, force=False, log=print, live_url=None):  # -> Result; raises BuildError
-    # live_url: where the pages' "open live" buttons lead (default: live/ beside the site)
+def build(out, force=False, log=print, live_url=None, site_url=None):  # -> Result; raises
+    # BuildError. live_url: where the pages' "open live" buttons lead (default: live/ beside
+    # the site); site_url: the address the site is published at, for canonical links
     started = time.perf_counter()
     out = check_out(out)
-    digest = inputs_hash(live_url)
+    digest = inputs_hash(live_url, site_url)
     with locked(out):
         if not force and is_current(out, digest):
             log(f"{out}: up to date (inputs unchanged since the last build); --force rebuilds")
@@ -501,7 +501,7 @@ def build(out, force=False, log=print, live_url=None):  # -> Result; raises Buil
                                     dir=out.parent if parent_writable else None))
         tmp.chmod(0o755)  # mkdtemp's 0700 would hide the build from a web server's workers
         try:
-            result = _build_into(tmp, log, live_url)
+            result = _build_into(tmp, log, live_url, site_url)
             (tmp / MARKER).write_text(marker_text(digest))
             _put_in_place(tmp, out, parent_writable)
         finally:
@@ -515,7 +515,7 @@ def build(out, force=False, log=print, live_url=None):  # -> Result; raises Buil
     return result
 
 
-def _build_into(tmp, log, live_url=None):  # -> Result for a fresh build written into tmp
+def _build_into(tmp, log, live_url=None, site_url=None):  # -> Result for a fresh build
     from app import states
 
     result = Result(out=tmp, skipped=False)
@@ -526,7 +526,8 @@ def _build_into(tmp, log, live_url=None):  # -> Result for a fresh build written
     for page in all_pages:
         for theme, file in (("default", page.file), ("dark", page.dark_file)):
             t0 = time.perf_counter()
-            text, tables, docs = render(page, titles[page.route], theme, assets, live_url)
+            text, tables, docs = render(page, titles[page.route], theme, assets, live_url,
+                                        site_url)
             text = finish_page(text, page, assets, result.warnings)
             for rel, script in docs.items():  # Bokeh's URLs in them point at OUT's copies
                 total += write(tmp, rel, localize(script, page, assets, result.warnings))

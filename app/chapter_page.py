@@ -24,10 +24,8 @@ import os
 import re
 
 from app import content, questions
+from app.panel_internals import DOCS_JSON, RENDER_ITEMS, SCRIPT_SRC  # Panel's saved page
 
-SCRIPT_SRC = re.compile(r'<script type="text/javascript" src="([^"]+)"></script>')
-DOCS_JSON = re.compile(r'<script type="application/json" id="([^"]+)">(.*?)</script>', re.DOTALL)
-RENDER_ITEMS = re.compile(r"const render_items = (\[.*?\]);\n")
 TAG = re.compile(r"<[^>]+>")
 
 NO_SCRIPT_NOTE = "The controls of this panel need JavaScript; the text above gives its numbers."
@@ -140,14 +138,16 @@ def save_group(group, build, theme, title, clean=lambda text: text):
 HEADING = re.compile(r"^\s*<h[1-6]\b")
 
 
-def still(block):  # a panel's [notes, viewer] -> HTML of its titles, readouts and tables as
-    # built (its default state): what the island shows before it mounts, and without scripts
+def still(block):  # a panel's [notes, viewer] -> HTML of its titles, readouts, tables and
+    # charts as built (its default state): what the island shows before it mounts, and
+    # without scripts; each chart a picture drawn at build time (app/stills.py)
     import panel as pn
 
+    from app import stills
     from app.readout import Readout
 
     def shown(obj):
-        return isinstance(obj, (Readout, pn.pane.HTML, pn.pane.Markdown))
+        return isinstance(obj, (Readout, pn.pane.HTML, pn.pane.Markdown, pn.pane.Bokeh))
 
     parts = []
     for item in block:
@@ -156,13 +156,32 @@ def still(block):  # a panel's [notes, viewer] -> HTML of its titles, readouts a
             continue
         for obj in layout.select(shown):
             if isinstance(obj, Readout):
-                parts.append(f'<div class="ae-still-readout">{obj.filled()}</div>')
+                filled = still_html(obj.filled())
+                if TAG.sub("", filled).strip():
+                    parts.append(f'<div class="ae-still-readout">{filled}</div>')
+            elif isinstance(obj, pn.pane.Bokeh):
+                if obj.visible and obj.object is not None:
+                    parts.append(stills.stills_of(obj.object))
             elif isinstance(obj, pn.pane.Markdown) and isinstance(obj.object, str):
                 parts.append(markdown_html(obj.object))
             elif isinstance(obj, pn.pane.HTML) and isinstance(obj.object, str) and (
                     HEADING.match(obj.object) or "<table" in obj.object):
-                parts.append(obj.object)
-    return "\n".join(parts)
+                parts.append(still_html(obj.object))
+    return "\n".join(p for p in parts if p)
+
+
+LIVE_ONLY = re.compile(r' (?:data-s|aria-live)="[^"]*"')  # slots the switcher fills, live regions
+EMPTY = re.compile(r"<(li|span|b|small|sup|sub|p|div|ul|em|strong)(?: [^>]*)?></\1>"
+                   r"|(?:<t([dh])(?: [^>]*)?></t\2>)+(?=</tr>)|<tr></tr>")  # a row's empty end
+
+
+def still_html(text):  # a readout's HTML -> the same for a still: nothing there changes, so
+    # no slots, no live regions, no empty slot (a table row keeps its empty cells but the
+    # last ones: its grid)
+    text, before = LIVE_ONLY.sub("", text).replace(' role="status"', ""), None
+    while before != text:
+        before, text = text, EMPTY.sub("", text)
+    return text
 
 
 def island(slot, group):  # -> the HTML box a panel mounts into, with its note until then
@@ -254,7 +273,7 @@ PAGE = """<!DOCTYPE html>
 <meta property="og:type" content="article">
 <meta property="og:title" content="{title}">
 <meta property="og:description" content="{description}">
-<meta name="twitter:card" content="summary">
+{canonical}<meta name="twitter:card" content="summary">
 <meta name="twitter:title" content="{title}">
 <meta name="twitter:description" content="{description}">
 <meta name="color-scheme" content="{color_scheme}">
@@ -275,11 +294,12 @@ PAGE = """<!DOCTYPE html>
 
 
 def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_url=None,
-              about=None, top=True):
+              about=None, top=True, canonical=None):
     # -> the chapter's whole page. urls: {"switcher", "islands", "questions": src, "css":
     # text, "doc": Group -> src, "table": ref -> src}; Bokeh's and Panel's script URLs are
     # still the CDN's here (the build points them at its own copies afterwards, as for every
-    # page). about: the page's description (default: the chapter's lede); top: the header
+    # page). about: the page's description (default: the chapter's lede); top: the header;
+    # canonical: the page's own absolute address (both themes name the one route), or None
     config = {"scripts": groups[0].scripts if groups else [], "switcher": urls["switcher"],
               "groups": {}}
     for g in groups:  # a group's document is a script of its own, loaded when it mounts
@@ -289,13 +309,27 @@ def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_ur
     live = f" window.AE_LIVE_URL = {json.dumps(live_url)};" if live_url else ""
     config_text = json.dumps(config, separators=(",", ":")).replace("</", "<\\/")
     about = description(chapter) if about is None else about
+    canonical = (f'<link rel="canonical" href="{html.escape(canonical)}">\n'
+                 f'<meta property="og:url" content="{html.escape(canonical)}">\n'
+                 if canonical else "")
     return PAGE.format(title=html.escape(title), description=html.escape(about),
-                       css=urls["css"], theme=theme, live=live,
+                       canonical=canonical,
+                       css=minify_css(urls["css"]), theme=theme, live=live,
                        color_scheme="dark" if theme == "dark" else "light",
                        header=header(back, page_folder, theme) if top else "",
                        main=body(chapter, groups, page_folder, theme), config=config_text,
                        islands_js=urls["islands"],
                        questions_js=urls["questions"])
+
+
+CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+CSS_SPACE = re.compile(r" ?([{};,>]) ?")
+
+
+def minify_css(text):  # the stylesheet, in every page's head: without comments and spacing
+    text = " ".join(CSS_COMMENT.sub("", text).split())
+    text = CSS_SPACE.sub(r"\1", text).replace(": ", ":")  # a selector's :hover has no space
+    return text.replace(";}", "}").strip()
 
 
 def doc_script(group):  # -> the JS file that hands a group's document to islands.js

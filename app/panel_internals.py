@@ -1,4 +1,10 @@
-"""Every private Panel and Bokeh name this project touches: what, why, and the versions checked.
+"""The fence: every private name and undocumented surface of Panel, Bokeh and Tornado that
+this project depends on, what each is for, and the versions checked.
+
+Nothing outside this module reaches a private name of Panel, Bokeh or Tornado; torch's are
+in kernels/torch_internals.py, BokehJS's in the fenced section of app/static/switcher.js.
+tests/test_fence.py scans the sources and fails on a new private access anywhere else;
+tests/test_panel_internals.py checks that each name below is still there and still works.
 
 Panel and Bokeh are pinned in pyproject.toml to the minor versions this module was checked
 against (CHECKED). A minor upgrade may rename or drop any name below; check_versions() says
@@ -8,7 +14,10 @@ upgrade: run tests/test_panel_internals.py and benchmarks/app_latency.py, fix wh
 here, then move CHECKED and the pins.
 
 Public APIs are used where they do the job: pn.io.hold() is what holds a document through
-one interaction; pn.state.rel_path and pn.state.location give a session's paths.
+one interaction; pn.state.rel_path and pn.state.location give a session's paths;
+Document.template_variables holds a session's dist_url; BokehTornado.applications maps a
+route to its context. Panel is imported inside the functions, so that the build and
+`--help` can read the patterns below without loading it.
 
 The patches (install(), applied when app.server is imported):
 
@@ -29,19 +38,34 @@ The patches (install(), applied when app.server is imported):
    patch go out as soon as it is made. Reads Bokeh's ServerSession._subscribed_connections,
    ServerConnection._socket and WSHandler.write_lock (write_locks()).
 
-Other internals, used by app/server.py through the functions here:
+Other internals, used through the functions here:
 
-4. Document._template_variables["dist_url"] (set_dist_url)
-   Panel 1.9 points a session's stylesheets at its own server only when it renders the page
-   itself (a GET); a script embed's and a reused session's get the CDN or paths relative to
-   the course's page. Panel reads the session's asset base from this template variable.
-5. panel.io.state.state._sessions and state._session_key_funcs (cache_reused_session)
+4. panel.io.state.state._sessions and state._session_key_funcs (cache_reused_session)
    Panel's reused first paints: Panel's DocHandler looks a request's key up in these two.
-   Filling them before any visitor arrives makes every first paint the plain page.
-6. bokeh.server.server.Server._tornado and BokehTornado._applications (tornado_app,
-   application_context)
-   The application context of a route, to build those first sessions as a GET would; and
-   the Tornado application itself, to add handlers ahead of Bokeh's routes (app/server.py).
+   Filling them before any visitor arrives makes every first paint the plain page. A real
+   GET to the server itself would do it publicly, but with --num-procs the forked
+   processes share one port and a GET may land on another process: each must fill its own.
+5. bokeh.server.server.Server._tornado (tornado_app)
+   The Tornado application itself: to add handlers ahead of Bokeh's routes (app/server.py)
+   and to reach a route's context. Bokeh's Server offers no public accessor.
+6. panel.config._admin and state._admin_context (admin_context; app/security.py)
+   What `panel serve --admin` sets: Panel keeps every session's history for the dashboard,
+   and its server loop runs the admin context's hooks. No public API mounts the dashboard
+   on routes of our own (behind a password).
+
+The undocumented surfaces, text Panel and Bokeh write that we read (SURFACES):
+
+7. The page panel.io.save.save writes: its <script src> tags, the document's JSON script
+   and `const render_items = [...]` (SCRIPT_SRC, DOCS_JSON, RENDER_ITEMS; app/chapter_page.py
+   lifts a group's document out of it), Panel's icon links (ICON_LINKS) and each script's
+   tag (script_tag; app/build.py drops the ones a page does not use).
+8. The file names on Bokeh's CDN (BOKEH_CDN, bokeh_cdn_file; app/build.py maps them onto
+   the package's own files).
+9. Panel's autoload.js names es-module-shims by a path relative to the page
+   (AUTOLOAD_RELATIVE_STATIC, absolute_static_urls; app/security.py makes it absolute), and
+   takes the server's URL from its `bokeh-absolute-url` argument (AUTOLOAD_URL_ARG).
+10. The admin routes Panel mounts for an application (panel.io.server.per_app_patterns).
+11. Panel reads a session's asset base from its "dist_url" template variable (set_dist_url).
 """
 
 import functools
@@ -50,16 +74,12 @@ import re
 import warnings
 from importlib.metadata import version
 
-import panel as pn
-from panel.io.state import set_curdoc, state
-from panel.reactive import Syncable
-
 log = logging.getLogger(__name__)
 
 # package -> (major, minor) this module was checked against; pyproject.toml pins the same
 CHECKED = {"panel": (1, 9), "bokeh": (3, 9)}
 
-# (internal, where it lives, what we do with it): the names this module touches
+# (internal, where it lives, what we do with it): the private names this module touches
 INTERNALS = (
     ("Syncable._debounce", "panel.reactive", "set to 0: no 50 ms hold on incoming changes"),
     ("Syncable._change_event", "panel.reactive", "run inside pn.io.hold(doc): one message"),
@@ -69,11 +89,25 @@ INTERNALS = (
     ("ServerSession._subscribed_connections", "bokeh.server.session", "read: the connections"),
     ("ServerConnection._socket", "bokeh.server.connection", "read: the connection's socket"),
     ("WSHandler.write_lock", "bokeh.server.views.ws", "awaited: pending writes"),
-    ("Document._template_variables", "bokeh.document.document", "dist_url: the session's assets"),
     ("state._sessions", "panel.io.state", "filled: reused first paints"),
     ("state._session_key_funcs", "panel.io.state", "filled: the reuse key of a route"),
     ("Server._tornado", "bokeh.server.server", "read: the Tornado app (handlers, contexts)"),
-    ("BokehTornado._applications", "bokeh.server.tornado", "read: a route's context"),
+    ("config._admin", "panel.config", "set: keep every session's history for the dashboard"),
+    ("state._admin_context", "panel.io.state", "set: the server loop runs the admin's hooks"),
+)
+
+# (surface, who writes it, what we read): undocumented text and names, no underscore
+SURFACES = (
+    ("SCRIPT_SRC", "panel.io.save.save", "the <script src> tags of a saved page's head"),
+    ("DOCS_JSON", "panel.io.save.save", "the document's JSON, in a script tag of its own"),
+    ("RENDER_ITEMS", "panel.io.save.save", "which root renders into which element"),
+    ("ICON_LINKS", "panel.io.save.save", "Panel's icon links, replaced by the build's"),
+    ("script_tag", "panel.io.save.save", "a script's tag, dropped when a page does not use it"),
+    ("BOKEH_CDN", "bokeh.resources.CDN", "the CDN's file names, mapped onto the package"),
+    ("AUTOLOAD_RELATIVE_STATIC", "panel autoload.js", "es-module-shims' relative path"),
+    ("AUTOLOAD_URL_ARG", "bokeh autoload.js", "the server's URL, as the embed passed it"),
+    ("per_app_patterns", "panel.io.server", "the routes an application is served on"),
+    ("dist_url", "panel.io.resources", "the template variable naming a session's assets"),
 )
 
 DEBOUNCE_MS = 0
@@ -122,7 +156,15 @@ def check_versions(strict=True):  # -> [problems]; raises InternalsChanged when 
 
 # ---------------------------------------------------------------- the patches
 
+def _syncable():
+    from panel.reactive import Syncable
+    return Syncable
+
+
 def _held(process):  # Syncable method (self, doc, ...) -> the same, inside pn.io.hold(doc)
+    import panel as pn
+    from panel.io.state import set_curdoc
+
     @functools.wraps(process)
     def run(self, doc, *args, **kwargs):
         with set_curdoc(doc), pn.io.hold(doc):
@@ -179,6 +221,7 @@ def _require(owner, name):
 
 def install():  # -> {patch: "installed" | "already"}; idempotent; raises InternalsChanged
     check_versions(strict=False)
+    Syncable = _syncable()
     if not hasattr(Syncable, "_debounce"):
         raise InternalsChanged("panel.reactive.Syncable._debounce is gone")
     Syncable._debounce = DEBOUNCE_MS
@@ -196,6 +239,7 @@ def install():  # -> {patch: "installed" | "already"}; idempotent; raises Intern
 
 
 def active():  # -> {patch: bool}: whether each patch is in place on Syncable right now
+    Syncable = _syncable()
     out = {"_debounce": getattr(Syncable, "_debounce", None) == DEBOUNCE_MS}
     for name in HELD + AFTER_WRITES:
         out[name] = bool(getattr(getattr(Syncable, name, None), MARK, None))
@@ -203,6 +247,7 @@ def active():  # -> {patch: bool}: whether each patch is in place on Syncable ri
 
 
 def uninstall():  # put Panel's own methods and its 50 ms hold back (for measuring the difference)
+    Syncable = _syncable()
     for name in HELD + AFTER_WRITES:
         current = getattr(Syncable, name)
         if getattr(current, MARK, None):
@@ -213,11 +258,11 @@ def uninstall():  # put Panel's own methods and its 50 ms hold back (for measuri
 # ---------------------------------------------------------------- the other internals
 
 def set_dist_url(doc, dist_url):  # where this session's Panel stylesheets and assets load from
-    doc._template_variables["dist_url"] = dist_url
+    doc.template_variables["dist_url"] = dist_url
 
 
 def dist_url(doc):  # -> the session's asset base, or None when Panel would use its default
-    return doc._template_variables.get("dist_url")
+    return doc.template_variables.get("dist_url")
 
 
 def tornado_app(server):  # a started or unstarted pn.serve(...) server -> its BokehTornado
@@ -225,15 +270,17 @@ def tornado_app(server):  # a started or unstarted pn.serve(...) server -> its B
 
 
 def application_context(server, path):  # -> the ApplicationContext serving path, or None
-    return tornado_app(server)._applications.get(path)
+    return tornado_app(server).applications.get(path)
 
 
 def is_reused(key):  # -> whether Panel holds a reused first-paint session under this key
+    from panel.io.state import state
     return key in state._sessions
 
 
 def cache_reused_session(path, key_func, key, session):
     # make `session` the first paint Panel's DocHandler reuses for requests whose key is `key`
+    from panel.io.state import state
     state._session_key_funcs[path] = key_func
     state._sessions[key] = session
     session.block_expiration()
@@ -267,3 +314,59 @@ async def warm_reused_sessions(server, paths, key_func, themes=("default", "dark
             cache_reused_session(path, key_func, key, session)
             cached.append(key)
     return cached
+
+
+# ---------------------------------------------------------------- the admin page
+
+def admin_context(app, unused_ms, path):  # -> Panel's admin ApplicationContext, mounted at path
+    # what `panel serve --admin` sets up (panel.command.serve), for routes of our own
+    from panel.command.serve import AdminApplicationContext
+    from panel.config import config
+    from panel.io.state import state
+
+    config._admin = True
+    state._admin_context = context = AdminApplicationContext(app, unused_timeout=unused_ms,
+                                                             url=path)
+    return context
+
+
+def app_routes():  # -> [(route suffix, handler class, ...)]: the routes Panel serves an app on
+    from panel.io.server import per_app_patterns
+    return list(per_app_patterns)
+
+
+# ---------------------------------------------------------------- the text Panel and Bokeh write
+
+# the page panel.io.save.save writes (resources=CDN): its head's scripts, the document's JSON
+# and the map from root to element
+SCRIPT_SRC = re.compile(r'<script type="text/javascript" src="([^"]+)"></script>')
+DOCS_JSON = re.compile(r'<script type="application/json" id="([^"]+)">(.*?)</script>', re.DOTALL)
+RENDER_ITEMS = re.compile(r"const render_items = (\[.*?\]);\n")
+ICON_LINKS = re.compile(r'<link rel="(?:apple-touch-icon|icon)"[^>]*>\s*')
+
+
+def script_tag(name):  # -> a pattern for the <script src> tag of a CDN file named so
+    return re.compile(rf'<script type="text/javascript" src="[^"]*/{re.escape(name)}[^"]*">'
+                      r"</script>\s*")
+
+
+# Bokeh's CDN: https://cdn.bokeh.org/bokeh/release/bokeh-widgets-3.9.2.min.js
+BOKEH_CDN = "https://cdn.bokeh.org/bokeh/release/"
+
+
+def bokeh_cdn_file(bokeh_version):  # -> pattern: (bundle, ".min" or None) of a CDN file name
+    return re.compile(rf"^(bokeh(?:-[a-z]+)?)-{re.escape(bokeh_version)}(\.min)?\.js$")
+
+
+# Panel's autoload.js: the server's URL arrives as this argument, and es-module-shims is named
+# by a path relative to the page ("../static/...", "../../static/..." under /live/<route>)
+AUTOLOAD_URL_ARG = "bokeh-absolute-url"
+AUTOLOAD_RELATIVE_STATIC = re.compile(rb"""(["'])(?:\.\./)+static/""")
+
+
+def absolute_static_urls(js, server_url):  # bytes, "http://host" -> bytes
+    # In a script embed the page is the course's, so the relative path would point at the
+    # course site; every other resource in the script is already absolute. Make this one
+    # absolute too, on the server the script came from.
+    prefix = server_url.encode()
+    return AUTOLOAD_RELATIVE_STATIC.sub(lambda m: m.group(1) + prefix + b"/static/", js)

@@ -17,10 +17,11 @@ from __future__ import annotations
 import base64
 import binascii
 import hmac
-import re
 from urllib.parse import urlsplit
 
 from tornado import web
+
+from app.panel_internals import AUTOLOAD_URL_ARG, absolute_static_urls
 
 HEALTH_PATH = "/health"
 ADMIN_PATH = "/admin"
@@ -127,25 +128,12 @@ def security_headers(embed_routes, embed_origins=(), site_hosts=()):
 
 
 def _server_url(request):  # autoload.js?bokeh-absolute-url=http://host/route -> "http://host"
-    values = request.query_arguments.get("bokeh-absolute-url") or [b""]
+    values = request.query_arguments.get(AUTOLOAD_URL_ARG) or [b""]
     parts = urlsplit(values[-1].decode("utf-8", "replace"))
     if parts.scheme in ("http", "https") and parts.netloc and not any(
             c in parts.netloc for c in "\"'<>\\ "):
         return f"{parts.scheme}://{parts.netloc}"
     return None
-
-
-def absolute_static_urls(js, server_url):  # bytes, "http://host" -> bytes
-    # Panel 1.9.4's autoload script names one module, es-module-shims, by a path relative to
-    # the page ("../static/..."). In a script embed the page is the course's, so that path
-    # would point at the course site; every other resource in the script is already
-    # absolute. Make this one absolute too, on the server the script came from.
-    # Served under /live/<route>, the path climbs once more ("../../static/").
-    prefix = server_url.encode()
-    return _RELATIVE_STATIC.sub(lambda m: m.group(1) + prefix + b"/static/", js)
-
-
-_RELATIVE_STATIC = re.compile(rb"""(["'])(?:\.\./)+static/""")
 
 
 class HealthHandler(web.RequestHandler):
@@ -204,21 +192,17 @@ def admin_patterns(password, unused_ms, path=ADMIN_PATH, wrap=None):
     from bokeh.application import Application
     from bokeh.application.handlers.document_lifecycle import DocumentLifecycleHandler
     from bokeh.application.handlers.function import FunctionHandler
-    from panel.command.serve import AdminApplicationContext
-    from panel.config import config
     from panel.io.admin import admin_panel
-    from panel.io.server import per_app_patterns
-    from panel.io.state import state
+
+    from app import panel_internals
 
     if not password:
         raise ValueError("the admin page needs a password")
-    config._admin = True
     app = Application(FunctionHandler(wrap(admin_panel) if wrap else admin_panel))
     app.add(DocumentLifecycleHandler())
-    state._admin_context = context = AdminApplicationContext(app, unused_timeout=unused_ms,
-                                                             url=path)
+    context = panel_internals.admin_context(app, unused_ms, path)  # Panel's, privately set
     patterns = []
-    for route, handler, *_ in per_app_patterns:
+    for route, handler, *_ in panel_internals.app_routes():
         guarded = type(f"Guarded{handler.__name__}", (AdminGuard, handler),
                        {"admin_password": password})
         patterns.append((path + route, guarded, {"application_context": context}))
