@@ -21,16 +21,15 @@ from bokeh.models import CustomJSTickFormatter
 
 from app import chrome, fmt, states
 from app.model_picker import (
-    CODE_CSS,
     CUSTOM,
     PICKER_CSS,
     PRESET_KEYS,
     ModelPicker,
-    ink,
     link_model,
     picker_state,
 )
 from app.states import Control, Part, StatePanel
+from app.theme import CODE_CSS, ink
 
 READOUT_CSS = PICKER_CSS + """
 .ae-readout { font-variant-numeric: tabular-nums; }

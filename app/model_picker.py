@@ -16,9 +16,6 @@ fields table, as `chrome.Readout` slots.
 the field and leaves every number on the page as it was. An uploaded or pasted config lives
 only in this session's memory: it is never written to disk and never put in the URL (only
 the preset's key is).
-
-`ink()` and `CODE_CSS`, at the bottom, serve every panel: what a figure draws on its canvas,
-where the theme's CSS variables cannot reach, and inline code in a Markdown pane.
 """
 
 from __future__ import annotations
@@ -34,6 +31,7 @@ import param
 
 from app import chrome, readout, states
 from app.chrome import readout_class, slot
+from app.theme import CODE_CSS, ink  # noqa: F401  (kernel_lab still imports them from here)
 from attention_core import costs
 
 PRESET_KEYS = tuple(costs.PRESETS)  # "qwen3-8b", "gpt2", "llama-3-8b"
@@ -368,40 +366,3 @@ def link_model(viewer, picker):  # keep viewer.model and picker.model the same, 
     picker.model = viewer.model
     viewer.param.watch(lambda e: setattr(picker, "model", e.new), "model")
     picker.param.watch(lambda e: setattr(viewer, "model", e.new), "model")
-
-
-# ---- the page's theme, where CSS variables cannot reach -----------------------------------
-
-@dataclass(frozen=True)
-class Ink:
-    """Colours a Bokeh figure paints on its canvas (glyph text, labels, reference lines),
-    which the theme's CSS variables cannot reach. Each reads on its theme's plot background
-    (white; Panel's dark theme paints plots #2b3035)."""
-
-    text: str  # labels on bars and in the plot
-    muted: str  # secondary labels ("unread", a guide's name)
-    strong: str  # a line or arrow meant to stand out: black on white, near-white on dark
-    rule: str  # grey guides and reference lines
-    paper: str  # the plot's own background, behind a label that sits on lines
-    warm: str  # vermillion-family text (Okabe-Ito #D55E00 is too faint for 11 px text)
-    cool: str  # blue text and lines: Okabe-Ito blue on white, its sky blue on dark
-
-
-LIGHT_INK = Ink(text="#222222", muted="#555555", strong="#000000", rule="#6b6b6b",
-                paper="#ffffff", warm="#8a3b00", cool="#0072B2")
-DARK_INK = Ink(text="#e0e0e0", muted="#b8b8b8", strong="#f2f2f2", rule="#a8a8a8",
-               paper="#2b3035", warm="#ff9a5c", cool="#56B4E9")
-
-
-def ink():  # -> the Ink for this session's theme; switching the theme reloads the page, so
-    # a panel reads it once, when it is built
-    return DARK_INK if chrome.theme() == "dark" else LIGHT_INK
-
-
-# Inline code in a Markdown pane: Panel's own style is pale blue text on no background, hard
-# to read on white. Plain text colour on the theme's surface colour reads in both themes.
-CODE_CSS = """
-code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace;
-       font-size: max(12px, 0.92em); padding: 0 0.2em; border-radius: 3px; color: inherit;
-       background: var(--panel-surface-color, #f3f3f3); }
-"""

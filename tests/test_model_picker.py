@@ -9,14 +9,12 @@ import pytest
 from app import fmt, states
 from app.model_picker import (
     CUSTOM,
-    DARK_INK,
-    LIGHT_INK,
     Model,
     ModelPicker,
-    ink,
     picker_state,
     resolve,
 )
+from app.theme import DARK_INK, LIGHT_INK, ink
 from attention_core import costs
 
 LLAMA = costs.PRESETS["llama-3-8b"]

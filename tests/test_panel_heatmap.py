@@ -297,7 +297,7 @@ def test_ranges_and_toggle_classes_never_change(panel):
 def test_text_colour_follows_the_drawn_shade():
     from bokeh.palettes import Cividis256
 
-    from app.panels.heatmap import ink, palette_index, text_colour, text_mapper
+    from app.panels.heatmap import black_or_white, palette_index, text_colour, text_mapper
 
     mapper = text_mapper()
     low, high = mapper.low, mapper.high
@@ -305,7 +305,7 @@ def test_text_colour_follows_the_drawn_shade():
         w = (i + 0.5) / 256
         # the two-colour mapper's bin, as Bokeh computes it in the browser
         browser = mapper.palette[min(int((w - low) / (high - low) * 2), 1)]
-        assert browser == text_colour(w) == ink(Cividis256[palette_index(w)])
+        assert browser == text_colour(w) == black_or_white(Cividis256[palette_index(w)])
 
 
 def test_every_interaction_is_one_message_under_5_5_kib():
@@ -359,9 +359,9 @@ def test_the_weights_table_holds_the_cells_numbers(panel):
 def test_every_cells_label_meets_aa_contrast_on_its_shade():
     from bokeh.palettes import Cividis256
 
-    from app.panels.heatmap import contrast, ink
+    from app.panels.heatmap import black_or_white, contrast
 
-    worst = min(contrast(ink(c), c) for c in Cividis256)
+    worst = min(contrast(black_or_white(c), c) for c in Cividis256)
     assert worst >= 4.5, worst  # WCAG AA for normal text; the labels are 11 px
 
 

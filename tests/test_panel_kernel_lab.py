@@ -65,7 +65,7 @@ def test_the_plan_never_waits_on_a_busy_dispatcher(runner):
     held, release = threading.Event(), threading.Event()
 
     def hold():  # a lab job in the middle of a torch call holds kernels' lock
-        with kernels.dispatch._LOCK:
+        with kernels.RUN_LOCK:
             held.set()
             release.wait(10)
 
@@ -243,7 +243,7 @@ def test_in_the_article_the_lab_leaves_its_heading_and_notes_to_the_prose():
 def test_inline_code_in_the_notes_is_not_pale_blue():
     import panel as pn
 
-    from app.model_picker import CODE_CSS
+    from app.theme import CODE_CSS
 
     notes = KernelLabPanel().__panel__().select(pn.pane.Markdown)
     assert notes and all(CODE_CSS in md.stylesheets for md in notes)

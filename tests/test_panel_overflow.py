@@ -201,7 +201,7 @@ def test_in_the_article_the_heading_is_left_to_the_section():
 
 def test_dark_theme_paints_the_bar_labels_light(monkeypatch):
     from app import chrome
-    from app.model_picker import DARK_INK, LIGHT_INK
+    from app.theme import DARK_INK, LIGHT_INK
 
     def label_colours(p):
         return {g.glyph.text_color for g in p.figure.renderers if hasattr(g.glyph, "text")}

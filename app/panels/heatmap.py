@@ -43,8 +43,8 @@ from bokeh.transform import transform
 
 from app import chrome, fmt
 from app.chrome import readout_class, slot
-from app.model_picker import ink as theme_ink
 from app.states import Control, Part, StatePanel
+from app.theme import ink
 from attention_core import head, worked_example
 
 MIN_LENGTH, MAX_LENGTH = 3, len(worked_example.WORDS)
@@ -79,7 +79,7 @@ def contrast(a, b):  # two "#rrggbb" -> their WCAG contrast ratio, 1..21
     return (high + 0.05) / (low + 0.05)
 
 
-def ink(fill):  # "#rrggbb" -> black or white, whichever reads better on the fill
+def black_or_white(fill):  # "#rrggbb" -> black or white, whichever reads better on it
     return max(("#000000", "#ffffff"), key=lambda text: contrast(text, fill))
 
 
@@ -88,17 +88,17 @@ def palette_index(weight, size=256):  # the bin Bokeh's LinearColorMapper(0, 1) 
 
 
 def text_colour(weight):  # the label's colour on the cell's own Cividis shade
-    return ink(Cividis256[palette_index(weight)])
+    return black_or_white(Cividis256[palette_index(weight)])
 
 
 def text_mapper():
     # The labels' colour is mapped in the browser from the weight, like the fill, so it is
     # never sent. Cividis gets lighter monotonically: one switch from white to black, at
     # bin `dark`; a two-colour mapper centred there gives the same colour for every weight.
-    inks = [ink(c) for c in Cividis256]
-    dark = inks.index("#000000")
-    assert set(inks[:dark]) == {"#ffffff"} and set(inks[dark:]) == {"#000000"}
-    t = dark / len(inks)
+    colours = [black_or_white(c) for c in Cividis256]
+    dark = colours.index("#000000")
+    assert set(colours[:dark]) == {"#ffffff"} and set(colours[dark:]) == {"#000000"}
+    t = dark / len(colours)
     return LinearColorMapper(palette=["#ffffff", "#000000"], low=t - 1, high=t + 1)
 
 
@@ -338,7 +338,7 @@ def row_state(length, query, mask, divide, phase):  # the inspected row and ever
         "slots:caption": caption_values(nums),
         "slots:arithmetic": arithmetic_values(nums, divide),
         "slots:truncate": truncate_values(nums, mask),
-        "log:log": log_lines(nums, query, mask, divide, phase),
+        "log:log": log_entries(nums, query, mask, divide, phase),
     }
 
 
@@ -401,7 +401,7 @@ def truncate_values(nums, mask):  # -> {slot: text}: the truncate line and the B
     return {"truncate": truncate, "blas": blas}
 
 
-def log_lines(nums, query, mask, divide, phase):
+def log_entries(nums, query, mask, divide, phase):
     # -> {control: the line a change of it adds to the log}: what it did, or why nothing
     r, pos, n = nums.result, nums.position, nums.result.n
     word = nums.tokens[pos]
@@ -563,21 +563,21 @@ class HeadPanel(StatePanel):
         def share(part):  # a length -> that share of one position's width
             return transform("n", CustomJSTransform(v_func=SHARE_JS.format(share=part)))
 
-        ink = theme_ink()
-        mapper = LinearColorMapper(palette=Cividis256, low=0.0, high=1.0, low_color=ink.paper)
+        paint = ink()  # the theme's colours for what the canvas draws
+        mapper = LinearColorMapper(palette=Cividis256, low=0.0, high=1.0, low_color=paint.paper)
         # the axes span 0..1 for every length; the borders hold the position labels
         fig = figure(height=HEIGHT, sizing_mode="stretch_width", tools="", toolbar_location=None,
                      x_axis_location="above", x_range=Range1d(0, 1), y_range=Range1d(1, 0),
                      min_border_left=QUERY_LABELS_WIDTH + 18, min_border_right=8,
                      min_border_top=KEY_LABELS_HEIGHT + 16, min_border_bottom=4,
-                     outline_line_color=None, background_fill_color=ink.paper)
+                     outline_line_color=None, background_fill_color=paint.paper)
         # The masked layer and the position labels change with the length alone: they are
         # drawn with the axes (level "annotation": under the overlay, and like the axes not
         # clipped to the frame), so the other controls redraw the weights alone. The masked
         # layer is under the weights, and the blank cells are drawn over it.
         self.masked_sources, self.position_sources, self.length_layers = {}, {}, {}
         for n in LENGTHS:
-            self._build_length_layer(fig, n, ink)
+            self._build_length_layer(fig, n, paint)
         x, y, source = centre("k"), centre("q"), self.cell_source
         fig.rect(x, y, share(CELL_SIZE), share(CELL_SIZE), source=source, line_color=None,
                  fill_color={"field": "weight", "transform": mapper})
@@ -594,7 +594,7 @@ class HeadPanel(StatePanel):
         # no axes: their titles are text in the borders (an axis measures its labels again on
         # every full repaint, and a new length repaints all; a Label would be clipped)
         fig.axis.visible = False
-        title = {"text_font_size": SMALL, "text_color": ink.text, "level": "annotation",
+        title = {"text_font_size": SMALL, "text_color": paint.text, "level": "annotation",
                  "text_align": "center", "text_baseline": "bottom"}
         fig.text([0.5], [0.0], text=["keys"], y_offset=-KEY_LABELS_HEIGHT, **title)
         fig.text([0.0], [0.5], text=["queries"], angle=math.pi / 2,
@@ -604,7 +604,7 @@ class HeadPanel(StatePanel):
         self._figure_pane = pn.pane.Bokeh(fig, height=HEIGHT, sizing_mode="stretch_width",
                                           min_width=240)
 
-    def _build_length_layer(self, fig, n, ink):
+    def _build_length_layer(self, fig, n, paint):
         # one length's masked cells (every cell above the diagonal) and position labels,
         # placed for that length, hidden until the state shows them
         words, above = worked_example.WORDS, [(q, k) for q in range(n) for k in range(q + 1, n)]
@@ -628,9 +628,9 @@ class HeadPanel(StatePanel):
             fig.text("x", "y", text="label", source=masked, text_color=MASK_TEXT,
                      text_align="center", text_baseline="middle", **text),
             fig.text("at", 0.0, text="key_label", source=positions, text_align="center",
-                     text_baseline="bottom", y_offset=-LABEL_GAP, text_color=ink.text, **text),
+                     text_baseline="bottom", y_offset=-LABEL_GAP, text_color=paint.text, **text),
             fig.text(0.0, "at", text="query_label", source=positions, text_align="right",
-                     text_baseline="middle", x_offset=-LABEL_GAP, text_color=ink.text, **text),
+                     text_baseline="middle", x_offset=-LABEL_GAP, text_color=paint.text, **text),
         ]
         assert len(self.length_layers[n]) == LAYER_RENDERERS
 

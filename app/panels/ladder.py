@@ -30,8 +30,8 @@ from bokeh.plotting import figure
 
 from app import chrome, fmt, states
 from app.chrome import readout_class, slot
-from app.model_picker import ink
 from app.states import Control, Part, StatePanel
+from app.theme import ink
 from attention_core import head, worked_example
 
 MIN_LENGTH, MAX_LENGTH = 3, len(worked_example.WORDS)

@@ -21,8 +21,8 @@ from bokeh.plotting import figure
 
 from app import chrome, fmt, states
 from app.chrome import readout_class, slot
-from app.model_picker import ink
 from app.states import Control, Part, StatePanel
+from app.theme import ink
 from app.typed_numbers import parse_numbers, preset_control, scores_input
 from attention_core import numerics
 

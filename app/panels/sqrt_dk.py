@@ -37,8 +37,8 @@ from bokeh.transform import transform
 
 from app import chrome, fmt, states
 from app.chrome import readout_class, slot
-from app.model_picker import ink
 from app.states import Control, Part, StatePanel, merge_parts
+from app.theme import ink
 from attention_core import sqrt_dk as core
 
 # Okabe-Ito: unscaled in warm colours, scaled in cool ones; dash styles carry the same split.
