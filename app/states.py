@@ -12,7 +12,8 @@ A panel is three parts (docs/PANEL_CONTRACT.md):
    - ``"source:NAME"``: a ColumnDataSource; the value is its columns.
    - ``"slots:NAME"``: a `Readout` (text slots); the value is {slot: text}.
    - ``"prop:NAME.attr"``: one property of a model; the value is the property's value.
-   - ``"log"``: {control: line}: the line a change of that control adds to the panel's log.
+   - ``"log:NAME"``: a `Readout` of `log_lines` slots; the value is {control: line}: the
+     line a change of that control adds to the panel's log.
 
 In a live session `push` applies a new state to the models, sending only what changed.
 On a static page the browser does the same with `app/static/switcher.js`, from the table of

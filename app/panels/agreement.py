@@ -212,7 +212,7 @@ def score_ticks(reach):  # -> (values, texts): round scores, at most 2-3 either 
 def scale_state(d):  # d -> {target: value}: the d-number demonstration and the operations
     # The scores' chart keeps its axes for every d: bar heights are scores over the reach
     # (the largest score, with room), and the score axis's numbers are drawn with the bars,
-    # so a change of d redraws the bars and numbers alone (docs/PANEL_CONTRACT.md).
+    # so a change of d redraws the bars and numbers alone (docs/REPAINT.md).
     nums = scale_numbers(d)
     demo = nums.demo
     reach = float(np.abs(np.concatenate([demo.raw, demo.scaled])).max()) * 1.15 or 1.0

@@ -136,7 +136,7 @@ def attainable(gpu, intensity):  # FLOP/byte -> FLOP/s the roofline allows
 def gqa_data(m):  # ModelShape -> (query head squares, KV head bars, links), coloured by group
     # Head h sits at (h + 0.6) / (heads + 0.2) on an axis from 0 to 1 for every model (a
     # margin of 0.6 head before the first, 0.4 after the last), so a change of model redraws
-    # the shapes alone, not the figure's axes (docs/PANEL_CONTRACT.md, speed of a change).
+    # the shapes alone, not the figure's axes (docs/REPAINT.md).
     group = m.heads // m.kv_heads
     palette = list(cividis(max(m.kv_heads, 3))[: m.kv_heads]) if m.kv_heads <= 256 else []
     colours = [palette[i // group] for i in range(m.heads)] if palette else []

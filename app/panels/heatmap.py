@@ -7,19 +7,12 @@ pass over the first i + 1 tokens, bit for bit) and says so when a control change
 The panel has the one shape (app/states.py): five controls with 384 settings in all, a
 pure `state()` made of three parts (where the masked layer and the position labels sit,
 which depends on the length alone; the cells, which do not depend on the inspected query;
-and the row), and a view built once. The figure's axes span 0..1 and never change: a new
-length places the cells and the position labels (drawn as text, not as axis ticks) further
-apart, so no change lays the figure out again. The figure draws the weights of all 8 × 8
-cells from one source; a state sets the weights and labels and which cells are drawn. The
-masked cells are a layer of their own under the weights, one per length, built once and
-shown by the length: the causal mask always hides the same cells, those above the
-diagonal, and a hatched layer given new data costs the browser new hatch patterns. Where
-those cells are not masked (mask off, or decode) the state covers them with weights or
-with blank cells of the plot's own colour. So every control but the length redraws the
-weights alone (Bokeh's overlay canvas); the length also redraws the masked layer and the
-labels, with the axes.
-The text readouts are `chrome.Readout` slots. A live session pushes a new state; a static
-page looks it up in the shipped table and sets the same values in the browser.
+and the row), and a view built once. The text readouts are `chrome.Readout` slots. A live
+session pushes a new state; a static page looks it up in the shipped table and sets the same
+values in the browser.
+
+Why the figure is drawn as it is (fixed 0..1 axes, one layer per length, blank cells over
+the masked ones): docs/REPAINT.md, "The head, as the worked example".
 """
 
 import dataclasses
@@ -112,16 +105,9 @@ CELL_SIZE, MASKED_SIZE = 0.96, 0.9  # of a position's width: a gap between cells
 # layer a little inside, so a cell drawn over one hides it to the edge
 PLACE_DIGITS = 4  # on a 0..1 axis a few hundred pixels wide: 0.1 px at most
 
-# Where a cell sits on the fixed 0..1 axes is worked out in the browser from its key or query
-# position and the sequence length, a column `n` of the same source (so both arrive together;
-# Bokeh evaluates a transform when the source's data is set): a new length sends one number
-# per cell, not three. A row whose n is 0 is not drawn (NaN places are skipped), which a
-# filter would also do, but a changed filter makes Bokeh work out the glyphs' visuals (and
-# measure every label) a second time. `place` is the same arithmetic in Python, for tests,
-# the outline and the layers below.
-# The masked layer and the position labels change with the length alone, so there is one of
-# each per length, placed once, and a length shows its own: showing a layer costs a repaint,
-# where new data would cost its hatch patterns and every label measured again.
+# A cell's place on the fixed 0..1 axes is worked out in the browser from its key or query
+# position and a column `n` of the same source, the length it is placed by (0: not drawn,
+# a NaN place); `place` is the same arithmetic in Python (docs/REPAINT.md).
 CENTRE_JS = """const n = source.data instanceof Map ? source.data.get("n") : source.data.n;
 return xs.map((p, i) => (n[i] > 0 ? (p + 0.5) / n[i] : NaN));"""
 SHARE_JS = "return xs.map((n) => (n > 0 ? {share} / n : 0));"
@@ -273,9 +259,8 @@ def cells(nums):
     # -> ({column: [GRID² values]}, drawn cell indices): the dynamic columns of the cell
     # source and the cells drawn over the masked layer. A cell outside the sequence, masked,
     # or in a row decode does not compute is not drawn as a weight: its weight is 0.0 and
-    # it has no label (None: Bokeh makes no text box for it, where "" is measured and drawn
-    # on every change); such a cell above the diagonal is drawn blank (weight BLANK), over
-    # the masked layer beneath.
+    # its label None (no text box); such a cell above the diagonal is drawn blank (weight
+    # BLANK), over the masked layer beneath.
     r = nums.result
     weight, label = [0.0] * GRID * GRID, [None] * GRID * GRID
     shown, masked = [], set()
@@ -528,9 +513,8 @@ class HeadPanel(StatePanel):
         self._query_w = pn.widgets.IntSlider.from_param(
             self.param.query, end=self.length - 1, disabled=self.phase == "decode",
             width=SLIDER_WIDTH)
-        # solid when on, outlined when off, by a stylesheet on the button's own `active`
-        # state: changing the variant instead changes the widget's CSS classes, and Bokeh
-        # lays the whole page out again after every such change (about 18 ms a click)
+        # solid when on, outlined when off, by a stylesheet on the button's `active` state,
+        # not by its variant (a change of CSS classes lays the page out: docs/REPAINT.md)
         self._mask_w = pn.widgets.Toggle.from_param(
             self.param.mask, name="causal mask", color="primary", variant="outline",
             width=150, stylesheets=[TOGGLE_STYLE])
@@ -571,10 +555,8 @@ class HeadPanel(StatePanel):
                      min_border_left=QUERY_LABELS_WIDTH + 18, min_border_right=8,
                      min_border_top=KEY_LABELS_HEIGHT + 16, min_border_bottom=4,
                      outline_line_color=None, background_fill_color=paint.paper)
-        # The masked layer and the position labels change with the length alone: they are
-        # drawn with the axes (level "annotation": under the overlay, and like the axes not
-        # clipped to the frame), so the other controls redraw the weights alone. The masked
-        # layer is under the weights, and the blank cells are drawn over it.
+        # the masked layer and the position labels, one per length, at level "annotation"
+        # (with the axes); the weights and the blank cells are drawn over them
         self.masked_sources, self.position_sources, self.length_layers = {}, {}, {}
         for n in LENGTHS:
             self._build_length_layer(fig, n, paint)
@@ -591,8 +573,7 @@ class HeadPanel(StatePanel):
                                   text_align="center", text_baseline="middle",
                                   text_font_size=SMALL, text_color="#888888", visible=False)
         fig.add_layout(self.decode_label)
-        # no axes: their titles are text in the borders (an axis measures its labels again on
-        # every full repaint, and a new length repaints all; a Label would be clipped)
+        # no axes: their titles are text in the borders (docs/REPAINT.md)
         fig.axis.visible = False
         title = {"text_font_size": SMALL, "text_color": paint.text, "level": "annotation",
                  "text_align": "center", "text_baseline": "bottom"}
