@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 DTYPES = ("float32", "bfloat16", "float16")
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "float64": 8}
-MASKINGS = ("causal", "mask", "none")
+MASKING_CODES = ("causal", "mask", "none")  # LabRequest.masking: what SDPA is passed
 SWEEP_START = 256
 REFERENCE_FULL_PAIRS = 2 ** 22  # compare every output row when b*h*n^2 is at most this
 REFERENCE_ROWS = 256  # else: the last rows of two heads of batch 0
@@ -100,8 +100,8 @@ def shape_error(req):  # LabRequest -> why these shapes cannot run at all, or No
                 f"serves an equal group of query heads. Try {fits}.")
     if req.dtype not in DTYPES:
         return f"dtype must be one of {', '.join(DTYPES)}"
-    if req.masking not in MASKINGS:
-        return f"masking must be one of {', '.join(MASKINGS)}"
+    if req.masking not in MASKING_CODES:
+        return f"masking must be one of {', '.join(MASKING_CODES)}"
     return None
 
 
@@ -149,7 +149,7 @@ def fmt_bytes(n):  # bytes -> "1.50 GB" / "34 MB" / "12 kB" (decimal units, as t
 SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
-def sci(x):  # 5e11 -> "5 × 10¹¹"; 2.7e11 -> "2.7 × 10¹¹"
+def times_ten(x):  # 5e11 -> "5 × 10¹¹"; 2.7e11 -> "2.7 × 10¹¹" (app.fmt.sci: "5.0e+11")
     exponent = math.floor(math.log10(x))
     mantissa = f"{x / 10 ** exponent:.2g}"
     return f"{mantissa} × 10{str(exponent).translate(SUPERSCRIPT)}"
@@ -173,9 +173,9 @@ def refusal(req, caps):  # LabRequest, Caps -> why the lab will not run it, or N
         return (f"Refused: this run would hold about {fmt_bytes(est.total)} ({what}), over "
                 f"this server's cap of {fmt_bytes(caps.max_bytes)} per run.")
     if flops(req) > caps.max_flops:
-        return (f"Refused: this run is {sci(flops(req))} floating-point operations "
+        return (f"Refused: this run is {times_ten(flops(req))} floating-point operations "
                 f"(4 × batch × heads × n² × head_dim), over this server's cap of "
-                f"{sci(caps.max_flops)} per call.")
+                f"{times_ten(caps.max_flops)} per call.")
     if req.backend == "numpy" and pairs(req) > caps.numpy_max_pairs:
         return (f"Refused: the numpy reference computes {pairs(req):,} scores one head at a time; "
                 f"this server caps it at {caps.numpy_max_pairs:,} (batch × heads × n²).")
@@ -221,7 +221,7 @@ class JobContext:
         return self.timeout_s - self.elapsed()
 
     def cancelled(self):
-        return self.ticket._cancel.is_set()
+        return self.ticket.cancel_requested
 
     def check(self):  # call between steps: raises Cancelled or TimedOut
         if self.cancelled():
@@ -232,7 +232,7 @@ class JobContext:
 
     def progress(self, done, total, payload=None):  # job reports: done of total steps
         self.ticket.progress = (done, total)
-        self.ticket._call("on_progress", done, total, payload)
+        self.ticket.notify("on_progress", done, total, payload)
 
 
 class Ticket:
@@ -240,7 +240,7 @@ class Ticket:
 
     _ids = itertools.count(1)
 
-    def __init__(self, job, label, timeout_s, callbacks):
+    def __init__(self, job, label, timeout_s, callbacks, runner=None):
         self.id = next(self._ids)
         self.job, self.label, self.timeout_s = job, label, timeout_s
         self.state = QUEUED
@@ -253,11 +253,15 @@ class Ticket:
         self._cancel = threading.Event()
         self._finished = threading.Event()
         self._position_lock = threading.Lock()
-        self._runner = None
+        self._runner = runner
 
     @property
     def done(self):  # finished, one way or another (on_done may still be running)
         return self.state in FINISHED
+
+    @property
+    def cancel_requested(self):  # the visitor (or a shutdown) asked it to stop
+        return self._cancel.is_set()
 
     def wait(self, timeout=None):  # -> True once finished (any way)
         return self._finished.wait(timeout)
@@ -267,10 +271,20 @@ class Ticket:
             return False
         self._cancel.set()
         if self._runner is not None:
-            self._runner._drop(self)
+            self._runner.drop(self)
         return True
 
-    def _call(self, name, *args):  # a visitor's callback must never take the worker down
+    def finish(self, state, result, error):  # once: its end, told to on_done, then wait() returns
+        with self._position_lock:
+            if self.done:
+                return
+            self.state, self.result, self.error = state, result, error
+            self.finished_at = time.monotonic()
+            self.position = None
+        self.notify("on_done", self)  # before wait() returns: waiters see its effects
+        self._finished.set()
+
+    def notify(self, name, *args):  # a visitor's callback must never take the worker down
         fn = self._callbacks.get(name)
         if fn is None:
             return
@@ -279,14 +293,14 @@ class Ticket:
         except Exception:  # a visitor's callback failing must not stop the worker
             log.exception("lab callback %s failed", name)
 
-    def _refresh(self):  # read the live place in line; tell the visitor when it changed
+    def refresh_position(self):  # read the live place in line; tell the visitor when it changed
         with self._position_lock:
             if self.done or self._runner is None:
                 return
             position = self._runner.position(self)
             if position is not None and position != self.position:
                 self.position = position
-                self._call("on_position", position)
+                self.notify("on_position", position)
 
 
 class LabRunner:
@@ -309,15 +323,14 @@ class LabRunner:
         # job(ctx: JobContext) -> result; callbacks run on the worker thread (on_position
         # also on the submitter's, for its first place in line) -> Ticket
         callbacks = {"on_position": on_position, "on_progress": on_progress, "on_done": on_done}
-        ticket = Ticket(job, label, timeout_s, callbacks)
-        ticket._runner = self
+        ticket = Ticket(job, label, timeout_s, callbacks, runner=self)
         with self._cond:
             if self._stopped:
                 raise RuntimeError("the lab runner has been shut down")
             self._waiting.append(ticket)
             self._ensure_thread_locked()
             self._cond.notify_all()
-        ticket._refresh()
+        ticket.refresh_position()
         return ticket
 
     def queue_length(self):  # -> jobs waiting or running
@@ -336,8 +349,8 @@ class LabRunner:
             self._cond.notify_all()
             thread = self._thread
         for t in dropped:
-            t._cancel.set()
-            self._finish(t, CANCELLED, None, "the lab was shut down")
+            t.cancel()  # out of the line already: cancelled here
+            t.finish(CANCELLED, None, "the lab was shut down")
         if wait and thread is not None and thread is not threading.current_thread():
             thread.join()
 
@@ -357,15 +370,15 @@ class LabRunner:
             self._thread.start()
 
 
-    def _drop(self, ticket):  # a cancelled ticket: leave the line now if it has not started
+    def drop(self, ticket):  # a cancelled ticket: leave the line now if it has not started
         with self._cond:
             if ticket not in self._waiting:
                 return  # running: the job sees the flag at its next check
             self._waiting.remove(ticket)
             moved = list(self._waiting)
         for t in moved:
-            t._refresh()
-        self._finish(ticket, CANCELLED, None, "cancelled before it started")
+            t.refresh_position()
+        ticket.finish(CANCELLED, None, "cancelled before it started")
 
     def _work(self):
         while True:
@@ -380,14 +393,14 @@ class LabRunner:
                 ticket.started_at = time.monotonic()
                 moved = list(self._waiting)
             for t in (ticket, *moved):
-                t._refresh()
+                t.refresh_position()
             state, result, error = self._run(ticket)
             with self._cond:
                 self._running = None
                 moved = list(self._waiting)
-            self._finish(ticket, state, result, error)
+            ticket.finish(state, result, error)
             for t in moved:
-                t._refresh()
+                t.refresh_position()
 
     def _run(self, ticket):  # -> (state, result, error text)
         ctx = JobContext(ticket, ticket.timeout_s)
@@ -404,15 +417,6 @@ class LabRunner:
             log.exception("lab job %s failed", ticket.label)
             return FAILED, None, f"{type(e).__name__}: {e}"
 
-    def _finish(self, ticket, state, result, error):
-        with ticket._position_lock:
-            if ticket.done:
-                return
-            ticket.state, ticket.result, ticket.error = state, result, error
-            ticket.finished_at = time.monotonic()
-            ticket.position = None
-        ticket._call("on_done", ticket)  # before wait() returns: waiters see its effects
-        ticket._finished.set()
 
 
 _RUNNER = None
@@ -451,7 +455,7 @@ def set_torch_threads(threads):
         torch.set_num_threads(threads)
 
 
-def run_device(torch):
+def lab_device(torch):  # -> the device every lab job runs on: the GPU when there is one
     return torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
 
 
@@ -535,7 +539,7 @@ def run_job(req, caps):  # LabRequest, Caps -> job(ctx) -> RunResult: one measur
         import kernels
         from kernels import probe
 
-        device = run_device(torch)
+        device = lab_device(torch)
         q, k, v, causal, mask = make_inputs(torch, req, device)
         ctx.check()
         result = kernels.attend(q, k, v, causal=causal, mask=mask, backend=req.backend,
@@ -600,7 +604,7 @@ def sweep_job(req, caps, lengths=None):  # -> job(ctx) -> SweepResult: time and 
 
         from kernels import probe
 
-        device = run_device(torch)
+        device = lab_device(torch)
         sync = probe.sync_for(device)
         points, method, last = [], "", {}
         for i, n in enumerate(lengths):

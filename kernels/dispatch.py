@@ -2,11 +2,11 @@
 
 attend() runs torch.nn.functional.scaled_dot_product_attention on [batch, heads, n, head_dim]
 inputs and reports the backend that actually ran, by asking PyTorch's own dispatcher
-(torch._fused_sdp_choice, the function SDPA itself calls) on the very tensors and under the
-very sdpa_kernel settings of the call. explain() answers the same question from shapes
-alone, before anything runs. Reasons come from PyTorch: the debug warnings its checks emit
-(torch.backends.cuda.can_use_*_attention(params, debug=True) on CUDA; the warnings the CPU
-dispatcher raises when the only kernel left refuses the inputs).
+(the function SDPA itself calls, a private one: kernels/torch_internals.py) on the very
+tensors and under the very sdpa_kernel settings of the call. explain() answers the same
+question from shapes alone, before anything runs. Reasons come from PyTorch: the debug
+warnings its checks emit (torch.backends.cuda.can_use_*_attention(params, debug=True) on
+CUDA; the warnings the CPU dispatcher raises when the only kernel left refuses the inputs).
 
 What this PyTorch does, checked on 2.13.0 (CPU build):
 - on CPU the dispatcher knows two kernels, flash attention then math (sdp_utils_cpp.cpp);
@@ -20,7 +20,6 @@ without it and attend(backend="auto") falls back to the numpy reference.
 """
 
 import contextlib
-import re
 import threading
 import warnings
 from collections.abc import Mapping
@@ -37,6 +36,13 @@ from attention_core.reference import (  # kernels builds on the core's numpy ref
     kv_group,
     numpy_reference,
 )
+from kernels.torch_internals import (  # torch's private names, fenced there
+    DEBUG_HEADERS,
+    KERNEL_OPS,
+    TRIGGERED,
+    fused_sdp_choice,
+    sdp_priority_order,
+)
 
 BACKENDS = ("auto", "flash", "efficient", "cudnn", "math", "numpy")
 # torch.nn.attention.SDPBackend values -> the names PyTorch's docs and warnings use
@@ -45,14 +51,11 @@ NAMES = {0: "math", 1: "flash attention", 2: "efficient attention", 3: "cudnn at
 FUSED_NAMES = ("flash attention", "efficient attention", "cudnn attention")
 _ENUM = {"math": "MATH", "flash": "FLASH_ATTENTION", "efficient": "EFFICIENT_ATTENTION",
          "cudnn": "CUDNN_ATTENTION", "overrideable": "OVERRIDEABLE"}
-# headers PyTorch warns before the debug reasons of one kernel (sdp_utils.cpp, sdp_utils_cpp.cpp)
-_HEADERS = {"memory efficient kernel": "efficient attention", "flash attention kernel":
-            "flash attention", "cudnn attention kernel": "cudnn attention"}
 BOTTOM_RIGHT = ("causal with n_q != n_k passed as an explicit bottom-right mask: PyTorch's "
                 "is_causal aligns the triangle top-left")
-_TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)\s*$")
-# sdpa_kernel flips process-wide flags: serialise our own choose-and-run sections
-_LOCK = threading.RLock()
+# sdpa_kernel flips process-wide flags: every section that chooses a kernel or runs one under
+# sdpa_kernel holds this (attend, explain, kernels.probe, the kernel lab's planner)
+RUN_LOCK = threading.RLock()
 
 
 class KernelUnavailable(RuntimeError):
@@ -101,9 +104,9 @@ def environment():  # -> dict: what this process's PyTorch offers, for a readout
         return {"torch": None, "cuda": False, "backends": (NUMPY,)}
     env = {"torch": torch.__version__, "cuda": torch.cuda.is_available(),
            "cuda_build": torch.version.cuda, "threads": torch.get_num_threads()}
-    order = getattr(torch._C, "_get_sdp_priority_order", None)
+    order = sdp_priority_order(torch)
     if order is not None:
-        env["priority"] = tuple(NAMES.get(int(i), str(i)) for i in order())
+        env["priority"] = tuple(NAMES.get(i, str(i)) for i in order)
     flags = {"flash attention": "flash_sdp_enabled", "efficient attention":
              "mem_efficient_sdp_enabled", "cudnn attention": "cudnn_sdp_enabled",
              "math": "math_sdp_enabled"}
@@ -119,14 +122,14 @@ def environment():  # -> dict: what this process's PyTorch offers, for a readout
 # ---------------------------------------------------------------- asking PyTorch
 
 def clean(message):  # one warning's text, without the C++ source location
-    return _TRIGGERED.sub("", str(message)).strip()
+    return TRIGGERED.sub("", str(message)).strip()
 
 
 def group_reasons(messages, default):  # [str] -> {backend name: [reason]} using PyTorch's headers
     out, current = {}, default
     for text in messages:
         low = text.lower()
-        header = next((name for key, name in _HEADERS.items()
+        header = next((name for key, name in DEBUG_HEADERS.items()
                        if low.startswith(key) and low.rstrip(":").endswith("because")), None)
         if header:
             current = header
@@ -161,7 +164,7 @@ def fused_choice(torch, q, k, v, mask, is_causal, scale, gqa, allowed):
     with captured() as said:
         try:
             with ctx:
-                index = int(torch._fused_sdp_choice(q, k, v, mask, 0.0, is_causal, **kwargs))
+                index = fused_sdp_choice(torch, q, k, v, mask, is_causal, **kwargs)
         except TypeError as e:  # a torch without enable_gqa (< 2.5)
             error = f"this PyTorch does not take enable_gqa ({e})"
         except RuntimeError as e:
@@ -190,18 +193,6 @@ def cuda_check(torch, name, params):  # -> (can run?, [PyTorch's debug reasons])
         ok = bool(fn(params, True))
     grouped = group_reasons(said, name)
     return ok, [r for rs in grouped.values() for r in rs]
-
-
-# aten operators SDPA dispatches to -> the backend names above (NAMES)
-KERNEL_OPS = {
-    "aten::_scaled_dot_product_flash_attention_for_cpu": "flash attention",
-    "aten::_scaled_dot_product_flash_attention": "flash attention",
-    "aten::_scaled_dot_product_efficient_attention": "efficient attention",
-    "aten::_scaled_dot_product_cudnn_attention": "cudnn attention",
-    "aten::_scaled_dot_product_attention_math": "math",
-    "aten::_scaled_dot_product_attention_math_for_mps": "math",
-    "aten::_scaled_dot_product_fused_attention_overrideable": "overrideable",
-}
 
 
 def observed_kernels(fn):  # -> (fn(), tuple of backend names torch.profiler saw, in call order)
@@ -341,7 +332,7 @@ def why_not(torch, q, k, v, mask, is_causal, scale, gqa, allowed, chosen, backen
 
 # ---------------------------------------------------------------- inputs
 
-def run_device(torch, device, q):  # -> torch.device the call runs on
+def call_device(torch, device, q):  # -> torch.device one attend/explain call runs on
     if device is not None:
         return torch.device(device)
     if torch.cuda.is_available():
@@ -371,7 +362,9 @@ def _writable(a):  # torch.from_numpy warns on read-only arrays; copy those
     return a if a.flags.writeable else a.copy()
 
 
-def causal_mask(torch, n_q, n_k, dev):  # -> [n_q, n_k] bool: query i sees keys ≤ i + n_k - n_q
+def causal_allowed_mask(torch, n_q, n_k, dev):
+    # -> [n_q, n_k] bool, True where a key is visible (SDPA's attn_mask): query i sees keys
+    # ≤ i + n_k - n_q. attention_core.head.causal_mask is the opposite: True where hidden.
     return torch.ones(n_q, n_k, dtype=torch.bool, device=dev).tril(diagonal=n_k - n_q)
 
 
@@ -432,7 +425,7 @@ def attend(q, k, v, *, causal=False, mask=None, scale=None, backend="auto", requ
     import torch.nn.functional as F
     from torch.nn.attention import sdpa_kernel
 
-    dev = run_device(torch, device, q)
+    dev = call_device(torch, device, q)
     dtype = q.dtype if isinstance(q, torch.Tensor) else \
         torch.from_numpy(np.empty(0, dtype=_numpy_dtype(q))).dtype
     dtype = dtype if dtype.is_floating_point else torch.float32
@@ -442,9 +435,9 @@ def attend(q, k, v, *, causal=False, mask=None, scale=None, backend="auto", requ
     notes = [cast_note] if cast_note else []
     is_causal = causal
     if causal and qt.shape[2] != kt.shape[2]:
-        mt, is_causal = causal_mask(torch, qt.shape[2], kt.shape[2], dev), False
+        mt, is_causal = causal_allowed_mask(torch, qt.shape[2], kt.shape[2], dev), False
         notes.append(BOTTOM_RIGHT)
-    with _LOCK:
+    with RUN_LOCK:
         p = plan(torch, qt, kt, vt, mt, is_causal, scale, backend, require_fused)
         if p.index < 0:
             what = "a fused kernel (require_fused=True)" if require_fused and backend == "auto" \
@@ -473,7 +466,7 @@ def attend(q, k, v, *, causal=False, mask=None, scale=None, backend="auto", requ
     ran = NAMES.get(p.index, f"SDPBackend {p.index}")
     notes.extend(p.notes)
     if observed is not None and observed and observed[0] != ran:
-        notes.append(f"torch._fused_sdp_choice said {ran}, the profiler saw {observed[0]}")
+        notes.append(f"the dispatcher said {ran}, the profiler saw {observed[0]}")
         ran = observed[0]
     return AttendResult(_like(torch, out, q), ran, str(dev), _dtype_name(qt),
                         MappingProxyType(dict(p.reasons)), tuple(notes), observed)
@@ -531,16 +524,16 @@ def explain(q_shape, k_shape, dtype="float32", device=None, causal=False, has_ma
         return Explanation(None, "cpu", dname, MappingProxyType(
             {_name_of(backend): ("torch is not installed",)}), (), "PyTorch is not importable")
     tdtype = getattr(torch, dname)
-    dev = run_device(torch, device, None)
+    dev = call_device(torch, device, None)
     tdtype, cast_note = run_dtype(torch, backend, dev, tdtype)
     q, k, v = (torch.empty(s, dtype=tdtype, device=dev) for s in (q_shape, k_shape, v_shape))
     mask = torch.ones(q_shape[2], k_shape[2], dtype=torch.bool, device=dev) if has_mask else None
     notes = [cast_note] if cast_note else []
     is_causal = causal
     if causal and q_shape[2] != k_shape[2]:
-        mask, is_causal = causal_mask(torch, q_shape[2], k_shape[2], dev), False
+        mask, is_causal = causal_allowed_mask(torch, q_shape[2], k_shape[2], dev), False
         notes.append(BOTTOM_RIGHT)
-    with _LOCK:
+    with RUN_LOCK:
         p = plan(torch, q, k, v, mask, is_causal, scale, backend, require_fused)
     return Explanation(NAMES.get(p.index) if p.index >= 0 else None, str(dev),
                        str(tdtype).removeprefix("torch."), MappingProxyType(dict(p.reasons)),

@@ -173,7 +173,7 @@ def sdpa_callable(q, k, v, *, causal=False, mask=None, backend="auto"):
     import torch.nn.functional as F
     from torch.nn.attention import sdpa_kernel
 
-    with dispatch._LOCK:
+    with dispatch.RUN_LOCK:
         p = dispatch.plan(torch, q, k, v, mask, causal, None, backend, False)
     if p.index < 0:
         raise dispatch.KernelUnavailable(f"{backend} cannot run these inputs: {p.error}",
@@ -186,7 +186,7 @@ def sdpa_callable(q, k, v, *, causal=False, mask=None, backend="auto"):
     allowed = list(p.allowed) if p.allowed is not None else None
 
     def call():  # under kernels' lock: sdpa_kernel flips process-wide flags, as attend() knows
-        with dispatch._LOCK, (sdpa_kernel(allowed) if allowed is not None
+        with dispatch.RUN_LOCK, (sdpa_kernel(allowed) if allowed is not None
                               else contextlib.nullcontext()):
             return F.scaled_dot_product_attention(q, k, v, **kwargs)
 

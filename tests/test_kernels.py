@@ -355,3 +355,67 @@ def test_peak_memory_on_cuda_uses_the_allocator():
     peak, method = probe.peak_memory(lambda: torch.ones(2**24, device=dev).sum(), dev)
     assert method == probe.PEAK_METHODS["cuda"] and peak >= 2**26
     assert probe.sync_for(dev) is torch.cuda.synchronize
+
+
+# --- torch's private names (kernels/torch_internals.py): still there, still saying the same ---
+
+def test_the_dispatchers_choice_is_still_torchs_own_and_speaks_sdpbackend():
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    from kernels import dispatch
+    from kernels import torch_internals as ti
+    for short, member in dispatch._ENUM.items():  # NAMES reads SDPBackend's integer values
+        if hasattr(SDPBackend, member):
+            want = dispatch.LONG_NAMES.get(short, short)
+            assert dispatch.NAMES[int(getattr(SDPBackend, member))] == want, short
+    q, k, v = (torch.randn(1, 2, 8, 16) for _ in range(3))
+    assert ti.fused_sdp_choice(torch, q, k, v, None, False) == int(SDPBackend.FLASH_ATTENTION)
+    with sdpa_kernel([SDPBackend.MATH]):
+        assert ti.fused_sdp_choice(torch, q, k, v, None, False) == int(SDPBackend.MATH)
+
+
+def test_the_priority_order_is_still_readable():
+    from torch.nn.attention import SDPBackend
+
+    from kernels import torch_internals as ti
+    order = ti.sdp_priority_order(torch)
+    assert order is not None, "torch._C._get_sdp_priority_order is gone: the readout loses it"
+    assert int(SDPBackend.FLASH_ATTENTION) in order and int(SDPBackend.MATH) in order
+
+
+def test_pytorchs_debug_warnings_still_have_the_header_and_location_we_strip():
+    # on CPU too: flash refuses a value head_dim unlike the query's, and says why
+    from torch.nn.attention import SDPBackend
+
+    from kernels import dispatch
+    from kernels import torch_internals as ti
+    q, k, v = (torch.randn(1, 2, 8, d) for d in (16, 16, 12))
+    index, said, error = dispatch.fused_choice(torch, q, k, v, None, False, None, False,
+                                               [SDPBackend.FLASH_ATTENTION])
+    assert index == -1 and error
+    assert said and not any("Triggered internally" in s for s in said), said  # TRIGGERED
+    grouped = dispatch.group_reasons(said, "math")  # DEBUG_HEADERS put them under flash
+    assert any("same last dimension" in r for r in grouped["flash attention"]), grouped
+    assert "flash attention kernel" in ti.DEBUG_HEADERS
+
+
+def test_the_profiler_still_names_the_kernel_ops():
+    # KERNEL_OPS: the aten operators torch.profiler records for each CPU kernel
+    from kernels import torch_internals as ti
+    q, k, v = (torch.randn(1, 2, 8, 16) for _ in range(3))
+    for backend, name in (("flash", "flash attention"), ("math", "math")):
+        got = kernels.attend(q, k, v, backend=backend, device="cpu", verify=True)
+        assert got.observed == (name,) and name in ti.KERNEL_OPS.values(), (backend, got)
+
+
+@gpu
+@needs_cuda
+def test_cuda_debug_warnings_still_carry_the_headers():
+    # the CUDA checks (can_use_*_attention(params, debug=True)) warn under these headers
+    from kernels import dispatch
+    from kernels import torch_internals as ti
+    q, k, v = (torch.randn(1, 2, 8, d, device="cuda", dtype=torch.float16) for d in (16, 16, 12))
+    params = dispatch.sdpa_params(torch, q, k, v, None, False, False)
+    with dispatch.captured() as said:
+        torch.backends.cuda.can_use_efficient_attention(params, True)
+    assert any(s.lower().startswith(tuple(ti.DEBUG_HEADERS)) for s in said), said

@@ -42,7 +42,7 @@ def test_math_is_refused_earlier_because_it_builds_the_n_by_n_scores():
 def test_arithmetic_and_numpy_caps():
     why = lab.refusal(req(batch=8, heads=64, kv_heads=64, length=4096, head_dim=16), CAPS)
     assert why and "floating-point operations" in why and "5 × 10¹¹" in why
-    assert lab.sci(2.7e11) == "2.7 × 10¹¹" and lab.sci(1e9) == "1 × 10⁹"
+    assert lab.times_ten(2.7e11) == "2.7 × 10¹¹" and lab.times_ten(1e9) == "1 × 10⁹"
     why = lab.refusal(req(length=8192, backend="numpy"), CAPS)
     assert why and "numpy reference" in why and f"{CAPS.numpy_max_pairs:,}" in why
 

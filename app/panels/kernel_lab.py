@@ -43,7 +43,7 @@ TORCH = kernels.torch_or_none()  # imported once, when the server loads its page
 CUDA = kernels.cuda_available()
 CPU_BACKENDS = ("auto", "flash", "math", "numpy")
 AVAILABLE_BACKENDS = kernels.BACKENDS if CUDA else CPU_BACKENDS
-MASKINGS = {"causal": "causal", "triangular mask": "mask", "none": "none"}
+MASKING_LABELS = {"causal": "causal", "triangular mask": "mask", "none": "none"}  # label -> code
 MASKING_NOTE = (
     "<b>causal</b> passes <code>is_causal=True</code>. <b>triangular mask</b> passes the same "
     "lower triangle as an explicit boolean <code>attn_mask</code>. <b>none</b> lets every "
@@ -161,7 +161,7 @@ def environment_html():
             "server's, not your computer's.</p>"
             f"<p>Limits per run: prompt length up to {CAPS.max_length:,} tokens; about "
             f"{lab.fmt_bytes(CAPS.max_bytes)} held (q, k, v, the output, and for math its "
-            f"n × n scores); {lab.sci(CAPS.max_flops)} floating-point operations; "
+            f"n × n scores); {lab.times_ten(CAPS.max_flops)} floating-point operations; "
             f"{CAPS.run_timeout_s:g} s per run and {CAPS.sweep_timeout_s:g} s per sweep. "
             "One torch call can't be stopped partway through, so the size limits are what "
             "keep a single call short.</p></div>")
@@ -180,7 +180,7 @@ _EXPLAINED_MAX = 1024
 def explain(req, blocking=True):  # LabRequest -> Explanation | str (error) | None (lock busy)
     if req in _EXPLAINED:
         return _EXPLAINED[req]
-    lock = kernels.dispatch._LOCK
+    lock = kernels.RUN_LOCK
     if not lock.acquire(blocking=blocking):
         return None
     try:
@@ -370,7 +370,7 @@ class KernelLabPanel(pn.viewable.Viewer):
                            doc="Queries = keys = n: one prefill.")
     head_dim = param.Integer(default=64, bounds=(1, 256), label="head_dim")
     dtype = param.Selector(default="float32", objects=list(lab.DTYPES))
-    masking = param.Selector(default="causal", objects=MASKINGS)
+    masking = param.Selector(default="causal", objects=MASKING_LABELS)
     backend = param.Selector(default="auto", objects=list(kernels.BACKENDS))
 
     url_keys = ("batch", "heads", "kv_heads", "length", "head_dim", "dtype", "masking", "backend")
