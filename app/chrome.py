@@ -24,8 +24,6 @@ from app.readout import (  # noqa: F401  (re-exported)
 
 A11Y_JS = resources.static_file("a11y.js")
 
-THEMES = ("default", "dark")
-
 CSS = """
 :host, body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans",
               "Helvetica Neue", Arial, sans-serif; }

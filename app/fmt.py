@@ -16,7 +16,7 @@ def num(x, digits=2):  # float -> fixed digits with a real minus sign; −∞ fo
     return f"{x:.{digits}f}".replace("-", MINUS)
 
 
-def sci(x, digits=1):  # float -> "1.2e−01"
+def sci(x, digits=1):  # 0.1234 -> "1.2e−01": scientific notation, `digits` after the point
     return f"{float(x):.{digits}e}".replace("-", MINUS)
 
 

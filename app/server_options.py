@@ -10,8 +10,6 @@ container can configure a deployment without a long command line.
 import argparse
 import os
 
-ENV_PREFIX = "AE_"
-
 
 def env_list(name, environ=None):  # "a, b c" in $name -> ["a", "b", "c"]
     raw = (environ or os.environ).get(name, "")

@@ -76,14 +76,6 @@ def black_or_white(fill):  # "#rrggbb" -> black or white, whichever reads better
     return max(("#000000", "#ffffff"), key=lambda text: contrast(text, fill))
 
 
-def palette_index(weight, size=256):  # the bin Bokeh's LinearColorMapper(0, 1) draws
-    return min(int(weight * size), size - 1)
-
-
-def text_colour(weight):  # the label's colour on the cell's own Cividis shade
-    return black_or_white(Cividis256[palette_index(weight)])
-
-
 def text_mapper():
     # The labels' colour is mapped in the browser from the weight, like the fill, so it is
     # never sent. Cividis gets lighter monotonically: one switch from white to black, at
