@@ -304,3 +304,69 @@ def test_reused_first_paints_are_built_before_any_visitor(servers):
     time.sleep(0.3)
     assert builds(patched) == before["patched"], "a GET built a session: the cache was missed"
     assert builds(plain) >= before["plain"] + 4, "plain Panel builds one per GET"
+
+
+# --- the admin page: what `panel serve --admin` sets, set by admin_context ------------------
+
+def test_the_admin_context_is_what_panels_server_reads():
+    from panel.config import config
+    from panel.io.state import state
+
+    from app import security
+    was = (config._admin, state._admin_context)
+    try:
+        patterns = security.admin_patterns("a password", 1000)
+        context = patterns[0][2]["application_context"]
+        assert config.admin is True  # Panel keeps every session's history for the dashboard
+        assert state._admin_context is context  # its server loop runs this context's hooks
+        assert {route for route, *_ in patterns} >= {"/admin/?", "/admin/ws", "/admin/autoload.js"}
+    finally:
+        config._admin, state._admin_context = was
+
+
+# --- the undocumented text: what the pinned Panel and Bokeh write still matches --------------
+
+@pytest.fixture(scope="module")
+def saved_page():  # -> the HTML panel.io.save.save writes for a small document (CDN resources)
+    import io
+
+    import bokeh.resources
+    import panel as pn
+    from panel.io.save import save
+    from panel.io.state import set_curdoc
+    doc, buffer = Document(), io.StringIO()
+    with set_curdoc(doc):
+        doc.add_root(pn.Column(pn.widgets.Button(label="b")).get_root(doc))
+        save(doc, buffer, resources=bokeh.resources.CDN, title="t")
+    return buffer.getvalue()
+
+
+def test_the_saved_page_still_has_the_shape_the_build_reads(saved_page):
+    import json
+
+    import bokeh
+    head = saved_page.split("</head>", 1)[0]
+    scripts = pi.SCRIPT_SRC.findall(head)
+    bokeh_files = [s[len(pi.BOKEH_CDN):] for s in scripts if s.startswith(pi.BOKEH_CDN)]
+    assert bokeh_files and all(pi.bokeh_cdn_file(bokeh.__version__).match(f)
+                               for f in bokeh_files), scripts
+    match = pi.DOCS_JSON.search(saved_page)
+    assert match and json.loads(match.group(2))
+    items = json.loads(pi.RENDER_ITEMS.search(saved_page).group(1))
+    assert items and all(item["roots"] for item in items)
+    assert pi.ICON_LINKS.search(head), "Panel's icon links changed: the build keeps them"
+    for name in ("bokeh-gl", "es-module-shims"):  # what the build drops when unused
+        assert pi.script_tag(name).search(head), name
+
+
+def test_autoload_still_names_its_module_shims_relative_to_the_page(servers):
+    from bokeh.embed import server_document
+    base = servers["plain"].url
+    assert pi.AUTOLOAD_URL_ARG in server_document(base + "/t")  # how the embed passes it
+    query = f"bokeh-autoload-element=x&bokeh-app-path=/t&{pi.AUTOLOAD_URL_ARG}={base}/t"
+    with urllib.request.urlopen(f"{base}/t/autoload.js?{query}", timeout=30) as r:
+        js = r.read()
+    assert pi.AUTOLOAD_RELATIVE_STATIC.search(js), "Panel's autoload.js changed its paths"
+    fixed = pi.absolute_static_urls(js, base)
+    assert not pi.AUTOLOAD_RELATIVE_STATIC.search(fixed)
+    assert f"{base}/static/".encode() in fixed

@@ -33,8 +33,8 @@ from panel.io.state import set_curdoc
 import kernels
 from app import chrome
 from app import lab_runner as lab
-from app.model_picker import CODE_CSS, ink
 from app.states import is_static
+from app.theme import CODE_CSS, ink
 
 log = logging.getLogger(__name__)
 
