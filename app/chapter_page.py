@@ -278,7 +278,7 @@ PAGE = """<!DOCTYPE html>
 <meta name="twitter:description" content="{description}">
 <meta name="color-scheme" content="{color_scheme}">
 <style>{css}</style>
-<script>window.AE_THEME = "{theme}";{live}</script>
+<script>document.documentElement.classList.add("ae-js"); window.AE_THEME = "{theme}";{live}</script>
 </head>
 <body class="ae-page ae-theme-{theme}">
 {header}

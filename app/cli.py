@@ -3,6 +3,7 @@
 import argparse
 import json
 import math
+import os
 import sys
 
 EXIT_BAD_INPUT = 2
@@ -91,7 +92,7 @@ def build(args):  # -> exit status; one line on stderr when OUT cannot hold a bu
 
     try:
         site.build(args.out, force=args.force, log=lambda line: print(line, flush=True),
-                   live_url=args.live_url)
+                   live_url=args.live_url, site_url=args.site_url)
     except site.BadOutput as e:
         print(f"attention-explorable build: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -115,7 +116,8 @@ def serve(args):  # build (or reuse) the static site, then serve it and the live
         admin_password(args)
     out = static_site.site_dir()
     try:
-        site.build(out, log=lambda line: print(line, flush=True))
+        site.build(out, log=lambda line: print(line, flush=True),
+                   site_url=getattr(args, "site_url", None))
     except site.BadOutput as e:
         print(f"attention-explorable serve: $AE_BUILD_DIR: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -173,10 +175,22 @@ def parser():
     b.add_argument("--live-url", metavar="URL", type=live_url_arg,
                    help="where the pages' 'open in the live explorable' buttons lead, e.g. "
                         "https://explorable.example.edu/live (default: live/ beside the site)")
+    b.add_argument("--site-url", metavar="URL", type=live_url_arg,
+                   help="the address the site is published at, e.g. "
+                        "https://explorable.example.edu/attention: each page then names "
+                        "URL + its route (URL/heatmap, ...) as its canonical link and og:url. "
+                        "Without it the pages carry no canonical link, since a wrong one is "
+                        "worse than none")
 
     from app.server_options import add_serve_arguments
 
-    add_serve_arguments(sub.add_parser("serve", help="serve the explorable"))
+    s = sub.add_parser("serve", help="serve the explorable")
+    add_serve_arguments(s)
+    s.add_argument("--site-url", metavar="URL", type=live_url_arg,
+                   default=os.environ.get("AE_SITE_URL") or None,
+                   help="the public address of the site, for each static page's canonical "
+                        "link and og:url (URL + the page's route); none without it "
+                        "($AE_SITE_URL)")
     return p
 
 

@@ -19,7 +19,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from app import build, states
+from app import build, chapter_page, states
 from app.server import PANEL_ROUTES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -169,7 +169,7 @@ def test_every_page_loads_the_switcher_with_its_islands_and_no_script_in_its_hea
         assert resolves(path, switcher, out).read_bytes() == source, route
         # one stylesheet, inline: the text paints with the first response, no second request
         css = (ROOT / "app" / "static" / "chapter.css").read_text(encoding="utf-8")
-        assert f"<style>{css}</style>" in head, route
+        assert f"<style>{chapter_page.minify_css(css)}</style>" in head, route
 
 
 def test_every_page_has_one_icon_a_small_png(site):

@@ -150,7 +150,71 @@
     });
   }
 
-  window.AEIslands = {mount, mountAll, mountFor, mounts, show, receive};
+  // Print: a widget prints as a box, not its setting. Before printing, each mounted panel's
+  // controls are hidden and the island lists them as their values ("sequence length: 6");
+  // an island not mounted prints its still, the default state.
+  const hidden = []; // [element, its display before printing]
+
+  function islandOf(el) { // an element, maybe deep in shadow roots -> its island, or null
+    while (el) {
+      const island = el.closest(".ae-island");
+      if (island) { return island; }
+      const root = el.getRootNode();
+      el = root instanceof ShadowRoot ? root.host : null;
+    }
+    return null;
+  }
+
+  function shown(value) {
+    if (typeof value === "boolean") { return value ? "on" : "off"; }
+    if (typeof value === "number") { return value.toLocaleString("en-US"); }
+    return String(value);
+  }
+
+  function printValues() {
+    afterPrint();
+    const S = window.AEStates, B = window.Bokeh;
+    if (!S || !B) { return; }
+    const lists = new Map(), seen = new Set(); // island -> [[label, value]]
+    for (const p of S.panels.values()) {
+      p.spec.table.controls.forEach(function (c, i) {
+        const model = p.controls[i];
+        if (!model || seen.has(model.id)) { return; }
+        seen.add(model.id);
+        const view = B.index.find_one(model);
+        const island = view ? islandOf(view.el) : null;
+        if (!island) { return; }
+        const raw = model[c.prop];
+        const at = c.raw.findIndex((r) => r === raw || (typeof r === "number" && Number(raw) === r));
+        const label = model.title || model.label || c.name;
+        if (!lists.has(island)) { lists.set(island, []); }
+        lists.get(island).push([label, shown(at >= 0 ? c.values[at] : raw)]);
+        hidden.push([view.el, view.el.style.display]);
+        view.el.style.display = "none";
+      });
+    }
+    for (const [island, lines] of lists) {
+      const list = document.createElement("ul");
+      list.className = "ae-print-values";
+      list.setAttribute("aria-label", "The panel's controls, as set");
+      for (const [label, value] of lines) {
+        const item = document.createElement("li");
+        item.textContent = label + ": " + value;
+        list.appendChild(item);
+      }
+      island.insertBefore(list, island.firstChild);
+    }
+  }
+
+  function afterPrint() {
+    for (const list of document.querySelectorAll(".ae-print-values")) { list.remove(); }
+    for (const [el, display] of hidden.splice(0)) { el.style.display = display; }
+  }
+
+  window.addEventListener("beforeprint", printValues);
+  window.addEventListener("afterprint", afterPrint);
+
+  window.AEIslands = {mount, mountAll, mountFor, mounts, show, receive, printValues};
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start, {once: true});
   } else {

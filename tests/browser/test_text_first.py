@@ -143,3 +143,76 @@ def test_on_a_phone_a_slider_moves_by_touch(browser, base_url, playwright):
                                timeout=RENDER_TIMEOUT_MS)
     finally:
         context.close()
+
+
+# --- stills and print (app/stills.py, islands.js) -------------------------------------------
+
+def chart_count(route):  # -> how many Bokeh figures the panel of a panel page draws
+    from tests.test_stills import figures
+
+    return len(figures(route))
+
+
+@pytest.fixture(scope="module")
+def phone_no_script(browser, base_url, playwright):
+    context = browser.new_context(**{**playwright.devices["Pixel 5"],
+                                     "java_script_enabled": False}, base_url=base_url)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.mark.parametrize("route", list(routes.PANEL_ROUTES))
+def test_without_javascript_a_panel_page_shows_its_readout_and_a_still_of_each_chart(
+        no_script_page, phone_no_script, route):
+    expected = chart_count(route)
+    for page in (no_script_page, phone_no_script):
+        page.goto(route)
+        still = page.locator(".ae-island-still")
+        assert re.search(r"\d", still.inner_text()), f"{route}: no readout without JavaScript"
+        assert chapter_page.NO_SCRIPT_NOTE in still.inner_text()
+        charts = still.locator("svg.ae-chart[role=img]")
+        assert charts.count() == expected, f"{route}: {charts.count()} stills, {expected} charts"
+        for i in range(expected):
+            chart = charts.nth(i)
+            assert len(chart.get_attribute("aria-label")) > 20
+            box = chart.bounding_box()
+            assert box["width"] > 200 and box["height"] > 60, f"{route}: chart {i} is {box}"
+            scale = chart.evaluate("(svg) => svg.getScreenCTM().a")
+            assert scale >= 1, f"{route}: chart {i} draws its 12 px type at {12 * scale:.1f} px"
+        wide = page.evaluate("document.documentElement.scrollWidth")
+        assert wide <= page.evaluate("window.innerWidth"), f"{route}: scrolls sideways"
+
+
+def test_with_javascript_a_still_is_no_taller_than_its_island(page):
+    # before a panel mounts its still is cut at the island's height, so the mount moves
+    # nothing below it; without scripts it shows whole (the test above)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto("/")
+    heights = page.evaluate("""[...document.querySelectorAll('.ae-island:not(.ae-mounted)')]
+      .map((el) => [el.dataset.slot, el.getBoundingClientRect().height,
+                    parseFloat(getComputedStyle(el).minHeight)])""")
+    assert heights
+    for slot, height, least in heights:
+        assert height <= least + 1, f"{slot}: {height} px against its {least} px"
+
+
+def test_printing_shows_each_mounted_panels_controls_as_their_values(page):
+    page.goto("/heatmap?length=5&mask=off")
+    page.wait_for_function(DOCUMENT_IDLE_JS, timeout=RENDER_TIMEOUT_MS)
+    page.wait_for_function("() => window.AEStates && [...AEStates.panels.values()]"
+                           ".every((p) => p.booted)", timeout=RENDER_TIMEOUT_MS)
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    page.emulate_media(media="print")
+    values = page.locator("#panel-head .ae-print-values")
+    values.wait_for(state="visible")
+    text = values.inner_text()
+    for line in ("sequence length: 5", "causal mask: off", "inspect query: 2",
+                 "divide scores by √d_k: on", "phase: prefill"):
+        assert line in text, f"{line!r} not in the printed values: {text!r}"
+    hidden = page.evaluate("""() => [...AEStates.panels.values()].flatMap((p) => p.controls)
+      .map((m) => Bokeh.index.find_one(m).el).every((el) => el.offsetParent === null)""")
+    assert hidden, "a control's widget still prints"
+    page.evaluate("window.dispatchEvent(new Event('afterprint'))")
+    page.emulate_media(media="screen")
+    assert page.locator(".ae-print-values").count() == 0
+    assert page.get_by_role("slider", name="sequence length").is_visible()
