@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 from tornado import web
 
-from app.panel_internals import AUTOLOAD_URL_ARG, absolute_static_urls
+from app.panel_internals import AUTOLOAD_URL_ARG, absolute_static_urls, admin_context, app_routes
 
 HEALTH_PATH = "/health"
 ADMIN_PATH = "/admin"
@@ -194,15 +194,13 @@ def admin_patterns(password, unused_ms, path=ADMIN_PATH, wrap=None):
     from bokeh.application.handlers.function import FunctionHandler
     from panel.io.admin import admin_panel
 
-    from app import panel_internals
-
     if not password:
         raise ValueError("the admin page needs a password")
     app = Application(FunctionHandler(wrap(admin_panel) if wrap else admin_panel))
     app.add(DocumentLifecycleHandler())
-    context = panel_internals.admin_context(app, unused_ms, path)  # Panel's, privately set
+    context = admin_context(app, unused_ms, path)  # set as Panel sets it (privately)
     patterns = []
-    for route, handler, *_ in panel_internals.app_routes():
+    for route, handler, *_ in app_routes():
         guarded = type(f"Guarded{handler.__name__}", (AdminGuard, handler),
                        {"admin_password": password})
         patterns.append((path + route, guarded, {"application_context": context}))
