@@ -30,6 +30,11 @@ PAPER = {"#ffffff", "#2b3035", "white"}
 DASHES = {"dashed": "6", "dotted": "2 4", "dotdash": "2 4 6 4", "dashdot": "6 4 2 4"}
 
 
+class Exact(str):
+    """A colour a colour mapper gave (a cell's shade, a label's ink on it): drawn as it is,
+    never swapped for the theme's ink."""
+
+
 class StillError(Exception):
     """A figure uses something the still cannot draw (a new glyph, a new browser transform)."""
 
@@ -82,7 +87,7 @@ def transformed(values, transform, data):
             else:
                 out.append(palette[min(int((v - lo) / (hi - lo) * len(palette)),
                                        len(palette) - 1)])
-        return out
+        return [Exact(c) for c in out]
     raise StillError(f"a still cannot apply a {name}: {getattr(transform, 'v_func', '')!r}")
 
 
@@ -118,8 +123,8 @@ def bad(v):
 # --- paint: colours as attributes, or the theme's classes --------------------------------------
 
 def colour_of(c):  # a Bokeh colour -> "#rrggbb" / a name, or None
-    if c is None:
-        return None
+    if c is None or isinstance(c, Exact):
+        return c
     if isinstance(c, tuple):
         return "#" + "".join(f"{int(x):02x}" for x in c[:3])
     return str(c).lower()
@@ -130,7 +135,7 @@ def stroke(c, width=1, dash=None, alpha=1.0):  # -> (attributes, classes) of a l
     if c is None or alpha == 0:
         return "", ["n"]
     attrs, cls = "", []
-    if c in INK:
+    if c in INK and not isinstance(c, Exact):
         cls.append("k")
     elif c in MUTED:
         cls.append("m")
@@ -152,7 +157,9 @@ def fill(c, alpha=1.0):  # -> (attributes, classes) of a fill; ink is the defaul
     if c is None or alpha == 0:
         return ' fill="none"', []
     attrs, cls = "", []
-    if c in INK:
+    if isinstance(c, Exact):
+        attrs = f' fill="{c}"'
+    elif c in INK:
         pass
     elif c in MUTED:
         cls.append("q")

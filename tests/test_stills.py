@@ -47,6 +47,12 @@ def test_the_heads_still_writes_its_default_weights():
     for weight in ("1.00", "0.85", "0.77", "0.16", "0.37"):
         assert f">{weight}</text>" in svg
     assert svg.count("−∞") == 15  # the masked cells of six tokens
+    # a label's ink is the one its cell's shade gives, in either theme: not the page's ink
+    def ink_of(label):  # -> the fill of the <g> around a cell's label
+        group = r'<g fill="(#[0-9a-f]{6})"[^>]*>(?:<text[^>]*>[^<]*</text>)*?<text[^>]*>'
+        return re.search(group + re.escape(label) + "<", svg).group(1)
+
+    assert ink_of("0.07") == "#ffffff" and ink_of("1.00") == "#000000"
     assert "Heat map" in svg
 
 
