@@ -288,7 +288,7 @@
 
   function findPanels() { // every CustomJS that carries a spec -> its panel, once
     for (const doc of window.Bokeh.documents) {
-      for (const model of doc._all_models ? doc._all_models.values() : doc.all_models) {
+      for (const model of doc.all_models) {
         const args = model.args;
         const spec = args === undefined ? undefined : get(args, "ae_spec");
         if (spec === undefined) { continue; }
@@ -300,7 +300,18 @@
     }
   }
 
-  // --- five Bokeh internals (3.9; Bokeh is pinned below 3.10), kept here -----------------
+  // ==== fence: BokehJS internals (3.9; Bokeh is pinned below 3.10) =====================
+  // Every private name (`._name`) and undocumented surface of BokehJS (its module paths,
+  // views' methods and elements) that the site's scripts reach is in this section and
+  // nowhere else in app/static; tests/test_fence.py fails on one outside it. Each says why,
+  // and AEStates.internals says whether it took (tests/browser/test_static_head.py and
+  // test_static_math.py check it):
+  //   VisualProperties.prototype._get_css_value (core/visuals/visual)   cssVisualsSkipped
+  //   PlotView.prototype._invalidate_layout_if_needed, ._needs_layout   sidePanelsWatched
+  //   InlineStyleSheet.prototype._update (core/dom)                      sameStylesKept
+  //   GlyphRendererView.prototype.update_position, view.position       glyphElementsLeft
+  //   Bokeh.index.find(model), a ButtonView's button_el, a view's el    buttonElementsSet
+  //
   // On every repaint Bokeh 3.9 looks up each visual property of axes, titles, grids and
   // legends (colour, font, width, ...) as a CSS variable (--bk-...) through
   // getComputedStyle before it uses the model's value: about a quarter of a figure's full
@@ -417,6 +428,12 @@
     return elements.length > 0;
   }
 
+  function viewElements(model) { // -> the root elements of a model's views on this page
+    return [...window.Bokeh.index.find(model)].map((v) => v.el)
+      .filter((el) => el instanceof HTMLElement);
+  }
+  // ==== end of fence ======================================================================
+
   // A readout keeps the tallest height it has had at its width. When a change makes its
   // text a line shorter, the page below it would move up, and Bokeh lays out the whole panel
   // again (its figures measure their axes), about 4 ms; held, only the text changes. A new
@@ -448,9 +465,7 @@
     if (holder === null) { return; }
     p.spec.targets.forEach((name, i) => {
       if (!name.startsWith("slots:")) { return; }
-      for (const view of window.Bokeh.index.find(p.targets[i])) {
-        if (view.el instanceof HTMLElement) { holder.observe(view.el); }
-      }
+      for (const el of viewElements(p.targets[i])) { holder.observe(el); }
     });
   }
 
