@@ -31,7 +31,6 @@ import param
 
 from app import chrome, readout, states
 from app.chrome import readout_class, slot
-from app.theme import CODE_CSS, ink  # noqa: F401  (kernel_lab still imports them from here)
 from attention_core import costs
 
 PRESET_KEYS = tuple(costs.PRESETS)  # "qwen3-8b", "gpt2", "llama-3-8b"

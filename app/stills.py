@@ -22,7 +22,7 @@ import re
 W = 320  # the view box's width, in user units (px at a phone's width)
 CHAR = 7.0  # about the width of one 12 px character (a wide system font)
 LINE = 15  # a line of 12 px type
-# colours that are the theme's ink (app/model_picker.py: LIGHT_INK, DARK_INK) draw with
+# colours that are the theme's ink (app/theme.py: LIGHT_INK, DARK_INK) draw with
 # classes of chapter.css instead, so a picture follows the page's theme
 INK = {"#000000", "#222222", "#e0e0e0", "#f2f2f2", "black"}
 MUTED = {"#555555", "#6b6b6b", "#888888", "#999999", "#b8b8b8", "#a8a8a8", "#b5b5b5"}
