@@ -25,7 +25,7 @@ import panel as pn
 from panel.io.state import set_curdoc
 
 from app import chrome, content, questions, url_state
-from app.live_question import LiveQuestion
+from app.live_question import ChapterQuestions, LiveQuestion
 from app.panels.cost import CostPanel
 from app.panels.heatmap import HeadPanel
 from app.panels.kernel_lab import KernelLabLink, KernelLabPanel
@@ -212,7 +212,8 @@ def panel_block(slot, get, keys, later=None):  # -> the slot's URL note and view
     return build() if later is None else [later.place(build)]
 
 
-def block(item, get, plan, later=None):  # one SECTIONS item -> list of viewables
+def block(item, get, plan, later=None, asked=None):  # one SECTIONS item -> list of
+    # viewables; asked: the live page's ChapterQuestions (else a question stands alone)
     if isinstance(item, str):
         return [chrome.prose(item)]
     if item[0] == "placeholder":
@@ -222,19 +223,37 @@ def block(item, get, plan, later=None):  # one SECTIONS item -> list of viewable
     if item[0] == "question":  # judged in Python on a live page; "Show me" sets the panel
         if is_static():
             return [question_pane(item[1])]
+        if asked is not None:
+            return [asked.question(item[1].id)]
         return [LiveQuestion(item[1], show=functools.partial(show_state, get, plan))]
-    if item[0] == "review":  # the review follows answers in the browser: static pages only
-        return []
+    if item[0] == "review":  # the static page's review is questions.js's; the live one's
+        return [asked.review] if asked is not None else []
     slot = item[1]
     if slot not in plan:
         return [chrome.placeholder("A panel is coming here", f"The {slot} panel is on its way.")]
     return panel_block(slot, get, plan[slot], later)
 
 
-def header(link=None):  # the top row: a link back to the other chapter (if any), the theme
+def header(link=None, asked=None):  # the top row: a link back to the other chapter (if
+    # any), "Hide questions" (a live chapter with questions), the theme
     left = [back_link(*link)] if link else []
-    return pn.Row(*left, pn.layout.HSpacer(), chrome.theme_button(), sizing_mode="stretch_width",
-                  margin=0, stylesheets=[chrome.HEADER_CSS])
+    ask = [asked.hide, asked.memory] if asked is not None else []
+    return pn.Row(*left, pn.layout.HSpacer(), *ask, chrome.theme_button(),
+                  sizing_mode="stretch_width", margin=0, stylesheets=[chrome.HEADER_CSS])
+
+
+def questions_off():  # -> whether this session's address says ?questions=off
+    args = pn.state.session_args if pn.state.curdoc is not None else {}
+    value = (args.get("questions") or [b""])[0]
+    return value.decode("utf-8", "replace").strip().lower() == "off"
+
+
+def chapter_questions(sections, get, plan):  # -> the live page's ChapterQuestions, or None
+    # (a static build, no questions, or ?questions=off: then none are shown)
+    asked = [item[1] for item in sections if isinstance(item, tuple) and item[0] == "question"]
+    if is_static() or not asked or questions_off():
+        return None
+    return ChapterQuestions(asked, show=functools.partial(show_state, get, plan))
 
 
 def render(sections, panels, *, title, follows=FOLLOWS, back=None, defer=True, shelf=None):
@@ -244,10 +263,16 @@ def render(sections, panels, *, title, follows=FOLLOWS, back=None, defer=True, s
     shelf = Shelf(panels) if shelf is None else shelf
     plan = chapter_plan(panels, follows)
     later = Later() if defer and not is_static() else None  # a static page has every panel
-    objects = [header(back)]
+    asked = chapter_questions(sections, shelf, plan)
+    if asked is None and not is_static():  # ?questions=off: the prose alone
+        sections = [item for item in sections
+                    if not (isinstance(item, tuple) and item[0] in ("question", "review"))]
+    objects = [header(back, asked)]
     for item in sections:
-        objects.extend(block(item, shelf, plan, later))
+        objects.extend(block(item, shelf, plan, later, asked))
     frame = chrome.article_frame(*objects, title=title)
+    if asked is not None:
+        asked.attach(frame)
     if later is not None:
         later.start(frame)
     return frame

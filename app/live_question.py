@@ -7,9 +7,11 @@ sets the panel's controls to the state that shows the answer, as a deep link wou
 """
 
 import math
+from typing import ClassVar
 
 import panel as pn
 import param
+from panel.reactive import ReactiveHTML
 
 from app import chrome, questions
 from app.readout import Readout
@@ -28,6 +30,7 @@ def within(value, correct, band):  # the bands questions.js judges a number by, 
 
 
 PICK = "Pick an answer…"
+ASKED = "ae-asked-box"  # the class of every question and the review: what "Hide" hides
 
 
 class FeedbackReadout(Readout):
@@ -47,6 +50,8 @@ class LiveQuestion(pn.viewable.Viewer):
     """One question: its text, the answer widget, Check, Show me and the feedback."""
 
     answered = param.Parameter(default=None, doc="the reader's last checked answer")
+    result = param.Selector(default=None, objects=[None, "right", "wrong"],
+                            doc="whether the last checked answer was right")
 
     def __init__(self, question, show=None):  # show(slot, {query key: value}) or None
         super().__init__()
@@ -54,7 +59,10 @@ class LiveQuestion(pn.viewable.Viewer):
         self._show = show
         q, ans = question, self.answer
         ask = questions.inline(questions.fill(q.ask, ans.values, q.id))
-        self.legend = pn.pane.HTML(f'<p class="ae-q-legend"><b>Predict</b> {ask}</p>',
+        self.plain_ask = questions.plain(questions.fill(q.ask, ans.values, q.id))
+        # the id and tabindex let the review's links bring the reader back here
+        self.legend = pn.pane.HTML(f'<p class="ae-q-legend" id="q-{q.id}" tabindex="-1">'
+                                   f"<b>Predict</b> {ask}</p>",
                                    sizing_mode="stretch_width",
                                    stylesheets=[chrome.CSS, chrome.PROSE_CSS])
         if q.kind == "choice":
@@ -80,7 +88,7 @@ class LiveQuestion(pn.viewable.Viewer):
                               stylesheets=[chrome.CSS])])
         self._layout = pn.Column(self.legend, self.input, *hint,
                                  pn.Row(self.check, self.show_button),
-                                 self.feedback, css_classes=["ae-panel"],
+                                 self.feedback, css_classes=["ae-panel", ASKED],
                                  sizing_mode="stretch_width", max_width=700,
                                  align="center", stylesheets=[chrome.CSS])
 
@@ -109,8 +117,23 @@ class LiveQuestion(pn.viewable.Viewer):
                  "answer": solution, "why": questions.plain(questions.fill(q.why, ans.values,
                                                                            q.id))}
         self.feedback.show(texts)
+        self.result = "right" if right else "wrong"
         self.answered = value
         return texts
+
+    def restore(self, value):  # an answer this browser kept: shown as if checked again
+        if self.question.kind == "choice":
+            if value not in self.options.values():
+                return  # the question changed since: ask again
+        else:
+            try:
+                value = float(value)
+            except (TypeError, ValueError):
+                return
+            if not math.isfinite(value):
+                return
+        self.input.value = value
+        self.judge(value)
 
     def show(self):  # put the question's panel in the state that shows its answer
         if self._show is not None:
@@ -118,3 +141,205 @@ class LiveQuestion(pn.viewable.Viewer):
 
     def __panel__(self):
         return self._layout
+
+
+# The live chapter's memory and review. A live page's questions are judged in the session,
+# but what the reader answered is kept in this browser only (localStorage, one key per page
+# and question, as the static chapters keep theirs): the session forgets it when it closes.
+ENTRIES_JS = ("const entries = (o) => "
+              "(o instanceof Map ? [...o.entries()] : Object.entries(o || {}))")
+STORE_JS = 'const store = "ae-questions:" + window.location.pathname'
+
+
+class AnswerMemory(ReactiveHTML):
+    """The page's answers and its "Hide questions" choice, kept in this browser: read once
+    when the page is drawn (`kept`, `hide_questions`), written whenever the session changes them."""
+
+    ids = param.List(default=[], constant=True, doc="the page's question ids")
+    kept = param.Dict(default={}, doc="{id: answer} the browser kept, sent once when drawn")
+    answers = param.Dict(default={}, doc="{id: answer} checked in this session: kept")
+    hide_questions = param.Boolean(default=False, doc="the reader hid the questions")
+
+    _template = '<div id="box"></div>'
+    _scripts: ClassVar[dict] = {
+        "render": f"""
+            {STORE_JS}
+            const kept = {{}}
+            let hidden = false
+            try {{  // storage can throw (private modes, a full quota): then nothing is kept
+              for (const id of data.ids) {{
+                const text = window.localStorage.getItem(store + "#" + id)
+                const value = text === null ? null : JSON.parse(text)
+                if (value && value.answer !== undefined && value.answer !== null) {{
+                  kept[id] = value.answer
+                }}
+              }}
+              hidden = JSON.parse(window.localStorage.getItem(store + ":hidden")) === true
+            }} catch (error) {{ }}
+            if (Object.keys(kept).length) {{ data.kept = kept }}
+            if (hidden && !data.hide_questions) {{ data.hide_questions = true }}
+        """,
+        "answers": f"""
+            {STORE_JS}
+            {ENTRIES_JS}
+            try {{
+              for (const [id, answer] of entries(data.answers)) {{
+                window.localStorage.setItem(store + "#" + id, JSON.stringify({{answer}}))
+              }}
+            }} catch (error) {{ }}
+        """,
+        "hide_questions": f"""
+            {STORE_JS}
+            try {{
+              window.localStorage.setItem(store + ":hidden", JSON.stringify(data.hide_questions))
+            }}
+            catch (error) {{ }}
+        """,
+    }
+
+
+class LiveReview(ReactiveHTML):
+    """The list at a live chapter's end: the questions not yet answered right, each a link
+    back to its question (which sits in a pane of its own, so the link finds it by id
+    through the page's shadow roots)."""
+
+    items = param.List(default=[], doc="[[id, question, tag]] still to answer")
+    status = param.String(default="")
+
+    _template = '<div id="box"></div>'
+    _scripts: ClassVar[dict] = {
+        "render": "self.draw()",
+        "items": "self.draw()",
+        "status": "self.draw()",
+        "draw": """
+            const find = (root, id) => {
+              const hit = root.getElementById ? root.getElementById(id) : null
+              if (hit) { return hit }
+              for (const el of root.querySelectorAll("*")) {
+                const found = el.shadowRoot ? find(el.shadowRoot, id) : null
+                if (found) { return found }
+              }
+              return null
+            }
+            const section = document.createElement("section")
+            section.className = "ae-review"
+            section.setAttribute("aria-label", "Questions to revisit")
+            const title = document.createElement("h2")
+            title.textContent = "Questions to revisit"
+            const status = document.createElement("p")
+            status.className = "ae-review-status"
+            status.textContent = data.status
+            section.append(title, status)
+            if (data.items.length) {
+              const list = document.createElement("ul")
+              for (const [id, text, tag] of data.items) {
+                const link = document.createElement("a")
+                link.href = "#q-" + id
+                link.textContent = text
+                link.addEventListener("click", (event) => {
+                  const target = find(document, "q-" + id)
+                  if (target === null) { return }
+                  event.preventDefault()
+                  target.scrollIntoView({block: "center"})
+                  target.focus({preventScroll: true})
+                })
+                const item = document.createElement("li")
+                item.append(link, document.createTextNode(tag))
+                list.append(item)
+              }
+              section.append(list)
+            }
+            box.replaceChildren(section)
+        """,
+    }
+
+
+REVIEW_CSS = """
+:host { max-width: 40rem; width: calc(100% - 20px); align-self: center !important;
+        font-size: 1.0625rem; line-height: 1.6; }
+.ae-review h2 { font-size: 1.3rem; margin: 1.2em 0 0.3em; }
+.ae-review a { min-height: 24px; display: inline-block; }
+"""
+
+
+HIDE, SHOW = "Hide questions", "Show questions"
+HIDDEN = "ae-questions-hidden"
+HIDE_CSS = f":host(.{HIDDEN}) .{ASKED} {{ display: none !important; }}"
+
+
+class ChapterQuestions:
+    """A live chapter's questions together: what the browser kept comes back into them when
+    the page opens, every checked answer is kept, the review follows them, and the "Hide
+    questions" switch hides them all (remembered too)."""
+
+    def __init__(self, chapter_questions, show=None):  # [content.Question], show as above
+        self.questions = [LiveQuestion(q, show=show) for q in chapter_questions]
+        self.by_id = {live.question.id: live for live in self.questions}
+        self.memory = AnswerMemory(ids=list(self.by_id), height=0, width=0, margin=0)
+        self.review = LiveReview(sizing_mode="stretch_width", align="center",
+                                 css_classes=[ASKED],
+                                 stylesheets=[chrome.CSS, chrome.PROSE_CSS, chrome.link_css(),
+                                              REVIEW_CSS])
+        # a button that says what it does (Bokeh's checkbox leaves its box unnamed)
+        self.hide = pn.widgets.Button(label=HIDE, align="center", margin=(5, 10), width=150)
+        self.hidden, self.frame = False, None
+        for live in self.questions:
+            live.param.watch(self._answered, "answered")
+        self.memory.param.watch(self._kept, "kept")
+        self.memory.param.watch(self._kept_hidden, "hide_questions")
+        self.hide.on_click(lambda event: self.set_hidden(not self.hidden))
+        self.update_review()
+
+    def _kept(self, event):  # the browser's answers, once: judged as if checked again
+        pn.state.onload(lambda: self.restore(event.new))
+
+    def restore(self, kept):  # {id: answer} -> each shown as if checked again
+        for qid, answer in kept.items():
+            live = self.by_id.get(qid)
+            if live is not None and live.answered is None:
+                live.restore(answer)
+
+    def _answered(self, event):
+        qid = event.obj.question.id
+        if self.memory.answers.get(qid) != event.new:
+            self.memory.answers = {**self.memory.answers, qid: event.new}
+        self.update_review()
+
+    # What the browser kept arrives as the page is first drawn, before the session reports
+    # it loaded; changes made then did not reach the page (its first paint is Panel's cached
+    # session), so they wait for the load (at once when it has happened).
+    def _kept_hidden(self, event):
+        pn.state.onload(lambda: self.set_hidden(event.new))
+
+    def attach(self, frame):  # the page's column: its class hides the questions
+        self.frame = frame
+        frame.stylesheets = [*frame.stylesheets, HIDE_CSS]
+        self.set_hidden(self.hidden)
+
+    def set_hidden(self, hidden):  # hide or show every question and the review; kept
+        # (a class on the page's column, read by its stylesheet, one change for them all)
+        self.hidden = hidden
+        if self.frame is not None:
+            classes = [c for c in self.frame.css_classes if c != HIDDEN]
+            self.frame.css_classes = classes + [HIDDEN] if hidden else classes
+
+        self.hide.label = SHOW if hidden else HIDE
+        if self.memory.hide_questions != hidden:
+            self.memory.hide_questions = hidden
+
+    def update_review(self):  # the review lists exactly the questions not answered right
+        items = []
+        for live in self.questions:
+            if live.result == "right":
+                continue
+            tag = " (answered wrongly)" if live.result == "wrong" else " (not answered yet)"
+            items.append([live.question.id, live.plain_ask, tag])
+        total = len(self.questions)
+        self.review.status = (f"You have answered all {total} questions of this chapter right."
+                              if not items else
+                              f"{len(items)} of {total} questions still to answer, or to "
+                              "answer again:")
+        self.review.items = items
+
+    def question(self, qid):  # -> the LiveQuestion of an id
+        return self.by_id[qid]

@@ -4,10 +4,11 @@ panel in the state its question names."""
 
 import math
 
+import panel as pn
 import pytest
 
 from app import article, article_math, questions, url_state
-from app.live_question import LiveQuestion, within
+from app.live_question import ASKED, HIDDEN, ChapterQuestions, LiveQuestion, within
 
 CHAPTERS = (article, article_math)
 
@@ -59,3 +60,46 @@ def test_show_me_sets_the_panel_as_its_query_says(chapter, question):
         name = plan[question.show_slot][key]
         shown, _ = url_state.coerce(viewer.param[name], name, str(value))
         assert getattr(viewer, name) == shown, (key, value)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda c: c.__name__)
+def test_a_live_chapter_restores_keeps_and_reviews_its_answers(chapter):
+    asked = questions.questions_of(chapter.CHAPTER)
+    group = ChapterQuestions(asked)
+    total = len(asked)
+    assert group.review.status == (f"{total} of {total} questions still to answer, "
+                                   "or to answer again:")
+    first, second = asked[0], asked[1]
+    right = questions.answer(first).correct
+    wrong = (next(key for key, _ in second.options if key != questions.answer(second).correct)
+             if second.kind == "choice" else float(questions.answer(second).correct) * 100 + 1000)
+    # what this browser kept comes back, judged; what no longer fits a question is dropped
+    unfit = "not-an-option" if asked[2].kind == "choice" else "not a number"
+    group.memory.kept = {first.id: right, second.id: wrong, asked[2].id: unfit,
+                         "no-such-question": 3}
+    assert group.question(first.id).result == "right"
+    assert group.question(second.id).result == "wrong"
+    assert group.question(asked[2].id).result is None
+    assert [item[0] for item in group.review.items] == [q.id for q in asked[1:]]
+    assert group.review.items[0][2] == " (answered wrongly)"
+    assert group.review.items[1][2] == " (not answered yet)"
+    assert group.memory.answers == {first.id: right, second.id: wrong}  # kept again
+    for q in asked:  # every one right: the review says so and lists none
+        group.question(q.id).judge(questions.answer(q).correct)
+    assert group.review.items == []
+    assert group.review.status == f"You have answered all {total} questions of this chapter right."
+    assert set(group.memory.answers) == {q.id for q in asked}
+
+
+def test_hide_questions_is_one_class_on_the_page_and_is_kept():
+    group = ChapterQuestions(questions.questions_of(article.CHAPTER))
+    frame = pn.Column(*group.questions, group.review)
+    group.attach(frame)
+    assert HIDDEN not in frame.css_classes and group.hide.label == "Hide questions"
+    group.hide.clicks += 1  # the reader's click
+    assert HIDDEN in frame.css_classes and group.memory.hide_questions
+    assert group.hide.label == "Show questions"
+    assert all(ASKED in q.__panel__().css_classes for q in group.questions)
+    assert ASKED in group.review.css_classes
+    group.memory.hide_questions = False  # as a browser that kept "shown" would say
+    assert HIDDEN not in frame.css_classes and group.hide.label == "Hide questions"

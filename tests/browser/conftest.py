@@ -17,12 +17,17 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-SERVER_START_TIMEOUT_S = 90
+# Limits on waits for a condition, not pauses: generous, because a machine running the
+# suite beside other work (two cores, a build, a second server) takes many times longer.
+SERVER_START_TIMEOUT_S = 180  # the server builds the static site first when it is stale
 RENDER_TIMEOUT_MS = 30_000
+EXPECT_TIMEOUT_MS = 15_000  # Playwright's expect() waits 5 s by default
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 # Every Bokeh document on the page has rendered. On a chapter page the panels are islands
 # that mount as a reader nears them (app/static/islands.js): asking mounts them all first, as

@@ -26,3 +26,61 @@ def test_a_live_question_is_judged_and_shows_its_state(page):
     page.get_by_role("button", name="Show me").first.click()
     expect(page.get_by_text("0 of 36").first).to_be_visible()  # the head, mask off
     expect(page).to_have_url(re.compile(r"[?&]mask=off"))
+
+
+def open_live(page, path="/live"):
+    page.goto(path)
+    wait_for_render(page)
+    page.get_by_text("0 of 36").or_(page.get_by_text("15 of 36")).first.wait_for()
+
+
+def test_a_live_chapter_keeps_answers_in_the_browser_and_reviews_them(page):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    open_live(page)
+    review = page.locator(".ae-review")
+    expect(review).to_contain_text("9 of 9 questions still to answer")
+    answer = page.get_by_role("combobox", name="Your answer").first
+    answer.select_option(label="on, the word right after sat")  # wrong
+    page.get_by_role("button", name="Check").first.click()
+    expect(page.get_by_text("Not quite.").first).to_be_visible()
+    first = review.get_by_role("listitem").first
+    expect(first).to_contain_text("(answered wrongly)")
+    kept = page.evaluate("() => Object.keys(window.localStorage)"
+                         ".filter((k) => k.startsWith('ae-questions:/live#'))")
+    assert kept == ["ae-questions:/live#mask-off-row2"]
+
+    open_live(page)  # a reload: the answer comes back from this browser, judged again
+    expect(page.get_by_role("combobox", name="Your answer").first).to_have_value(
+        "on, the word right after sat")
+    expect(page.get_by_text("Not quite.").first).to_be_visible()
+    expect(review.get_by_role("listitem").first).to_contain_text("(answered wrongly)")
+    review.get_by_role("link").first.click()  # back to the question: focus on its text
+    expect(page.locator("#q-mask-off-row2")).to_be_focused()
+
+    page.get_by_role("combobox", name="Your answer").first.select_option(
+        label="mat, three words further on")
+    page.get_by_role("button", name="Check").first.click()
+    expect(page.get_by_text("Right.", exact=True).first).to_be_visible()
+    expect(review).to_contain_text("8 of 9 questions still to answer")
+    expect(review.get_by_role("listitem")).to_have_count(8)
+
+
+def test_a_live_chapter_hides_its_questions_when_asked(page):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    open_live(page)
+    legends = page.locator(".ae-q-legend")
+    expect(legends).to_have_count(9)
+    page.get_by_role("button", name="Hide questions").click()
+    expect(legends.first).to_be_hidden()
+    expect(page.locator(".ae-review")).to_be_hidden()
+    open_live(page)  # remembered in this browser
+    expect(page.locator(".ae-q-legend").first).to_be_hidden()
+    page.get_by_role("button", name="Show questions").click()
+    expect(page.locator(".ae-q-legend").first).to_be_visible()
+    expect(page.get_by_role("button", name="Hide questions")).to_be_visible()
+
+    open_live(page, "/live?questions=off")  # a link or an embed without them
+    expect(page.get_by_text("Show questions").or_(page.get_by_text("Hide questions")))\
+        .to_have_count(0)
+    expect(page.get_by_role("button", name="Check")).to_have_count(0)
+    expect(page.locator(".ae-review")).to_have_count(0)
