@@ -108,7 +108,7 @@ def save_group(group, build, theme, title, clean=lambda text: text):
 
     doc = Document()
     buffer = io.StringIO()
-    with states.static_build(), pn.config.set(theme=theme), set_curdoc(doc):
+    with states.static_build() as site, pn.config.set(theme=theme), set_curdoc(doc):
         chrome.apply_figure_theme()
         built = build()
         group.stills = {slot: still(block) for slot, block in built}
@@ -123,7 +123,7 @@ def save_group(group, build, theme, title, clean=lambda text: text):
             doc.add_root(model)
             roots[model.id] = slot
         save(doc, buffer, resources=bokeh.resources.CDN, title=title)
-        group.tables = states.take_tables()
+        group.tables = site.tables
     saved = clean(buffer.getvalue())
     group.scripts = SCRIPT_SRC.findall(saved.split("</head>", 1)[0])
     match = DOCS_JSON.search(saved)

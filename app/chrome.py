@@ -5,6 +5,7 @@ default, dark with `?theme=dark`), so one stylesheet serves both themes. Nothing
 loads a font or a script from anywhere but our own server.
 """
 
+import contextvars
 import html
 import math
 from collections.abc import Mapping
@@ -199,14 +200,15 @@ def with_url_state(viewer, keys=None):
     return notes_pane(notes)
 
 
-_single = []  # non-empty while a single-panel page's viewer is being built
+# True while a single-panel page's viewer is being built (its headings start at h1)
+_single_page = contextvars.ContextVar("single_page", default=False)
 
 
 def heading(text, depth=0, titled=True):
     # a panel's title (depth 0) or one of its subsections (depth 1): on a page of its own
     # the title is the page's h1; in a chapter it sits under the section's h2, as h3, and
     # a panel shown there without its title (titled=False) has its subsections at h3
-    level = (1 if _single else 3 if titled else 2) + depth
+    level = (1 if _single_page.get() else 3 if titled else 2) + depth
     size, margin = ("1.17em", "0") if depth == 0 else ("1em", "8px 0 0")
     return pn.pane.HTML(f'<h{level} class="ae-heading" style="margin:{margin};font-size:{size}">'
                         f"{html.escape(text)}</h{level}>", margin=(0, 10))
@@ -215,11 +217,11 @@ def heading(text, depth=0, titled=True):
 def single_page(viewer, title):  # one panel, minimal chrome, for an iframe
     # viewer: a Viewer, or its class (built here, so its headings start at h1)
     if isinstance(viewer, type):
-        _single.append(True)
+        token = _single_page.set(True)
         try:
             viewer = viewer()
         finally:
-            _single.pop()
+            _single_page.reset(token)
     notes = with_url_state(viewer)
     apply_figure_theme()
     return pn.Column(a11y(), notes, viewer, sizing_mode="stretch_width", stylesheets=[CSS],

@@ -24,6 +24,7 @@ states `table()` writes: no server, no round trip. Both apply the output of the 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import hashlib
 import itertools
 import json
@@ -37,28 +38,34 @@ from app.readout import url_note
 
 SWITCHER_JS = resources.static_file("switcher.js")
 
-_static = []  # non-empty while a static page is being built
-_tables = {}  # ref -> table, for every panel class a static build has shipped
-_used = []  # the refs the page being built names, in order
+@dataclass
+class StaticBuild:
+    """One static page (or group of panels) being built: what it ships besides its models.
+
+    `tables`: {ref: table of states}, one per panel class the page shows, in the order its
+    panels named them. The build reads it when the page is saved (`with static_build() as
+    site: ... site.tables`)."""
+
+    tables: dict = field(default_factory=dict)
+
+
+# the build in progress in this context, if any: read by the panels as they are built
+_building = contextvars.ContextVar("static_build", default=None)
 
 
 @contextlib.contextmanager
-def static_build():  # with static_build(): pages built here carry the browser-side switcher
-    _static.append(True)
+def static_build():  # with static_build() as site: pages built here carry the browser-side
+    # switcher, and site.tables holds the tables of states they name
+    site = StaticBuild()
+    token = _building.set(site)
     try:
-        yield
+        yield site
     finally:
-        _static.pop()
+        _building.reset(token)
 
 
 def is_static():  # -> True while a static page is being built
-    return bool(_static)
-
-
-def take_tables():  # -> {ref: table} of the tables the page just built names; clears the list
-    used = dict.fromkeys(_used)
-    _used.clear()
-    return {ref: _tables[ref] for ref in used}
+    return _building.get() is not None
 
 
 def table_script(ref, table):  # -> the JS file that registers one table with the switcher
@@ -326,10 +333,11 @@ class StatePanel(pn.viewable.Viewer):
     def spec(self):  # -> what the browser's switcher needs, besides the models
         spec = {"targets": list(self.targets), "url": self.url_map,
                 "log_lines": self.log_lines, "log_empty": self.log_empty}
-        if is_static():  # one file per panel class, shared by every page that shows it
+        site = _building.get()
+        if site is not None:  # one file per panel class, shared by every page that shows it
             ref = self.table_ref()
-            _tables[ref] = self.table()
-            _used.append(ref)
+            if ref not in site.tables:
+                site.tables[ref] = self.table()
             return {**spec, "table_ref": ref}
         return {**spec, "table": self.table()}
 

@@ -36,9 +36,9 @@ BOOTED_JS = ("() => window.AEStates && AEStates.panels.size > 0 && "
              "[...AEStates.panels.values()].every((p) => p.booted)")
 
 
-def table_scripts():  # -> <script> tags registering the tables the page just saved names
+def table_scripts(tables):  # {ref: table} -> <script> tags registering them
     return "".join(f"<script>{states.table_script(ref, table)}</script>"
-                   for ref, table in states.take_tables().items())
+                   for ref, table in tables.items())
 
 
 def prepare(out):  # a folder for hand-saved pages: the packages' assets and the switcher
@@ -50,13 +50,14 @@ def prepare(out):  # a folder for hand-saved pages: the packages' assets and the
 
 
 def static_html(layout, path):  # a layout built in a static build -> a page that works from disk
-    layout.save(path, resources=CDN, title=path.stem)
+    with states.static_build() as site:  # the tables this page's panels name as it is saved
+        layout.save(path, resources=CDN, title=path.stem)
     html = path.read_text()
     html = html.replace(f"https://cdn.holoviz.org/panel/{pn.__version__}/dist/", "static/panel/")
     html = re.sub(rf"https://cdn\.bokeh\.org/bokeh/release/(bokeh[\w-]*?)-"
                   rf"{re.escape(bokeh.__version__)}\.min\.js", r"static/bokeh/js/\1.min.js", html)
     html = html.replace("<head>", '<head><script src="switcher.js"></script>'
-                        + table_scripts(), 1)
+                        + table_scripts(site.tables), 1)
     path.write_text(html)
 
 

@@ -1,0 +1,59 @@
+"""A static build is an object the build holds (`with static_build() as site`), not
+module-level lists filled as a side effect: what a page's panels ship is in `site.tables`,
+scoped to that build, and nothing is left behind."""
+
+import threading
+
+import panel as pn
+from bokeh.document import Document
+from panel.io.state import set_curdoc
+
+from app import chrome, states
+from app.panels.heatmap import HeadPanel
+from app.panels.ladder import LadderPanel
+
+
+def render(*viewers):  # each viewer's models in a fresh document, as a page's save makes them
+    doc = Document()
+    with set_curdoc(doc):
+        for viewer in viewers:
+            doc.add_root(viewer.__panel__().get_root(doc))
+
+
+def test_a_build_holds_the_tables_its_panels_name_and_no_other():
+    assert not states.is_static()
+    with states.static_build() as site:
+        assert states.is_static()
+        head, ladder = HeadPanel(), LadderPanel()
+        assert site.tables == {}  # building a panel ships nothing until it is drawn
+        render(head)
+        assert list(site.tables) == [HeadPanel.table_ref()]
+        assert site.tables[HeadPanel.table_ref()] == HeadPanel.table()
+        with states.static_build() as page:  # a page saved inside: its own tables only
+            render(ladder)
+        assert list(page.tables) == [LadderPanel.table_ref()]
+        assert list(site.tables) == [HeadPanel.table_ref()]
+    assert not states.is_static()
+    with states.static_build() as again:  # a new build starts empty
+        assert again.tables == {}
+
+
+def test_a_live_panel_carries_its_table_inline_and_no_build_is_in_progress():
+    spec = LadderPanel().spec()
+    assert "table" in spec and "table_ref" not in spec
+
+
+def test_another_thread_does_not_see_this_threads_build():
+    seen = []
+    with states.static_build():
+        thread = threading.Thread(target=lambda: seen.append(states.is_static()))
+        thread.start()
+        thread.join()
+    assert seen == [False]
+
+
+def test_a_single_panel_page_titles_its_panel_h1_and_only_while_it_is_built():
+    page = chrome.single_page(LadderPanel, "Where the n² lives")
+    titles = [o.object for o in page.select(pn.pane.HTML) if "ae-heading" in str(o.object)]
+    assert titles[0].startswith("<h1")
+    assert chrome.heading("x").object.startswith("<h3")  # afterwards: a chapter's level
