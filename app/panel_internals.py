@@ -19,7 +19,7 @@ Document.template_variables holds a session's dist_url; BokehTornado.application
 route to its context. Panel is imported inside the functions, so that the build and
 `--help` can read the patterns below without loading it.
 
-The patches (install(), applied when app.server is imported):
+The patches (install(), applied when app.hosting.server is imported):
 
 1. panel.reactive.Syncable._debounce = 0
    Panel holds each incoming widget change 50 ms to batch bursts. The sliders here report
@@ -46,9 +46,9 @@ Other internals, used through the functions here:
    GET to the server itself would do it publicly, but with --num-procs the forked
    processes share one port and a GET may land on another process: each must fill its own.
 5. bokeh.server.server.Server._tornado (tornado_app)
-   The Tornado application itself: to add handlers ahead of Bokeh's routes (app/server.py)
+   The Tornado application itself: to add handlers ahead of Bokeh's routes (app/hosting/server.py)
    and to reach a route's context. Bokeh's Server offers no public accessor.
-6. panel.config._admin and state._admin_context (admin_context; app/security.py)
+6. panel.config._admin and state._admin_context (admin_context; app/hosting/security.py)
    What `panel serve --admin` sets: Panel keeps every session's history for the dashboard,
    and its server loop runs the admin context's hooks. No public API mounts the dashboard
    on routes of our own (behind a password).
@@ -58,11 +58,11 @@ The undocumented surfaces, text Panel and Bokeh write that we read (SURFACES):
 7. The page panel.io.save.save writes: its <script src> tags, the document's JSON script
    and `const render_items = [...]` (SCRIPT_SRC, DOCS_JSON, RENDER_ITEMS; app/chapter_page.py
    lifts a group's document out of it), Panel's icon links (ICON_LINKS) and each script's
-   tag (script_tag; app/build.py drops the ones a page does not use).
-8. The file names on Bokeh's CDN (BOKEH_CDN, bokeh_cdn_file; app/build.py maps them onto
+   tag (script_tag; app/hosting/build.py drops the ones a page does not use).
+8. The file names on Bokeh's CDN (BOKEH_CDN, bokeh_cdn_file; app/hosting/build.py maps them onto
    the package's own files).
 9. Panel's autoload.js names es-module-shims by a path relative to the page
-   (AUTOLOAD_RELATIVE_STATIC, absolute_static_urls; app/security.py makes it absolute), and
+   (AUTOLOAD_RELATIVE_STATIC, absolute_static_urls; app/hosting/security.py makes it absolute), and
    takes the server's URL from its `bokeh-absolute-url` argument (AUTOLOAD_URL_ARG).
 10. The admin routes Panel mounts for an application (panel.io.server.per_app_patterns).
 11. Panel reads a session's asset base from its "dist_url" template variable (set_dist_url).

@@ -3,7 +3,7 @@
     PYTHONPATH=. python benchmarks/app_latency.py [--toggles 60] [--gets 20] [--sessions 20]
     PYTHONPATH=. python benchmarks/app_latency.py --interaction-only [--root TREE] [--trace F]
 
-Starts `python -m app.cli serve` on a free port in 5400-5499 and measures the LIVE pages
+Starts `python -m app.hosting.cli serve` on a free port in 5400-5499 and measures the LIVE pages
 (/live, /live/heatmap: a Panel session each; the static pages at / and /heatmap open none,
 see benchmarks/static_latency.py and benchmarks/lecture_hall.py), against its targets:
 - server memory per open session: RSS from /proc before and after holding N pages of "/"
@@ -95,7 +95,7 @@ def free_port():
 
 def start_server(port, log, root=ROOT):  # root: the tree to serve (an A/B snapshot)
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "app.hosting.cli", "serve", "--port", str(port)],
                             cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline:
@@ -231,7 +231,7 @@ def session_breakdown(target, repeats=5):  # "module:page" -> median ms (build, 
     from bokeh.document import Document
     from panel.io.state import set_curdoc
 
-    from app import server
+    from app.hosting import server
 
     factory = server.page_factory(target) if ":" in target else server.routes()[target]
     logging.getLogger("bokeh").setLevel(logging.ERROR)

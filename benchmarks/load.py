@@ -303,7 +303,7 @@ def require_loopback(url):  # refuse anything but 127.0.0.0/8 or localhost
 def start_server(port, args=(), log=None, cwd=ROOT, env=None):  # -> Popen of the app's server
     env = dict(os.environ if env is None else env)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port),
+    return subprocess.Popen([sys.executable, "-m", "app.hosting.cli", "serve", "--port", str(port),
                              *args], cwd=cwd, env=env, stdout=log or subprocess.DEVNULL,
                             stderr=subprocess.STDOUT)
 

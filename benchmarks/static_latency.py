@@ -169,7 +169,7 @@ def main(argv=None):
 def run(args, scratch):  # -> (rows, worst p95, per-control rows); builds into scratch if asked
     site = args.site.resolve() if args.site else None
     if site is None:
-        from app import build
+        from app.hosting import build
 
         site = scratch / "site"
         build.build(site, log=lambda line: None)

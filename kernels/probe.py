@@ -1,4 +1,4 @@
-"""Timing and memory probes for the kernel lab (app/lab_runner.py) and benchmarks/kernels.py:
+"""Timing and memory probes for the kernel lab (app/lab/) and benchmarks/kernels.py:
 the one place they are written.
 
 Every probe takes a zero-argument callable. Methods, so that a readout can say which:

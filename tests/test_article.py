@@ -7,7 +7,8 @@ import panel as pn
 import param
 import pytest
 
-from app import article, chrome, server
+from app import article, chrome
+from app.hosting import server
 from attention_core import claims
 from tests.prose_check import ProseCheck
 

@@ -11,7 +11,8 @@ import numpy as np
 import panel as pn
 import pytest
 
-from app import article, article_math, server
+from app import article, article_math
+from app.hosting import server
 from app.panels.agreement import AgreementPanel
 from app.panels.decode_bill import DecodeBillPanel
 from app.panels.memory_bill import MemoryBillPanel

@@ -19,8 +19,9 @@ from urllib.parse import unquote
 
 import pytest
 
-from app import build, chapter_page, states
-from app.server import PANEL_ROUTES
+from app import chapter_page, states
+from app.hosting import build
+from app.hosting.server import PANEL_ROUTES
 
 ROOT = Path(__file__).resolve().parents[1]
 ROUTES = ["/", "/math", *PANEL_ROUTES]
@@ -33,7 +34,7 @@ CSS_REF = re.compile(r"""url\(\s*(['"]?)([^'")]+)\1\s*\)|@import\s+(['"])([^'"]+
 
 
 def run(*args, timeout=180):
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "app.hosting.cli", *args], capture_output=True,
                           text=True, timeout=timeout, cwd=ROOT, check=False)
 
 
@@ -239,7 +240,7 @@ def test_the_hash_changes_with_an_input(monkeypatch, tmp_path):
     before = build.inputs_hash()
     inputs = build.input_files()
     assert any(p.name == "switcher.js" for p in inputs)
-    assert any(p.parts[-2:] == ("app", "build.py") for p in inputs)
+    assert any(p.parts[-3:] == ("app", "hosting", "build.py") for p in inputs)
     extra = tmp_path / "extra.py"
     extra.write_text("x = 1\n")
     monkeypatch.setattr(build, "input_files", lambda: [*inputs, extra])

@@ -6,12 +6,12 @@ import sys
 
 import pytest
 
-from app import cli
+from app.hosting import cli
 from attention_core import claims
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "app.hosting.cli", *args], capture_output=True,
                           text=True, timeout=120, check=False)
 
 

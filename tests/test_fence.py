@@ -179,11 +179,11 @@ def test_the_scanner_leaves_our_own_privates_and_other_libraries_alone():
 
 
 def test_a_new_private_access_in_the_server_fails(scanned):
-    # what the test below says if someone writes pn.state._sessions into app/server.py
+    # what the test below says if someone writes pn.state._sessions into app/hosting/server.py
     sources = python_files()
     own = own_names(sources.values())
-    patched = sources["app/server.py"] + "\n\ndef peek():\n    return pn.state._sessions\n"
-    new = [f for f in private_accesses(patched, own) if f not in scanned["app/server.py"]]
+    patched = sources["app/hosting/server.py"] + "\n\ndef peek():\n    return pn.state._sessions\n"
+    new = [f for f in private_accesses(patched, own) if f not in scanned["app/hosting/server.py"]]
     assert [(k, t) for _, k, t in new] == [("external", "pn.state._sessions")]
 
 

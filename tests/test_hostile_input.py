@@ -22,8 +22,7 @@ from urllib.parse import quote
 
 import pytest
 
-from app import chrome, url_state
-from app import lab_runner as lab
+from app import chrome, lab, url_state
 from app.model_picker import ModelPicker
 from app.panels.heatmap import HeadPanel
 

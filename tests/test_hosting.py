@@ -20,7 +20,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from app import cli, security, server, server_options
+from app.hosting import cli, security, server
+from app.hosting import options as server_options
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT / "benchmarks"))  # after the packages: never shadow `kernels`
@@ -45,7 +46,7 @@ def serve_args(*argv):
 # --- options, documented ------------------------------------------------------------------
 
 def test_every_option_is_in_help_and_in_the_readme():
-    help_text = subprocess.run([sys.executable, "-m", "app.cli", "serve", "--help"],
+    help_text = subprocess.run([sys.executable, "-m", "app.hosting.cli", "serve", "--help"],
                                capture_output=True, text=True, timeout=60, cwd=ROOT,
                                check=True).stdout
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -111,7 +112,8 @@ def test_an_embed_origin_must_be_an_origin(origin):
 
 
 def test_a_bad_embed_origin_is_one_line_not_a_traceback():
-    out = subprocess.run([sys.executable, "-m", "app.cli", "serve", "--embed-origin", "nope"],
+    out = subprocess.run([sys.executable, "-m", "app.hosting.cli", "serve",
+                          "--embed-origin", "nope"],
                          capture_output=True, text=True, timeout=60, cwd=ROOT, check=False)
     assert out.returncode != 0 and "--embed-origin" in out.stderr
     assert "Traceback" not in out.stderr

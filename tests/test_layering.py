@@ -7,7 +7,10 @@
   back into kernels);
 - no module of the project imports a module that imports it back, lazily or not (app/ has
   a list of the cycles it still has to break, KNOWN_APP_CYCLES, which may only shrink);
-- every public function of the core runs with torch blocked, and the core's tests pass so.
+- every public function of the core runs with torch blocked, and the core's tests pass so;
+- app/'s folders: only app/hosting imports app/hosting; app/lab (the kernel lab's engine)
+  imports no panel, bokeh or param, torch only inside its jobs, and only the lab panel
+  drives it; app/panels/cost_base serves the cost panels alone.
 
 The static checks read the source with ast, so an import inside a function counts too.
 """
@@ -299,3 +302,41 @@ def test_the_core_tests_pass_with_torch_blocked(tmp_path):
                          check=False, timeout=600)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
     assert " passed" in out.stdout and " failed" not in out.stdout
+
+
+# The folders of app/ say what depends on what: hosting (server, build, CLI, ...) sits on
+# top and nothing else imports it; the kernel lab's engine (app/lab) is plain Python that
+# the lab panel drives (no panel, bokeh or param, torch only inside a job); the cost panels'
+# shared base is theirs alone.
+def app_imports():  # -> {module: {imported app module}}, imports inside functions included
+    files = module_files()
+    return {module: {name for name, _ in imports(path, module) if name in files}
+            for module, path in files.items() if module.startswith("app")}
+
+
+def test_only_hosting_imports_hosting():
+    reach = {module: sorted(n for n in names if n.startswith("app.hosting"))
+             for module, names in app_imports().items() if not module.startswith("app.hosting")}
+    assert not {m: n for m, n in reach.items() if n}
+
+
+def test_the_lab_engine_is_plain_python_and_only_the_lab_panel_drives_it():
+    files = module_files()
+    for module, path in files.items():
+        if module.startswith("app.lab"):
+            names = {name.split(".")[0] for name, _ in imports(path, module)}
+            assert not names & {"panel", "bokeh", "param"}, module
+            others = {n for n in app_imports()[module] if n.startswith("app.")
+                      and not n.startswith("app.lab")}  # kernels and the core it may use
+            assert not others, module
+            top_level_torch = [n for n, function in imports(path, module)
+                               if n.split(".")[0] == "torch" and function is None]
+            assert not top_level_torch, module
+    users = {m for m, names in app_imports().items()
+             if any(n.startswith("app.lab") for n in names) and not m.startswith("app.lab")}
+    assert users == {"app.panels.kernel_lab"}
+
+
+def test_the_cost_base_serves_the_cost_panels_alone():
+    users = {m for m, names in app_imports().items() if "app.panels.cost_base" in names}
+    assert users and all(m.startswith("app.panels.") for m in users)

@@ -50,7 +50,7 @@ def test_template_renders_every_field():
 
 
 def test_template_names_every_single_panel_page_as_embeddable():
-    from app.server import PANEL_ROUTES
+    from app.hosting.server import PANEL_ROUTES
 
     patterns = re.findall(r'"~\^/\(([a-z|-]+)\)', TEMPLATE.read_text())
     assert len(patterns) == 2  # frame-ancestors and X-Frame-Options
@@ -73,7 +73,7 @@ def stack():  # -> {"url": nginx url, "apps": [(port, Popen, log path)], "nginx"
     nginx_port = load.free_port()
     public = f"127.0.0.1:{nginx_port}"
     site = run_dir / "site"
-    built = subprocess.run([sys.executable, "-m", "app.cli", "build", str(site)], cwd=ROOT,
+    built = subprocess.run([sys.executable, "-m", "app.hosting.cli", "build", str(site)], cwd=ROOT,
                            capture_output=True, text=True, timeout=300, check=False)
     assert built.returncode == 0, built.stdout + built.stderr
     env = dict(os.environ, AE_BUILD_DIR=str(site))  # the apps find it current

@@ -2,7 +2,7 @@
 and the installed Panel and Bokeh are the minor versions it was checked against.
 
 Behaviour is measured on real servers (subprocesses on free loopback ports) driven over the
-Bokeh protocol by benchmarks/load.py's client: one serving a small page through app.server
+Bokeh protocol by benchmarks/load.py's client: one serving a small page through app.hosting.server
 (the patches installed, reused first paints warmed) and one plain Panel server beside it, so
 each test also shows what the page would get without the patch.
 """
@@ -41,7 +41,8 @@ SERVER = textwrap.dedent('''
 
     port, mode = int(sys.argv[1]), sys.argv[2]
     if mode == "patched":
-        from app import panel_internals, server
+        from app import panel_internals
+        from app.hosting import server
         panel_internals.install()  # as `attention-explorable serve` does when it starts
     builds = itertools.count(1)
 
@@ -203,7 +204,7 @@ def test_every_internal_named_is_still_where_it_is_said_to_be():
 NOTHING_AT_IMPORT = textwrap.dedent('''
     import sys, tempfile
     from app import panel_internals as pi
-    from app import build, cli, routes, server, static_site  # noqa: F401
+    from app.hosting import build, cli, routes, server, static_site  # noqa: F401
     build.pages(), server.routes(), server.serve_settings  # list the routes and their pages
     if sys.argv[1] == "build":
         build.build(tempfile.mkdtemp(), force=True, log=lambda line: None)
@@ -312,7 +313,7 @@ def test_the_admin_context_is_what_panels_server_reads():
     from panel.config import config
     from panel.io.state import state
 
-    from app import security
+    from app.hosting import security
     was = (config._admin, state._admin_context)
     try:
         patterns = security.admin_patterns("a password", 1000)

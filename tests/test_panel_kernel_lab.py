@@ -8,8 +8,7 @@ import textwrap
 
 import pytest
 
-from app import lab_runner as lab
-from app import url_state
+from app import lab, url_state
 from app.panels import kernel_lab as panel_module
 from app.panels.kernel_lab import KernelLabPanel
 

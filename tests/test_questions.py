@@ -8,7 +8,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from app import article, article_math, build, chapter_page, content, questions, resources, states
+from app import article, article_math, chapter_page, content, questions, resources, states
+from app.hosting import build
 from app.live_question import LiveQuestion
 from app.url_state import coerce
 from tests.prose_check import ProseCheck

@@ -12,8 +12,8 @@ import urllib.request
 
 import pytest
 
-from app.server import PANEL_ROUTES
-from app.static_site import live_route
+from app.hosting.server import PANEL_ROUTES
+from app.hosting.static_site import live_route
 
 STATIC_ROUTES = ["/", "/math", *PANEL_ROUTES]
 SESSION_TOKEN = re.compile(rb'"token"\s*:\s*"eyJ')  # a Bokeh server page's session (a JWT)
@@ -28,7 +28,7 @@ def free_port():
 @pytest.fixture(scope="module")
 def server():
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "app.hosting.cli", "serve", "--port", str(port)],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120  # a first build at start-up takes about 10 s here

@@ -15,7 +15,8 @@ import pytest
 from bokeh.document import Document
 from panel.io.state import set_curdoc
 
-from app import build, chapter_page, chrome, cli, resources, routes, states, stills
+from app import chapter_page, chrome, resources, states, stills
+from app.hosting import build, cli, routes
 
 
 def figures(route):  # -> the Bokeh figures of a panel page, as built in a static build

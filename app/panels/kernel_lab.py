@@ -31,8 +31,7 @@ from bokeh.plotting import figure
 from panel.io.state import set_curdoc
 
 import kernels
-from app import chrome
-from app import lab_runner as lab
+from app import chrome, lab
 from app.states import is_static
 from app.theme import CODE_CSS, ink
 

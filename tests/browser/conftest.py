@@ -58,9 +58,9 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_server(port, log):  # -> Popen of `python -m app.cli serve --port PORT`
+def start_server(port, log):  # -> Popen of `python -m app.hosting.cli serve --port PORT`
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port)],
+    return subprocess.Popen([sys.executable, "-m", "app.hosting.cli", "serve", "--port", str(port)],
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 

@@ -11,7 +11,7 @@
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from app import server
+from app.hosting import server
 from tests.browser.conftest import DOCUMENT_IDLE_JS
 from tests.browser.static_pages import SLOTS_JS
 

@@ -37,9 +37,10 @@ COURSE_HOST = "127.0.0.2"  # loopback, another origin
 STRANGER_HOST = "127.0.0.3"  # loopback, an origin nobody allowed
 
 
-def start_app(port, log, *args):  # -> Popen of `python -m app.cli serve --port PORT ARGS`
+def start_app(port, log, *args):  # -> Popen of `python -m app.hosting.cli serve --port PORT ARGS`
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--port", str(port), *args],
+    return subprocess.Popen([sys.executable, "-m", "app.hosting.cli", "serve", "--port", str(port),
+                             *args],
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 

@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from app.server import PANEL_ROUTES
+from app.hosting.server import PANEL_ROUTES
 
 pytestmark = pytest.mark.browser
 

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from app import build
+from app.hosting import build
 from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser

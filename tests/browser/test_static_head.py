@@ -11,7 +11,8 @@ import random
 
 import pytest
 
-from app import build, url_state
+from app import url_state
+from app.hosting import build
 from app.panels.heatmap import HeadPanel
 from tests.browser.static_pages import SLOTS_JS, address_shows, watched_pages
 

@@ -15,7 +15,8 @@ import re
 
 import pytest
 
-from app import chapter_page, content, routes
+from app import chapter_page, content
+from app.hosting import routes
 from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
 
 CHAPTERS = {"/": "attention.md", "/math": "math.md"}

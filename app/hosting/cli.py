@@ -88,7 +88,7 @@ def live_url_arg(text):  # an http(s) address, or an argparse error
 
 
 def build(args):  # -> exit status; one line on stderr when OUT cannot hold a build
-    from app import build as site
+    from app.hosting import build as site
 
     try:
         site.build(args.out, force=args.force, log=lambda line: print(line, flush=True),
@@ -103,9 +103,9 @@ def build(args):  # -> exit status; one line on stderr when OUT cannot hold a bu
 
 
 def serve(args):  # build (or reuse) the static site, then serve it and the live sessions
-    from app import build as site
-    from app import security, static_site
-    from app.server_options import admin_password, env_list
+    from app.hosting import build as site
+    from app.hosting import security, static_site
+    from app.hosting.options import admin_password, env_list
 
     try:  # options that cannot work fail before the build, not after it
         for origin in args.embed_origin or env_list("AE_EMBED_ORIGINS"):
@@ -124,7 +124,7 @@ def serve(args):  # build (or reuse) the static site, then serve it and the live
     except site.BuildError as e:
         print(f"attention-explorable serve: building the static pages: {e}", file=sys.stderr)
         return 1
-    from app import server
+    from app.hosting import server
 
     return server.main(args)
 
@@ -182,7 +182,7 @@ def parser():
                         "Without it the pages carry no canonical link, since a wrong one is "
                         "worse than none")
 
-    from app.server_options import add_serve_arguments
+    from app.hosting.options import add_serve_arguments
 
     s = sub.add_parser("serve", help="serve the explorable")
     add_serve_arguments(s)

@@ -1,19 +1,20 @@
-"""Serving: the static build at /, /math, /heatmap, ... (app/static_site.py) and the live Panel
-sessions under /live (/live, /live/math, /live/heatmap, ...), each panel alone for iframes."""
+"""Serving: the static build at /, /math, /heatmap, ... (app/hosting/static_site.py) and the
+live Panel sessions under /live (/live, /live/math, /live/heatmap, ...), each panel alone
+for iframes."""
 
 import gc
 
 import panel as pn
 
 from app import panel_internals, resources
-from app.routes import PANEL_ROUTES, SITE_TITLE, page_factory, titles
+from app.hosting.routes import PANEL_ROUTES, SITE_TITLE, page_factory, titles
 
 TITLE = SITE_TITLE
 STATIC_DIR = resources.STATIC_DIR  # served at /assets
 
 
 def routes():  # -> {route: page factory} of every page the live server offers
-    from app.routes import ALL_ROUTES
+    from app.hosting.routes import ALL_ROUTES
 
     return {route: page_factory(target) for route, target in ALL_ROUTES.items()}
 
@@ -23,8 +24,8 @@ def static_dirs():  # our own assets (CSS, images, the example course page), nev
 
 
 def serve_settings(args, environ=None):  # parsed `serve` options -> keyword arguments of pn.serve
-    from app import security, static_site
-    from app.server_options import env_list
+    from app.hosting import security, static_site
+    from app.hosting.options import env_list
 
     embed = [security.parse_origin(o)
              for o in (args.embed_origin or env_list("AE_EMBED_ORIGINS", environ))]
@@ -35,7 +36,7 @@ def serve_settings(args, environ=None):  # parsed `serve` options -> keyword arg
     patterns = [(security.HEALTH_PATH, security.HealthHandler),
                 *static_site.patterns(static_site.site_dir(environ), PANEL_ROUTES)]
     if args.admin:
-        from app.server_options import admin_password
+        from app.hosting.options import admin_password
 
         patterns += security.admin_patterns(admin_password(args, environ), lifetime_ms,
                                             wrap=prepare_session)
@@ -142,7 +143,7 @@ def _die_with_parent():  # a forked server process ends when the process that fo
 def main(args):
     from tornado import process
 
-    from app.security import OriginError
+    from app.hosting.security import OriginError
 
     # Panel's 50 ms hold on incoming changes off, one websocket message per interaction,
     # patches sent as soon as they are made: Panel internals, each named and explained in
@@ -159,10 +160,10 @@ def main(args):
     print(f"serving the attention explorable on http://localhost:{args.port}/"
           + (f" ({args.num_procs or 'one per core'} processes)" if args.num_procs != 1 else ""),
           flush=True)
-    # readers get the static build (app/static_site.py, built by the CLI); the Panel sessions
-    # live under /live: "/live" (the first chapter), "/live/math", "/live/heatmap", ...
-    from app import static_site
-    from app.static_site import live_route
+    # readers get the static build (app/hosting/static_site.py, built by the CLI); the Panel
+    # sessions live under /live: "/live" (the first chapter), "/live/math", "/live/heatmap", ...
+    from app.hosting import static_site
+    from app.hosting.static_site import live_route
 
     live = {route: prepare_session(factory, args.reconnect)
             for route, factory in routes().items()}
@@ -178,7 +179,7 @@ def main(args):
         _die_with_parent()
     server.start()
     if args.reuse_sessions:
-        from app import security
+        from app.hosting import security
 
         security.HealthHandler.ready = False  # 503 until the first paints are cached
 

@@ -44,7 +44,8 @@ import time
 import zlib
 from pathlib import Path
 
-from app import resources, routes
+from app import resources
+from app.hosting import routes
 from app.panel_internals import BOKEH_CDN, ICON_LINKS, bokeh_cdn_file, script_tag
 
 ROOT = resources.SOURCE_ROOT

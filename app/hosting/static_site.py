@@ -1,6 +1,6 @@
 """Serving the static build: the pages every reader gets, with no server session.
 
-`attention-explorable serve` builds (or reuses) the site (app/build.py) into
+`attention-explorable serve` builds (or reuses) the site (app/hosting/build.py) into
 `$AE_BUILD_DIR`, by default `.build/site` under the repository, and serves it at the routes
 the explorable always had: "/", "/math", "/heatmap", ... ("/heatmap" and "/heatmap/" give the
 same file; a deep link's query is read by the page itself). The live Panel sessions move to
@@ -11,7 +11,7 @@ Responses: HTML with `Cache-Control: no-cache` and an ETag (a browser revalidate
 304 while the build is unchanged); files under assets/ are named by version or content, so
 they are cached for a day. Text files go out precompressed (`.gz` beside them in the build,
 `Content-Encoding: gzip`) to a client that accepts gzip, with `Vary: Accept-Encoding`. The
-security headers come from app/security.py's transform, as for every response.
+security headers come from app/hosting/security.py's transform, as for every response.
 
 Nothing here imports panel: the handlers are plain Tornado.
 """

@@ -1,6 +1,6 @@
 """The article for Panel's own command line: `attention-explorable serve` without our CLI.
 
-    panel serve app/serve_panel.py --port 5006
+    panel serve app/hosting/serve_panel.py --port 5006
     # -> http://localhost:5006/serve_panel   (add --index serve_panel to serve it at "/")
 
 It builds the same page as "/" of `attention-explorable serve` (one fresh article per
@@ -11,11 +11,12 @@ session, `?theme=dark` and the panels' URL keys included). The single-panel rout
 import sys
 from pathlib import Path
 
-ROOT = str(Path(__file__).resolve().parent.parent)
+ROOT = str(Path(__file__).resolve().parents[2])
 if ROOT not in sys.path:  # `panel serve` runs this file as a script, not as part of `app`
     sys.path.insert(0, ROOT)
 
-from app import article, panel_internals, routes
+from app import article, panel_internals
+from app.hosting import routes
 
 panel_internals.install()  # Panel's input hold to 0, one message per interaction, as `serve`
 article.page().servable(title=routes.SITE_TITLE)
