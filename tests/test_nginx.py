@@ -160,8 +160,12 @@ def get(url, headers=None):  # -> (status, headers, body); never raises on 4xx/5
 
 
 def from_disk(stack, path):  # -> True when nginx's log says it answered path itself
-    time.sleep(0.2)
+    # nginx logs a request after answering it: wait for the line, not for a fixed pause
+    deadline = time.monotonic() + 10
     ups = upstreams(access_lines(stack), f"GET {path} ")
+    while not ups and time.monotonic() < deadline:
+        time.sleep(0.05)
+        ups = upstreams(access_lines(stack), f"GET {path} ")
     return bool(ups) and ups[-1] == "-"
 
 
@@ -217,8 +221,13 @@ def test_sessions_open_through_nginx_and_a_cookie_keeps_one_process(stack):
     before = len(access_lines(stack))
     _, errors = open_and_click(stack["url"], 6, cookie="student-42")
     assert not errors, errors
-    time.sleep(0.5)  # nginx logs a websocket when it closes
-    lines = access_lines(stack)[before:]
+    # nginx logs a websocket when it closes: wait for all six, not for a fixed pause
+    deadline = time.monotonic() + 30
+    while True:
+        lines = access_lines(stack)[before:]
+        if len(upstreams(lines, "GET /live/heatmap/ws")) >= 6 or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     pages = upstreams(lines, "GET /live/heatmap ")
     sockets = upstreams(lines, "GET /live/heatmap/ws")
     assert len(pages) == 6 and len(sockets) == 6, lines
