@@ -159,6 +159,17 @@ def get(url, headers=None):  # -> (status, headers, body); never raises on 4xx/5
         return e.code, e.headers, e.read()
 
 
+def socket_upstreams(stack, before, n):  # -> the upstreams of the websockets logged since
+    # line `before`, once n are there: nginx logs a websocket when it closes, which can be a
+    # while after the browser-less client has gone (wait for them, not for a fixed pause)
+    deadline = time.monotonic() + 30
+    while True:
+        sockets = upstreams(access_lines(stack)[before:], "GET /live/heatmap/ws")
+        if len(sockets) >= n or time.monotonic() > deadline:
+            return sockets
+        time.sleep(0.1)
+
+
 def from_disk(stack, path):  # -> True when nginx's log says it answered path itself
     # nginx logs a request after answering it: wait for the line, not for a fixed pause
     deadline = time.monotonic() + 10
@@ -211,23 +222,19 @@ def test_health_answers_through_nginx(stack):
 
 
 def test_sessions_open_through_nginx_and_a_cookie_keeps_one_process(stack):
+    before = len(access_lines(stack))
     opened, errors = open_and_click(stack["url"], 16)
     assert not errors, errors
     assert len(opened) == 16
     assert all(cookie is not None for _, cookie in opened), "nginx set no ae_backend cookie"
-    served = set(upstreams(access_lines(stack), "GET /live/heatmap/ws"))
+    served = set(socket_upstreams(stack, before, 16))
     assert len(served) == 2, f"16 new browsers all went to one process: {served}"
     # a browser that holds a cookie: all its pages and sockets reach the same process
     before = len(access_lines(stack))
     _, errors = open_and_click(stack["url"], 6, cookie="student-42")
     assert not errors, errors
-    # nginx logs a websocket when it closes: wait for all six, not for a fixed pause
-    deadline = time.monotonic() + 30
-    while True:
-        lines = access_lines(stack)[before:]
-        if len(upstreams(lines, "GET /live/heatmap/ws")) >= 6 or time.monotonic() > deadline:
-            break
-        time.sleep(0.1)
+    socket_upstreams(stack, before, 6)
+    lines = access_lines(stack)[before:]
     pages = upstreams(lines, "GET /live/heatmap ")
     sockets = upstreams(lines, "GET /live/heatmap/ws")
     assert len(pages) == 6 and len(sockets) == 6, lines
