@@ -14,7 +14,7 @@ import param
 from panel.reactive import ReactiveHTML
 
 from app import chrome, questions
-from app.readout import Readout
+from app.readout import readout_class
 
 
 def within(value, correct, band):  # the bands questions.js judges a number by, in Python
@@ -33,10 +33,9 @@ PICK = "Pick an answer…"
 ASKED = "ae-asked-box"  # the class of every question and the review: what "Hide" hides
 
 
-class FeedbackReadout(Readout):
-    template = ('<div class="ae-q-feedback" aria-live="polite"><p><b data-s="verdict"></b> '
-                '<span data-s="yours"></span></p><p data-s="answer"></p><p data-s="why"></p>'
-                "</div>")
+FeedbackReadout = readout_class(
+    "FeedbackReadout", '<div class="ae-q-feedback" aria-live="polite"><p><b data-s="verdict">'
+    '</b> <span data-s="yours"></span></p><p data-s="answer"></p><p data-s="why"></p></div>')
 
 
 CSS = """
