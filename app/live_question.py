@@ -257,7 +257,7 @@ REVIEW_CSS = """
 :host { max-width: 40rem; width: calc(100% - 20px); align-self: center !important;
         font-size: 1.0625rem; line-height: 1.6; }
 .ae-review h2 { font-size: 1.3rem; margin: 1.2em 0 0.3em; }
-.ae-review a { min-height: 24px; display: inline-block; }
+.ae-review li { margin: 0.35em 0; }
 """
 
 
