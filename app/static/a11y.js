@@ -15,16 +15,16 @@
 //   announces the value the handle lands on, not every step it passes.
 // - A figure's event layer (focusable in Bokeh, though our figures take no keys) leaves the
 //   Tab order: each figure's numbers are in its caption or table.
-// Bokeh re-renders widgets (a new shadow root, a new handle; a slider's handle on every value
-// its model is given), and a live page's panels arrive after the page does. So every shadow
-// root is watched, and the names are given in the observer's callback: a microtask, after
-// the script that changed the nodes and before anything else can run or the page paint. No
-// one - a screen reader, a test, axe - ever sees a control without its name. The callback
-// names the controls of the roots whose nodes changed (a few querySelectorAll over a small
-// shadow root, microseconds: never the 1-3 ms walk of the whole page) and fixes any shadow
-// root that the added nodes bring. AEA11y.unnamed() lists what still lacks a name, and
-// AEA11y.ready() is what a test waits for: every document rendered, no panel still to come,
-// nothing unnamed.
+// Bokeh draws widgets again (a new view, new shadow root and handle, when a layout's children
+// change; a slider's title on every value), and a live page's panels arrive after the page
+// does. So every shadow root is watched, and the names are given in the observer's callback:
+// a microtask, after the script that changed the nodes and before anything else can run or
+// the page paint: no one (a screen reader, a test, axe) ever sees a control without its
+// name. The callback names the controls of the roots whose nodes changed (a few
+// querySelectorAll over a small shadow root, microseconds: never the 1-3 ms walk of the
+// whole page) and fixes any shadow root that the added nodes bring. AEA11y.unnamed() lists
+// what still lacks a name, and AEA11y.ready() is what a test waits for: every document
+// rendered, no panel still to come, nothing unnamed.
 (function () {
   "use strict";
   if (window.AEA11y) { return; }
