@@ -19,6 +19,7 @@ from app.readout import (  # noqa: F401  (re-exported)
     Readout,
     UrlNote,
     readout_class,
+    scroll_box,
     slot,
     url_note,
 )

@@ -110,6 +110,13 @@ def slot(name, tag="span", **attrs):  # -> an empty slot element for a Readout t
     return f'<{tag}{extra} data-s="{name}"></{tag}>'
 
 
+def scroll_box(label, class_="ae-scroll"):  # -> the opening tag of a box that scrolls sideways
+    # (a wide table on a phone): in the Tab order and named from its first render, so a
+    # keyboard can scroll it and a screen reader says what it holds
+    return (f'<div class="{class_}" tabindex="0" role="region" '
+            f'aria-label="{html.escape(label)}">')
+
+
 def readout_class(name, template):  # -> the Readout subclass `name` that draws `template`
     # Panel reads a ReactiveHTML's scripts from its class, so each template needs a class of
     # its own; make it once, at module level (creating a ReactiveHTML class is not cheap).

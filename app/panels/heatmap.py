@@ -35,7 +35,7 @@ from bokeh.plotting import figure
 from bokeh.transform import transform
 
 from app import chrome, fmt
-from app.chrome import readout_class, slot
+from app.chrome import readout_class, scroll_box, slot
 from app.states import Control, Part, StatePanel
 from app.theme import ink
 from attention_core import head, worked_example
@@ -128,7 +128,7 @@ ARITHMETIC = (
     '<div class="ae-readout" aria-live="polite">'
     f'<div class="ae-table-title">The arithmetic of row {slot("title_row")}, d_k = '
     f'{slot("d_k")}</div>'
-    '<div class="ae-scroll"><table class="ae-arith">'
+    + scroll_box("the arithmetic of the row") + '<table class="ae-arith">'
     '<caption class="ae-sr">scores, mask, exponentials and weights of query '
     f'{slot("caption_row")} against each key</caption>'
     "<thead><tr><th scope='col'>key</th><th scope='col'>q·k</th>"

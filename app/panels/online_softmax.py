@@ -23,7 +23,7 @@ from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 from bokeh.plotting import figure
 
 from app import chrome, fmt, states
-from app.chrome import readout_class, slot
+from app.chrome import readout_class, scroll_box, slot
 from app.states import Control, Part, StatePanel
 from app.theme import ink
 from app.typed_numbers import parse_numbers, preset_control, scores_input
@@ -120,7 +120,8 @@ NOW = (
     f'{slot("so_far", "div", class_="ae-small")}</div>')
 
 HISTORY_TABLE = (
-    '<div class="ae-readout ae-scroll" aria-live="polite"><table class="ae-arith">'
+    '<div class="ae-readout" aria-live="polite">' + scroll_box("the blocks so far")
+    + '<table class="ae-arith">'
     '<caption class="ae-sr">the blocks: running max, rescale factor and running sum after '
     "each</caption><thead><tr><th scope='col'>block</th><th scope='col'>scores</th>"
     "<th scope='col'>max</th><th scope='col'>rescale</th><th scope='col'>sum</th>"
@@ -129,7 +130,7 @@ HISTORY_TABLE = (
         f"<tr>{slot(f'hb{j}', 'th', scope='row')}{slot(f'hs{j}', 'td')}{slot(f'hm{j}', 'td')}"
         f"{slot(f'hr{j}', 'td')}{slot(f'hl{j}', 'td')}{slot(f'hc{j}', 'td', class_='ae-now')}"
         "</tr>" for j in range(MAX_SCORES))
-    + "</tbody></table></div>")
+    + "</tbody></table></div></div>")
 
 ATTENTION_INTRO = (
     '<div class="ae-readout" aria-live="polite">'
@@ -141,7 +142,8 @@ ATTENTION_INTRO = (
 ATTENTION = (
     '<div class="ae-readout" aria-live="polite">'
     f'<div>{slot("head", "b")} {slot("how")}</div>'
-    '<div class="ae-scroll"><table class="ae-arith"><caption class="ae-sr">the attention walk '
+    + scroll_box("the attention walk") + '<table class="ae-arith"><caption class="ae-sr">'
+    'the attention walk '
     "block by block</caption><thead><tr><th scope='col'>block</th><th scope='col'>keys</th>"
     f"<th scope='col'>scores q·k ÷ √{WALK_D}</th><th scope='col'>max</th>"
     "<th scope='col'>rescale</th><th scope='col'>sum</th><th scope='col'>output so far</th>"

@@ -20,7 +20,7 @@ from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 from bokeh.plotting import figure
 
 from app import chrome, fmt, states
-from app.chrome import readout_class, slot
+from app.chrome import readout_class, scroll_box, slot
 from app.states import Control, Part, StatePanel
 from app.theme import ink
 from app.typed_numbers import parse_numbers, preset_control, scores_input
@@ -85,9 +85,9 @@ cell = fmt.sig_figures_or_whole  # a value in the table: 3 figures, inf and nan 
 # --- the readouts: templates of empty slots --------------------------------------------------
 
 TABLE = (
-    '<div class="ae-readout" aria-live="polite"><div class="ae-scroll">'
-    '<table class="ae-arith"><caption class="ae-sr">each score through the softmax: shifted, '
-    'exponentiated, divided by the sum</caption>'
+    '<div class="ae-readout" aria-live="polite">' + scroll_box("the softmax, score by score")
+    + '<table class="ae-arith"><caption class="ae-sr">each score through the softmax: '
+    'shifted, exponentiated, divided by the sum</caption>'
     f"<thead><tr><th scope='col'>score</th>{slot('shift', 'th', scope='col')}"
     f"<th scope='col'>e^x ({slot('dtype')})</th><th scope='col'>weight</th>"
     "<th scope='col'>%</th><th scope='col'><span class='ae-sr'>broken</span></th></tr></thead>"

@@ -8,21 +8,28 @@
 // - The page's root gets role=main, so all its content sits in a landmark.
 // - Every shadow root adopts one stylesheet: a focus ring that shows in both themes
 //   (Okabe-Ito vermillion, over 3:1 against the light and the dark background).
-// - A box that scrolls sideways (.ae-scroll, a wide table on a phone) joins the Tab order,
-//   so a keyboard can scroll it.
+// - A box that scrolls sideways (.ae-scroll, a wide table on a phone) is in the Tab order,
+//   so a keyboard can scroll it (its template says so: app/readout.py scroll_box; this is
+//   the fallback for one that does not).
 // - While a slider's handle is dragged, every live region is aria-busy: a screen reader
 //   announces the value the handle lands on, not every step it passes.
 // - A figure's event layer (focusable in Bokeh, though our figures take no keys) leaves the
 //   Tab order: each figure's numbers are in its caption or table.
-// Bokeh re-renders widgets (a new shadow root, a new handle), so every shadow root is
-// watched and the fix is applied again to the roots whose nodes changed, after the page has
-// painted (a short timer, never inside the frame that shows a change).
+// Bokeh draws widgets again (a new view, new shadow root and handle, when a layout's children
+// change; a slider's title on every value), and a live page's panels arrive after the page
+// does. So every shadow root is watched, and the names are given in the observer's callback:
+// a microtask, after the script that changed the nodes and before anything else can run or
+// the page paint: no one (a screen reader, a test, axe) ever sees a control without its
+// name. The callback names the controls of the roots whose nodes changed (a few
+// querySelectorAll over a small shadow root, microseconds: never the 1-3 ms walk of the
+// whole page) and fixes any shadow root that the added nodes bring. AEA11y.unnamed() lists
+// what still lacks a name, and AEA11y.ready() is what a test waits for: every document
+// rendered, no panel still to come, nothing unnamed.
 (function () {
   "use strict";
   if (window.AEA11y) { return; }
 
   const watched = new WeakSet();
-  let pending = false;
 
   function titleOf(root) { // the widget's visible label, without ": value"
     const title = root.querySelector(".bk-slider-title, .bk-input-group > label, label");
@@ -91,51 +98,97 @@
     }
   }
 
-  function fix(root) {
+  function nameIn(root) { // one root's own controls, not the shadow roots below it
     adoptFocusRing(root);
     focusableScrollers(root);
     nameSliders(root);
     nameSpinButtons(root);
     quietFigures(root);
-    for (const el of root.querySelectorAll("*")) {
-      if (el.shadowRoot) {
-        watch(el.shadowRoot);
-        fix(el.shadowRoot);
-      }
+  }
+
+  function fixShadowsIn(node) { // every shadow root in a subtree, with the ones below it
+    if (node.shadowRoot) { fix(node.shadowRoot); }
+    for (const el of node.querySelectorAll("*")) {
+      if (el.shadowRoot) { fix(el.shadowRoot); }
     }
   }
 
-  // The roots whose nodes changed since the last fix: only those are walked again (each
-  // with the shadow roots below it). A walk of the whole page costs 1-3 ms on a slow
-  // machine; run 120 ms after every slider step, it landed inside the next step's frame.
-  const dirty = new Set();
+  function fix(root) { // a root and every shadow root below it (the page at start: 1-3 ms)
+    watch(root);
+    nameIn(root);
+    fixShadowsIn(root);
+  }
+
   const stats = {pageWalks: 0, rootWalks: 0}; // fixes of the whole page, of one root (tests)
 
-  function schedule(records) {
-    if (records === undefined) { dirty.add(document); }
-    else { for (const record of records) { dirty.add(record.target.getRootNode()); } }
-    if (pending) { return; }
-    pending = true;
-    setTimeout(() => {
-      pending = false;
-      markMain();
-      const roots = dirty.has(document) ? [document] : [...dirty];
-      dirty.clear();
-      for (const root of roots) {
-        if (!root.isConnected) { continue; } // a root Bokeh has since replaced needs nothing
-        stats[root === document ? "pageWalks" : "rootWalks"] += 1;
-        fix(root);
+  // The observer's callback, a microtask after the nodes changed: name the controls of each
+  // root whose nodes changed, and fix the shadow roots the added nodes bring (a panel that
+  // arrives, a widget Bokeh draws again). A slider's step touches one small root.
+  function onChange(records) {
+    const roots = new Set();
+    for (const record of records) {
+      const root = record.target.getRootNode();
+      if (!root.isConnected) { continue; } // a root Bokeh has since replaced: no one sees it
+      roots.add(root);
+      for (const node of record.addedNodes) {
+        if (node.nodeType === Node.ELEMENT_NODE && node.isConnected) { fixShadowsIn(node); }
       }
-    }, 120);
+    }
+    for (const root of roots) {
+      if (root === document) { markMain(); }
+      stats.rootWalks += 1;
+      nameIn(root);
+    }
   }
 
   // Nodes added or removed, not text changed: Bokeh draws a widget again by replacing its
-  // nodes (a slider's value too), and a readout only changes the text of its slots, which
-  // asks for no new name.
+  // nodes (a slider's title too), and a readout only changes the text of its slots' text
+  // nodes, which asks for no new name.
   function watch(root) {
     if (watched.has(root)) { return; }
     watched.add(root);
-    new MutationObserver(schedule).observe(root, {subtree: true, childList: true});
+    new MutationObserver(onChange).observe(root, {subtree: true, childList: true});
+  }
+
+  // -> every shown control without an accessible name, through shadow roots: [what]. The
+  // names this script gives and the ones Bokeh's own markup carries (text, <label>, title).
+  function unnamed() {
+    const out = [], roots = [document];
+    const named = (el) => Boolean((el.getAttribute("aria-label") || "").trim()
+      || el.getAttribute("aria-labelledby") || (el.getAttribute("title") || "").trim()
+      || el.closest("label")
+      || (el.id && el.getRootNode().querySelector(`label[for="${CSS.escape(el.id)}"]`)));
+    while (roots.length > 0) {
+      const root = roots.pop();
+      for (const el of root.querySelectorAll("*")) {
+        if (el.shadowRoot) { roots.push(el.shadowRoot); }
+        if (el.getClientRects().length === 0 || el.closest("[aria-hidden=true]")) { continue; }
+        const role = el.getAttribute("role"), tag = el.localName;
+        let bad = false;
+        if (role === "slider" || role === "spinbutton") { bad = !named(el); }
+        else if (tag === "button" || role === "button") {
+          bad = !named(el) && !el.textContent.trim();
+        } else if ((tag === "input" && !["hidden", "button", "submit"].includes(el.type))
+                   || tag === "select" || tag === "textarea") { bad = !named(el); }
+        else if (el.classList.contains("ae-scroll")) { bad = el.tabIndex < 0; }
+        if (bad) { out.push(`${tag}.${[...el.classList].join(".")}`); }
+      }
+    }
+    return out;
+  }
+
+  function loading() { // a live page's panel still to come, or a document not yet drawn
+    const B = window.Bokeh;
+    if (B === undefined || !B.documents.every((doc) => doc.is_idle)) { return true; }
+    const roots = [document];
+    while (roots.length > 0) {
+      const root = roots.pop();
+      if (root.querySelector(".pn-loading")) { return true; }
+      for (const el of root.querySelectorAll("*")) {
+        if (el.shadowRoot) { roots.push(el.shadowRoot); }
+      }
+    }
+    return false;
   }
 
   function liveRegions(root, out) {
@@ -165,8 +218,11 @@
     }, true);
   }
 
-  // idle: no walk waiting (tests wait for it instead of guessing how long a walk takes)
-  window.AEA11y = {fix, schedule, stats, idle: () => !pending && dirty.size === 0};
-  watch(document);
-  schedule(undefined);
+  // idle: no walk waiting (there is none since names are given in the observer's callback;
+  // kept for callers). ready: rendered, no panel to come, every control named.
+  window.AEA11y = {fix, stats, unnamed, idle: () => true,
+                   ready: () => !loading() && unnamed().length === 0};
+  markMain();
+  stats.pageWalks += 1;
+  fix(document);
 })();

@@ -1,7 +1,11 @@
 """Every reader can use it: axe-core on every page, a keyboard walkthrough, named controls.
 
 - axe-core (axe-playwright-python) on every route, static and live, light and dark theme,
-  at 1280 and 390 px: any critical or serious violation fails; moderate ones are printed.
+  at 1280 and 390 px, the moment the page is ready (not after waiting for the names): any
+  critical or serious violation fails; moderate ones are printed.
+- Every control has its name the moment the page is ready (READY_JS), and keeps it through a
+  re-render: every widget drawn again, in the same task, and at every frame while a live
+  page's server redraws its slider.
 - From the top of "/", Tab reaches the head's controls in reading order, and keys alone
   reproduce the documents' walk: 0.77 → mask off → 0.23 → mask on → length 8 → 28 of 64.
 - The accessibility tree names every control of the head by its visible label, and the
@@ -12,7 +16,6 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from app.hosting import server
-from tests.browser.conftest import DOCUMENT_IDLE_JS
 from tests.browser.static_pages import SLOTS_JS
 
 ROUTES = ["/", "/math", *server.PANEL_ROUTES]
@@ -30,30 +33,63 @@ FOCUSED_JS = """() => {
 
 
 
-# Every panel has landed (no loading placeholder, as a live chapter's deferred panels show),
-# app/static/a11y.js has no walk waiting, and every slider handle and spin button it names
-# has its name: a condition to wait for, where a fixed pause lost the race on a busy machine.
-SETTLED_JS = """() => {
-  if (window.AEA11y === undefined || !AEA11y.idle()) { return false; }
+# -> every shown control without an accessible name, through shadow roots: [what]. The
+# test's own look, not app/static/a11y.js's (AEA11y.unnamed), which it checks.
+UNNAMED_JS = """() => {
+  const out = [], roots = [document];
+  const named = (el) => Boolean((el.getAttribute("aria-label") || "").trim()
+    || el.getAttribute("aria-labelledby") || (el.getAttribute("title") || "").trim()
+    || el.closest("label")
+    || (el.id && el.getRootNode().querySelector(`label[for="${CSS.escape(el.id)}"]`)));
+  while (roots.length > 0) {
+    const root = roots.pop();
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) { roots.push(el.shadowRoot); }
+      if (el.getClientRects().length === 0 || el.closest("[aria-hidden=true]")) { continue; }
+      const role = el.getAttribute("role"), tag = el.localName;
+      const field = (tag === "input" && !["hidden", "button", "submit"].includes(el.type))
+        || tag === "select" || tag === "textarea";
+      const bad = role === "slider" || role === "spinbutton" || field ? !named(el)
+        : tag === "button" || role === "button" ? !named(el) && !el.textContent.trim()
+        : el.classList.contains("ae-scroll") ? el.tabIndex < 0 : false;
+      if (bad) { out.push(`${tag}.${[...el.classList].join(".")}`); }
+    }
+  }
+  return out;
+}"""
+
+# The page is ready: every island mounted (asking mounts them all, as a reader scrolling
+# through a chapter would), every Bokeh document idle, no panel still to come (a live
+# chapter's deferred panels show a loading placeholder until they arrive). Nothing of
+# app/static/a11y.js is waited for: in the same turn of the page's loop as the condition
+# first holds, the condition returns what lacks a name then (UNNAMED_JS), and AEA11y.ready()
+# must agree. Polled every animation frame.
+READY_JS = """() => {
+  if (window.AEIslands !== undefined) {
+    AEIslands.mountAll();
+    const islands = document.querySelectorAll(".ae-island");
+    if (document.querySelectorAll(".ae-island.ae-mounted").length < islands.length) {
+      return null;
+    }
+  }
+  if (window.Bokeh === undefined || Bokeh.documents.length === 0
+      || !Bokeh.documents.every((doc) => doc.is_idle)) { return null; }
   const roots = [document];
   while (roots.length > 0) {
     const root = roots.pop();
-    if (root.querySelector(".pn-loading")) { return false; }
-    for (const control of root.querySelectorAll(
-        ".noUi-handle[role=slider], .bk-spin-btn-up, .bk-spin-btn-down")) {
-      if (!control.getAttribute("aria-label")) { return false; }
-    }
+    if (root.querySelector(".pn-loading")) { return null; }
     for (const el of root.querySelectorAll("*")) {
       if (el.shadowRoot) { roots.push(el.shadowRoot); }
     }
   }
-  return true;
+  return {unnamed: (""" + UNNAMED_JS + """)(),
+          ready: window.AEA11y && AEA11y.ready ? AEA11y.ready() : null};
 }"""
 
 
-def settle(page):  # rendered, and the page's accessibility script has run after it
-    page.wait_for_function(DOCUMENT_IDLE_JS)
-    page.wait_for_function(SETTLED_JS, polling=100)
+def settle(page):  # -> once the page is ready; fails if a control lacked its name right then
+    found = page.wait_for_function(READY_JS, polling="raf").json_value()
+    assert found == {"unnamed": [], "ready": True}, f"{page.url} at ready: {found}"
 
 
 def violations(page):  # -> (failing, moderate): [(rule, nodes, first target)]
@@ -72,7 +108,7 @@ def test_no_critical_or_serious_violation(page, route, theme):
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
         page.wait_for_timeout(300)  # Bokeh lays the page out again at the new width
-        page.wait_for_function(SETTLED_JS, polling=100)
+        settle(page)
         failing, moderate = violations(page)
         for row in moderate:
             print(f"moderate on {route} ({theme}, {width} px): {row}")
@@ -192,3 +228,93 @@ def test_a_dragged_slider_keeps_the_readouts_quiet_until_it_lands(page):
     after = page.evaluate(busy_js)
     assert during and all(b == "true" for b in during), during
     assert all(b is None for b in after), after
+
+
+# every slider handle and spin button on the page, through shadow roots
+CONTROLS_JS = """() => { const out = [];
+  const walk = (root) => {
+    for (const e of root.querySelectorAll(".noUi-handle, .bk-spin-btn")) { out.push(e); }
+    for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) { walk(e.shadowRoot); } } };
+  walk(document); return out; }"""
+
+# From now on, at every animation frame, record what lacks a name (a screen reader reads the
+# tree the page paints); -> nothing, read the record with FRAMES_RESULT_JS
+FRAMES_WATCH_JS = """() => { window.__frames = {count: 0, unnamed: []};
+  const unnamed = (""" + UNNAMED_JS + """);
+  const tick = () => { const u = unnamed(); __frames.count += 1;
+    if (u.length) { __frames.unnamed.push(u); }
+    if (!__frames.stop) { requestAnimationFrame(tick); } };
+  requestAnimationFrame(tick); }"""
+FRAMES_RESULT_JS = "() => { __frames.stop = true; return __frames; }"
+
+# Take every part of the page that holds a slider or a number box out of its layout and put
+# it back (public model properties: a layout's `children`), as a page whose panels change
+# does: Bokeh drops the part's views and builds new ones, with new elements. -> how many
+# parts were moved; the controls before are kept in window.__before
+REBUILD_JS = """() => {
+  window.__before = new Set((""" + CONTROLS_JS + """)());
+  const moving = new Map(); // layout model -> the children of it to move
+  for (const doc of Bokeh.documents) {
+    for (const model of doc.all_models) {
+      let view = Bokeh.index.find_one(model);
+      const shadow = view && view.el instanceof Element ? view.el.shadowRoot : null;
+      if (shadow === null || shadow.querySelector(".noUi-handle, .bk-spin-btn") === null) {
+        continue;
+      }
+      while (view.parent && !Array.isArray(view.parent.model.children)) { view = view.parent; }
+      if (!view.parent) { continue; }
+      const layout = view.parent.model;
+      if (!moving.has(layout)) { moving.set(layout, new Set()); }
+      moving.get(layout).add(view.model);
+    }
+  }
+  let moved = 0;
+  for (const [layout, parts] of moving) {
+    const kids = [...layout.children];
+    layout.children = kids.filter((child) => !parts.has(child));
+    layout.children = kids;
+    moved += parts.size;
+  }
+  return moved;
+}"""
+
+# -> null until every control is a new one (as many as before), then what lacks a name in
+# that same turn: polled every frame, so this is the first frame that shows them
+REBUILT_JS = """() => {
+  const now = (""" + CONTROLS_JS + """)();
+  if (now.length < __before.size || now.some((e) => __before.has(e))) { return null; }
+  return (""" + UNNAMED_JS + """)();
+}"""
+
+
+@pytest.mark.parametrize("route", ["/heatmap", "/math", "/online-softmax", "/cost"])
+def test_a_control_built_again_has_its_name_from_its_first_frame(page, route):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(route)
+    settle(page)
+    page.evaluate(FRAMES_WATCH_JS)
+    for _ in range(2):  # and again: a rebuilt widget rebuilt
+        assert page.evaluate(REBUILD_JS) > 0
+        unnamed = page.wait_for_function(REBUILT_JS, polling="raf").json_value()
+        assert unnamed == [], f"{route}, the first frame of the new widgets: {unnamed}"
+    frames = page.evaluate(FRAMES_RESULT_JS)
+    assert frames["count"] > 2 and frames["unnamed"] == [], frames
+    settle(page)
+
+
+def test_a_live_slider_the_server_redraws_keeps_its_name_at_every_frame(page):
+    # on the live head, each step goes to the server and back: Bokeh draws the slider's
+    # handle again for the value it is given, and the readouts change around it
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto("/live/heatmap")
+    settle(page)
+    page.evaluate(FRAMES_WATCH_JS)
+    handle = page.get_by_role("slider", name="sequence length")
+    handle.focus()
+    for key in ["ArrowRight", "ArrowRight", "ArrowLeft", "ArrowLeft"]:
+        handle.press(key)
+        page.wait_for_timeout(150)
+    page.wait_for_timeout(500)
+    frames = page.evaluate(FRAMES_RESULT_JS)
+    assert frames["count"] > 5 and frames["unnamed"] == [], frames
+    settle(page)
