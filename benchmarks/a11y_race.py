@@ -128,7 +128,7 @@ def serve():  # -> (Popen, base URL) of the server, once it answers
 
 
 def default_routes():
-    from app.routes import PANEL_ROUTES
+    from app.hosting.routes import PANEL_ROUTES
 
     static = ["/", "/math", *PANEL_ROUTES]
     return static + [("/live" + r).rstrip("/") for r in static]
