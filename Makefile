@@ -31,18 +31,29 @@ system-packages: browser
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; }
 
 # lint runs first: a style or line-length error fails `make test` before the suite starts.
+# The suite runs in two passes, both always (a failure in the first does not hide the second):
+# everything not marked `serial` on JOBS pytest-xdist workers (each worker starts its own
+# server and browser; the static site is built once, under a lock), then the `serial` tests,
+# which assert a time or measure load, alone. About 8-9 minutes on CI's 2 cores.
+JOBS ?= 2
 test: $(STAMP) lint system-packages
 	$(VENV)/bin/attention-explorable numbers
-	$(PY) -m pytest -q
+	@status=0; \
+	$(PY) -m pytest -q -n $(JOBS) -m "not serial" || status=1; \
+	$(PY) -m pytest -q -m serial || status=1; \
+	exit $$status
 
 # the edit-test loop: the core, the units and the component tests (no browser, no server,
-# no install), in well under a minute
+# no install) in the same two passes, in well under a minute
 FAST_SKIP := --ignore=tests/browser --ignore=tests/test_install.py --ignore=tests/test_nginx.py \
 	--ignore=tests/test_hosting.py --ignore=tests/test_panel_internals.py \
 	--ignore=tests/test_lecture_hall.py --ignore=tests/test_serve.py --ignore=tests/test_build.py \
 	--ignore=tests/test_hostile_input.py
 test-fast: $(STAMP)
-	$(PY) -m pytest -q -x $(FAST_SKIP)
+	@status=0; \
+	$(PY) -m pytest -q -x -n $(JOBS) -m "not serial" $(FAST_SKIP) || status=1; \
+	$(PY) -m pytest -q -x -m serial $(FAST_SKIP) || status=1; \
+	exit $$status
 
 # ruff's rules plus line length (E501; 100 columns, pyproject.toml's [tool.ruff])
 lint: $(STAMP)

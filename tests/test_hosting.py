@@ -346,6 +346,9 @@ def test_num_procs_serves_from_forked_processes_that_end_with_their_parent(tmp_p
 
 # --- load, at CI size ----------------------------------------------------------------------
 
+# serial: a load measurement (round trips, memory, a time limit) runs in `make test`'s
+# pass alone, not beside a worker
+@pytest.mark.serial
 def test_load_ci_size_no_errors_and_memory_back_after_each_round():
     out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "load.py"), "--json",
                           "--sessions", "30", "--interactions", "3", "--rounds", "3",

@@ -126,6 +126,8 @@ def test_three_jobs_wait_their_turn_one_at_a_time(runner):
     assert runner.queue_length() == 0
 
 
+# serial: it asserts a time, so it runs in `make test`'s pass alone, not beside a worker
+@pytest.mark.serial
 def test_cancel_a_waiting_job_and_a_running_one(runner):
     spans, done = [], []
     running = runner.submit(slow_job(5, spans, "long"), timeout_s=10, on_done=done.append)

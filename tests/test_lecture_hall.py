@@ -7,7 +7,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+# serial: a load measurement (server CPU per reader, a time limit) runs in `make test`'s pass
+# alone, not beside a worker
+pytestmark = pytest.mark.serial
 
 
 def test_thirty_readers_no_errors_no_websocket():

@@ -30,6 +30,7 @@ import load
 TEMPLATE = ROOT / "deploy" / "nginx.conf"
 NGINX = os.environ.get("NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"
 STEP_S = 60
+LOG_WAIT_S = 30  # a limit on waiting for nginx's access log, not a pause
 
 
 def render(template, run_dir, listen, backends, site_root, server_name="localhost",
@@ -66,16 +67,15 @@ def nginx_binary():
 
 
 @pytest.fixture(scope="module")
-def stack():  # -> {"url": nginx url, "apps": [(port, Popen, log path)], "nginx": Popen}
+def stack(site_build):  # -> {"url": nginx url, "apps": [(port, Popen, log path)], "nginx": Popen}
     binary = nginx_binary()
     run_dir = Path(tempfile.mkdtemp(prefix="ae-nginx-"))
     run_dir.chmod(0o755)  # nginx's workers (not root) must reach their temp folders
     nginx_port = load.free_port()
     public = f"127.0.0.1:{nginx_port}"
-    site = run_dir / "site"
-    built = subprocess.run([sys.executable, "-m", "app.hosting.cli", "build", str(site)], cwd=ROOT,
-                           capture_output=True, text=True, timeout=300, check=False)
-    assert built.returncode == 0, built.stdout + built.stderr
+    site = run_dir / "site"  # a copy of the run's build (tests/conftest.py), where nginx's
+    shutil.copytree(site_build, site)  # workers can read it wherever the checkout lies
+    site.chmod(0o755)
     env = dict(os.environ, AE_BUILD_DIR=str(site))  # the apps find it current
     apps = []
     nginx = None
@@ -146,6 +146,17 @@ def access_lines(stack):  # nginx's access log, one line per finished request
     return path.read_text().splitlines() if path.exists() else []
 
 
+def logged(stack, what, count, since=0):  # -> the access log's lines from `since`, once `count`
+    # of them name `what` (or LOG_WAIT_S has passed): nginx writes a request's line when it
+    # has finished, a websocket's when it closes, which can trail the client's close by a while
+    deadline = time.monotonic() + LOG_WAIT_S
+    while True:
+        lines = access_lines(stack)[since:]
+        if sum(what in line for line in lines) >= count or time.monotonic() > deadline:
+            return lines
+        time.sleep(0.05)
+
+
 def upstreams(lines, what):  # lines of the access log -> [upstream=...] of requests for `what`
     return [line.rsplit("upstream=", 1)[1].split()[0] for line in lines if what in line]
 
@@ -159,24 +170,8 @@ def get(url, headers=None):  # -> (status, headers, body); never raises on 4xx/5
         return e.code, e.headers, e.read()
 
 
-def socket_upstreams(stack, before, n):  # -> the upstreams of the websockets logged since
-    # line `before`, once n are there: nginx logs a websocket when it closes, which can be a
-    # while after the browser-less client has gone (wait for them, not for a fixed pause)
-    deadline = time.monotonic() + 30
-    while True:
-        sockets = upstreams(access_lines(stack)[before:], "GET /live/heatmap/ws")
-        if len(sockets) >= n or time.monotonic() > deadline:
-            return sockets
-        time.sleep(0.1)
-
-
 def from_disk(stack, path):  # -> True when nginx's log says it answered path itself
-    # nginx logs a request after answering it: wait for the line, not for a fixed pause
-    deadline = time.monotonic() + 10
-    ups = upstreams(access_lines(stack), f"GET {path} ")
-    while not ups and time.monotonic() < deadline:
-        time.sleep(0.05)
-        ups = upstreams(access_lines(stack), f"GET {path} ")
+    ups = upstreams(logged(stack, f"GET {path} ", 1), f"GET {path} ")
     return bool(ups) and ups[-1] == "-"
 
 
@@ -222,19 +217,18 @@ def test_health_answers_through_nginx(stack):
 
 
 def test_sessions_open_through_nginx_and_a_cookie_keeps_one_process(stack):
-    before = len(access_lines(stack))
     opened, errors = open_and_click(stack["url"], 16)
     assert not errors, errors
     assert len(opened) == 16
     assert all(cookie is not None for _, cookie in opened), "nginx set no ae_backend cookie"
-    served = set(socket_upstreams(stack, before, 16))
+    served = set(upstreams(logged(stack, "GET /live/heatmap/ws", 16), "GET /live/heatmap/ws"))
     assert len(served) == 2, f"16 new browsers all went to one process: {served}"
-    # a browser that holds a cookie: all its pages and sockets reach the same process
+    # a browser that holds a cookie: all its pages and sockets reach the same process (counted
+    # from here, once every socket above is in the log: a late one was counted as this one's)
     before = len(access_lines(stack))
     _, errors = open_and_click(stack["url"], 6, cookie="student-42")
     assert not errors, errors
-    socket_upstreams(stack, before, 6)
-    lines = access_lines(stack)[before:]
+    lines = logged(stack, "GET /live/heatmap/ws", 6, since=before)
     pages = upstreams(lines, "GET /live/heatmap ")
     sockets = upstreams(lines, "GET /live/heatmap/ws")
     assert len(pages) == 6 and len(sockets) == 6, lines

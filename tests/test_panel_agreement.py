@@ -211,6 +211,8 @@ def test_live_models_hold_exactly_the_state(panel):
     assert 2 ** panel._d_w.value == panel.d
 
 
+# serial: it asserts a time, so it runs in `make test`'s pass alone, not beside a worker
+@pytest.mark.serial
 def test_the_table_is_small_and_quick_to_build():
     AgreementPanel._table_cache = None
     start = time.perf_counter()

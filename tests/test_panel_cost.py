@@ -184,6 +184,8 @@ def test_defaults_are_stops_and_the_documents_states_are_in_the_table():
     assert controls["model"].values == ("qwen3-8b", "gpt2", "llama-3-8b")
 
 
+# serial: it asserts a time, so it runs in `make test`'s pass alone, not beside a worker
+@pytest.mark.serial
 def test_table_size_and_build_time():
     CostPanel.__dict__.get("_table_cache") and delattr(CostPanel, "_table_cache")
     t0 = time.perf_counter()

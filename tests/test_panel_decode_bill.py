@@ -255,6 +255,8 @@ def test_defaults_are_stops():
     assert controls["gpu"].values == tuple(costs.GPUS)
 
 
+# serial: it asserts a time, so it runs in `make test`'s pass alone, not beside a worker
+@pytest.mark.serial
 def test_table_size_and_build_time():
     DecodeBillPanel.__dict__.get("_table_cache") and delattr(DecodeBillPanel, "_table_cache")
     t0 = time.perf_counter()

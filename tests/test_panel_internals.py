@@ -233,6 +233,9 @@ def test_starting_the_server_installs_every_patch_once():
 
 # --- and have their effect ------------------------------------------------------------------
 
+# serial: `measured` times a change to its first patch (under 40 ms); the tests on its
+# servers run in `make test`'s pass alone, so the servers start once
+@pytest.mark.serial
 def test_one_websocket_message_per_interaction(measured):
     patched = [count for _, count, _ in measured["patched"]]
     plain = [count for _, count, _ in measured["plain"]]
@@ -240,6 +243,9 @@ def test_one_websocket_message_per_interaction(measured):
     assert min(plain) >= 2, f"without the patch Panel sends one per pane: {plain}"
 
 
+# serial: `measured` times a change to its first patch (under 40 ms); the tests on its
+# servers run in `make test`'s pass alone, so the servers start once
+@pytest.mark.serial
 def test_no_50_ms_hold_on_an_incoming_change(measured):
     patched = statistics.median(ms for ms, _, _ in measured["patched"])
     plain = statistics.median(ms for ms, _, _ in measured["plain"])
@@ -248,6 +254,9 @@ def test_no_50_ms_hold_on_an_incoming_change(measured):
         f"first patch after {patched:.1f} ms with the patches (plain Panel: {plain:.1f} ms)")
 
 
+# serial: `measured` times a change to its first patch (under 40 ms); the tests on its
+# servers run in `make test`'s pass alone, so the servers start once
+@pytest.mark.serial
 def test_the_write_lock_wait_finds_the_live_sessions_socket(measured):
     # the page's watcher reports how many socket write locks write_locks() found: one
     # browser, one socket, one lock (an upgrade that renames them fails here, loudly)
@@ -294,6 +303,9 @@ def test_the_dist_url_reaches_panels_stylesheets():
     assert urls and all(u.startswith(ours) for u in urls), urls
 
 
+# serial: `measured` times a change to its first patch (under 40 ms); the tests on its
+# servers run in `make test`'s pass alone, so the servers start once
+@pytest.mark.serial
 def test_reused_first_paints_are_built_before_any_visitor(servers):
     patched, plain = servers["patched"], servers["plain"]
     assert "warmed [('/t', 'default'), ('/t', 'dark')]" in patched.log.read_text()
@@ -360,6 +372,9 @@ def test_the_saved_page_still_has_the_shape_the_build_reads(saved_page):
         assert pi.script_tag(name).search(head), name
 
 
+# serial: `measured` times a change to its first patch (under 40 ms); the tests on its
+# servers run in `make test`'s pass alone, so the servers start once
+@pytest.mark.serial
 def test_autoload_still_names_its_module_shims_relative_to_the_page(servers):
     from bokeh.embed import server_document
     base = servers["plain"].url

@@ -152,6 +152,8 @@ def test_a_live_panel_shows_exactly_its_state(head):
         assert mismatches(panel, LadderPanel.state(**params)) == [], params
 
 
+# serial: it asserts a time, so it runs in `make test`'s pass alone, not beside a worker
+@pytest.mark.serial
 def test_the_table_is_small_and_quick():
     start = time.perf_counter()
     table = states.table(LadderPanel.controls(), LadderPanel.parts())

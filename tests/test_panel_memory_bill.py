@@ -138,6 +138,8 @@ def test_defaults_are_stops():
     assert 32 in controls["users"].values and 8192 in controls["prompt"].values
 
 
+# serial: it asserts a time, so it runs in `make test`'s pass alone, not beside a worker
+@pytest.mark.serial
 def test_table_size_and_build_time():
     MemoryBillPanel.__dict__.get("_table_cache") and delattr(MemoryBillPanel, "_table_cache")
     t0 = time.perf_counter()

@@ -196,6 +196,8 @@ def test_live_models_hold_exactly_the_state(panel):
         assert_models_hold(panel, OnlineSoftmaxPanel.state(**params))
 
 
+# serial: it asserts a time, so it runs in `make test`'s pass alone, not beside a worker
+@pytest.mark.serial
 def test_the_table_is_small_and_quick_to_build():
     OnlineSoftmaxPanel._table_cache = None
     start = time.perf_counter()

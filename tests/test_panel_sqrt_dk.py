@@ -177,6 +177,8 @@ def test_mean_draws_budget():
         assert draws * keys <= max(panel_module.MEAN_WORK, panel_module.MIN_MEAN_DRAWS * keys)
 
 
+# serial: it asserts a time, so it runs in `make test`'s pass alone, not beside a worker
+@pytest.mark.serial
 def test_a_d_k_interaction_is_fast():
     panel = SqrtDkPanel()
     times = []
@@ -253,6 +255,8 @@ def test_the_states_a_static_page_ships_hold_the_documents_figures():
         "34", "68", "10", "29")
 
 
+# serial: it asserts a time, so it runs in `make test`'s pass alone, not beside a worker
+@pytest.mark.serial
 def test_the_table_is_small_and_quick():
     start = time.perf_counter()
     table = states.table(SqrtDkPanel.controls(), SqrtDkPanel.parts())

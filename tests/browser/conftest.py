@@ -120,6 +120,16 @@ def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": CHROMIUM, "args": CHROMIUM_ARGS}
 
 
+@pytest.fixture
+def disk_context(browser):  # a context for pages from disk: starts no server
+    # Not pytest-playwright's `context`: that one's arguments are computed once a session,
+    # with the first base_url asked for, so a module that overrode base_url to None left
+    # every later module in the same process (an xdist worker) without the server's address.
+    context = browser.new_context()
+    yield context
+    context.close()
+
+
 class PageWatch:
     """What a page did that it should not: console errors, requests off our host."""
 

@@ -259,6 +259,9 @@ RECONNECTED_JS = """() => window.__ae_reconnects > 0 && window.__ae_docs.every((
         return view != null && view.has_finished(); }))"""
 
 
+# serial: Bokeh stops retrying 30 s after the drop, so the restart must beat that; beside a
+# worker on two cores it did not. It runs in `make test`'s pass alone.
+@pytest.mark.serial
 def test_a_page_reconnects_after_its_server_restarts_and_keeps_its_deep_link(browser):
     port = free_port()
     url = f"http://127.0.0.1:{port}"

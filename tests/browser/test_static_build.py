@@ -15,17 +15,14 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from app.hosting import build
 from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):  # -> the build's folder
-    out = tmp_path_factory.mktemp("static-build") / "site"
-    build.build(out, log=lambda line: None)
-    return out
+def built(site_build):  # -> the build's folder (tests/conftest.py: one build for the run)
+    return site_build
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):

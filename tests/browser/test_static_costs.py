@@ -83,14 +83,9 @@ def site(tmp_path_factory):  # -> the folder holding cost.html, decode.html, mem
     return out
 
 
-@pytest.fixture(scope="session")
-def base_url():  # pages come from disk: no server to start (conftest's base_url starts one)
-    return None
-
-
 @pytest.fixture
-def static_page(context, site):
-    open_, check = watched_pages(context, lambda name: (site / name).as_uri())
+def static_page(disk_context, site):
+    open_, check = watched_pages(disk_context, lambda name: (site / name).as_uri())
     yield open_
     check()
 

@@ -12,7 +12,6 @@ import random
 import pytest
 
 from app import url_state
-from app.hosting import build
 from app.panels.heatmap import HeadPanel
 from tests.browser.static_pages import SLOTS_JS, address_shows, watched_pages
 
@@ -42,10 +41,8 @@ ALL_STATES_JS = """async (combos) => {
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory):  # -> the built site's folder
-    out = tmp_path_factory.mktemp("site") / "out"
-    build.build(out, log=lambda line: None)
-    return out
+def site(site_build):  # -> the built site's folder (tests/conftest.py: one build for the run)
+    return site_build
 
 
 @pytest.fixture
