@@ -34,7 +34,7 @@ system-packages: browser
 # The suite runs in two passes, both always (a failure in the first does not hide the second):
 # everything not marked `serial` on JOBS pytest-xdist workers (each worker starts its own
 # server and browser; the static site is built once, under a lock), then the `serial` tests,
-# which assert a time or measure load, alone. About 8-9 minutes on CI's 2 cores.
+# which assert a time or measure load, alone. About 12 minutes on CI's 2 cores.
 JOBS ?= 2
 test: $(STAMP) lint system-packages
 	$(VENV)/bin/attention-explorable numbers
@@ -44,7 +44,7 @@ test: $(STAMP) lint system-packages
 	exit $$status
 
 # the edit-test loop: the core, the units and the component tests (no browser, no server,
-# no install) in the same two passes, in well under a minute
+# no install) in the same two passes, in about a minute
 FAST_SKIP := --ignore=tests/browser --ignore=tests/test_install.py --ignore=tests/test_nginx.py \
 	--ignore=tests/test_hosting.py --ignore=tests/test_panel_internals.py \
 	--ignore=tests/test_lecture_hall.py --ignore=tests/test_serve.py --ignore=tests/test_build.py \
