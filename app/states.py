@@ -68,6 +68,10 @@ def is_static():  # -> True while a static page is being built
     return _building.get() is not None
 
 
+def current_build():  # -> the StaticBuild in progress here, or None
+    return _building.get()
+
+
 def table_script(ref, table):  # -> the JS file that registers one table with the switcher
     text = canonical(table).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     return f"AEStates.register({json.dumps(ref)}, {text});\n"

@@ -22,8 +22,9 @@ def render(*viewers):  # each viewer's models in a fresh document, as a page's s
 
 def test_a_build_holds_the_tables_its_panels_name_and_no_other():
     assert not states.is_static()
+    assert states.current_build() is None
     with states.static_build() as site:
-        assert states.is_static()
+        assert states.is_static() and states.current_build() is site
         head, ladder = HeadPanel(), LadderPanel()
         assert site.tables == {}  # building a panel ships nothing until it is drawn
         render(head)

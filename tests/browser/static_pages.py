@@ -50,8 +50,9 @@ def prepare(out):  # a folder for hand-saved pages: the packages' assets and the
 
 
 def static_html(layout, path):  # a layout built in a static build -> a page that works from disk
-    with states.static_build() as site:  # the tables this page's panels name as it is saved
-        layout.save(path, resources=CDN, title=path.stem)
+    site = states.current_build()  # its panels named their tables there as they were built
+    assert site is not None, "build the layout inside states.static_build()"
+    layout.save(path, resources=CDN, title=path.stem)
     html = path.read_text()
     html = html.replace(f"https://cdn.holoviz.org/panel/{pn.__version__}/dist/", "static/panel/")
     html = re.sub(rf"https://cdn\.bokeh\.org/bokeh/release/(bokeh[\w-]*?)-"
