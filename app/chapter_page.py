@@ -332,10 +332,47 @@ def minify_css(text):  # the stylesheet, in every page's head: without comments 
     return text.replace(";}", "}").strip()
 
 
+SHARED = re.compile(r'"\\u0001(\d+)\\u0001"')
+
+
+def shared_stylesheets(docs):  # docs (parsed) -> the same with every stylesheet text that
+    # recurs replaced by a marker, and the texts in marker order. Bokeh writes a model's
+    # stylesheets out in full for every model that has them: the same few sheets stood
+    # hundreds of times in a document (most of the built site's bytes of documents).
+    count = {}
+
+    def each(node, visit):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "stylesheets" and isinstance(value, list):
+                    node[key] = [visit(v) if isinstance(v, str) else v for v in value]
+                each(node[key], visit)
+        elif isinstance(node, list):
+            for value in node:
+                each(value, visit)
+
+    def tally(text):
+        count[text] = count.get(text, 0) + 1
+        return text
+
+    each(docs, tally)
+    texts = [text for text, n in count.items() if n > 1]
+    index = {text: i for i, text in enumerate(texts)}
+    each(docs, lambda text: f"\u0001{index[text]}\u0001" if text in index else text)
+    return docs, texts
+
+
 def doc_script(group):  # -> the JS file that hands a group's document to islands.js
-    # the document's JSON as a JS object literal: Panel's page held it HTML-escaped inside a
-    # <script> tag; a file of its own needs neither that nor a JSON string's escaped quotes
+    # the document as a JS object literal, not JSON text (Panel's page held it HTML-escaped
+    # in a <script> tag): each recurring stylesheet stands once, in an array S, and every
+    # place that used it names S[i]
     text = html.unescape(group.docs_json)
+    if "\\u0001" in text:  # the marker must be ours alone
+        raise ValueError(f"group {group.name}: its document holds the text marker \\u0001")
+    docs, texts = shared_stylesheets(json.loads(text))
+    body = SHARED.sub(r"S[\1]", json.dumps(docs, ensure_ascii=False, separators=(",", ":")))
+    sheets = json.dumps(texts, ensure_ascii=False, separators=(",", ":"))
+    text = f"(function (S) {{ return {body}; }})({sheets})"
     for sep in ("\u2028", "\u2029"):  # line separators end a line in older JS parsers
         text = text.replace(sep, "\\u" + format(ord(sep), "04x"))
     return f"AEIslands.receive({json.dumps(group.name)}, {text});\n"

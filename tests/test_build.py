@@ -336,3 +336,18 @@ def test_no_page_styles_a_figure_through_bokehs_css_variables(site):
         assert not BOKEH_VISUAL_VARIABLE.search(text), path
         checked += 1
     assert checked > 20
+
+
+def test_a_documents_recurring_stylesheets_stand_once_and_come_back_whole():
+    sheet, other = ":host { color: red; }", ".x { margin: 0; }"
+    docs = {"d": {"roots": [{"attributes": {"stylesheets": [sheet, other]}},
+                            {"attributes": {"stylesheets": [sheet, {"id": "p1"}]}},
+                            {"attributes": {"text": sheet, "stylesheets": [sheet]}}]}}
+    group = chapter_page.Group(name="g0", slots=["head"], docs_json=json.dumps(docs))
+    script = chapter_page.doc_script(group)
+    head, sheets = re.fullmatch(r'AEIslands\.receive\("g0", \(function \(S\) \{ return (.*); '
+                                r'\}\)\((\[.*\])\)\);\n', script, re.DOTALL).groups()
+    texts = json.loads(sheets)
+    assert texts == [sheet] and script.count(sheet) == 2  # the list, and the one text field
+    whole = re.sub(r"S\[(\d+)\]", lambda m: json.dumps(texts[int(m.group(1))]), head)
+    assert json.loads(whole) == docs
