@@ -378,5 +378,17 @@ def doc_script(group):  # -> the JS file that hands a group's document to island
     return f"AEIslands.receive({json.dumps(group.name)}, {text});\n"
 
 
+DOC_SCRIPT = re.compile(r'AEIslands\.receive\(("[^"]*"), \(function \(S\) \{ return (.*); '
+                        r'\}\)\((\[.*\])\)\);\n?', re.DOTALL)
+
+
+def read_doc_script(script):  # -> (group name, document): what doc_script wrote, read back
+    # as the browser reads it (for checks in Python: every S[i] put back as its text)
+    name, body, sheets = DOC_SCRIPT.fullmatch(script).groups()
+    texts = json.loads(sheets)
+    whole = re.sub(r"S\[(\d+)\]", lambda m: json.dumps(texts[int(m.group(1))]), body)
+    return json.loads(name), json.loads(whole)
+
+
 def chapter_of(module):  # the chapter module ("app.article") -> its Chapter, as loaded there
     return content.Chapter(title=module.TITLE, sections=list(module.SECTIONS))
