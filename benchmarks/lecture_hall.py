@@ -50,6 +50,8 @@ import load  # the sibling benchmark: server start/stop, /proc readings, the Bok
 from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 from tornado.websocket import websocket_connect
 
+from app import chapter_page
+
 MAX_READERS = 2000
 MAX_SECONDS = 600.0
 PARALLEL = 6  # requests a browser makes at once to one host
@@ -100,13 +102,14 @@ def mounted_at_once(config):  # an islands config -> what loads before the reade
             group.get("doc", "")]
 
 
-RECEIVED = re.compile(r'^AEIslands\.receive\("[^"]+", (.*)\);\s*$', re.DOTALL)
-
-
 def island_doc_refs(text):  # a panel document's script -> the stylesheets it names (URLs
-    # relative to the page that loads it)
-    match = RECEIVED.match(text)
-    return stylesheet_urls(json.loads(match.group(1))) if match else []
+    # relative to the page that loads it); read as the browser reads it (shared stylesheets
+    # put back in place)
+    try:
+        _, doc = chapter_page.read_doc_script(text)
+    except (AttributeError, ValueError):  # not a document script: it names nothing
+        return []
+    return stylesheet_urls(doc)
 
 
 def stylesheet_urls(value):  # a Bokeh document (JSON) -> the urls of its ImportedStyleSheets
