@@ -28,7 +28,8 @@ from app import chrome, content, questions, url_state
 from app.live_question import ChapterQuestions, LiveQuestion
 from app.panels.cost import CostPanel
 from app.panels.heatmap import HeadPanel
-from app.panels.kernel_lab import KernelLabLink, KernelLabPanel
+from app.panels.kernel_lab import KernelLabPanel
+from app.panels.kernel_lab_page import KernelLabLink
 from app.panels.ladder import LadderPanel
 from app.panels.sqrt_dk import SqrtDkPanel
 from app.states import is_static

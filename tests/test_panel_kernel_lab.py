@@ -10,6 +10,7 @@ import pytest
 
 from app import lab, url_state
 from app.panels import kernel_lab as panel_module
+from app.panels import kernel_lab_page, kernel_lab_text
 from app.panels.kernel_lab import KernelLabPanel
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -154,10 +155,10 @@ def test_a_sweep_fills_the_figures_with_progress(runner, monkeypatch):
     assert panel.ticket.state == lab.DONE, panel.ticket.error
     assert [(d, t, v) for d, t, v, _ in steps] == [(1, 3, 1), (2, 3, 2), (3, 3, 3)]
     assert "2 of 3" in steps[1][3]
-    assert list(panel.fused_source.data["n"]) == [256, 512, 1024]
-    assert list(panel.math_source.data["n"]) == [256, 512, 1024]
-    assert set(panel.fused_source.data["kernel"]) == {"flash attention"}
-    guides = panel.guide_source.data
+    assert list(panel.charts.fused_source.data["n"]) == [256, 512, 1024]
+    assert list(panel.charts.math_source.data["n"]) == [256, 512, 1024]
+    assert set(panel.charts.fused_source.data["kernel"]) == {"flash attention"}
+    guides = panel.charts.guide_source.data
     assert guides["quadratic"][-1] == pytest.approx(guides["linear"][-1] * 4)
     assert "2 × 1,024² × 4 B" in panel.sweep_table.object
     assert "log-log slope" in panel.sweep_note.object
@@ -166,11 +167,12 @@ def test_a_sweep_fills_the_figures_with_progress(runner, monkeypatch):
 
 def test_figures_and_sources_are_built_once(runner):
     panel = KernelLabPanel(runner=runner)
-    before = [id(x) for x in (panel.time_figure, panel.memory_figure, panel.fused_source,
-                              panel.math_source)]
+    charts = panel.charts
+    before = [id(x) for x in (charts.time_figure, charts.memory_figure, charts.fused_source,
+                              charts.math_source)]
     panel.param.update(length=64, heads=4, kv_heads=1, dtype="bfloat16", masking="none")
-    after = [id(x) for x in (panel.time_figure, panel.memory_figure, panel.fused_source,
-                             panel.math_source)]
+    after = [id(x) for x in (charts.time_figure, charts.memory_figure, charts.fused_source,
+                             charts.math_source)]
     assert before == after and panel.__panel__() is panel.__panel__()
 
 
@@ -189,7 +191,7 @@ def test_url_restore_clamps_length_to_the_cap_with_a_note(runner):
 
 
 def test_page_builds():
-    assert panel_module.page().name == "The kernel lab"
+    assert kernel_lab_page.page().name == "The kernel lab"
 
 
 NO_TORCH = textwrap.dedent("""
@@ -207,7 +209,8 @@ NO_TORCH = textwrap.dedent("""
     assert panel.run() is None and "not installed" in panel.status.object
     panel.length = 4096  # the rest still answers
     assert "numpy reference" in panel.plan_pane.object
-    k.page()
+    from app.panels import kernel_lab_page
+    kernel_lab_page.page()
     from app.panels import sqrt_dk
     sqrt_dk.page()
     print("ok")
@@ -232,8 +235,8 @@ def shown_text(panel):  # the text of every Markdown and HTML pane in the panel'
 
 def test_in_the_article_the_lab_leaves_its_heading_and_notes_to_the_prose():
     alone, in_article = shown_text(KernelLabPanel()), shown_text(KernelLabPanel(in_article=True))
-    for text in ("Checking it on a real system: the kernel lab", panel_module.INTRO,
-                 panel_module.LOOK_FOR, panel_module.EAGER_NOTE):
+    for text in ("Checking it on a real system: the kernel lab", kernel_lab_text.INTRO,
+                 kernel_lab_text.LOOK_FOR, kernel_lab_text.EAGER_NOTE):
         assert text in alone and text not in in_article
     for text in ("Before you run", "Sweep prompt length"):  # the lab itself stays
         assert text in in_article

@@ -1,5 +1,5 @@
 """The kernel lab's engine: what a visitor may run (limits), one worker for the whole process
-(queue), the measured runs (jobs).
+(queue), the measured runs (jobs), and which kernel a run would get (plan).
 
 A public server lends its CPU to whoever opens the lab, so every run passes three gates
 before it is queued: a cap on prompt length, a cap on the bytes it would hold (q, k, v,

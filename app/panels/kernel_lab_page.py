@@ -1,0 +1,46 @@
+"""The kernel lab's page: the lab itself where Python serves the page; on a static page, a
+link that opens it live in the page's state."""
+
+import functools
+
+import panel as pn
+import param
+
+from app import chrome
+from app.panels.kernel_lab import KernelLabPanel
+from app.panels.kernel_lab_text import INTRO, STYLE
+from app.states import is_static
+from app.theme import CODE_CSS
+
+
+class KernelLabLink(pn.viewable.Viewer):
+    """The lab on a static page: it runs PyTorch on the server, so it is always live; a
+    reader who never opens it costs nothing. One click opens it, in the page's state."""
+
+    url_keys = KernelLabPanel.url_keys  # the URL plan of a chapter is the same either way
+
+    def __init__(self, in_article=False, route="/kernel-lab"):
+        super().__init__()
+        for name in self.url_keys:  # the parameters, so a chapter's URL plan can name them
+            self.param.add_parameter(name, param.Parameter(KernelLabPanel.param[name].default))
+        md = functools.partial(pn.pane.Markdown, sizing_mode="stretch_width",
+                               disable_anchors=True, stylesheets=[CODE_CSS])
+        heading = [] if in_article else [
+            chrome.heading("Checking it on a real system: the kernel lab"), md(INTRO)]
+        self._layout = pn.Column(
+            *heading,
+            md("The kernel lab runs PyTorch's scaled dot-product attention on the explorable's "
+               "server: which kernel it picks, how far it lands from a float64 reference, its "
+               "time and peak memory, and a prefill sweep. That needs Python, so it opens on "
+               "the live explorable."),
+            chrome.live_button(route, "Open the kernel lab (live)"),
+            css_classes=["ae-panel"], sizing_mode="stretch_width", stylesheets=[STYLE])
+
+    def __panel__(self):
+        return self._layout
+
+
+def page():
+    if is_static():
+        return chrome.single_page(KernelLabLink, "The kernel lab")
+    return chrome.single_page(KernelLabPanel, "The kernel lab")
