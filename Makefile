@@ -39,7 +39,7 @@ JOBS ?= 2
 test: $(STAMP) lint system-packages
 	$(VENV)/bin/attention-explorable numbers
 	@status=0; \
-	$(PY) -m pytest -q -n $(JOBS) -m "not serial" || status=1; \
+	$(PY) -m pytest -q -n $(JOBS) --dist loadgroup -m "not serial" || status=1; \
 	$(PY) -m pytest -q -m serial || status=1; \
 	exit $$status
 

@@ -4,6 +4,11 @@ each pip-installed into a fresh virtual environment and run from an unrelated fo
 The wheel route runs what a new user would: `--version`, `numbers` (every claim), `build OUT`
 and `serve` (which answers "/", "/heatmap" and "/live/heatmap"). The sdist route installs
 through pip's own build and must install the same files as the wheel, then run `numbers`.
+
+One virtual environment serves both: its dependencies come with the first install, and each
+test then reinstalls its own distribution in it (`--force-reinstall --no-deps`, which removes
+the other's files first), so each runs with only its distribution of ours installed. The file
+runs on one worker (tests/conftest.py), which builds the distributions and the venv once.
 """
 
 import os
@@ -45,11 +50,19 @@ def dists(tmp_path_factory):  # -> (wheel, sdist) built from a copy of the track
     return next(out.glob("*.whl")), next(out.glob("*.tar.gz"))
 
 
-def fresh_install(where, target):  # -> the venv's bin folder, with only `target` installed
+@pytest.fixture(scope="module")
+def venv(dists, tmp_path_factory):  # -> the bin folder of a fresh venv with our dependencies
+    where = tmp_path_factory.mktemp("venv")
     run([sys.executable, "-m", "venv", str(where)])
-    run([str(where / "bin" / "python"), "-m", "pip", "install", "-q", str(target)],
+    run([str(where / "bin" / "python"), "-m", "pip", "install", "-q", str(dists[0])],
         timeout=PIP_TIMEOUT_S)
     return where / "bin"
+
+
+def install_only(bin_dir, target):  # -> bin_dir, with `target` our one installed distribution
+    run([str(bin_dir / "python"), "-m", "pip", "install", "-q", "--force-reinstall",
+         "--no-deps", str(target)], timeout=PIP_TIMEOUT_S)
+    return bin_dir
 
 
 def installed_files(bin_dir):  # -> sorted names of the files our distribution installed
@@ -88,9 +101,9 @@ def test_the_wheel_carries_the_browser_files_and_the_content(dists):
     assert {"app/content/attention.md", "app/content/math.md"} <= names
 
 
-def test_a_wheel_installed_elsewhere_numbers_builds_and_serves(dists, tmp_path):
+def test_a_wheel_installed_elsewhere_numbers_builds_and_serves(dists, venv, tmp_path):
     wheel, _ = dists
-    bin_dir = fresh_install(tmp_path / "venv", wheel)
+    bin_dir = install_only(venv, wheel)
     cli = str(bin_dir / "attention-explorable")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -124,9 +137,11 @@ def test_a_wheel_installed_elsewhere_numbers_builds_and_serves(dists, tmp_path):
     assert (tmp_path / "cache" / "attention-explorable" / "site" / "index.html").is_file(), text
 
 
-def test_an_sdist_installs_the_same_files_and_counts(dists, tmp_path):
+def test_an_sdist_installs_the_same_files_and_counts(dists, venv, tmp_path):
     wheel, sdist = dists
-    from_sdist = fresh_install(tmp_path / "sdist-venv", sdist)
+    from_sdist = install_only(venv, sdist)
+    assert "site-packages" in run([str(from_sdist / "python"), "-c",
+                                   "import app; print(app.__file__)"], cwd="/").stdout
     with zipfile.ZipFile(wheel) as z:
         in_wheel = sorted(n for n in z.namelist() if ".dist-info/" not in n)
     assert installed_files(from_sdist) == in_wheel
