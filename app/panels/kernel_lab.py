@@ -7,7 +7,6 @@ float64 numpy reference, its time and its peak memory. A sweep times a prefill a
 prompt lengths, fused against math, on log-log axes with linear and quadratic guides.
 """
 
-
 import dataclasses
 import functools
 import html
@@ -52,7 +51,6 @@ MASKING_LABELS = {"causal": "causal", "triangular mask": "mask", "none": "none"}
 def label(text):  # a visible label above a button group
     return pn.pane.HTML(f'<span class="ae-label">{html.escape(text)}</span>',
                         margin=(4, 10, 0, 10), stylesheets=[STYLE])
-
 
 
 class KernelLabPanel(pn.viewable.Viewer):
