@@ -10,10 +10,12 @@ Playwright's Pixel 5 emulation, in each theme, and the moment the page is ready 
   reader scrolling through would) and every Bokeh document is idle; on a live page: every
   Bokeh document is idle and no deferred panel is still loading (no `.pn-loading`), i.e. the
   chapter's panels that arrive after the page appears have arrived. Nothing of
-  app/static/a11y.js is waited for. The condition is polled every animation frame.
+  app/static/a11y.js is waited for. The condition is polled every animation frame; it is
+  tests/browser/readiness.py's READY_JS, the one tests/browser/test_a11y.py asserts on.
 - in the same turn of the page's event loop as the condition first holds, every control
   (slider handle, spin button, button, input, select; through shadow roots) without an
-  accessible name is counted, with every box that scrolls but is not reachable by keyboard;
+  accessible name is counted, with every scroll box of ours (`.ae-scroll`) not reachable by
+  keyboard, and a page whose a11y.js does not report itself ready;
 - then axe-core runs at once (axe-playwright-python) and its critical and serious nodes are
   counted by rule.
 
@@ -38,65 +40,11 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from tests.browser.readiness import READY_JS  # the condition the browser tests assert
+
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 FAILING = ("critical", "serious")
-
-# -> null until the page is ready, then what lacks a name at that moment: [[kind, what]]
-READY_JS = """() => {
-  if (window.AEIslands !== undefined) {
-    AEIslands.mountAll();
-    const islands = document.querySelectorAll(".ae-island");
-    if (document.querySelectorAll(".ae-island.ae-mounted").length < islands.length) {
-      return null;
-    }
-  }
-  if (window.Bokeh === undefined || Bokeh.documents.length === 0
-      || !Bokeh.documents.every((doc) => doc.is_idle)) { return null; }
-  const roots = [document], all = [];
-  while (roots.length > 0) {
-    const root = roots.pop();
-    if (root.querySelector(".pn-loading")) { return null; }
-    for (const el of root.querySelectorAll("*")) {
-      all.push(el);
-      if (el.shadowRoot) { roots.push(el.shadowRoot); }
-    }
-  }
-  const text = (el) => (el.textContent || "").trim();
-  const labelled = (el) => {
-    if ((el.getAttribute("aria-label") || "").trim() || el.getAttribute("aria-labelledby")
-        || (el.getAttribute("title") || "").trim()) { return true; }
-    if (el.closest("label")) { return true; }
-    if (el.id && el.getRootNode().querySelector(`label[for="${CSS.escape(el.id)}"]`)) {
-      return true; }
-    return false;
-  };
-  const shown = (el) => el.getClientRects().length > 0
-    && getComputedStyle(el).visibility !== "hidden";
-  const out = [];
-  for (const el of all) {
-    if (!shown(el) || el.closest("[aria-hidden=true]")) { continue; }
-    const role = el.getAttribute("role");
-    const tag = el.tagName.toLowerCase();
-    const what = `${tag}.${[...el.classList].join(".")}`;
-    if (role === "slider" || role === "spinbutton") {
-      if (!labelled(el)) { out.push([role, what]); }
-    } else if (tag === "button" || role === "button") {
-      if (!labelled(el) && !text(el)) { out.push(["button", what]); }
-    } else if ((tag === "input" && !["hidden", "button", "submit"].includes(el.type))
-               || tag === "select" || tag === "textarea") {
-      if (!labelled(el)) { out.push(["field", what]); }
-    }
-    const style = getComputedStyle(el);
-    const scrolls = (el.scrollWidth > el.clientWidth + 1 && /auto|scroll/.test(style.overflowX))
-      || (el.scrollHeight > el.clientHeight + 1 && /auto|scroll/.test(style.overflowY));
-    if (scrolls && el.tabIndex < 0 && !el.querySelector("a[href], button, input, select, "
-                                                      + "textarea, [tabindex]")) {
-      out.push(["scroller", what]);
-    }
-  }
-  return out;
-}"""
 
 
 def free_port():
@@ -139,7 +87,10 @@ def look(context, url, axe):  # -> (unnamed at ready [[kind, what]], {rule: node
     page.set_default_timeout(60_000)
     try:
         page.goto(url)
-        unnamed = page.wait_for_function(READY_JS, polling="raf").json_value()
+        found = page.wait_for_function(READY_JS, polling="raf").json_value()
+        unnamed = [[what.split(".")[0], what] for what in found["unnamed"]]
+        if found["ready"] is not True:  # app/static/a11y.js does not call the page named
+            unnamed.append(["a11y.js not ready", str(found["ready"])])
         rules = collections.Counter()
         if axe is not None:
             for v in axe.run(page).response["violations"]:

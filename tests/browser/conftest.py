@@ -19,6 +19,8 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from tests.browser import readiness
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -29,20 +31,9 @@ RENDER_TIMEOUT_MS = 30_000
 EXPECT_TIMEOUT_MS = 15_000  # Playwright's expect() waits 5 s by default
 expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
-# Every Bokeh document on the page has rendered. On a chapter page the panels are islands
-# that mount as a reader nears them (app/static/islands.js): asking mounts them all first, as
-# a reader scrolling through the chapter would.
-DOCUMENT_IDLE_JS = """() => {
-  if (window.AEIslands !== undefined) {
-    AEIslands.mountAll();
-    const islands = document.querySelectorAll(".ae-island");
-    if (document.querySelectorAll(".ae-island.ae-mounted").length < islands.length) {
-      return false;
-    }
-  }
-  return window.Bokeh !== undefined && Bokeh.documents.length > 0
-    && Bokeh.documents.every((doc) => doc.is_idle);
-}"""
+# DOCUMENT_IDLE_JS (tests/browser/readiness.py): every Bokeh document on the page has rendered
+DOCUMENT_IDLE_JS = readiness.DOCUMENT_IDLE_JS
+
 
 
 def pytest_collection_modifyitems(items):

@@ -16,6 +16,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from app.hosting import server
+from tests.browser.readiness import READY_JS, UNNAMED_JS
 from tests.browser.static_pages import SLOTS_JS
 
 ROUTES = ["/", "/math", *server.PANEL_ROUTES]
@@ -29,61 +30,6 @@ FOCUSED_JS = """() => {
   while (e && e.shadowRoot && e.shadowRoot.activeElement) { e = e.shadowRoot.activeElement; }
   return [e.tagName, e.getAttribute("role"), e.getAttribute("aria-label"),
           (e.textContent || "").trim()];
-}"""
-
-
-
-# -> every shown control without an accessible name, through shadow roots: [what]. The
-# test's own look, not app/static/a11y.js's (AEA11y.unnamed), which it checks.
-UNNAMED_JS = """() => {
-  const out = [], roots = [document];
-  const named = (el) => Boolean((el.getAttribute("aria-label") || "").trim()
-    || el.getAttribute("aria-labelledby") || (el.getAttribute("title") || "").trim()
-    || el.closest("label")
-    || (el.id && el.getRootNode().querySelector(`label[for="${CSS.escape(el.id)}"]`)));
-  while (roots.length > 0) {
-    const root = roots.pop();
-    for (const el of root.querySelectorAll("*")) {
-      if (el.shadowRoot) { roots.push(el.shadowRoot); }
-      if (el.getClientRects().length === 0 || el.closest("[aria-hidden=true]")) { continue; }
-      const role = el.getAttribute("role"), tag = el.localName;
-      const field = (tag === "input" && !["hidden", "button", "submit"].includes(el.type))
-        || tag === "select" || tag === "textarea";
-      const bad = role === "slider" || role === "spinbutton" || field ? !named(el)
-        : tag === "button" || role === "button" ? !named(el) && !el.textContent.trim()
-        : el.classList.contains("ae-scroll") ? el.tabIndex < 0 : false;
-      if (bad) { out.push(`${tag}.${[...el.classList].join(".")}`); }
-    }
-  }
-  return out;
-}"""
-
-# The page is ready: every island mounted (asking mounts them all, as a reader scrolling
-# through a chapter would), every Bokeh document idle, no panel still to come (a live
-# chapter's deferred panels show a loading placeholder until they arrive). Nothing of
-# app/static/a11y.js is waited for: in the same turn of the page's loop as the condition
-# first holds, the condition returns what lacks a name then (UNNAMED_JS), and AEA11y.ready()
-# must agree. Polled every animation frame.
-READY_JS = """() => {
-  if (window.AEIslands !== undefined) {
-    AEIslands.mountAll();
-    const islands = document.querySelectorAll(".ae-island");
-    if (document.querySelectorAll(".ae-island.ae-mounted").length < islands.length) {
-      return null;
-    }
-  }
-  if (window.Bokeh === undefined || Bokeh.documents.length === 0
-      || !Bokeh.documents.every((doc) => doc.is_idle)) { return null; }
-  const roots = [document];
-  while (roots.length > 0) {
-    const root = roots.pop();
-    if (root.querySelector(".pn-loading")) { return null; }
-    for (const el of root.querySelectorAll("*")) {
-      if (el.shadowRoot) { roots.push(el.shadowRoot); }
-    }
-  }
-  return {unnamed: (""" + UNNAMED_JS + """)(),
-          ready: window.AEA11y && AEA11y.ready ? AEA11y.ready() : null};
 }"""
 
 
