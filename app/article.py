@@ -29,7 +29,7 @@ from app.live_question import ChapterQuestions, LiveQuestion
 from app.panels.cost import CostPanel
 from app.panels.heatmap import HeadPanel
 from app.panels.kernel_lab import KernelLabPanel
-from app.panels.kernel_lab_page import KernelLabLink
+from app.panels.kernel_lab_link import KernelLabLink
 from app.panels.ladder import LadderPanel
 from app.panels.sqrt_dk import SqrtDkPanel
 from app.states import is_static
@@ -57,7 +57,7 @@ PANELS = {
     "cost": (CostPanel, lambda get: CostPanel(in_article=True)),
     "sweep": (SqrtDkPanel, lambda get: SqrtDkPanel(in_article=True)),
     # the lab runs PyTorch on the server: a static page links to the live one instead
-    "lab": (KernelLabPanel, lambda get: (KernelLabLink(in_article=True, route="/")
+    "lab": (KernelLabPanel, lambda get: (KernelLabLink(KernelLabPanel, in_article=True, route="/")
                                          if is_static() else KernelLabPanel(in_article=True))),
 }
 

@@ -6,6 +6,7 @@ loads a font or a script from anywhere but our own server.
 """
 
 import contextvars
+import functools
 import html
 import math
 from collections.abc import Mapping
@@ -216,8 +217,9 @@ def heading(text, depth=0, titled=True):
 
 
 def single_page(viewer, title):  # one panel, minimal chrome, for an iframe
-    # viewer: a Viewer, or its class (built here, so its headings start at h1)
-    if isinstance(viewer, type):
+    # viewer: a Viewer, or its class or a partial of it (built here, so its headings start
+    # at h1)
+    if isinstance(viewer, (type, functools.partial)):
         token = _single_page.set(True)
         try:
             viewer = viewer()

@@ -10,7 +10,7 @@ import pytest
 
 from app import lab, url_state
 from app.panels import kernel_lab as panel_module
-from app.panels import kernel_lab_page, kernel_lab_text
+from app.panels import kernel_lab_text
 from app.panels.kernel_lab import KernelLabPanel
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -191,7 +191,7 @@ def test_url_restore_clamps_length_to_the_cap_with_a_note(runner):
 
 
 def test_page_builds():
-    assert kernel_lab_page.page().name == "The kernel lab"
+    assert panel_module.page().name == "The kernel lab"
 
 
 NO_TORCH = textwrap.dedent("""
@@ -209,8 +209,7 @@ NO_TORCH = textwrap.dedent("""
     assert panel.run() is None and "not installed" in panel.status.object
     panel.length = 4096  # the rest still answers
     assert "numpy reference" in panel.plan_pane.object
-    from app.panels import kernel_lab_page
-    kernel_lab_page.page()
+    k.page()
     from app.panels import sqrt_dk
     sqrt_dk.page()
     print("ok")

@@ -25,7 +25,7 @@ PANEL_ROUTES = {
     "/cost": "app.panels.cost:page",
     "/decode-bill": "app.panels.decode_bill:page",
     "/memory-bill": "app.panels.memory_bill:page",
-    "/kernel-lab": "app.panels.kernel_lab_page:page",
+    "/kernel-lab": "app.panels.kernel_lab:page",
 }
 ALL_ROUTES = {**CHAPTER_ROUTES, **PANEL_ROUTES}
 

@@ -1,5 +1,4 @@
-"""The kernel lab's page: the lab itself where Python serves the page; on a static page, a
-link that opens it live in the page's state."""
+"""The kernel lab on a static page: a link that opens it live, in the page's state."""
 
 import functools
 
@@ -7,9 +6,7 @@ import panel as pn
 import param
 
 from app import chrome
-from app.panels.kernel_lab import KernelLabPanel
 from app.panels.kernel_lab_text import INTRO, STYLE
-from app.states import is_static
 from app.theme import CODE_CSS
 
 
@@ -17,12 +14,13 @@ class KernelLabLink(pn.viewable.Viewer):
     """The lab on a static page: it runs PyTorch on the server, so it is always live; a
     reader who never opens it costs nothing. One click opens it, in the page's state."""
 
-    url_keys = KernelLabPanel.url_keys  # the URL plan of a chapter is the same either way
-
-    def __init__(self, in_article=False, route="/kernel-lab"):
+    def __init__(self, lab, in_article=False, route="/kernel-lab"):
+        # lab: the live panel's class (KernelLabPanel): the link takes its URL keys and their
+        # defaults, so a chapter's URL plan is the same on a static page and a live one
         super().__init__()
+        self.url_keys = lab.url_keys
         for name in self.url_keys:  # the parameters, so a chapter's URL plan can name them
-            self.param.add_parameter(name, param.Parameter(KernelLabPanel.param[name].default))
+            self.param.add_parameter(name, param.Parameter(lab.param[name].default))
         md = functools.partial(pn.pane.Markdown, sizing_mode="stretch_width",
                                disable_anchors=True, stylesheets=[CODE_CSS])
         heading = [] if in_article else [
@@ -38,9 +36,3 @@ class KernelLabLink(pn.viewable.Viewer):
 
     def __panel__(self):
         return self._layout
-
-
-def page():
-    if is_static():
-        return chrome.single_page(KernelLabLink, "The kernel lab")
-    return chrome.single_page(KernelLabPanel, "The kernel lab")
