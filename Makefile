@@ -36,11 +36,14 @@ system-packages: browser
 # server and browser; the static site is built once, under a lock), then the `serial` tests,
 # which assert a time or measure load, alone. 15-16 minutes on CI's 2 cores.
 JOBS ?= 2
+# the serial pass collects only the files that mark a test serial (tests/conftest.py refuses
+# a serial mark given any other way): collecting the whole suite took a sixth of that pass
+SERIAL_FILES := $(shell grep -rl --include='test_*.py' 'mark.serial' tests)
 test: $(STAMP) lint system-packages
 	$(VENV)/bin/attention-explorable numbers
 	@status=0; \
 	$(PY) -m pytest -q -n $(JOBS) --dist loadgroup -m "not serial" || status=1; \
-	$(PY) -m pytest -q -m serial || status=1; \
+	$(PY) -m pytest -q -m serial $(SERIAL_FILES) || status=1; \
 	exit $$status
 
 # the edit-test loop: the core, the units and the component tests (no browser, no server,

@@ -79,6 +79,10 @@ def description(chapter, limit=160):  # -> the lede's first sentences, for link 
     return out
 
 
+def panel_description(module, title):  # -> a panel page's description: its docstring's lede
+    return plain_text((module.__doc__ or title).strip().split("\n\n")[0])
+
+
 def chapter_blocks(group, shelf, plan):  # -> a builder of the group's [(slot, blocks)]
     def build():
         from app import article, chrome

@@ -8,6 +8,8 @@ Tests read it and never write into it; test_build.py makes its own builds, since
 build itself.
 """
 
+import functools
+
 import pytest
 
 from app.hosting import build, static_site
@@ -33,7 +35,12 @@ ONE_WORKER = ("test_install.py", "test_build.py", "test_hosting.py", "test_nginx
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(session, config, items):
+    says_serial = functools.cache(lambda path: "mark.serial" in path.read_text())
     for item in items:
+        if item.get_closest_marker("serial") and not says_serial(item.path):
+            # make test's serial pass collects only the files that say `mark.serial`
+            raise pytest.UsageError(f"{item.nodeid} is serial by a mark its file does not "
+                                    "write: mark it with @pytest.mark.serial in its file")
         if item.path.name in ONE_WORKER:
             item.add_marker(pytest.mark.xdist_group(item.path.stem))
 

@@ -5,10 +5,12 @@ scoped to that build, and nothing is left behind."""
 import threading
 
 import panel as pn
+import pytest
 from bokeh.document import Document
 from panel.io.state import set_curdoc
 
 from app import chrome, states
+from app.hosting import routes
 from app.panels.heatmap import HeadPanel
 from app.panels.ladder import LadderPanel
 
@@ -58,3 +60,23 @@ def test_a_single_panel_page_titles_its_panel_h1_and_only_while_it_is_built():
     titles = [o.object for o in page.select(pn.pane.HTML) if "ae-heading" in str(o.object)]
     assert titles[0].startswith("<h1")
     assert chrome.heading("x").object.startswith("<h3")  # afterwards: a chapter's level
+
+
+@pytest.mark.parametrize("route", sorted(routes.PANEL_ROUTES))
+def test_a_figures_own_lists_hold_every_renderer_and_annotation_select_finds(route):
+    # states.figure_renderers reads a plot's lists instead of walking every model it
+    # references: the overlay levels are set on exactly the models a walk would find
+    from bokeh.models import Annotation, GlyphRenderer
+
+    doc = Document()
+    with set_curdoc(doc):
+        page = routes.page_factory(routes.PANEL_ROUTES[route])()
+        figures = [pane.object for pane in pn.panel(page).select(pn.pane.Bokeh)]
+    if route != "/kernel-lab":  # its charts are drawn only once a sweep has run
+        assert figures, route
+    for fig in figures:
+        walked = {m.id for m in fig.select({"type": GlyphRenderer})}
+        walked |= {m.id for m in fig.select({"type": Annotation})}
+        listed = {m.id for m in states.figure_renderers(fig)
+                  if isinstance(m, (GlyphRenderer, Annotation))}
+        assert listed == walked, (route, walked - listed)

@@ -312,7 +312,7 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
         builds = [lambda: [(slot, [factory()])]]
         chapter = content.Chapter(title=title, sections=[*(("asked", q) for q in asked),
                                                          ("panel", slot)])
-        about = chapter_page.plain_text((module.__doc__ or title).strip().split("\n\n")[0])
+        about = chapter_page.panel_description(module, title)
     tables = {}
     for group, build_group in zip(groups, builds):
         chapter_page.save_group(group, build_group, theme, title, clean=without_unused)

@@ -22,6 +22,7 @@ from app.theme import ink
 # Okabe-Ito: the fused kernel in blue, math in vermillion, guides in the theme's grey
 BLUE, VERMILLION, BLACK = "#0072B2", "#D55E00", "#000000"
 EMPTY = {"n": [], "ms": [], "lo": [], "hi": [], "peak_mb": [], "kernel": []}
+NO_GUIDES = {"n": [], "linear": [], "quadratic": []}
 
 
 def sweep_columns(result):  # lab.SweepResult -> {backend: source columns}
@@ -42,7 +43,7 @@ def sweep_columns(result):  # lab.SweepResult -> {backend: source columns}
 def guide_columns(result):  # reference lines through the first fused point: ∝ n and ∝ n²
     first = next((p for p in result.points if p.backend == "auto" and p.seconds), None)
     if first is None:
-        return {"n": [], "linear": [], "quadratic": []}
+        return dict(NO_GUIDES)
     ns = list(result.lengths)
     t0, n0 = first.median * 1e3, first.length
     return {"n": ns, "linear": [t0 * n / n0 for n in ns],
@@ -61,7 +62,7 @@ class SweepCharts:
     def __init__(self, caps):
         self.fused_source = ColumnDataSource(dict(EMPTY))
         self.math_source = ColumnDataSource(dict(EMPTY))
-        self.guide_source = ColumnDataSource({"n": [], "linear": [], "quadratic": []})
+        self.guide_source = ColumnDataSource(dict(NO_GUIDES))
         self.scores_source = ColumnDataSource({"n": [], "mb": []})
         lengths = lab.sweep_lengths(caps)
         x_range = Range1d(lengths[0] / 1.4, lengths[-1] * 1.4)
@@ -79,20 +80,26 @@ class SweepCharts:
             fig.title.text_font_size = "13px"
             return fig
 
+        def measured(fig, y, label, tooltips, whiskers=False):  # fused and math, one y column
+            items = []
+            for source, name, colour, dash, marker in (
+                    (self.fused_source, "fused (auto)", BLUE, "solid", "circle"),
+                    (self.math_source, "math", VERMILLION, "dashed", "square")):
+                line = fig.line("n", y, source=source, line_color=colour, line_dash=dash,
+                                line_width=2.5)
+                dots = fig.scatter("n", y, source=source, marker=marker, size=8,
+                                   fill_color=colour, line_color=BLACK)
+                if whiskers:  # fastest to slowest repeat
+                    fig.segment("n", "lo", "n", "hi", source=source, line_color=colour,
+                                line_width=2)
+                items.append(LegendItem(label=name + label, renderers=[line, dots]))
+                fig.add_tools(HoverTool(renderers=[dots], tooltips=[
+                    ("n", "@n{0,0}"), ("kernel", "@kernel"), *tooltips]))
+            return items
+
         t = base("Prefill time against prompt length, this server", "milliseconds (log scale)")
-        items = []
-        for source, name, colour, dash, marker in (
-                (self.fused_source, "fused (auto)", BLUE, "solid", "circle"),
-                (self.math_source, "math", VERMILLION, "dashed", "square")):
-            line = t.line("n", "ms", source=source, line_color=colour, line_dash=dash,
-                          line_width=2.5)
-            dots = t.scatter("n", "ms", source=source, marker=marker, size=8, fill_color=colour,
-                             line_color=BLACK)
-            t.segment("n", "lo", "n", "hi", source=source, line_color=colour, line_width=2)
-            items.append(LegendItem(label=name, renderers=[line, dots]))
-            t.add_tools(HoverTool(renderers=[dots], tooltips=[
-                ("n", "@n{0,0}"), ("kernel", "@kernel"), ("median", "@ms{0.000} ms"),
-                ("fastest", "@lo{0.000} ms"), ("slowest", "@hi{0.000} ms")]))
+        items = measured(t, "ms", "", [("median", "@ms{0.000} ms"), ("fastest", "@lo{0.000} ms"),
+                                       ("slowest", "@hi{0.000} ms")], whiskers=True)
         for column, name, dash in (("linear", "∝ n (linear)", "dotted"),
                                    ("quadratic", "∝ n² (quadratic)", "dashdot")):
             guide = t.line("n", column, source=self.guide_source, line_color=grey,
@@ -104,17 +111,7 @@ class SweepCharts:
         self.time_figure = t
 
         m = base("Peak memory during one call", "MB (log scale)")
-        items = []
-        for source, name, colour, dash, marker in (
-                (self.fused_source, "fused (auto), measured", BLUE, "solid", "circle"),
-                (self.math_source, "math, measured", VERMILLION, "dashed", "square")):
-            line = m.line("n", "peak_mb", source=source, line_color=colour, line_dash=dash,
-                          line_width=2.5)
-            dots = m.scatter("n", "peak_mb", source=source, marker=marker, size=8,
-                             fill_color=colour, line_color=BLACK)
-            items.append(LegendItem(label=name, renderers=[line, dots]))
-            m.add_tools(HoverTool(renderers=[dots], tooltips=[
-                ("n", "@n{0,0}"), ("kernel", "@kernel"), ("peak", "@peak_mb{0,0.0} MB")]))
+        items = measured(m, "peak_mb", ", measured", [("peak", "@peak_mb{0,0.0} MB")])
         sline = m.line("n", "mb", source=self.scores_source, line_color=grey, line_dash="dotted",
                        line_width=2)
         items.append(LegendItem(label="score matrix, batch × heads × n² × bytes",
@@ -128,7 +125,7 @@ class SweepCharts:
     def clear(self, req, lengths):  # a sweep is starting: no points yet, the score sizes known
         self.fused_source.data = dict(EMPTY)
         self.math_source.data = dict(EMPTY)
-        self.guide_source.data = {"n": [], "linear": [], "quadratic": []}
+        self.guide_source.data = dict(NO_GUIDES)
         self.scores_source.data = scores_columns(req, lengths)
 
     def show(self, result):  # lab.SweepResult so far -> the points and guides
