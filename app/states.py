@@ -263,6 +263,14 @@ def draw_changes_on_overlay(layout, targets):
                 model.level = "overlay"
 
 
+def add_renderer(fig, source, glyph, **renderer):  # -> the GlyphRenderer, on fig
+    # figure.rect, .text, ... also build a selected, an unselected and a muted copy of the
+    # glyph, which draw_changes_on_overlay drops; a panel that draws many renderers builds
+    # only the glyph (Plot.add_glyph), none of the copies
+    return fig.add_glyph(source, glyph, selection_glyph=None, nonselection_glyph=None,
+                         muted_glyph=None, **renderer)
+
+
 def figure_renderers(obj):  # a pane's Bokeh object -> its renderers and annotations
     # A figure lists them itself; `select` finds the same by walking every model the
     # figure references (each glyph, source, axis, ticker...), which took a third of the

@@ -29,12 +29,14 @@ from bokeh.models import (
     Label,
     LinearColorMapper,
     Range1d,
+    Rect,
+    Text,
 )
 from bokeh.palettes import Cividis256
 from bokeh.plotting import figure
 from bokeh.transform import transform
 
-from app import chrome, fmt
+from app import chrome, fmt, states
 from app.chrome import readout_class, scroll_box, slot
 from app.states import Control, Part, StatePanel
 from app.theme import ink
@@ -591,20 +593,24 @@ class HeadPanel(StatePanel):
             "at": [place(p, n) for p in range(n)], "p": list(range(n)),
             "key_label": [f"{p}\n{w}" for p, w in enumerate(words[:n])],
             "query_label": [tick_label(p, w) for p, w in enumerate(words[:n])]})
-        common = {"level": "annotation", "visible": False}
-        text = {"text_font_size": SMALL, **common}
+        # built as glyph models, not with figure.rect/text, which make a selected, an
+        # unselected and a muted copy of each glyph that states.draw_changes_on_overlay
+        # then drops: 24 renderers' copies were half the CPU of building the head
         size = round(MASKED_SIZE / n, PLACE_DIGITS)
-        self.length_layers[n] = [
-            fig.rect("x", "y", size, size, source=masked, fill_color=MASK_FILL,
-                     line_color=None, hatch_pattern="/", hatch_color="#b5b5b5",
-                     hatch_scale=8, hatch_weight=1, **common),
-            fig.text("x", "y", text="label", source=masked, text_color=MASK_TEXT,
-                     text_align="center", text_baseline="middle", **text),
-            fig.text("at", 0.0, text="key_label", source=positions, text_align="center",
-                     text_baseline="bottom", y_offset=-LABEL_GAP, text_color=paint.text, **text),
-            fig.text(0.0, "at", text="query_label", source=positions, text_align="right",
-                     text_baseline="middle", x_offset=-LABEL_GAP, text_color=paint.text, **text),
-        ]
+        text = {"text_font_size": SMALL}
+        self.length_layers[n] = [states.add_renderer(fig, source, glyph, level="annotation",
+                                                     visible=False) for source, glyph in (
+            (masked, Rect(x="x", y="y", width=size, height=size, fill_color=MASK_FILL,
+                          line_color=None, hatch_pattern="/", hatch_color="#b5b5b5",
+                          hatch_scale=8, hatch_weight=1)),
+            (masked, Text(x="x", y="y", text="label", text_color=MASK_TEXT,
+                          text_align="center", text_baseline="middle", **text)),
+            (positions, Text(x="at", y=0.0, text="key_label", text_align="center",
+                             text_baseline="bottom", y_offset=-LABEL_GAP,
+                             text_color=paint.text, **text)),
+            (positions, Text(x=0.0, y="at", text="query_label", text_align="right",
+                             text_baseline="middle", x_offset=-LABEL_GAP,
+                             text_color=paint.text, **text)))]
         assert len(self.length_layers[n]) == LAYER_RENDERERS
 
     def _build_readouts(self, state):
