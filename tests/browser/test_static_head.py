@@ -276,14 +276,20 @@ def test_the_address_bar_is_written_after_the_change_is_painted(static_page):
         calls.push(frames);
         return original.apply(this, args);
       };
+      // the write waits for the page to be idle (at most 250 ms on; longer on a busy
+      // machine's timers): wait for the address itself, up to 10 s, never a fixed time
+      const shows = async (text) => { const end = performance.now() + 10000;
+        while (!window.location.search.includes(text) && performance.now() < end) {
+          await new Promise((r) => setTimeout(r, 20)); } };
       const changedAt = [frames];
       set(false);
-      await new Promise((r) => setTimeout(r, 100));
+      await shows("divide=off");
       const afterOff = window.location.search;
       changedAt.push(frames);
       set(true);
       const live = await new Promise((r) => requestAnimationFrame(() => r(AEStates.liveUrl())));
-      await new Promise((r) => setTimeout(r, 100));
+      await shows("divide=on");
+      await new Promise((r) => setTimeout(r, 300));  // room for a second write, if one came
       running = false;
       window.history.replaceState = original;
       return {calls, changedAt, afterOff, live, after: window.location.search};
