@@ -37,8 +37,9 @@ system-packages: browser
 # which assert a time or measure load, alone. 12-17 minutes on CI's 2 cores.
 JOBS ?= 2
 # the serial pass collects only the files that mark a test serial (tests/conftest.py refuses
-# a serial mark given any other way): collecting the whole suite took a sixth of that pass
-SERIAL_FILES := $(shell grep -rl --include='test_*.py' 'mark.serial' tests)
+# a serial mark given any other way): collecting the whole suite took a sixth of that pass;
+# `=`, so the grep runs only for a target that uses it
+SERIAL_FILES = $(shell grep -rl --include='test_*.py' 'mark.serial' tests)
 test: $(STAMP) lint system-packages
 	$(VENV)/bin/attention-explorable numbers
 	@status=0; \

@@ -273,8 +273,8 @@ def add_renderer(fig, source, glyph, **renderer):  # -> the GlyphRenderer, on fi
 
 def figure_renderers(obj):  # a pane's Bokeh object -> its renderers and annotations
     # A figure lists them itself; `select` finds the same by walking every model the
-    # figure references (each glyph, source, axis, ticker...), which took a third of the
-    # CPU of opening a live head (0.2 of 0.6 s). Anything but a plot is walked.
+    # figure references (each glyph, source, axis, ticker...), which took about a third of
+    # the CPU of building a live head's document, under cProfile. Anything else is walked.
     from bokeh.models import Plot
 
     if isinstance(obj, Plot):

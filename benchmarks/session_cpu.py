@@ -15,8 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-# the repository's packages, not this folder's kernels.py (a script's folder comes first)
-sys.path[0] = str(Path(__file__).resolve().parents[1])
+# the repository's packages ahead of this folder (whose kernels.py would shadow `kernels`)
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 
 def document_cpu(factory):  # -> CPU seconds to build and serialize one session's document

@@ -128,17 +128,19 @@ def test_the_site_url_option_takes_an_http_address_only():
     assert build.inputs_hash() != build.inputs_hash(site_url="https://x.example")
 
 
+def described(route):  # -> a panel page's description, as the build writes it
+    module = importlib.import_module(routes.PANEL_ROUTES[route].split(":")[0])
+    return chapter_page.panel_description(module, routes.title(route))
+
+
 @pytest.mark.parametrize("route", sorted(routes.PANEL_ROUTES))
 def test_a_panel_pages_description_is_a_sentence_for_readers(route):
     # the first paragraph of the panel module's docstring is what a link preview shows: a
     # sentence about the panel, not a note to the code's maintainer
-    module = importlib.import_module(routes.PANEL_ROUTES[route].split(":")[0])
-    about = chapter_page.panel_description(module, routes.title(route))
+    about = described(route)
     assert 30 <= len(about) <= 260, about
     assert about[0].isupper() and about.endswith("."), about
     for code_word in ("`", "()", "Viewer", "module", "docstring", "session", "param", ".py"):
         assert code_word not in about, (code_word, about)
-    others = {chapter_page.panel_description(
-        importlib.import_module(routes.PANEL_ROUTES[r].split(":")[0]), routes.title(r))
-        for r in routes.PANEL_ROUTES if r != route}
+    others = {described(r) for r in routes.PANEL_ROUTES if r != route}
     assert about not in others  # each page says what is on it
