@@ -7,7 +7,9 @@ invites the reader to try it. All panels on the page share one query string, so 
 URL key is carried by exactly one panel (see `url_plan`).
 
 The machinery here is shared with the second chapter (`app.article_math`): a chapter is a
-list of sections and a table of panels, and `render` turns it into a page. Every panel
+list of sections and a table of panels, and `render` turns it into a live page
+(`app.live_chapter.LiveChapter`): its text as HTML in the page itself, the header's buttons,
+each question, the review and each panel a root of the session's document. Every panel
 sits below the first screenful of prose, so by default each is built after the page has
 appeared (`Later`, on `pn.state.onload`, the hook under Panel's own `defer_load`): opening
 the page costs the prose alone (a GET of "/" fell from about 450-650 ms to under 60 ms of
@@ -24,8 +26,8 @@ import logging
 import panel as pn
 from panel.io.state import set_curdoc
 
-from app import chrome, content, questions, url_state
-from app.live_question import ChapterQuestions, LiveQuestion
+from app import chrome, content, url_state
+from app.live_question import ChapterQuestions
 from app.panels.cost import CostPanel
 from app.panels.heatmap import HeadPanel
 from app.panels.kernel_lab import KernelLabPanel
@@ -119,24 +121,14 @@ def chapter_href(route):  # the other chapter's address, keeping this session's 
     return route + ("?theme=dark" if chrome.theme() == "dark" else "")
 
 
-def chapter_link(text, route):  # a link to the other chapter, set in the reading column
-    return pn.pane.HTML(f'<a class="ae-chapter-link" href="{html.escape(chapter_href(route))}">'
-                        f"{html.escape(text)}</a>", sizing_mode="stretch_width",
-                        stylesheets=[chrome.CSS, chrome.PROSE_CSS, LINK_CSS, chrome.link_css()])
+def chapter_link(text, route):  # -> HTML: a link to the other chapter, in the reading column
+    return (f'<p><a class="ae-chapter-link" href="{html.escape(chapter_href(route))}">'
+            f"{html.escape(text)}</a></p>")
 
 
-def back_link(text, route):  # the same, small, at the left of the header row
-    return pn.pane.HTML(f'<a class="ae-back-link" href="{html.escape(chapter_href(route))}">'
-                        f"{html.escape(text)}</a>", align="center", margin=(5, 10),
-                        stylesheets=[chrome.CSS, LINK_CSS, chrome.link_css()])
-
-
-LINK_CSS = """
-a { color: var(--primary-bg-color, #0072b5); text-underline-offset: 0.15em; }
-.ae-chapter-link { display: inline-block; margin: 1.4em 0 0.4em; font-weight: 600;
-                   font-size: 1.1rem; }
-.ae-back-link { font-size: 0.95rem; }
-"""
+def back_link(text, route):  # -> HTML: the same, small, at the left of the header row
+    return (f'<a class="ae-back-link" href="{html.escape(chapter_href(route))}">'
+            f"{html.escape(text)}</a>")
 
 
 def show_state(get, plan, slot, params):  # "Show me" on a live page: the panel of `slot`
@@ -146,33 +138,24 @@ def show_state(get, plan, slot, params):  # "Show me" on a live page: the panel 
     url_state.restore(get(slot), list(present), present)
 
 
-def question_pane(question):  # a content.Question -> its HTML, as the static chapter has it
-    return pn.pane.HTML(questions.html(question, questions.answer(question)),
-                        sizing_mode="stretch_width",
-                        stylesheets=[chrome.CSS, chrome.PROSE_CSS, questions.LIVE_CSS,
-                                     chrome.link_css()])
-
-
 class Later:
-    """Panels built once the page has appeared: a placeholder with a spinner now, the panel
-    a moment later. All of a page's panels are built in one go, on the next turn of the
-    server's loop after the browser reports the page ready, with the document held, so the
-    model graph is walked once and they reach the browser in a single message. Each panel
-    then takes its placeholder's spot in the page's column, exactly where an eager page puts
-    it (one Column deeper and the decode bill's roofline never draws)."""
+    """Panels built once the page has appeared: a box with a spinner now, the panel a moment
+    later. All of a page's panels are built in one go, on the next turn of the server's loop
+    after the browser reports the page ready, with the document held, so the model graph is
+    walked once and they reach the browser in a single message. Each box is a root of the
+    page and holds its panel directly, as a page's own column does (one Column deeper and
+    the decode bill's roofline never draws)."""
 
     def __init__(self):
-        self.pending = []  # [(placeholder, build)]
-        self.frame = None  # the page's column, which holds the placeholders
+        self.pending = []  # [(box, build)]
 
-    def place(self, build):  # build: () -> [viewable]; -> the placeholder that stands in
+    def place(self, build):  # build: () -> [viewable]; -> the box it fills
         holder = pn.Column(sizing_mode="stretch_width", min_height=PLACEHOLDER_HEIGHT, margin=0,
-                           loading=True)
+                           loading=True, stylesheets=[chrome.CSS])
         self.pending.append((holder, build))
         return holder
 
-    def start(self, frame):  # once the page is built: ask for the fill when it is ready
-        self.frame = frame
+    def start(self):  # once the page is built: ask for the fill when it is ready
         if self.pending:
             pn.state.onload(self._schedule)
 
@@ -187,60 +170,67 @@ class Later:
         with set_curdoc(doc):
             self.fill()
 
-    def fill(self):  # build every pending panel in place of its placeholder
+    def fill(self):  # build every pending panel into its box
         pending, self.pending = self.pending, []
-        built = {id(holder): build for holder, build in pending}
         with pn.io.hold(freeze=True):
-            objects = []
-            for obj in self.frame.objects:
-                objects.extend(built[id(obj)]() if id(obj) in built else [obj])
-            self.frame.objects = objects
+            for holder, build in pending:
+                holder.param.update(objects=build(), loading=False, min_height=None)
 
 
-def panel_block(slot, get, keys, later=None):  # -> the slot's URL note and viewer, or a
-    # placeholder that `later` replaces with them once the page has appeared
-    def build():
-        try:
-            viewer = get(slot)
-            notes = chrome.with_url_state(viewer, keys)  # restores first, then mirrors
-        except Exception:  # one broken panel must not keep the others from loading
-            log.exception("the %s panel could not be built", slot)
-            return [chrome.placeholder("This panel could not be loaded",
-                                       "Something went wrong on the server while building it. "
-                                       "The rest of the page works; reloading may help.")]
-        return [notes, viewer]
-
-    return build() if later is None else [later.place(build)]
+def panel_block(slot, get, keys):  # -> the slot's URL note and viewer
+    try:
+        viewer = get(slot)
+        notes = chrome.with_url_state(viewer, keys)  # restores first, then mirrors
+    except Exception:  # one broken panel must not keep the others from loading
+        log.exception("the %s panel could not be built", slot)
+        return [chrome.placeholder("This panel could not be loaded",
+                                   "Something went wrong on the server while building it. "
+                                   "The rest of the page works; reloading may help.")]
+    return [notes, viewer]
 
 
-def block(item, get, plan, later=None, asked=None):  # one SECTIONS item -> list of
-    # viewables; asked: the live page's ChapterQuestions (else a question stands alone)
+def placeholder_html(title, text):  # a dashed box saying what will stand here, as HTML
+    return (f'<div class="ae-placeholder" role="note"><strong>{html.escape(title)}</strong> '
+            f"{html.escape(text)}</div>")
+
+
+def add_part(page, item, get, plan, later=None, asked=None):
+    # one SECTIONS item -> onto the LiveChapter: text as HTML, a question, the review or a
+    # panel as a root. asked: the page's ChapterQuestions, or None when the address turned
+    # them off (each still has its root, empty and hidden: every session, the same roots)
     if isinstance(item, str):
-        return [chrome.prose(item)]
-    if item[0] == "placeholder":
-        return [chrome.placeholder(item[1], item[2])]
-    if item[0] == "link":
-        return [chapter_link(item[1], item[2])]
-    if item[0] == "question":  # judged in Python on a live page; "Show me" sets the panel
-        if is_static():
-            return [question_pane(item[1])]
-        if asked is not None:
-            return [asked.question(item[1].id)]
-        return [LiveQuestion(item[1], show=functools.partial(show_state, get, plan))]
-    if item[0] == "review":  # the static page's review is questions.js's; the live one's
-        return [asked.review] if asked is not None else []
-    slot = item[1]
-    if slot not in plan:
-        return [chrome.placeholder("A panel is coming here", f"The {slot} panel is on its way.")]
-    return panel_block(slot, get, plan[slot], later)
+        page.add_html(markdown_html(item))
+    elif item[0] == "placeholder":
+        page.add_html(placeholder_html(item[1], item[2]))
+    elif item[0] == "link":
+        page.add_html(chapter_link(item[1], item[2]))
+    elif item[0] in ("question", "review"):
+        name = f"q-{item[1].id}" if item[0] == "question" else "review"
+        shown = (None if asked is None else
+                 asked.question(item[1].id) if item[0] == "question" else asked.review)
+        page.add_root(item[0], name, shown if shown is not None else
+                      pn.pane.HTML("", visible=False, margin=0))
+    elif item[1] not in plan:
+        page.add_html(placeholder_html("A panel is coming here",
+                                       f"The {item[1]} panel is on its way."))
+    else:
+        slot = item[1]
+        build = functools.partial(panel_block, slot, get, plan[slot])
+        box = (later.place(build) if later is not None else
+               pn.Column(*build(), sizing_mode="stretch_width", margin=0,
+                         stylesheets=[chrome.CSS]))
+        page.add_root("panel", f"panel-{slot}", box)
 
 
-def header(link=None, asked=None):  # the top row: a link back to the other chapter (if
-    # any), "Hide questions" (a live chapter with questions), the theme
-    left = [back_link(*link)] if link else []
+@functools.lru_cache(maxsize=512)
+def markdown_html(text):  # a prose block -> HTML, as the static chapter renders it
+    return content.markdown_html(text)
+
+
+def header(asked=None):  # the header's buttons: "Hide questions" (a live chapter with
+    # questions) and the theme; and the component that names the page's controls
     ask = [asked.hide, asked.memory] if asked is not None else []
-    return pn.Row(*left, pn.layout.HSpacer(), *ask, chrome.theme_button(),
-                  sizing_mode="stretch_width", margin=0, stylesheets=[chrome.HEADER_CSS])
+    return pn.Column(chrome.a11y(), pn.Row(*ask, chrome.theme_button(), margin=0), margin=0)
 
 
 def questions_off():  # -> whether this session's address says ?questions=off
@@ -250,33 +240,37 @@ def questions_off():  # -> whether this session's address says ?questions=off
 
 
 def chapter_questions(sections, get, plan):  # -> the live page's ChapterQuestions, or None
-    # (a static build, no questions, or ?questions=off: then none are shown)
+    # (no questions, or ?questions=off: then none are shown)
     asked = [item[1] for item in sections if isinstance(item, tuple) and item[0] == "question"]
-    if is_static() or not asked or questions_off():
+    if not asked or questions_off():
         return None
     return ChapterQuestions(asked, show=functools.partial(show_state, get, plan))
 
 
 def render(sections, panels, *, title, follows=FOLLOWS, back=None, defer=True, shelf=None):
-    # a chapter -> its page. panels: {slot: (class, builder)}; back: (text, route) of a link
-    # shown above the title; defer: build panels after the page appears; shelf: the Shelf
-    # to build into (tests pass one to look at the viewers)
+    # a chapter -> its live page (app/live_chapter.py). panels: {slot: (class, builder)};
+    # back: (text, route) of a link shown above the title; defer: build panels after the
+    # page appears; shelf: the Shelf to build into (tests pass one to look at the viewers)
+    from app.live_chapter import LiveChapter
+
     shelf = Shelf(panels) if shelf is None else shelf
     plan = chapter_plan(panels, follows)
-    later = Later() if defer and not is_static() else None  # a static page has every panel
+    later = Later() if defer else None
     asked = chapter_questions(sections, shelf, plan)
-    if asked is None and not is_static():  # ?questions=off: the prose alone
-        sections = [item for item in sections
-                    if not (isinstance(item, tuple) and item[0] in ("question", "review"))]
-    objects = [header(back, asked)]
+    chrome.apply_figure_theme()
+    page = LiveChapter(title=title, theme=chrome.theme(),
+                       description=content.description(content.Chapter(title, list(sections))))
+    page.add_html('<header class="ae-top ae-live-top">'
+                  + (back_link(*back) if back else ""))
+    page.add_root("header", "header", header(asked))
+    page.add_html("</header>")
+    page.add_html('<main class="ae-article" id="main">')
     for item in sections:
-        objects.extend(block(item, shelf, plan, later, asked))
-    frame = chrome.article_frame(*objects, title=title)
-    if asked is not None:
-        asked.attach(frame)
+        add_part(page, item, shelf, plan, later, asked)
+    page.add_html("</main>")
     if later is not None:
-        later.start(frame)
-    return frame
+        later.start()
+    return page
 
 
 def page(defer=True, shelf=None):  # a fresh article per session

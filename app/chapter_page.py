@@ -24,9 +24,9 @@ import os
 import re
 
 from app import content, questions
+from app.content import TAG, description, markdown_html, plain_text
 from app.panel_internals import DOCS_JSON, RENDER_ITEMS, SCRIPT_SRC  # Panel's saved page
-
-TAG = re.compile(r"<[^>]+>")
+from app.resources import minify_css
 
 NO_SCRIPT_NOTE = "The controls of this panel need JavaScript; the text above gives its numbers."
 ISLAND_MIN_HEIGHT = {"head": 980, "ladder": 620, "cost": 760, "sweep": 640, "lab": 200,
@@ -57,25 +57,6 @@ def groups_of(panels, follows):  # {slot: ...}, {follower: leader} -> [Group], i
             by_leader[leader] = Group(name=f"g{len(out)}", slots=[])
             out.append(by_leader[leader])
         by_leader[leader].slots.append(slot)
-    return out
-
-
-def markdown_html(text):  # Markdown (with inline HTML) -> HTML, as the live page renders it
-    return content.markdown_parser().render(text)
-
-
-def plain_text(markdown):  # -> the words of a block, without tags or Markdown marks
-    text = TAG.sub("", markdown_html(markdown))
-    return " ".join(html.unescape(text).replace("*", "").split())
-
-
-def description(chapter, limit=160):  # -> the lede's first sentences, for link previews
-    lede = next(item for item in chapter.sections[1:] if isinstance(item, str))
-    words, out = plain_text(lede).split(), ""
-    for word in words:
-        if len(out) + len(word) + 1 > limit - 1:
-            return out.rstrip(",;:") + "…"
-        out = f"{out} {word}".strip()
     return out
 
 
@@ -259,8 +240,8 @@ def header(back, page_folder, theme):  # -> the top row: a link to the other cha
     left = ""
     if back:
         text, route = back
-        left = (f'<a class="ae-back-link" href="{html.escape(chapter_href(page_folder, route, theme) or "./")}">'  # noqa: E501
-                f"{html.escape(text)}</a>")
+        href = chapter_href(page_folder, route, theme) or "./"
+        left = f'<a class="ae-back-link" href="{html.escape(href)}">{html.escape(text)}</a>'
     other = "index.html" if theme == "dark" else "index-dark.html"
     label = "Light theme" if theme == "dark" else "Dark theme"
     return (f'<header class="ae-top">{left}<a class="ae-theme-link" href="{other}" '
@@ -324,16 +305,6 @@ def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_ur
                        main=body(chapter, groups, page_folder, theme), config=config_text,
                        islands_js=urls["islands"],
                        questions_js=urls["questions"])
-
-
-CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
-CSS_SPACE = re.compile(r" ?([{};,>]) ?")
-
-
-def minify_css(text):  # the stylesheet, in every page's head: without comments and spacing
-    text = " ".join(CSS_COMMENT.sub("", text).split())
-    text = CSS_SPACE.sub(r"\1", text).replace(": ", ":")  # a selector's :hover has no space
-    return text.replace(";}", "}").strip()
 
 
 SHARED = re.compile(r'"\\u0001(\d+)\\u0001"')

@@ -74,16 +74,6 @@ PLACEHOLDER_CSS = """
 .ae-placeholder strong { display: block; margin-bottom: 0.3em; }
 """
 
-# the article's outer frame: one centred content column, panels as wide as it is
-FRAME_CSS = """
-:host { margin: 0 auto; box-sizing: border-box; }
-@media (max-width: 480px) { :host { padding-left: 4px !important; padding-right: 4px !important; } }
-"""
-
-HEADER_CSS = """
-:host { width: 100%; }
-"""
-
 CONTENT_MAX_WIDTH = 960  # px: the content column; prose sits inside it at 40rem
 
 
@@ -117,12 +107,6 @@ def apply_figure_theme():
 
 def link_css():  # links with AA contrast on this session's background (Panel's blues are not)
     return f"a {{ color: {'#8cc8ff' if theme() == 'dark' else '#005f99'}; }}"
-
-
-def prose(text, **params):  # markdown in our reading style -> pane
-    return pn.pane.Markdown(text, sizing_mode="stretch_width",
-                            stylesheets=[CSS, PROSE_CSS, link_css()],
-                            disable_anchors=True, **params)
 
 
 def placeholder(title, text):  # str, str -> a dashed box saying what will stand here
@@ -229,13 +213,6 @@ def single_page(viewer, title):  # one panel, minimal chrome, for an iframe
     apply_figure_theme()
     return pn.Column(a11y(), notes, viewer, sizing_mode="stretch_width", stylesheets=[CSS],
                      styles={"padding": "8px"}, name=title)
-
-
-def article_frame(*objects, title):  # the article's centred column
-    apply_figure_theme()
-    return pn.Column(a11y(), *objects, sizing_mode="stretch_width", max_width=CONTENT_MAX_WIDTH,
-                     stylesheets=[CSS, FRAME_CSS], styles={"padding": "8px 16px 48px"},
-                     name=title, css_classes=["ae-article", f"ae-theme-{theme()}"])
 
 
 def quiet_axes(fig, tick_labels=False):  # axis titles small and upright, as in the prose

@@ -8,6 +8,7 @@ answers before the text reveals it (its fields on the lines below, up to a bare 
 """
 
 import functools
+import html
 import importlib.resources
 import re
 import shlex
@@ -232,3 +233,25 @@ def parse_show(text, at):  # 'head mask=off query=2' -> ("head", {"mask": "off",
                              f"spaces: scores=\"12, 1, 0.1\"), not {word!r}")
         params[key] = value
     return words[0], params
+
+
+TAG = re.compile(r"<[^>]+>")
+
+
+def markdown_html(text):  # Markdown (with inline HTML) -> HTML: the static and live chapters
+    return markdown_parser().render(text)
+
+
+def plain_text(markdown):  # -> the words of a block, without tags or Markdown marks
+    text = TAG.sub("", markdown_html(markdown))
+    return " ".join(html.unescape(text).replace("*", "").split())
+
+
+def description(chapter, limit=160):  # -> the lede's first sentences, for link previews
+    lede = next(item for item in chapter.sections[1:] if isinstance(item, str))
+    words, out = plain_text(lede).split(), ""
+    for word in words:
+        if len(out) + len(word) + 1 > limit - 1:
+            return out.rstrip(",;:") + "…"
+        out = f"{out} {word}".strip()
+    return out

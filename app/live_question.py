@@ -262,10 +262,6 @@ REVIEW_CSS = """
 
 
 HIDE, SHOW = "Hide questions", "Show questions"
-HIDDEN = "ae-questions-hidden"
-HIDE_CSS = f":host(.{HIDDEN}) .{ASKED} {{ display: none !important; }}"
-
-
 class ChapterQuestions:
     """A live chapter's questions together: what the browser kept comes back into them when
     the page opens, every checked answer is kept, the review follows them, and the "Hide
@@ -281,7 +277,7 @@ class ChapterQuestions:
                                               REVIEW_CSS])
         # a button that says what it does (Bokeh's checkbox leaves its box unnamed)
         self.hide = pn.widgets.Button(label=HIDE, align="center", margin=(5, 10), width=150)
-        self.hidden, self.frame = False, None
+        self.hidden = False
         for live in self.questions:
             live.param.watch(self._answered, "answered")
         self.memory.param.watch(self._kept, "kept")
@@ -310,19 +306,16 @@ class ChapterQuestions:
     def _kept_hidden(self, event):
         pn.state.onload(lambda: self.set_hidden(event.new))
 
-    def attach(self, frame):  # the page's column: its class hides the questions
-        self.frame = frame
-        frame.stylesheets = [*frame.stylesheets, HIDE_CSS]
-        self.set_hidden(self.hidden)
+    def boxes(self):  # -> what "Hide questions" hides: every question's box and the review
+        return [live.__panel__() for live in self.questions] + [self.review]
 
     def set_hidden(self, hidden):  # hide or show every question and the review; kept
-        # (a class on the page's column, read by its stylesheet, one change for them all)
+        # (each is a root of the live page: its box goes, the text around it closes up)
         self.hidden = hidden
-        if self.frame is not None:
-            classes = [c for c in self.frame.css_classes if c != HIDDEN]
-            self.frame.css_classes = classes + [HIDDEN] if hidden else classes
-
-        self.hide.label = SHOW if hidden else HIDE
+        with pn.io.hold():
+            for box in self.boxes():
+                box.visible = not hidden
+            self.hide.label = SHOW if hidden else HIDE
         if self.memory.hide_questions != hidden:
             self.memory.hide_questions = hidden
 

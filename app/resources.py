@@ -6,6 +6,7 @@ into `.build/site` of a checkout, or into the user's cache folder when the app i
 """
 
 import os
+import re
 from importlib import metadata, resources
 from pathlib import Path
 
@@ -44,3 +45,13 @@ def default_build_dir(environ=None):  # -> where `serve` builds when AE_BUILD_DI
     env = os.environ if environ is None else environ
     cache = env.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
     return Path(cache).expanduser() / "attention-explorable" / "site"
+
+
+CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
+CSS_SPACE = re.compile(r" ?([{};,>]) ?")
+
+
+def minify_css(text):  # the stylesheet, in every page's head: without comments and spacing
+    text = " ".join(CSS_COMMENT.sub("", text).split())
+    text = CSS_SPACE.sub(r"\1", text).replace(": ", ":")  # a selector's :hover has no space
+    return text.replace(";}", "}").strip()

@@ -22,7 +22,7 @@ def prose_text():  # every markdown block of the article, joined
 
 def test_page_builds_with_title_and_theme_button():
     page = article.page()
-    assert page.name == article.TITLE == server.TITLE == "Scaled dot-product attention, worked"
+    assert page.title == article.TITLE == server.TITLE == "Scaled dot-product attention, worked"
     buttons = page.select(pn.widgets.Button)
     assert [b.label for b in buttons if b.label in ("Dark theme", "Light theme")] == ["Dark theme"]
 
@@ -113,7 +113,7 @@ def test_page_restores_the_head_from_the_query(monkeypatch):
 
 def deferred(monkeypatch, module=article):  # -> (page, shelf, later): built, never filled
     later = article.Later()
-    later.start = lambda frame: setattr(later, "frame", frame)  # no browser to say "ready"
+    later.start = lambda: None  # no browser to say "ready"
     monkeypatch.setattr(article, "Later", lambda: later)
     shelf = article.Shelf(module.PANELS)
     return module.page(shelf=shelf), shelf, later
@@ -125,10 +125,11 @@ def test_deferred_page_builds_nothing_until_it_is_filled(monkeypatch):
     assert shelf.built == {}, "no panel is built while the page is being sent"
     holders = [holder for holder, _ in later.pending]
     assert len(holders) == len(article.PANELS)
-    assert all(h.loading and h in page.objects for h in holders)
+    assert all(h.loading and h in page.objects and not h.objects for h in holders)
     later.fill()
     assert list(shelf.built) == list(article.PANELS)
-    assert not any(h in page.objects for h in holders)
+    for holder, (slot, viewer) in zip(holders, shelf.built.items()):  # each box, its panel
+        assert not holder.loading and viewer.__panel__() in holder.objects, slot
     head, lab = shelf.built["head"], shelf.built["lab"]
     assert (head.mask, head.length) == (False, 7)  # a deep link lands on deferred panels
     assert lab.length == lab.param["length"].bounds[1]
@@ -140,9 +141,11 @@ def test_deferred_panels_land_where_an_eager_page_puts_them(monkeypatch):
     page, shelf, later = deferred(monkeypatch)
     later.fill()
     eager = article.page(defer=False)
-    assert [type(o) for o in page.objects] == [type(o) for o in eager.objects]
-    for slot, viewer in shelf.built.items():  # each viewer sits right in the page's column
-        assert viewer.__panel__() in page.objects, slot
+    assert [r.name for r in page.roots] == [r.name for r in eager.roots]
+    for slot, viewer in shelf.built.items():  # each viewer sits right in its root's column
+        box, eager_box = page.root(f"panel-{slot}"), eager.root(f"panel-{slot}")
+        assert viewer.__panel__() in box.objects, slot
+        assert [type(o) for o in box.objects] == [type(o) for o in eager_box.objects], slot
 
 
 def test_a_panel_that_fails_to_build_leaves_the_others(monkeypatch):
@@ -160,9 +163,9 @@ def test_the_first_chapter_ends_with_a_link_to_the_second():
     links = [item for item in article.SECTIONS if isinstance(item, tuple) and item[0] == "link"]
     assert links == [("link", "Next: dot products, softmax and attention math →", "math")]
     page = article.page(defer=False)
-    html = [p.object for p in page.select(pn.pane.HTML) if "ae-chapter-link" in str(p.object)]
-    assert html == [('<a class="ae-chapter-link" href="math">'
-                     "Next: dot products, softmax and attention math →</a>")]
+    assert page.html().count("ae-chapter-link") == 1
+    assert ('<p><a class="ae-chapter-link" href="math">'
+            "Next: dot products, softmax and attention math →</a></p>") in page.html()
 
 
 # figure as the article writes it -> the claims-ledger row (by its `what`) that computes it

@@ -4,11 +4,10 @@ panel in the state its question names."""
 
 import math
 
-import panel as pn
 import pytest
 
 from app import article, article_math, questions, url_state
-from app.live_question import ASKED, HIDDEN, ChapterQuestions, LiveQuestion, within
+from app.live_question import ASKED, ChapterQuestions, LiveQuestion, within
 
 CHAPTERS = (article, article_math)
 
@@ -91,15 +90,14 @@ def test_a_live_chapter_restores_keeps_and_reviews_its_answers(chapter):
     assert set(group.memory.answers) == {q.id for q in asked}
 
 
-def test_hide_questions_is_one_class_on_the_page_and_is_kept():
+def test_hide_questions_hides_every_question_and_the_review_and_is_kept():
     group = ChapterQuestions(questions.questions_of(article.CHAPTER))
-    frame = pn.Column(*group.questions, group.review)
-    group.attach(frame)
-    assert HIDDEN not in frame.css_classes and group.hide.label == "Hide questions"
+    boxes = [q.__panel__() for q in group.questions] + [group.review]
+    assert all(box.visible for box in boxes) and group.hide.label == "Hide questions"
     group.hide.clicks += 1  # the reader's click
-    assert HIDDEN in frame.css_classes and group.memory.hide_questions
+    assert not any(box.visible for box in boxes) and group.memory.hide_questions
     assert group.hide.label == "Show questions"
     assert all(ASKED in q.__panel__().css_classes for q in group.questions)
     assert ASKED in group.review.css_classes
     group.memory.hide_questions = False  # as a browser that kept "shown" would say
-    assert HIDDEN not in frame.css_classes and group.hide.label == "Hide questions"
+    assert all(box.visible for box in boxes) and group.hide.label == "Hide questions"

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from app import article, article_math, chapter_page, content, questions, resources, states
+from app import article, article_math, chapter_page, content, questions, resources
 from app.hosting import build
 from app.live_question import LiveQuestion
 from app.url_state import coerce
@@ -287,14 +287,11 @@ def test_the_static_chapter_and_the_live_one_show_them():
         for q in questions.questions_of(chapter):
             assert main.count(f'id="q-{q.id}"') == 1
         assert main.count('class="ae-review"') == 1
-        plan = article.chapter_plan(module.PANELS, module.FOLLOWS)
-        q = questions.questions_of(chapter)[0]
-        [live] = article.block(("question", q), None, plan)  # judged in Python there
-        assert isinstance(live, LiveQuestion) and live.question == q
-        with states.static_build():  # a static build of the live chapter keeps the HTML
-            [pane] = article.block(("question", q), None, plan)
-        assert pane.object == questions.html(q, questions.answer(q))
-        assert article.block(("review",), None, plan) == []
+        live = module.page()  # judged in Python there: each question a root of the page
+        for q in questions.questions_of(chapter):
+            assert isinstance(live.root(f"q-{q.id}"), LiveQuestion)
+            assert live.root(f"q-{q.id}").question == q
+        assert [r.kind for r in live.roots].count("review") == 1
     assert "questions.js" in build.SITE_SCRIPTS
     assert resources.static_file("questions.js").read_text(encoding="utf-8").strip()
 

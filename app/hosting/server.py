@@ -7,7 +7,7 @@ import gc
 import panel as pn
 
 from app import panel_internals, resources
-from app.hosting.routes import PANEL_ROUTES, SITE_TITLE, page_factory, titles
+from app.hosting.routes import PANEL_ROUTES, SITE_TITLE, page_factory, title, titles
 
 TITLE = SITE_TITLE
 STATIC_DIR = resources.STATIC_DIR  # served at /assets
@@ -54,7 +54,7 @@ def serve_settings(args, environ=None):  # parsed `serve` options -> keyword arg
     }
 
 
-def prepare_session(factory, reconnect=True):
+def prepare_session(factory, reconnect=True, title=None):
     # Each session: reconnect after a dropped connection (Bokeh's client retries with the
     # page's token; --reconnect), and its assets from this server. Panel 1.9.4 points a
     # session's stylesheets at its own server only when it renders the page itself (the
@@ -66,6 +66,8 @@ def prepare_session(factory, reconnect=True):
     # sees (first /route/autoload.js, then the course page's own path, read as if it were
     # on our server): in a script embed, put ours back each time.
     from panel.io.resources import LOCAL_DIST
+
+    from app.live_chapter import LiveChapter
 
     def build(*args, **kwargs):
         doc = pn.state.curdoc
@@ -83,6 +85,9 @@ def prepare_session(factory, reconnect=True):
             if location is not None and rel.startswith(("http://", "https://")):
                 location.param.watch(settle, ["pathname", "port"])
         page = factory(*args, **kwargs)
+        if doc is not None and isinstance(page, LiveChapter):  # text in the page, parts roots
+            page.server_doc(doc, title=title)
+            return None  # Panel adds nothing more to a document the page function filled
         if doc is not None:
             phone_ready(doc)
         return page
@@ -165,7 +170,7 @@ def main(args):
     from app.hosting import static_site
     from app.hosting.static_site import live_route
 
-    live = {route: prepare_session(factory, args.reconnect)
+    live = {route: prepare_session(factory, args.reconnect, title=title(route))
             for route, factory in routes().items()}
     pages = {live_route(route): page for route, page in live.items()}
     gc.collect()

@@ -3,7 +3,8 @@ are islands that mount when the reader reaches them (app/chapter_page.py, island
 
 - With JavaScript off, "/" and "/math" show every paragraph of their content files and the
   documents' numbers of each panel's default state (the islands' stills), and say that the
-  controls need JavaScript.
+  controls need JavaScript. The live chapters ("/live", "/live/math") send the same text in
+  their HTML, ahead of every script, and show it with JavaScript off too.
 - Opening "/" requests no Bokeh, Panel or switcher script, and no table of states; scrolling
   to a panel, a deep link, or the keyboard mounts it, and it then works.
 - In Pixel 5 and iPhone 12 emulation (mobile viewport and touch) every route is laid out at
@@ -11,12 +12,14 @@ are islands that mount when the reader reaches them (app/chapter_page.py, island
   or larger, and a slider dragged by touch changes the head's readout.
 """
 
+import html
 import re
 
 import pytest
 
 from app import chapter_page, content
 from app.hosting import routes
+from app.hosting.static_site import live_route
 from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
 
 CHAPTERS = {"/": "attention.md", "/math": "math.md"}
@@ -60,6 +63,23 @@ def test_without_javascript_a_chapter_shows_its_text_and_default_numbers(no_scri
         still = islands.nth(i).locator(".ae-still-body")
         assert still.inner_text().strip(), f"island {i} of {route} has no still"
     assert chapter_page.NO_SCRIPT_NOTE in page.inner_text("body")
+
+
+@pytest.mark.parametrize("route", list(CHAPTERS))
+def test_a_live_chapter_sends_its_text_before_any_script_and_shows_it_without_one(
+        no_script_page, route):
+    page, live = no_script_page, live_route(route)
+    raw = page.request.get(live).text()
+    head, body = raw.split("</head>", 1)
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in head
+    assert "<script src=" not in head, "a script in the head holds the text back"
+    text = squash(html.unescape(chapter_page.TAG.sub("", body.split("<script", 1)[0])))
+    missing = [p[:60] for p in paragraphs(CHAPTERS[route]) if squash(p) not in text]
+    assert not missing, f"{live}: paragraphs not ahead of the scripts: {missing}"
+    page.goto(live)
+    shown = squash(page.inner_text("main"))
+    missing = [p[:60] for p in paragraphs(CHAPTERS[route]) if squash(p) not in shown]
+    assert not missing, f"{live}: paragraphs missing without JavaScript: {missing}"
 
 
 def test_a_chapter_loads_no_panel_script_before_a_panel_is_near(page):
