@@ -21,6 +21,7 @@ from app import chapter_page, content
 from app.hosting import routes
 from app.hosting.static_site import live_route
 from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
+from tests.browser.readiness import READY_JS
 
 CHAPTERS = {"/": "attention.md", "/math": "math.md"}
 # the documents' numbers each chapter's panels show in their default states
@@ -80,6 +81,32 @@ def test_a_live_chapter_sends_its_text_before_any_script_and_shows_it_without_on
     shown = squash(page.inner_text("main"))
     missing = [p[:60] for p in paragraphs(CHAPTERS[route]) if squash(p) not in shown]
     assert not missing, f"{live}: paragraphs missing without JavaScript: {missing}"
+
+
+# each live chapter root's box: [kind, its height]; and Bokeh roots drawn outside any box
+LIVE_BOXES_JS = """() => ({
+  boxes: [...document.querySelectorAll("[class^=ae-live-]")].filter(
+    (e) => e.querySelector("[data-root-id]")).map(
+    (e) => [e.className.slice(8), Math.round(e.getBoundingClientRect().height)]),
+  strays: [...document.body.children].filter((e) => e.matches("[data-root-id]")
+    && e.getBoundingClientRect().height > 0).length })"""
+
+
+@pytest.mark.parametrize("address", ["/live/math", "/live?questions=off"])
+def test_every_root_of_a_live_chapter_is_drawn_in_its_box(page, address):
+    # a reused first paint is the plain address's page: with the questions off too, every
+    # root of the new session must find its box (Bokeh matches them by position)
+    page.goto(address)
+    page.wait_for_function(READY_JS, polling="raf", timeout=RENDER_TIMEOUT_MS)
+    found = page.evaluate(LIVE_BOXES_JS)
+    kinds = [kind for kind, _ in found["boxes"]]
+    assert found["strays"] == 0, found
+    assert kinds.count("panel") == 5 and kinds.count("question") >= 7, found
+    for kind, height in found["boxes"]:
+        if kind == "panel":
+            assert height > 300, found
+        elif kind in ("question", "review"):
+            assert (height == 0) == ("questions=off" in address), found
 
 
 def test_a_chapter_loads_no_panel_script_before_a_panel_is_near(page):
