@@ -223,7 +223,10 @@ def site(tmp_path_factory):  # -> base url of a server with the admin page and a
                PYTHONPATH=str(ROOT))
     port = load.free_port()
     with open(tmp / "server.log", "w") as log:
+        # no cache of first paints: not what these tests are about, and building it (24
+        # sessions) would cost each start about 10 s of CPU on a machine the suite keeps busy
         proc = load.start_server(port, ["--admin", "--embed-origin", COURSE,
+                                        "--no-reuse-sessions",
                                         "--unused-session-lifetime", "1",
                                         "--check-unused-sessions", "0.5"], log, env=env)
     base = f"http://127.0.0.1:{port}"
@@ -327,7 +330,7 @@ def test_unused_sessions_are_dropped(site):
 def test_num_procs_serves_from_forked_processes_that_end_with_their_parent(tmp_path):
     port = load.free_port()
     with open(tmp_path / "server.log", "w") as log:
-        proc = load.start_server(port, ["--num-procs", "2"], log)
+        proc = load.start_server(port, ["--num-procs", "2", "--no-reuse-sessions"], log)
     base = f"http://127.0.0.1:{port}"
     try:
         load.wait_healthy(base, proc)
