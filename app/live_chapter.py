@@ -131,6 +131,14 @@ class LiveChapter(pn.viewable.Viewer):
             ae_placed=[r.name for r in self.roots])
         return doc
 
+    def servable(self, title=None, location=True, area="main", target=None):  # `panel serve`
+        # a script: the page goes into the session's document as `attention-explorable serve`
+        # puts it there (outside a server, as Panel's own servable does: nothing)
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            self.server_doc(doc, title=title, location=location)
+        return self
+
     def __panel__(self):
         if not hasattr(self, "_column"):
             self._column = pn.Column(

@@ -60,6 +60,32 @@ def test_every_option_is_in_help_and_in_the_readme():
     assert "panel serve" in hosting
 
 
+def test_panel_serve_gives_the_chapter_text_first_as_our_server_does(tmp_path):
+    from app import article, content
+
+    port = load.free_port()
+    panel = Path(sys.executable).parent / "panel"
+    with open(tmp_path / "panel.log", "w") as log:
+        proc = subprocess.Popen([str(panel), "serve", "app/hosting/serve_panel.py", "--port",
+                                 str(port)], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        url, deadline, page = f"http://127.0.0.1:{port}/serve_panel", time.monotonic() + 90, None
+        while page is None and time.monotonic() < deadline and proc.poll() is None:
+            try:
+                page = urllib.request.urlopen(url, timeout=30).read().decode()
+            except OSError:
+                time.sleep(0.5)
+        assert page, (tmp_path / "panel.log").read_text()[-2000:]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    text = " ".join(content.TAG.sub("", page.split("<script src=", 1)[0]).split())
+    lede = content.plain_text(next(item for item in article.SECTIONS[1:]
+                                   if isinstance(item, str)))
+    assert lede in text, "the chapter's text is not in the page ahead of its scripts"
+    assert page.count('<div class="ae-live-panel">') == len(article.PANELS)
+
+
 def test_public_site_defaults():
     args = serve_args()
     settings = server.serve_settings(args, environ={})
