@@ -113,12 +113,13 @@ class LiveChapter(pn.viewable.Viewer):
         from bokeh.io import curdoc as bokeh_curdoc
 
         doc = doc if doc is not None else bokeh_curdoc()
-        for i, root in enumerate(self.roots):
-            before = set(doc.roots)
-            pn.panel(root.obj).server_doc(doc, title=title or self.title,
-                                          location=location and i == 0)
-            [model] = [m for m in doc.roots if m not in before and isinstance(m, LayoutDOM)]
-            model.name = root.name
+        with doc.models.freeze():  # the document's models are walked once, not once a root
+            for i, root in enumerate(self.roots):
+                before = set(doc.roots)
+                pn.panel(root.obj).server_doc(doc, title=title or self.title,
+                                              location=location and i == 0)
+                [model] = [m for m in doc.roots if m not in before and isinstance(m, LayoutDOM)]
+                model.name = root.name
         from panel.io.resources import BASE_TEMPLATE
 
         doc.template = TEMPLATE
