@@ -240,3 +240,19 @@ def test_the_fingerprint_is_of_a_whole_document():  # a truncated or empty file 
 
 def test_the_fingerprint_matches_the_lesson_where_it_is_present():
     PROSE.fingerprint_matches_the_document()
+
+
+def test_a_live_chapter_puts_its_roots_into_the_document_in_one_go(monkeypatch):
+    # each root added on its own made Bokeh walk the whole document again: 16 walks, twice
+    # the CPU of a chapter's session (benchmarks/session_cpu.py)
+    from bokeh.document import Document
+
+    doc, walks = Document(), []
+    manager = type(doc.models)
+    recompute = manager.recompute
+    monkeypatch.setattr(manager, "recompute", lambda self: (walks.append(1), recompute(self)))
+    page = article.page(defer=False)
+    page.server_doc(doc, title="t")
+    assert [r.name for r in doc.roots if r.name != "location"] == [r.name for r in page.roots]
+    assert len(walks) == 1, f"the document's models were walked {len(walks)} times"
+    assert doc.template_variables["ae_parts"][0] == ("html", page.parts[0])  # its text
