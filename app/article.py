@@ -189,19 +189,14 @@ def panel_block(slot, get, keys):  # -> the slot's URL note and viewer
     return [notes, viewer]
 
 
-def placeholder_html(title, text):  # a dashed box saying what will stand here, as HTML
-    return (f'<div class="ae-placeholder" role="note"><strong>{html.escape(title)}</strong> '
-            f"{html.escape(text)}</div>")
-
-
 def add_part(page, item, get, plan, later=None, asked=None):
     # one SECTIONS item -> onto the LiveChapter: text as HTML, a question, the review or a
     # panel as a root. asked: the page's ChapterQuestions, or None when the address turned
     # them off (each still has its root, empty and hidden: every session, the same roots)
     if isinstance(item, str):
-        page.add_html(markdown_html(item))
+        page.add_html(content.markdown_html(item))
     elif item[0] == "placeholder":
-        page.add_html(placeholder_html(item[1], item[2]))
+        page.add_html(content.placeholder_html(item[1], item[2]))
     elif item[0] == "link":
         page.add_html(chapter_link(item[1], item[2]))
     elif item[0] in ("question", "review"):
@@ -211,8 +206,8 @@ def add_part(page, item, get, plan, later=None, asked=None):
         page.add_root(item[0], name, shown if shown is not None else
                       pn.pane.HTML("", visible=False, margin=0))
     elif item[1] not in plan:
-        page.add_html(placeholder_html("A panel is coming here",
-                                       f"The {item[1]} panel is on its way."))
+        page.add_html(content.placeholder_html("A panel is coming here",
+                                               f"The {item[1]} panel is on its way."))
     else:
         slot = item[1]
         build = functools.partial(panel_block, slot, get, plan[slot])
@@ -220,11 +215,6 @@ def add_part(page, item, get, plan, later=None, asked=None):
                pn.Column(*build(), sizing_mode="stretch_width", margin=0,
                          stylesheets=[chrome.CSS]))
         page.add_root("panel", f"panel-{slot}", box)
-
-
-@functools.lru_cache(maxsize=512)
-def markdown_html(text):  # a prose block -> HTML, as the static chapter renders it
-    return content.markdown_html(text)
 
 
 def header(asked=None):  # the header's buttons: "Hide questions" (a live chapter with

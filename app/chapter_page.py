@@ -202,8 +202,7 @@ def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: pro
             parts.append(f'<p><a class="ae-chapter-link" href="{html.escape(href or "./")}">'
                          f"{html.escape(item[1])}</a></p>")
         elif item[0] == "placeholder":
-            parts.append(f'<div class="ae-placeholder" role="note"><strong>'
-                         f"{html.escape(item[1])}</strong> {html.escape(item[2])}</div>")
+            parts.append(content.placeholder_html(item[1], item[2]))
         elif item[0] == "question":
             parts.append(questions.html(item[1], questions.answer(item[1])))
         elif item[0] == "review":

@@ -15,7 +15,7 @@ from typing import ClassVar
 import panel as pn
 from panel.reactive import ReactiveHTML
 
-from app import resources, states, url_state
+from app import content, resources, states, url_state
 from app.readout import (  # noqa: F401  (re-exported)
     Readout,
     UrlNote,
@@ -110,8 +110,7 @@ def link_css():  # links with AA contrast on this session's background (Panel's 
 
 
 def placeholder(title, text):  # str, str -> a dashed box saying what will stand here
-    body = (f'<div class="ae-placeholder" role="note"><strong>{html.escape(title)}</strong>'
-            f"{html.escape(text)}</div>")
+    body = content.placeholder_html(title, text)
     return pn.pane.HTML(body, sizing_mode="stretch_width", stylesheets=[CSS, PLACEHOLDER_CSS])
 
 

@@ -238,8 +238,14 @@ def parse_show(text, at):  # 'head mask=off query=2' -> ("head", {"mask": "off",
 TAG = re.compile(r"<[^>]+>")
 
 
+@functools.lru_cache(maxsize=512)  # a live chapter renders the same blocks every session
 def markdown_html(text):  # Markdown (with inline HTML) -> HTML: the static and live chapters
     return markdown_parser().render(text)
+
+
+def placeholder_html(title, text):  # `::: placeholder TITLE | TEXT` -> its dashed box
+    return (f'<div class="ae-placeholder" role="note"><strong>{html.escape(title)}</strong> '
+            f"{html.escape(text)}</div>")
 
 
 def plain_text(markdown):  # -> the words of a block, without tags or Markdown marks

@@ -61,8 +61,8 @@ LIVE_CSS = """
 
 @functools.cache
 def stylesheet():  # -> the static chapters' stylesheet and the live page's few rules, minified
-    return resources.minify_css(resources.static_file("chapter.css").read_text(encoding="utf-8")
-                      + LIVE_CSS)
+    chapter_css = resources.static_file("chapter.css").read_text(encoding="utf-8")
+    return resources.minify_css(chapter_css + LIVE_CSS)
 
 
 @dataclasses.dataclass
@@ -109,10 +109,10 @@ class LiveChapter(pn.viewable.Viewer):
 
     def server_doc(self, doc=None, title=None, location=True):  # -> the document, each root
         # added as Panel adds a page's one root (one Location, with the first)
-        doc = doc if doc is not None else pn.state.curdoc
-        from bokeh.io import curdoc as bokeh_curdoc
+        if doc is None:
+            from bokeh.io import curdoc as bokeh_curdoc
 
-        doc = doc if doc is not None else bokeh_curdoc()
+            doc = pn.state.curdoc or bokeh_curdoc()
         with doc.models.freeze():  # the document's models are walked once, not once a root
             for i, root in enumerate(self.roots):
                 before = set(doc.roots)
@@ -142,8 +142,8 @@ class LiveChapter(pn.viewable.Viewer):
 
     def __panel__(self):
         if not hasattr(self, "_column"):
-            self._column = pn.Column(
-                *[pn.pane.HTML(p, sizing_mode="stretch_width")
-                                 if isinstance(p, str) else p.obj for p in self.parts],
-                sizing_mode="stretch_width", max_width=chrome.CONTENT_MAX_WIDTH)
+            objects = [pn.pane.HTML(p, sizing_mode="stretch_width") if isinstance(p, str)
+                       else p.obj for p in self.parts]
+            self._column = pn.Column(*objects, sizing_mode="stretch_width",
+                                     max_width=chrome.CONTENT_MAX_WIDTH)
         return self._column

@@ -262,6 +262,8 @@ REVIEW_CSS = """
 
 
 HIDE, SHOW = "Hide questions", "Show questions"
+
+
 class ChapterQuestions:
     """A live chapter's questions together: what the browser kept comes back into them when
     the page opens, every checked answer is kept, the review follows them, and the "Hide
