@@ -7,7 +7,8 @@ are islands that mount when the reader reaches them (app/chapter_page.py, island
   their HTML, ahead of every script, and show it with JavaScript off too.
 - Opening "/" requests no Bokeh, Panel or switcher script, and no table of states; scrolling
   to a panel, a deep link, or the keyboard mounts it, and it then works.
-- In Pixel 5 and iPhone 12 emulation (mobile viewport and touch) every route is laid out at
+- In Pixel 5 and iPhone 12 emulation (mobile viewport and touch) every route answers, draws
+  every panel with no console error and no request off our server, and is laid out at
   the device's width with no sideways scroll of the page, a chapter's paragraphs are 16 px
   or larger, and a slider dragged by touch changes the head's readout.
 """
@@ -16,6 +17,7 @@ import html
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from app import chapter_page, content
 from app.hosting import routes
@@ -148,17 +150,27 @@ def test_the_keyboard_reaching_a_panel_mounts_it(page):
 
 
 @pytest.fixture(params=PHONES)
-def phone(request, browser, base_url, playwright):
+def phone(request, browser, base_url, playwright, page_watch):
+    # a page in the device's emulation, watched as the `page` fixture's are
     context = browser.new_context(**playwright.devices[request.param], base_url=base_url)
-    yield context.new_page()
+    page = context.new_page()
+    page.on("console", page_watch.on_console)
+    page.on("pageerror", page_watch.on_page_error)
+    page.on("request", lambda request: page_watch.on_url(request.url))
+    page.on("websocket", lambda ws: page_watch.on_url(ws.url))
+    yield page
     context.close()
+    assert not page_watch.errors, f"console errors: {page_watch.errors}"
+    assert not page_watch.off_host, f"requests off our server: {page_watch.off_host}"
 
 
 @pytest.mark.parametrize("route", [*CHAPTERS, *routes.PANEL_ROUTES])
 def test_on_a_phone_every_route_fits_the_screen(phone, route):
     page = phone
-    page.goto(route)
+    response = page.goto(route)
+    assert response is not None and response.status == 200
     page.wait_for_function(DOCUMENT_IDLE_JS, timeout=RENDER_TIMEOUT_MS)
+    expect(page.locator(".pn-loading")).to_have_count(0)  # every panel drawn, deferred ones too
     content_attr = page.locator('meta[name="viewport"]').get_attribute("content")
     assert "width=device-width" in content_attr
     width = page.evaluate("window.innerWidth")
