@@ -2,7 +2,9 @@
 each pip-installed into a fresh virtual environment and run from an unrelated folder.
 
 The wheel route runs what a new user would: `--version`, `numbers` (every claim), `build OUT`
-and `serve` (which answers "/", "/heatmap" and "/live/heatmap"). The sdist route installs
+and `serve` (which answers "/", "/heatmap" and "/live/heatmap"). OUT is the folder `serve`
+keeps its build in (the user's cache folder), so `serve` must find that build up to date and
+serve its pages rather than build the site a second time. The sdist route installs
 through pip's own build and must install the same files as the wheel, then run `numbers`.
 
 One virtual environment serves both: its dependencies come with the first install, and each
@@ -107,17 +109,20 @@ def test_a_wheel_installed_elsewhere_numbers_builds_and_serves(dists, venv, tmp_
     cli = str(bin_dir / "attention-explorable")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), PYTHONPATH="")
+    env = dict(os.environ, XDG_CACHE_HOME=str(elsewhere / "cache"), PYTHONPATH="")
     version = run([cli, "--version"], cwd=elsewhere, env=env).stdout
     assert version.startswith("attention-explorable ") and version.split()[1][0].isdigit()
     numbers = run([cli, "numbers"], cwd=elsewhere, env=env).stdout
     total = numbers.strip().splitlines()[-1]  # "76 of 76 claims match"
     got, _, of = total.partition(" of ")
     assert got == of.split()[0] and int(got) > 0, total
-    run([cli, "build", "out"], cwd=elsewhere, env=env, timeout=300)
+    # built where `serve` keeps its build (the user's cache folder), named as a relative OUT,
+    # so `serve` below finds it up to date instead of building the same site again
+    out = Path("cache", "attention-explorable", "site")
+    run([cli, "build", str(out)], cwd=elsewhere, env=env, timeout=300)
     for page in ("index.html", "math/index.html", "heatmap/index.html", "embed.js",
                  "assets/states"):
-        assert (elsewhere / "out" / page).exists(), page
+        assert (elsewhere / out / page).exists(), page
     port = free_port()
     with open(tmp_path / "serve.log", "w+") as log:
         proc = subprocess.Popen([cli, "serve", "--port", str(port)], cwd=elsewhere, env=env,
@@ -128,13 +133,17 @@ def test_a_wheel_installed_elsewhere_numbers_builds_and_serves(dists, venv, tmp_
             for route in ("/", "/heatmap", "/live/heatmap", "/assets/course-page.html"):
                 with urllib.request.urlopen(base + route, timeout=60) as r:
                     assert r.status == 200, route
+                    if route == "/":
+                        first_page = r.read()
         finally:
             proc.terminate()
             proc.wait(timeout=30)
             log.seek(0)
             text = log.read()
-    # serve built into the user's cache folder, not into the installed package
-    assert (tmp_path / "cache" / "attention-explorable" / "site" / "index.html").is_file(), text
+    # serve kept its build in the user's cache folder, not in the installed package: it found
+    # the one made there above, and serves its pages
+    assert f"{elsewhere / out}: up to date" in text, text
+    assert first_page == (elsewhere / out / "index.html").read_bytes()
 
 
 def test_an_sdist_installs_the_same_files_and_counts(dists, venv, tmp_path):
