@@ -1,7 +1,8 @@
 """`attention-explorable build OUT`: every page as files, every asset from here, no CDN.
 
-One build into a temporary folder serves the module (about 10 s); a second run with the same
-inputs must be skipped, and an OUT that cannot hold a build is one line and exit 2.
+One build into a temporary folder, with --live-url, serves the module (about 20 s); a second
+run with the same inputs must be skipped, and an OUT that cannot hold a build is one line and
+exit 2.
 """
 
 import base64
@@ -38,10 +39,28 @@ def run(*args, timeout=180):
                           text=True, timeout=timeout, cwd=ROOT, check=False)
 
 
+LIVE_URL = "https://explorable.example.edu/live/"  # where the build's "open live" buttons lead
+# The module's build: the CLI as a user runs it (with --live-url), in a process that first
+# imports the server and lists the routes, and then says which of Panel's patches are on.
+# Only a live server may patch Panel (app/panel_internals.py); building the whole site is
+# the slow half of that check, so it is this build's last line, not a second build.
+BUILD_THEN_PATCHES = """
+import sys
+from app import panel_internals as pi
+from app.hosting import build, cli, routes, server, static_site
+build.pages(), server.routes(), routes.PANEL_ROUTES
+code = cli.main(sys.argv[1:])
+print("patches on:", sorted(name for name, on in pi.active().items() if on))
+sys.exit(code)
+"""
+
+
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):  # -> (OUT, the first build's stdout)
     out = tmp_path_factory.mktemp("build") / "site"
-    done = run("build", str(out))
+    done = subprocess.run([sys.executable, "-c", BUILD_THEN_PATCHES, "build", str(out),
+                           "--live-url", LIVE_URL], capture_output=True, text=True,
+                          timeout=180, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
     return out, done.stdout
 
@@ -121,8 +140,8 @@ def test_nothing_is_fetched_from_another_host(site):
     assert len(checked) > 20
     for path in checked:
         text = path.read_text(encoding="utf-8", errors="replace")
-        found = [u for u in URL.findall(html.unescape(text))
-                 if not u.startswith(NAMESPACES)]
+        found = [u for u in URL.findall(html.unescape(text))  # the live link is followed,
+                 if not u.startswith((*NAMESPACES, LIVE_URL.rstrip("/")))]  # never fetched
         assert not found, f"{path.relative_to(out)} names {found[:5]}"
     # the libraries copied as they are must not point at the CDNs the pages were moved off
     for path in files(out, ".js"):
@@ -303,12 +322,18 @@ def test_each_panels_table_is_one_file_every_page_that_shows_it_names(site):
     assert head.startswith('AEStates.register("HeadPanel-')
 
 
-def test_live_url_goes_into_every_page_and_a_bad_one_exits_2(tmp_path):
-    out = tmp_path / "site"
-    done = run("build", str(out), "--live-url", "https://explorable.example.edu/live/")
-    assert done.returncode == 0, done.stderr
-    text = (out / "heatmap" / "index.html").read_text(encoding="utf-8")
-    assert 'window.AE_LIVE_URL = "https://explorable.example.edu/live";' in text
+def test_building_the_whole_site_leaves_panel_as_shipped(site):
+    # tests/test_panel_internals.py checks importing and listing alone
+    _, stdout = site
+    assert stdout.strip().splitlines()[-1] == "patches on: []", stdout[-500:]
+
+
+def test_live_url_goes_into_every_page_and_a_bad_one_exits_2(site, tmp_path):
+    out, _ = site
+    for route in ROUTES:
+        for name in ("index.html", "index-dark.html"):
+            text = page_file(out, route).with_name(name).read_text(encoding="utf-8")
+            assert f'window.AE_LIVE_URL = "{LIVE_URL.rstrip("/")}";' in text, (route, name)
     bad = run("build", str(tmp_path / "other"), "--live-url", "javascript:alert(1)")
     assert bad.returncode == 2 and "expected an http(s) address" in bad.stderr
 
