@@ -251,7 +251,8 @@ def test_a_second_build_with_the_same_inputs_is_skipped(site):
     assert "up to date" in again.stdout and "->" not in again.stdout
     assert page_file(out, "/heatmap").stat().st_mtime_ns == before
     marker = (out / build.MARKER).read_text().split("\n", 1)[0]
-    assert marker == build.inputs_hash(LIVE_URL.rstrip("/")) != build.inputs_hash()  # the CLI drops the slash
+    # the CLI hands the build its --live-url without the closing slash
+    assert marker == build.inputs_hash(LIVE_URL.rstrip("/")) != build.inputs_hash()
 
 
 def test_the_hash_changes_with_an_input(monkeypatch, tmp_path):

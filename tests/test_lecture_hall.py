@@ -7,12 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
-# serial: a load measurement (server CPU per reader, a time limit) runs in `make test`'s pass
-# alone, not beside a worker
-pytestmark = pytest.mark.serial
+# Not serial: it asserts what each reader got (pages, assets, no websocket, bytes), no time,
+# so it runs beside the other tests; the README's figures come from the benchmark run alone.
 
 
 def test_thirty_readers_no_errors_no_websocket():
