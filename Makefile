@@ -17,11 +17,13 @@ $(STAMP): pyproject.toml
 serve: $(STAMP)
 	$(VENV)/bin/attention-explorable serve --port $(PORT)
 
-# Browser tests drive Debian's chromium; install it when it is missing (needs root, as in CI).
+# Browser tests drive Debian's chromium-headless-shell (Lighthouse and the benchmarks its
+# chromium); install them when missing (needs root, as in CI).
 browser:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  echo "installing Debian's chromium for the browser tests"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@{ command -v chromium && command -v chromium-headless-shell; } >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium and chromium-headless-shell for the browser tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -qq chromium chromium-headless-shell >/dev/null; }
 
 # The scale-out test runs Debian's nginx in front of two app processes (tests/test_nginx.py);
 # install it when it is missing (needs root, as in CI). The test starts its own nginx.
