@@ -375,14 +375,15 @@ def test_num_procs_serves_from_forked_processes_that_end_with_their_parent(tmp_p
 
 # --- load, at CI size ----------------------------------------------------------------------
 
-# serial: a load measurement (round trips, memory, a time limit) runs in `make test`'s
-# pass alone, not beside a worker
-@pytest.mark.serial
+# Not serial: what it asserts holds beside the other tests' worker (no errors, memory back
+# within 10%, round trips under 5 s: 0.17 s at p95 with both cores kept busy, 97 s for the
+# run), and its server keeps one core busy, which alone in the serial pass left the other
+# idle. The time limit guards against a hang; the README's figures come from the benchmark.
 def test_load_ci_size_no_errors_and_memory_back_after_each_round():
     out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "load.py"), "--json",
                           "--sessions", "30", "--interactions", "3", "--rounds", "3",
-                          "--think", "0.2", "0.6", "--lifetime", "1", "--time-limit", "150"],
-                         capture_output=True, text=True, timeout=200, cwd=ROOT, check=False)
+                          "--think", "0.2", "0.6", "--lifetime", "1", "--time-limit", "240"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT, check=False)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-3000:]
     report = json.loads(out.stdout)
     assert report["errors"] == 0, report["error_samples"]
