@@ -36,7 +36,7 @@ system-packages: browser
 # The suite runs in two passes, both always (a failure in the first does not hide the second):
 # everything not marked `serial` on JOBS pytest-xdist workers (each worker starts its own
 # server and browser; the static site is built once, under a lock), then the `serial` tests,
-# which assert a time or measure load, alone. 12-17 minutes on CI's 2 cores.
+# which time something, alone. 8-10 minutes on CI's 2 cores (README).
 JOBS ?= 2
 # the serial pass collects only the files that mark a test serial (tests/conftest.py refuses
 # a serial mark given any other way): collecting the whole suite took a sixth of that pass;
