@@ -169,8 +169,14 @@ def main(argv=None):
         proc.terminate()
         proc.wait(timeout=30)
         shutil.rmtree(site, ignore_errors=True)
-    bare_tbt = statistics.median(r["TBT ms"] for r in rows[BARE])
-    bare_all = statistics.median(r["blocking ms"] for r in rows[BARE])
+    def median(runs, name):
+        return statistics.median(r[name] for r in runs)
+
+    def to_bare(runs, name):  # -> the page's median as a ratio to the bare page's
+        bare = median(rows[BARE], name)
+        return median(runs, name) / bare if bare else 0
+
+    bare_tbt, bare_all = median(rows[BARE], "TBT ms"), median(rows[BARE], "blocking ms")
     names = [*FIGURES, *METRICS.values(), "blocking ms", "KB loaded"]
     print(f"Lighthouse 12, mobile defaults, median of {args.runs} (min-max); "
           f"TBT ratio against the bare Bokeh page's median ({bare_tbt:.0f} ms); blocking ms: "
@@ -187,13 +193,10 @@ def main(argv=None):
             spread = f" ({fmt.format(min(values))}-{fmt.format(max(values))})" \
                 if min(values) != max(values) else ""
             cells.append(fmt.format(med) + spread)
-        ratio = statistics.median(r["TBT ms"] for r in runs) / bare_tbt if bare_tbt else 0
-        ratio_all = (statistics.median(r["blocking ms"] for r in runs) / bare_all
-                     if bare_all else 0)
         failing = sorted({a for r in runs for a in r["failing"]})
         label = "bare Bokeh page" if route == BARE else route
-        print(f"| {label} | " + " | ".join(cells) + f" | {ratio:.2f} | {ratio_all:.2f} | "
-              f"{', '.join(failing) or '-'} |")
+        print(f"| {label} | " + " | ".join(cells) + f" | {to_bare(runs, 'TBT ms'):.2f} | "
+              f"{to_bare(runs, 'blocking ms'):.2f} | {', '.join(failing) or '-'} |")
     return 0
 
 

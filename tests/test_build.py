@@ -23,6 +23,7 @@ import pytest
 from app import chapter_page, states
 from app.hosting import build
 from app.hosting.server import PANEL_ROUTES
+from tests.test_panel_internals import PATCHES_ON
 
 ROOT = Path(__file__).resolve().parents[1]
 ROUTES = ["/", "/math", *PANEL_ROUTES]
@@ -40,25 +41,16 @@ def run(*args, timeout=180):
 
 
 LIVE_URL = "https://explorable.example.edu/live/"  # where the build's "open live" buttons lead
-# The module's build: the CLI as a user runs it (with --live-url), in a process that first
-# imports the server and lists the routes, and then says which of Panel's patches are on.
-# Only a live server may patch Panel (app/panel_internals.py); building the whole site is
-# the slow half of that check, so it is this build's last line, not a second build.
-BUILD_THEN_PATCHES = """
-import sys
-from app import panel_internals as pi
-from app.hosting import build, cli, routes, server, static_site
-build.pages(), server.routes(), routes.PANEL_ROUTES
-code = cli.main(sys.argv[1:])
-print("patches on:", sorted(name for name, on in pi.active().items() if on))
-sys.exit(code)
-"""
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):  # -> (OUT, the first build's stdout)
+    # The CLI as a user runs it, with --live-url, in a process that first imports the server
+    # and lists the routes, and last prints which of Panel's patches are on: only a live
+    # server may patch Panel (app/panel_internals.py), and building the whole site is the
+    # slow half of that check, so it is this build's last line, not a second build.
     out = tmp_path_factory.mktemp("build") / "site"
-    done = subprocess.run([sys.executable, "-c", BUILD_THEN_PATCHES, "build", str(out),
+    done = subprocess.run([sys.executable, "-c", PATCHES_ON, "build", str(out),
                            "--live-url", LIVE_URL], capture_output=True, text=True,
                           timeout=180, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -326,7 +318,7 @@ def test_each_panels_table_is_one_file_every_page_that_shows_it_names(site):
 def test_building_the_whole_site_leaves_panel_as_shipped(site):
     # tests/test_panel_internals.py checks importing and listing alone
     _, stdout = site
-    assert stdout.strip().splitlines()[-1] == "patches on: []", stdout[-500:]
+    assert stdout.strip().splitlines()[-1] == "[]", stdout[-500:]
 
 
 def test_live_url_goes_into_every_page_and_a_bad_one_exits_2(site, tmp_path):

@@ -201,11 +201,17 @@ def test_every_internal_named_is_still_where_it_is_said_to_be():
 
 # --- the patches are in place ---------------------------------------------------------------
 
-NOTHING_AT_IMPORT = textwrap.dedent('''
+# A process that imports the server and the build, lists the routes and their pages, runs the
+# CLI command its arguments name, if any (tests/test_build.py: `build OUT`), and prints the
+# patches that are on last
+PATCHES_ON = textwrap.dedent('''
+    import sys
     from app import panel_internals as pi
     from app.hosting import build, cli, routes, server, static_site  # noqa: F401
     build.pages(), server.routes(), server.serve_settings  # list the routes and their pages
+    code = cli.main(sys.argv[1:]) if sys.argv[1:] else 0
     print(sorted(name for name, on in pi.active().items() if on))
+    sys.exit(code)
 ''')
 
 
@@ -213,7 +219,7 @@ def test_importing_or_listing_leaves_panel_as_shipped():
     # only a live server needs the patches: importing the server or the build, or listing the
     # routes, must leave Panel's Syncable untouched. Building the whole static site must too:
     # tests/test_build.py asks the process of its own build, so the site is not built twice.
-    out = subprocess.run([sys.executable, "-c", NOTHING_AT_IMPORT], check=False,
+    out = subprocess.run([sys.executable, "-c", PATCHES_ON], check=False,
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "[]", out.stdout[-500:]

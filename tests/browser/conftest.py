@@ -146,6 +146,17 @@ class PageWatch:
         if parts.scheme in ("http", "https", "ws", "wss") and parts.netloc != self.host:
             self.off_host.append(url)
 
+    def watch(self, page):  # -> page, its console, errors, requests and sockets recorded
+        page.on("console", self.on_console)
+        page.on("pageerror", self.on_page_error)
+        page.on("request", lambda request: self.on_url(request.url))
+        page.on("websocket", lambda ws: self.on_url(ws.url))
+        return page
+
+    def check(self):  # fails with what the watched pages did that they should not
+        assert not self.errors, f"console errors: {self.errors}"
+        assert not self.off_host, f"requests off our server: {self.off_host}"
+
 
 @pytest.fixture
 def page_watch(server):
@@ -154,16 +165,11 @@ def page_watch(server):
 
 @pytest.fixture
 def page(context, page_watch):
-    page = context.new_page()
+    page = page_watch.watch(context.new_page())
     page.set_default_timeout(RENDER_TIMEOUT_MS)
-    page.on("console", page_watch.on_console)
-    page.on("pageerror", page_watch.on_page_error)
-    page.on("request", lambda request: page_watch.on_url(request.url))
-    page.on("websocket", lambda ws: page_watch.on_url(ws.url))
     yield page
     page.close()
-    assert not page_watch.errors, f"console errors: {page_watch.errors}"
-    assert not page_watch.off_host, f"requests off our server: {page_watch.off_host}"
+    page_watch.check()
 
 
 def wait_for_render(page):  # block until the Bokeh document has drawn every root

@@ -153,15 +153,9 @@ def test_the_keyboard_reaching_a_panel_mounts_it(page):
 def phone(request, browser, base_url, playwright, page_watch):
     # a page in the device's emulation, watched as the `page` fixture's are
     context = browser.new_context(**playwright.devices[request.param], base_url=base_url)
-    page = context.new_page()
-    page.on("console", page_watch.on_console)
-    page.on("pageerror", page_watch.on_page_error)
-    page.on("request", lambda request: page_watch.on_url(request.url))
-    page.on("websocket", lambda ws: page_watch.on_url(ws.url))
-    yield page
+    yield page_watch.watch(context.new_page())
     context.close()
-    assert not page_watch.errors, f"console errors: {page_watch.errors}"
-    assert not page_watch.off_host, f"requests off our server: {page_watch.off_host}"
+    page_watch.check()
 
 
 @pytest.mark.parametrize("route", [*CHAPTERS, *routes.PANEL_ROUTES])
