@@ -36,6 +36,78 @@
     });
   }
 
+  // A panel's document mounts in steps, each its own task, so no single task holds the
+  // page for long (a phone keeps scrolling and answering taps while a panel arrives): the
+  // roots render with their layouts empty, then each layout's children are put back one at
+  // a time, in order, plots last (a plot is the costliest child, and every later step lays
+  // out what is already there again). Each layout's children wait in its `tags`, behind a
+  // marker, so the document's JSON keeps its order (a model is defined where first named).
+  // The root is hidden until the end (chapter.css), so no step is ever seen.
+  const WAITING = "ae-waiting-children";
+  const LAYOUT = /(^|\.)(Column|Row)$/;
+  const PLOT = /(^|\.)(Figure|Plot)$/;
+  const steps = {taken: 0}; // how many children arrived as steps (tests read it)
+
+  function holdChildren(docs) { // -> [{layout, child}]: the children taken out, in order
+    const defs = new Map(), held = [];
+    (function collect(o) {
+      if (Array.isArray(o)) { o.forEach(collect); return; }
+      if (o === null || typeof o !== "object") { return; }
+      if (o.type === "object" && typeof o.id === "string") { defs.set(o.id, o); }
+      for (const key of Object.keys(o)) { collect(o[key]); }
+    })(docs);
+    for (const o of defs.values()) {
+      const a = o.attributes;
+      if (!a || !LAYOUT.test(o.name) || !Array.isArray(a.children) || a.children.length === 0 ||
+          !a.children.every((c) => c !== null && typeof c.id === "string")) { continue; }
+      const attrs = {};
+      for (const key of Object.keys(a)) { // tags right after children: the same order
+        if (key === "children") {
+          attrs.children = [];
+          attrs.tags = [...(a.tags ?? []), WAITING, ...a.children];
+        } else if (key !== "tags") {
+          attrs[key] = a[key];
+        }
+      }
+      o.attributes = attrs;
+      for (const c of a.children) {
+        held.push({layout: o.id, child: c.id, plot: PLOT.test(defs.get(c.id)?.name ?? "")});
+      }
+    }
+    return held.filter((h) => !h.plot).concat(held.filter((h) => h.plot));
+  }
+
+  function nextTask() { // -> Promise resolved in a task of its own
+    if (window.scheduler && typeof window.scheduler.yield === "function") {
+      return window.scheduler.yield();
+    }
+    return new Promise(function (resolve) {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = function () { resolve(); };
+      channel.port2.postMessage(null);
+    });
+  }
+
+  async function putBack(held, rootId) { // the held children back into their layouts
+    const doc = window.Bokeh.documents.find((d) => d.get_model_by_id(rootId) !== null);
+    const wanted = new Map(), shown = new Set();
+    for (const {layout} of held) {
+      const model = doc.get_model_by_id(layout);
+      if (wanted.has(layout)) { continue; }
+      const at = model.tags.indexOf(WAITING);
+      wanted.set(layout, model.tags.slice(at + 1));
+      model.tags = model.tags.slice(0, at);
+    }
+    for (const {layout, child} of held) {
+      await nextTask();
+      shown.add(child);
+      doc.get_model_by_id(layout).children =
+        wanted.get(layout).filter((c) => shown.has(c.id));
+      steps.taken += 1;
+    }
+    await nextTask();
+  }
+
   function islandsOf(name) {
     return Array.from(document.querySelectorAll('.ae-island[data-group="' + name + '"]'));
   }
@@ -47,7 +119,12 @@
     const scripts = config.scripts.concat([config.switcher], group.tables, [group.doc]);
     const done = Promise.all(scripts.map(load)).then(function () {
       if (!received.has(name)) { throw new Error("its document did not arrive"); }
-      return window.Bokeh.embed.embed_items(received.get(name), group.render_items);
+      const docs = received.get(name);
+      const held = holdChildren(docs);
+      const rootId = Object.keys(group.render_items[0].roots)[0];
+      return window.Bokeh.embed.embed_items(docs, group.render_items).then(function () {
+        return putBack(held, rootId);
+      });
     }).then(idle).then(function () {
       if (window.AEStates) { window.AEStates.boot(); }
       for (const el of islandsOf(name)) { // the live panel replaces its still
@@ -214,7 +291,7 @@
   window.addEventListener("beforeprint", printValues);
   window.addEventListener("afterprint", afterPrint);
 
-  window.AEIslands = {mount, mountAll, mountFor, mounts, show, receive, printValues};
+  window.AEIslands = {mount, mountAll, mountFor, mounts, show, receive, printValues, steps};
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start, {once: true});
   } else {

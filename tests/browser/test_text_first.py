@@ -149,6 +149,52 @@ def test_the_keyboard_reaching_a_panel_mounts_it(page):
                            arg=island.element_handle(), timeout=RENDER_TIMEOUT_MS)
 
 
+# the layouts' children as the build wrote them (a fresh read of the group's document file)
+# and as the mounted document holds them: {layout id: [child ids]} each
+BUILT_AND_MOUNTED_CHILDREN_JS = """async (name) => {
+  const LAYOUT = /(^|\\.)(Column|Row)$/;
+  const group = JSON.parse(document.getElementById("ae-islands").textContent).groups[name];
+  let docs = null;
+  new Function("AEIslands", await (await fetch(group.doc)).text())(
+    {receive: (n, d) => { docs = d; }});
+  const built = {}, mounted = {};
+  (function walk(o) {
+    if (Array.isArray(o)) { o.forEach(walk); return; }
+    if (o === null || typeof o !== "object") { return; }
+    if (o.type === "object" && LAYOUT.test(o.name) && Array.isArray(o.attributes?.children) &&
+        o.attributes.children.every((c) => c !== null && typeof c.id === "string")) {
+      built[o.id] = o.attributes.children.map((c) => c.id);
+    }
+    for (const key of Object.keys(o)) { walk(o[key]); }
+  })(docs);
+  for (const doc of Bokeh.documents) {
+    for (const id of Object.keys(built)) {
+      const model = doc.get_model_by_id(id);
+      if (model !== null) {
+        mounted[id] = model.children.map((c) => c.id);
+        if (model.tags.some((t) => typeof t === "string" && t.startsWith("ae-"))) {
+          mounted[id].push("a marker left in its tags");
+        }
+      }
+    }
+  }
+  return {built, mounted, steps: AEIslands.steps.taken};
+}"""
+
+
+@pytest.mark.parametrize("route", ["/heatmap", "/cost"])
+def test_a_panel_mounts_in_steps_and_ends_with_every_child_in_place(page, route):
+    # islands.js renders a document's layouts empty and puts each child back in a task of
+    # its own: once mounted, every layout holds the children the build wrote, in order
+    page.goto(route)
+    page.wait_for_function(DOCUMENT_IDLE_JS.replace("AEIslands.mountAll();", ""),
+                           timeout=RENDER_TIMEOUT_MS)
+    found = page.evaluate(BUILT_AND_MOUNTED_CHILDREN_JS, "g0")
+    assert len(found["built"]) >= 3, found
+    assert found["mounted"] == found["built"]
+    assert found["steps"] == sum(len(children) for children in found["built"].values())
+
+
 @pytest.fixture(params=PHONES)
 def phone(request, browser, base_url, playwright, page_watch):
     # a page in the device's emulation, watched as the `page` fixture's are
