@@ -98,14 +98,15 @@
       wanted.set(layout, model.tags.slice(at + 1));
       model.tags = model.tags.slice(0, at);
     }
+    const built = window.AEStates ? window.AEStates.built : nextTask; // see switcher.js
     for (const {layout, child} of held) {
       await nextTask();
       shown.add(child);
       doc.get_model_by_id(layout).children =
         wanted.get(layout).filter((c) => shown.has(c.id));
       steps.taken += 1;
+      await built(); // a plot's views may take several tasks to build
     }
-    await nextTask();
   }
 
   function islandsOf(name) {
@@ -122,6 +123,7 @@
       const docs = received.get(name);
       const held = holdChildren(docs);
       const rootId = Object.keys(group.render_items[0].roots)[0];
+      if (window.AEStates) { window.AEStates.beforeMount(); } // the switcher's Bokeh patches
       return window.Bokeh.embed.embed_items(docs, group.render_items).then(function () {
         return putBack(held, rootId);
       });

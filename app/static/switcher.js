@@ -311,6 +311,7 @@
   //   InlineStyleSheet.prototype._update (core/dom)                      sameStylesKept
   //   GlyphRendererView.prototype.update_position, view.position       glyphElementsLeft
   //   Bokeh.index.find(model), a ButtonView's button_el, a view's el    buttonElementsSet
+  //   GlyphRendererView.prototype.lazy_initialize                        buildsSliced
   //
   // On every repaint Bokeh 3.9 looks up each visual property of axes, titles, grids and
   // legends (colour, font, width, ...) as a CSS variable (--bk-...) through
@@ -321,7 +322,8 @@
   const internals = {cssVisualsSkipped: false, buttonElementsSet: 0,
                      sidePanelsWatched: false, sidePanelChecksSkipped: 0,
                      sameStylesKept: false, sameStylesSkipped: 0,
-                     glyphElementsLeft: false, glyphPlacesSkipped: 0};
+                     glyphElementsLeft: false, glyphPlacesSkipped: 0,
+                     buildsSliced: false, buildYields: 0, buildsPending: 0};
   function skipCssVisuals() {
     try {
       const proto = window.Bokeh.require("core/visuals/visual").VisualProperties.prototype;
@@ -406,6 +408,53 @@
     } catch (e) { /* another Bokeh: it places them on every paint */ }
   }
 
+  // Bokeh 3.9 builds the views of a figure's renderers one after another in one task (the
+  // head has 29, most of them the hidden layers of other lengths): with the figure's layout
+  // and first paint, a task of about 0.5 s on a phone, during which the page answers no tap
+  // and no scroll. Each renderer's view is built behind an `await`, so letting the browser
+  // run its own tasks before one that comes after 10 ms of work cuts the build into short
+  // tasks; Bokeh awaits every view before it lays the figure out, so what it draws is the
+  // same. It matters only while a panel mounts (islands.js): no state adds a renderer.
+  const SLICE_MS = 10;
+  let sliceStart = null; // when the current task's run of view builds began
+  function nextTask() { // -> Promise resolved in a task of its own
+    return new Promise((resolve) => {
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => resolve();
+      channel.port2.postMessage(null);
+    });
+  }
+  function sliceRendererBuilds() {
+    try {
+      const proto = window.Bokeh.require("models/renderers/glyph_renderer")
+        .GlyphRendererView.prototype;
+      const init = proto.lazy_initialize;
+      if (typeof init !== "function") { return; }
+      async function slice() { // a new task when this one has run long enough
+        if (sliceStart === null) { // the first build of this task: time it from here
+          sliceStart = performance.now();
+          nextTask().then(() => { sliceStart = null; });
+        } else if (performance.now() - sliceStart > SLICE_MS) {
+          internals.buildYields += 1;
+          await nextTask();
+          sliceStart = performance.now();
+          nextTask().then(() => { sliceStart = null; });
+        }
+      }
+      proto.lazy_initialize = async function () {
+        internals.buildsPending += 1;
+        try {
+          await slice();
+          await init.call(this);
+          await slice(); // what follows the last build (the figure's layout) starts afresh
+        } finally {
+          internals.buildsPending -= 1;
+        }
+      };
+      internals.buildsSliced = true;
+    } catch (e) { /* another Bokeh: a figure's views are built in one task */ }
+  }
+
   // A Button's `disabled` set on its model makes Bokeh 3.9 rebuild the button and lay out
   // the whole page again: about 8 ms here on every step of a walk whose end disables
   // "Next". The browser, the keyboard and screen readers act on the element's own
@@ -469,12 +518,35 @@
     });
   }
 
-  function boot() {
+  // -> Promise, in a later task, once no view build is waiting for its turn: what a change of
+  // the document started (a layout's new children) is then built and laid out, since the
+  // rest of Bokeh's work after the last build runs without leaving its task
+  async function built() {
+    do { await nextTask(); } while (internals.buildsPending > 0);
+  }
+
+  // before a document is drawn (islands.js calls it ahead of Bokeh's embed, and boot after)
+  function beforeMount() {
     if (!internals.cssVisualsSkipped) { skipCssVisuals(); }
     if (!internals.sidePanelsWatched) { watchSidePanels(); }
     if (!internals.sameStylesKept) { keepSameStyles(); }
     if (!internals.glyphElementsLeft) { leaveGlyphElements(); }
+    if (!internals.buildsSliced) { sliceRendererBuilds(); }
+  }
+
+  function boot() {
+    beforeMount();
     findPanels();
+    // A new document holds the state it was built in (app/states.py pushes it into the
+    // models): at the controls' stops as built, no part needs setting again, and setting them
+    // would make Bokeh redraw every figure just drawn. Read for every panel before any takes
+    // the address's values: a panel that follows another shares its controls.
+    for (const p of panels.values()) {
+      const built = stops(p);
+      if (!p.booted && p.drawn.length === 0 && built.every((i) => i >= 0)) {
+        p.spec.table.parts.forEach((part, j) => { p.drawn[j] = valueAt(p, part, built); });
+      }
+    }
     for (const p of panels.values()) {
       if (p.booted) { continue; }
       holdReadoutHeights(p);
@@ -517,7 +589,8 @@
     return base + (route ? "/" + route : "") + window.location.search;
   }
 
-  window.AEStates = {change, boot, coerce, liveUrl, flushUrl, register, panels, get, set,
+  window.AEStates = {change, boot, beforeMount, built, coerce, liveUrl, flushUrl, register, panels, get, set,
                      internals, stats};
-  whenReady(boot, 2400);
+  // a page of islands boots each panel group when islands.js has mounted all of it
+  if (!window.AEIslands) { whenReady(boot, 2400); }
 })();

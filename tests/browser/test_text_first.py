@@ -195,6 +195,23 @@ def test_a_panel_mounts_in_steps_and_ends_with_every_child_in_place(page, route)
     assert found["steps"] == sum(len(children) for children in found["built"].values())
 
 
+def test_a_panel_is_shown_once_its_figures_views_are_built_in_slices(page):
+    # switcher.js lets the browser run between a figure's renderer views once 10 ms of them
+    # have run (a phone's CPU, as Lighthouse has it: 4x slower); islands.js shows the panel
+    # only when no build is still waiting for its turn, or the figure would arrive late
+    # and push the page down
+    page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 4})
+    page.add_init_script("""document.addEventListener("ae:mounted", () => {
+        const i = AEStates.internals;
+        window.atShown = {sliced: i.buildsSliced, yields: i.buildYields,
+                          pending: i.buildsPending}; });""")
+    page.goto("/heatmap")
+    page.wait_for_function("() => window.atShown !== undefined", timeout=RENDER_TIMEOUT_MS)
+    shown = page.evaluate("window.atShown")
+    assert shown["sliced"] is True and shown["yields"] >= 1, shown
+    assert shown["pending"] == 0, shown
+
+
 @pytest.fixture(params=PHONES)
 def phone(request, browser, base_url, playwright, page_watch):
     # a page in the device's emulation, watched as the `page` fixture's are
