@@ -26,10 +26,12 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from tests.browser.readiness import DOCUMENT_IDLE_JS  # the tests' own rule
+
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-IDLE_JS = ("() => window.Bokeh !== undefined && Bokeh.documents.length > 0"
-           " && Bokeh.documents.every((d) => d.is_idle)")
+# every island mounted (a panel's document arrives in steps) and every document idle
+IDLE_JS = DOCUMENT_IDLE_JS
 TARGET_P95_MS = 20.0
 
 # every control on the page: buttons and slider handles, in shadow roots too; disabled ones
