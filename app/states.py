@@ -233,6 +233,12 @@ SWITCH_JS = ("if (window.AEStates) {{ AEStates.change(ae_spec, [{controls}], [{t
              "cb_obj) }}")
 
 
+def switch_arg(name):  # -> JS for one of SWITCH_JS's models: null where this root lacks it
+    # (Panel gives a root's callbacks the models of that root only: a panel that follows
+    # another has its controls in the leader's root and its targets in its own)
+    return f'(typeof {name} !== "undefined" ? {name} : null)'
+
+
 def draw_changes_on_overlay(layout, targets):
     # Bokeh repaints a figure's whole primary canvas (axes, grid, titles, legend) when one
     # of its renderers asks, but only the overlay canvas when only overlay-level renderers
@@ -381,8 +387,9 @@ class StatePanel(pn.viewable.Viewer):
         args = {"ae_spec": spec}
         args.update({f"c{i}": w for i, w in enumerate(controls)})
         args.update({f"t{i}": t for i, t in enumerate(targets)})
-        code = SWITCH_JS.format(controls=", ".join(f"c{i}" for i in range(len(controls))),
-                                targets=", ".join(f"t{i}" for i in range(len(targets))))
+        code = SWITCH_JS.format(
+            controls=", ".join(switch_arg(f"c{i}") for i in range(len(controls))),
+            targets=", ".join(switch_arg(f"t{i}") for i in range(len(targets))))
         for widget in dict.fromkeys(controls):
             widget.jscallback(value=code, args=args)
 

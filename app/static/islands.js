@@ -77,17 +77,6 @@
     return held.filter((h) => !h.plot).concat(held.filter((h) => h.plot));
   }
 
-  function nextTask() { // -> Promise resolved in a task of its own
-    if (window.scheduler && typeof window.scheduler.yield === "function") {
-      return window.scheduler.yield();
-    }
-    return new Promise(function (resolve) {
-      const channel = new MessageChannel();
-      channel.port1.onmessage = function () { resolve(); };
-      channel.port2.postMessage(null);
-    });
-  }
-
   async function putBack(held, rootId) { // the held children back into their layouts
     const doc = window.Bokeh.documents.find((d) => d.get_model_by_id(rootId) !== null);
     const wanted = new Map(), shown = new Set();
@@ -98,7 +87,7 @@
       wanted.set(layout, model.tags.slice(at + 1));
       model.tags = model.tags.slice(0, at);
     }
-    const built = window.AEStates ? window.AEStates.built : nextTask; // see switcher.js
+    const {nextTask, built} = window.AEStates; // the switcher's: it loads before a document
     for (const {layout, child} of held) {
       await nextTask();
       shown.add(child);
@@ -123,7 +112,7 @@
       const docs = received.get(name);
       const held = holdChildren(docs);
       const rootId = Object.keys(group.render_items[0].roots)[0];
-      if (window.AEStates) { window.AEStates.beforeMount(); } // the switcher's Bokeh patches
+      window.AEStates.beforeMount(); // the switcher's Bokeh patches, before Bokeh draws
       return window.Bokeh.embed.embed_items(docs, group.render_items).then(function () {
         return putBack(held, rootId);
       });

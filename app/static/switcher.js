@@ -40,8 +40,8 @@
            booted: false};
       panels.set(id, p);
     }
-    controls.forEach((m, i) => { if (p.controls[i] === undefined) { p.controls[i] = m; } });
-    targets.forEach((m, i) => { if (p.targets[i] === undefined) { p.targets[i] = m; } });
+    controls.forEach((m, i) => { if (p.controls[i] == null) { p.controls[i] = m; } });
+    targets.forEach((m, i) => { if (p.targets[i] == null) { p.targets[i] = m; } });
     return p;
   }
 
@@ -589,8 +589,8 @@
     return base + (route ? "/" + route : "") + window.location.search;
   }
 
-  window.AEStates = {change, boot, beforeMount, built, coerce, liveUrl, flushUrl, register, panels, get, set,
-                     internals, stats};
+  window.AEStates = {change, boot, beforeMount, built, nextTask, coerce, liveUrl, flushUrl,
+                     register, panels, get, set, internals, stats};
   // a page of islands boots each panel group when islands.js has mounted all of it
   if (!window.AEIslands) { whenReady(boot, 2400); }
 })();

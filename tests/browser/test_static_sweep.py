@@ -22,6 +22,7 @@ from app import chrome, states
 from app.panels.heatmap import HeadPanel
 from app.panels.ladder import LadderPanel
 from app.panels.sqrt_dk import SqrtDkPanel
+from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
 from tests.browser.static_pages import SLOTS_JS, address_shows, prepare, static_html, watched_pages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -238,3 +239,22 @@ def test_every_sweep_state_is_the_live_state(static_page):
     bad = mismatches(SqrtDkPanel, combos, shown, ("slots:readout", "slots:curve_note"),
                      sources)
     assert not bad, f"{len(bad)} of 88 states differ, e.g. {bad[:3]}"
+
+
+def test_on_the_chapter_the_ladder_follows_the_heads_controls_from_its_own_island(page):
+    # on "/" the head and the ladder are two islands, two roots of one document, and Panel
+    # gives a root's callbacks the models of that root only: the head's sliders carry the
+    # ladder's callback without the ladder's models, which must still reach the ladder
+    messages = []
+    page.on("console", lambda m: messages.append(m.text))
+    page.goto("/?length=8")
+    page.wait_for_function(DOCUMENT_IDLE_JS.replace("AEIslands.mountAll();", ""),
+                           timeout=RENDER_TIMEOUT_MS)
+    marker = """() => { const p = (PANEL_JS)("prompt");
+        const d = p.targets[p.spec.targets.indexOf("source:head_marker")].data;
+        return [...(d instanceof Map ? d.get("y") : d.y)]; }""".replace("PANEL_JS", PANEL_JS)
+    assert page.evaluate(marker) == [64, 8]
+    press(page, page.locator("#panel-head .noUi-handle").first, "ArrowLeft", 2)
+    page.wait_for_function(f"() => JSON.stringify(({marker})()) === '[36,6]'")
+    assert not [m for m in messages if "is not defined" in m], messages
+
