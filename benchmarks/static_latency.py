@@ -26,12 +26,12 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from tests.browser.readiness import DOCUMENT_IDLE_JS  # the tests' own rule
+# the tests' own rule: every island mounted (a panel's document arrives in steps), every
+# document idle
+from tests.browser.readiness import DOCUMENT_IDLE_JS
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-# every island mounted (a panel's document arrives in steps) and every document idle
-IDLE_JS = DOCUMENT_IDLE_JS
 TARGET_P95_MS = 20.0
 
 # every control on the page: buttons and slider handles, in shadow roots too; disabled ones
@@ -132,7 +132,7 @@ def pct(values, q):
 def measure(page, path, rounds, by_control=None):
     # -> ([dom ms], [painted ms], no-change count, controls); by_control: {label: [painted]}
     page.goto(path.as_uri())
-    page.wait_for_function(IDLE_JS, timeout=30_000)
+    page.wait_for_function(DOCUMENT_IDLE_JS, timeout=30_000)  # islands mounted
     page.wait_for_function("() => window.AEStates && [...AEStates.panels.values()]"
                            ".every((p) => p.booted)", timeout=30_000)
     n = page.evaluate(CONTROLS_JS)

@@ -81,8 +81,8 @@
     const doc = window.Bokeh.documents.find((d) => d.get_model_by_id(rootId) !== null);
     const wanted = new Map(), shown = new Set();
     for (const {layout} of held) {
-      const model = doc.get_model_by_id(layout);
       if (wanted.has(layout)) { continue; }
+      const model = doc.get_model_by_id(layout);
       const at = model.tags.indexOf(WAITING);
       wanted.set(layout, model.tags.slice(at + 1));
       model.tags = model.tags.slice(0, at);

@@ -430,15 +430,17 @@
         .GlyphRendererView.prototype;
       const init = proto.lazy_initialize;
       if (typeof init !== "function") { return; }
+      function startSlice() { // time this task's builds from now, until the task ends
+        sliceStart = performance.now();
+        nextTask().then(() => { sliceStart = null; });
+      }
       async function slice() { // a new task when this one has run long enough
-        if (sliceStart === null) { // the first build of this task: time it from here
-          sliceStart = performance.now();
-          nextTask().then(() => { sliceStart = null; });
+        if (sliceStart === null) {
+          startSlice();
         } else if (performance.now() - sliceStart > SLICE_MS) {
           internals.buildYields += 1;
           await nextTask();
-          sliceStart = performance.now();
-          nextTask().then(() => { sliceStart = null; });
+          startSlice();
         }
       }
       proto.lazy_initialize = async function () {
@@ -542,9 +544,9 @@
     // would make Bokeh redraw every figure just drawn. Read for every panel before any takes
     // the address's values: a panel that follows another shares its controls.
     for (const p of panels.values()) {
-      const built = stops(p);
-      if (!p.booted && p.drawn.length === 0 && built.every((i) => i >= 0)) {
-        p.spec.table.parts.forEach((part, j) => { p.drawn[j] = valueAt(p, part, built); });
+      const asBuilt = stops(p);
+      if (!p.booted && p.drawn.length === 0 && asBuilt.every((i) => i >= 0)) {
+        p.spec.table.parts.forEach((part, j) => { p.drawn[j] = valueAt(p, part, asBuilt); });
       }
     }
     for (const p of panels.values()) {

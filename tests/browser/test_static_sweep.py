@@ -30,6 +30,10 @@ ROOT = Path(__file__).resolve().parents[2]
 # the panel that has a control named `name`
 PANEL_JS = """(name) => [...AEStates.panels.values()].find(
   (p) => p.spec.table.controls.some((c) => c.name === name))"""
+# the ladder's marker of the head's length: [dot products, length]
+HEAD_MARKER_JS = """() => { const p = (PANEL_JS)("prompt");
+    const d = p.targets[p.spec.targets.indexOf("source:head_marker")].data;
+    return [...(d instanceof Map ? d.get("y") : d.y)]; }""".replace("PANEL_JS", PANEL_JS)
 
 # set the panel's controls to each combination, let the page apply it, read what it shows:
 # every slot's text and the named columns of the named sources
@@ -160,22 +164,19 @@ def test_ladder_states_are_the_live_states(static_page):
 
 def test_the_heads_controls_drive_the_ladder_that_follows_it(static_page):
     page = static_page("article.html")
-    marker = """() => { const p = (PANEL_JS)("prompt");
-        const d = p.targets[p.spec.targets.indexOf("source:head_marker")].data;
-        return [...(d instanceof Map ? d.get("y") : d.y)]; }""".replace("PANEL_JS", PANEL_JS)
     assert (slots(page)["n"], slots(page)["dots"]) == ("6", "36")
-    assert page.evaluate(marker) == [36, 6]
+    assert page.evaluate(HEAD_MARKER_JS) == [36, 6]
     length = page.locator(".noUi-handle").first  # the head's sequence length
     press(page, length, "ArrowRight", 2)
     s = slots(page)
     assert (s["dots"], s["n"], s["now"]) == ("64", "8", "64")  # head and ladder both moved
-    assert page.evaluate(marker) == [64, 8]
+    assert page.evaluate(HEAD_MARKER_JS) == [64, 8]
     page.get_by_role("button", name="decode").click()
     s = slots(page)
     assert (s["dots"], s["n"], s["phase"], s["now"]) == ("8", "8", "decode", "8")
     press(page, length, "ArrowLeft", 5)
     s = slots(page)
-    assert (s["n"], s["now"]) == ("3", "3") and page.evaluate(marker) == [9, 3]
+    assert (s["n"], s["now"]) == ("3", "3") and page.evaluate(HEAD_MARKER_JS) == [9, 3]
     # the ladder's own keys stay its own; length and phase are the head's
     assert address_shows(page, "length=3", "phase=decode", "prompt=256")
 
@@ -248,13 +249,8 @@ def test_on_the_chapter_the_ladder_follows_the_heads_controls_from_its_own_islan
     messages = []
     page.on("console", lambda m: messages.append(m.text))
     page.goto("/?length=8")
-    page.wait_for_function(DOCUMENT_IDLE_JS.replace("AEIslands.mountAll();", ""),
-                           timeout=RENDER_TIMEOUT_MS)
-    marker = """() => { const p = (PANEL_JS)("prompt");
-        const d = p.targets[p.spec.targets.indexOf("source:head_marker")].data;
-        return [...(d instanceof Map ? d.get("y") : d.y)]; }""".replace("PANEL_JS", PANEL_JS)
-    assert page.evaluate(marker) == [64, 8]
+    page.wait_for_function(DOCUMENT_IDLE_JS, timeout=RENDER_TIMEOUT_MS)
+    assert page.evaluate(HEAD_MARKER_JS) == [64, 8]
     press(page, page.locator("#panel-head .noUi-handle").first, "ArrowLeft", 2)
-    page.wait_for_function(f"() => JSON.stringify(({marker})()) === '[36,6]'")
+    page.wait_for_function(f"() => JSON.stringify(({HEAD_MARKER_JS})()) === '[36,6]'")
     assert not [m for m in messages if "is not defined" in m], messages
-

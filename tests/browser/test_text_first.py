@@ -187,8 +187,7 @@ def test_a_panel_mounts_in_steps_and_ends_with_every_child_in_place(page, route)
     # islands.js renders a document's layouts empty and puts each child back in a task of
     # its own: once mounted, every layout holds the children the build wrote, in order
     page.goto(route)
-    page.wait_for_function(DOCUMENT_IDLE_JS.replace("AEIslands.mountAll();", ""),
-                           timeout=RENDER_TIMEOUT_MS)
+    page.wait_for_function(DOCUMENT_IDLE_JS, timeout=RENDER_TIMEOUT_MS)
     found = page.evaluate(BUILT_AND_MOUNTED_CHILDREN_JS, "g0")
     assert len(found["built"]) >= 3, found
     assert found["mounted"] == found["built"]
