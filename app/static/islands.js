@@ -98,6 +98,32 @@
     }
   }
 
+  // Bokeh's embed_items, in two tasks: a document's models are made in one (from_json) and
+  // its roots' views built in the next, so the two never add up to one long task. The same
+  // calls embed_items makes (BokehJS's public Document.from_json, from its "document"
+  // module, and embed.add_document_standalone), with the root elements found the same way.
+  async function embed(docs, items) {
+    const B = window.Bokeh, {nextTask} = window.AEStates;
+    const {Document} = B.require("document");
+    const made = new Map();
+    for (const [id, json] of Object.entries(docs)) {
+      await nextTask();
+      made.set(id, Document.from_json(json));
+    }
+    await nextTask();
+    for (const item of items) {
+      const find = function (id) {
+        const el = document.getElementById(id);
+        if (el === null) { throw new Error("no element #" + id + " for a panel's root"); }
+        return el;
+      };
+      const element = item.elementid != null ? find(item.elementid) : document.body;
+      const roots = (item.root_ids ?? []).map((id) => find(item.roots[id]));
+      await B.embed.add_document_standalone(made.get(item.docid), element, roots,
+                                            item.use_for_title ?? false);
+    }
+  }
+
   function islandsOf(name) {
     return Array.from(document.querySelectorAll('.ae-island[data-group="' + name + '"]'));
   }
@@ -113,7 +139,7 @@
       const held = holdChildren(docs);
       const rootId = Object.keys(group.render_items[0].roots)[0];
       window.AEStates.beforeMount(); // the switcher's Bokeh patches, before Bokeh draws
-      return window.Bokeh.embed.embed_items(docs, group.render_items).then(function () {
+      return embed(docs, group.render_items).then(function () {
         return putBack(held, rootId);
       });
     }).then(idle).then(function () {
