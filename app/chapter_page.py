@@ -336,6 +336,38 @@ def shared_stylesheets(docs):  # docs (parsed) -> the same with every stylesheet
     return docs, texts
 
 
+def used_model_defs(docs):  # docs (parsed) -> the same, each document's "defs" only those
+    # its models use. Panel writes the definition of every data model the process has
+    # imported (all the app's readouts, Panel's templates) into every document, and BokehJS
+    # makes a class of each one as the document loads: on a panel's page 52 of its 61.
+    def names(node, found):  # every model name an object of `node` is, or a def refers to
+        if isinstance(node, dict):
+            if isinstance(node.get("name"), str) and node.get("type") == "object":
+                found.add(node["name"])
+            if isinstance(node.get("id"), str) and set(node) == {"id"}:
+                found.add(node["id"])  # a def's reference to another def (its base, a kind)
+            for key, value in node.items():
+                if key != "defs":
+                    names(value, found)
+        elif isinstance(node, list):
+            for value in node:
+                names(value, found)
+        return found
+
+    for doc in docs.values():
+        if "defs" not in doc:
+            continue
+        defs = doc["defs"]
+        used = names(doc, set())
+        while True:  # a kept def may name another (its base class)
+            more = names([d for d in defs if d["name"] in used], set(used))
+            if more == used:
+                break
+            used = more
+        doc["defs"] = [d for d in defs if d["name"] in used]
+    return docs
+
+
 def doc_script(group):  # -> the JS file that hands a group's document to islands.js
     # the document as a JS object literal, not JSON text (Panel's page held it HTML-escaped
     # in a <script> tag): each recurring stylesheet stands once, in an array S, and every
@@ -343,7 +375,7 @@ def doc_script(group):  # -> the JS file that hands a group's document to island
     text = html.unescape(group.docs_json)
     if "\\u0001" in text:  # the marker must be ours alone
         raise ValueError(f"group {group.name}: its document holds the text marker \\u0001")
-    docs, texts = shared_stylesheets(json.loads(text))
+    docs, texts = shared_stylesheets(used_model_defs(json.loads(text)))
     body = SHARED.sub(r"S[\1]", json.dumps(docs, ensure_ascii=False, separators=(",", ":")))
     sheets = json.dumps(texts, ensure_ascii=False, separators=(",", ":"))
     text = f"(function (S) {{ return {body}; }})({sheets})"

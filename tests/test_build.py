@@ -355,6 +355,38 @@ def test_no_page_styles_a_figure_through_bokehs_css_variables(site):
     assert checked > 20
 
 
+def test_a_document_keeps_the_model_definitions_its_models_use():
+    # Panel writes every data model it knows into every document; the browser makes a class
+    # of each as the document loads
+    def model(name, **attributes):
+        return {"type": "object", "name": name, "id": f"p-{name}", "attributes": attributes}
+
+    defs = [{"type": "model", "name": "Base1"},
+            {"type": "model", "name": "Used1", "extends": {"id": "Base1"}},
+            {"type": "model", "name": "Inner1"},  # used only inside another model
+            {"type": "model", "name": "Unused1"}]
+    docs = {"d": {"roots": [model("Used1", child=model("Inner1"))], "defs": defs},
+            "e": {"roots": [model("Column")]}}
+    group = chapter_page.Group(name="g0", slots=["head"], docs_json=json.dumps(docs))
+    _, shipped = chapter_page.read_doc_script(chapter_page.doc_script(group))
+    assert [d["name"] for d in shipped["d"]["defs"]] == ["Base1", "Used1", "Inner1"]
+    assert shipped["d"]["roots"] == docs["d"]["roots"] and shipped["e"] == docs["e"]
+
+
+def test_every_shipped_documents_model_definitions_are_used(site):
+    out, _ = site
+    checked = 0
+    for path in (out / "assets" / "docs").glob("*.js"):
+        _, docs = chapter_page.read_doc_script(path.read_text(encoding="utf-8"))
+        for doc in docs.values():
+            names = set(re.findall(r'"name": ?"([^"]+)"', json.dumps(doc["roots"])))
+            refs = set(re.findall(r'"id": ?"([^"]+)"', json.dumps(doc["defs"])))
+            for d in doc["defs"]:
+                assert d["name"] in names | refs, (path.name, d["name"])
+                checked += 1
+    assert checked > 0
+
+
 def test_a_documents_recurring_stylesheets_stand_once_and_come_back_whole():
     sheet, other = ":host { color: red; }", ".x { margin: 0; }"
     docs = {"d": {"roots": [{"attributes": {"stylesheets": [sheet, other]}},
