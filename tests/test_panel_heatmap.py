@@ -1,6 +1,7 @@
 """The head panel without a browser: readout text and source data for the documents' figures."""
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -57,8 +58,8 @@ def outlined_row(panel):  # -> the query position the outline stands on, from wh
 
 
 def shown_labels(panel, axis):  # -> {position: text} of the key or query labels drawn
-    data = panel.position_sources[panel.shown_length()].data
-    return dict(zip(data["p"], data[f"{axis}_label"]))
+    data = panel.position_source.data
+    return {p: text for p, text, n in zip(data["p"], data[f"{axis}_label"], data["n"]) if n}
 
 
 @pytest.fixture
@@ -196,19 +197,30 @@ def test_cells_fill_the_fixed_axes_side_by_side(length):
 
 
 def test_a_length_places_every_cell_and_label_it_shows(panel):
-    from app.panels.heatmap import place
+    from app.panels.heatmap import MASKED_SIZE, place
+    from app.stills import column
 
     for length in (8, 3, 5):
         panel.length = length
         data = panel.cell_source.data
         assert panel.shown_length() == length and set(data["n"]) == {length, 0}
-        masked = panel.masked_sources[length].data
-        assert set(zip(masked["q"], masked["k"])) == {
+        masked = panel.masked_source.data
+        assert {(q, k) for q, k, n in zip(masked["q"], masked["k"], masked["n"]) if n} == {
             (q, k) for q in range(length) for k in range(q + 1, length)}
-        assert masked["x"] == [place(k, length) for k in masked["k"]]
-        assert masked["y"] == [place(q, length) for q in masked["q"]]
-        assert panel.position_sources[length].data["at"] == [place(p, length)
-                                                             for p in range(length)]
+        # where the browser places them (the still applies the same transforms in Python)
+        rect = next(r.glyph for r in panel.figure.renderers
+                    if r.data_source is panel.masked_source and type(r.glyph).__name__ == "Rect")
+        rows = len(masked["k"])
+        xs, ys = column(rect, "x", masked, rows), column(rect, "y", masked, rows)
+        widths = column(rect, "width", masked, rows)
+        shown = [i for i, n in enumerate(masked["n"]) if n]
+        assert [round(xs[i], 4) for i in shown] == [place(masked["k"][i], length) for i in shown]
+        assert [round(ys[i], 4) for i in shown] == [place(masked["q"][i], length) for i in shown]
+        assert {round(widths[i], 6) for i in shown} == {round(MASKED_SIZE / length, 6)}
+        assert all(math.isnan(xs[i]) for i in range(rows) if i not in shown)
+        positions = panel.position_source.data
+        assert [p for p, n in zip(positions["p"], positions["n"]) if n] == list(range(length))
+        assert {n for n in positions["n"] if n} == {length}
         assert {(q, k) for q, k, n in zip(data["q"], data["k"], data["n"]) if n} == {
             (q, k) for q in range(length) for k in range(q + 1)}  # mask on: the weights
         assert list(shown_labels(panel, "key")) == list(range(length))
@@ -374,20 +386,16 @@ def test_only_the_length_redraws_the_masked_layer_and_the_labels(panel):
     levels = {}
     for r in panel.figure.select({"type": GlyphRenderer}):
         levels.setdefault(r.data_source, set()).add(r.level)
-    for n in range(3, 9):
-        assert levels[panel.masked_sources[n]] == levels[panel.position_sources[n]] == {
-            "annotation"}
+    assert levels[panel.masked_source] == levels[panel.position_source] == {"annotation"}
     assert levels[panel.cell_source] == levels[panel.row_source] == {"overlay"}
     parts = {p.fn.__name__: p.controls for p in HeadPanel.parts()}
     assert parts["places_state"] == ("length",)
-    shown = {name for name, on in HeadPanel.parts()[0].fn(length=5).items() if on is True}
-    assert shown == {f"prop:length_layer_5_{i}.visible" for i in range(4)}
-    before = {id(s): dict(s.data) for s in (*panel.masked_sources.values(),
-                                            *panel.position_sources.values())}
-    panel.length = 4  # shows another layer; no layer's data changes
+    places = (panel.masked_source, panel.position_source)
+    before = [dict(s.data) for s in places]
+    panel.length = 4  # the length sends one number a row: where it is placed, if at all
     assert panel.shown_length() == 4
-    assert {id(s): dict(s.data) for s in (*panel.masked_sources.values(),
-                                          *panel.position_sources.values())} == before
+    for source, old in zip(places, before):
+        assert {c for c in old if source.data[c] != old[c]} == {"n"}
 
 
 def test_no_glyph_keeps_selected_unselected_or_muted_copies():

@@ -11,8 +11,8 @@ and the row), and a view built once. The text readouts are `chrome.Readout` slot
 session pushes a new state; a static page looks it up in the shipped table and sets the same
 values in the browser.
 
-Why the figure is drawn as it is (fixed 0..1 axes, one layer per length, blank cells over
-the masked ones): docs/REPAINT.md, "The head, as the worked example".
+Why the figure is drawn as it is (fixed 0..1 axes, places worked out in the browser, blank
+cells over the masked ones): docs/REPAINT.md, "The head, as the worked example".
 """
 
 import dataclasses
@@ -94,7 +94,9 @@ def cell_index(query, key):  # a cell's row in the source
 
 
 ALL_CELLS = [(q, k) for q in range(GRID) for k in range(GRID)]  # the cell source's rows
-LENGTHS = range(MIN_LENGTH, MAX_LENGTH + 1)
+ABOVE = [(q, k) for q, k in ALL_CELLS if k > q]  # the masked layer's rows: every cell the
+# causal mask can hide, of the largest sequence
+POSITIONS = range(GRID)  # the position labels' rows
 CELL_SIZE, MASKED_SIZE = 0.96, 0.9  # of a position's width: a gap between cells; the masked
 # layer a little inside, so a cell drawn over one hides it to the edge
 PLACE_DIGITS = 4  # on a 0..1 axis a few hundred pixels wide: 0.1 px at most
@@ -244,7 +246,6 @@ def inspected(length, query, phase):  # -> token position whose row is shown
 LABEL_GAP = 4
 KEY_LABELS_HEIGHT, QUERY_LABELS_WIDTH = 35, 56
 SMALL = "12px"
-LAYER_RENDERERS = 4  # per length: masked cells, their −∞, key labels, query labels
 
 BLANK = -1.0  # the weight of a cell that covers the masked layer with the plot's colour
 
@@ -284,11 +285,11 @@ def cells(nums):
 
 # --- the state: three parts, each a pure function of some of the controls --------------------
 
-def places_state(length):  # which length's masked layer and labels show
+def places_state(length):  # where the masked layer and the position labels sit
     n = length
-    return {
-        **{f"prop:length_layer_{m}_{i}.visible": m == n
-           for m in LENGTHS for i in range(LAYER_RENDERERS)},
+    return {  # each row's `n`: the length it is placed by, 0 past the sequence (not drawn)
+        "source:masked": {"n": [n if k < n else 0 for _, k in ABOVE]},
+        "source:positions": {"n": [n if p < n else 0 for p in POSITIONS]},
         "prop:decode_label.y": round((n - 1) / (2 * n), PLACE_DIGITS),  # between the last two rows
         "prop:query_widget.end": n - 1,
     }
@@ -466,19 +467,18 @@ class HeadPanel(StatePanel):
             indices = [i for i in shown if data["weight"][i] != BLANK]
         else:  # the masked layer shown, less the cells drawn over it
             covered = {(data["q"][i], data["k"][i]) for i in shown}
-            data = self.masked_sources[self.shown_length()].data
-            indices = [i for i, (q, k) in enumerate(zip(data["q"], data["k"]))
-                       if (q, k) not in covered]
+            data = self.masked_source.data
+            indices = [i for i, (q, k, n) in enumerate(zip(data["q"], data["k"], data["n"]))
+                       if n and (q, k) not in covered]
         columns = {"x": "k", "y": "q"}
         return {c: [data[columns.get(c, c)][i] for i in indices]
                 for c in (CELL_COLUMNS if kind == "weight" else MASKED_COLUMNS)}
 
-    def shown_length(self):  # -> the length whose masked layer and labels are visible
-        shown = {m for m, renderers in self.length_layers.items()
-                 if all(r.visible for r in renderers)}
-        assert len(shown) == 1 and not any(r.visible for m, rs in self.length_layers.items()
-                                           if m not in shown for r in rs), shown
-        return shown.pop()
+    def shown_length(self):  # -> the length the masked layer and the labels are placed by
+        lengths = {n for source in (self.masked_source, self.position_source)
+                   for n in source.data["n"] if n}
+        assert len(lengths) == 1, lengths
+        return lengths.pop()
 
     # --- the view, built once from the first state -----------------------------------------
 
@@ -489,8 +489,7 @@ class HeadPanel(StatePanel):
         self.widgets = {"length": self._length_w, "query": self._query_w, "mask": self._mask_w,
                         "divide": self._divide_w, "phase": self._phase_w}
         self.targets = {
-            **{f"prop:length_layer_{m}_{i}.visible": r
-               for m, renderers in self.length_layers.items() for i, r in enumerate(renderers)},
+            "source:masked": self.masked_source, "source:positions": self.position_source,
             "source:cells": self.cell_source,
             "prop:decode_label.y": self.decode_label,
             "prop:decode_label.visible": self.decode_label,
@@ -534,8 +533,9 @@ class HeadPanel(StatePanel):
             "query": [words[q] for q, _ in ALL_CELLS]})
         self.row_source = ColumnDataSource({"y": [0.0], "height": [0.0]})
 
-        def centre(column):  # a cell's key or query position -> its place on the 0..1 axis
-            return transform(column, CustomJSTransform(args={"source": self.cell_source},
+        def centre(column, source=self.cell_source):  # a row's key or query position -> its
+            # place on the 0..1 axis, for the length in the source's column `n`
+            return transform(column, CustomJSTransform(args={"source": source},
                                                        v_func=CENTRE_JS))
 
         def share(part):  # a length -> that share of one position's width
@@ -549,11 +549,9 @@ class HeadPanel(StatePanel):
                      min_border_left=QUERY_LABELS_WIDTH + 18, min_border_right=8,
                      min_border_top=KEY_LABELS_HEIGHT + 16, min_border_bottom=4,
                      outline_line_color=None, background_fill_color=paint.paper)
-        # the masked layer and the position labels, one per length, at level "annotation"
-        # (with the axes); the weights and the blank cells are drawn over them
-        self.masked_sources, self.position_sources, self.length_layers = {}, {}, {}
-        for n in LENGTHS:
-            self._build_length_layer(fig, n, paint)
+        # the masked layer and the position labels, at level "annotation" (with the axes);
+        # the weights and the blank cells are drawn over them
+        self._build_places(fig, paint, centre, share)
         x, y, source = centre("k"), centre("q"), self.cell_source
         fig.rect(x, y, share(CELL_SIZE), share(CELL_SIZE), source=source, line_color=None,
                  fill_color={"field": "weight", "transform": mapper})
@@ -563,7 +561,8 @@ class HeadPanel(StatePanel):
         fig.rect(0.5, "y", 1.0, "height", source=self.row_source, fill_alpha=0.0,
                  line_color=OUTLINE, line_width=3)
         self.decode_label = Label(x=0.5, y=0,  # the state sets y
-                                  text="decode: only the newest token's row is computed",
+                                  # two lines: one is wider than a phone's frame
+                                  text="decode: only the newest\ntoken's row is computed",
                                   text_align="center", text_baseline="middle",
                                   text_font_size=SMALL, text_color="#888888", visible=False)
         fig.add_layout(self.decode_label)
@@ -579,39 +578,38 @@ class HeadPanel(StatePanel):
         self._figure_pane = pn.pane.Bokeh(fig, height=HEIGHT, sizing_mode="stretch_width",
                                           min_width=240)
 
-    def _build_length_layer(self, fig, n, paint):
-        # one length's masked cells (every cell above the diagonal) and position labels,
-        # placed for that length, hidden until the state shows them
-        words, above = worked_example.WORDS, [(q, k) for q in range(n) for k in range(q + 1, n)]
-        masked = self.masked_sources[n] = ColumnDataSource({
-            "x": [place(k, n) for _, k in above], "y": [place(q, n) for q, _ in above],
-            "q": [q for q, _ in above], "k": [k for _, k in above],
-            "label": [MASKED_LABEL] * len(above), "key": [words[k] for _, k in above],
-            "query": [words[q] for q, _ in above]})
-        # each position's number and word beside the matrix, where axis ticks would be
-        positions = self.position_sources[n] = ColumnDataSource({
-            "at": [place(p, n) for p in range(n)], "p": list(range(n)),
-            "key_label": [f"{p}\n{w}" for p, w in enumerate(words[:n])],
-            "query_label": [tick_label(p, w) for p, w in enumerate(words[:n])]})
+    def _build_places(self, fig, paint, centre, share):
+        # every cell the mask can hide (above the diagonal) and every position's number and
+        # word beside the matrix, where axis ticks would be; the state's column `n` places
+        # them for the length and leaves those past it undrawn
+        words = worked_example.WORDS
+        masked = self.masked_source = ColumnDataSource({
+            "q": [q for q, _ in ABOVE], "k": [k for _, k in ABOVE], "n": [0] * len(ABOVE),
+            "label": [MASKED_LABEL] * len(ABOVE), "key": [words[k] for _, k in ABOVE],
+            "query": [words[q] for q, _ in ABOVE]})
+        positions = self.position_source = ColumnDataSource({
+            "p": list(POSITIONS), "n": [0] * len(POSITIONS),
+            "key_label": [f"{p}\n{words[p]}" for p in POSITIONS],
+            "query_label": [tick_label(p, words[p]) for p in POSITIONS]})
         # built as glyph models, not with figure.rect/text, which make a selected, an
         # unselected and a muted copy of each glyph that states.draw_changes_on_overlay
-        # then drops: 24 renderers' copies were half the CPU of building the head
-        size = round(MASKED_SIZE / n, PLACE_DIGITS)
+        # then drops
+        x, y, size = centre("k", masked), centre("q", masked), share(MASKED_SIZE)
+        at = centre("p", positions)
         text = {"text_font_size": SMALL}
-        self.length_layers[n] = [states.add_renderer(fig, source, glyph, level="annotation",
-                                                     visible=False) for source, glyph in (
-            (masked, Rect(x="x", y="y", width=size, height=size, fill_color=MASK_FILL,
-                          line_color=None, hatch_pattern="/", hatch_color="#b5b5b5",
-                          hatch_scale=8, hatch_weight=1)),
-            (masked, Text(x="x", y="y", text="label", text_color=MASK_TEXT,
-                          text_align="center", text_baseline="middle", **text)),
-            (positions, Text(x="at", y=0.0, text="key_label", text_align="center",
-                             text_baseline="bottom", y_offset=-LABEL_GAP,
-                             text_color=paint.text, **text)),
-            (positions, Text(x=0.0, y="at", text="query_label", text_align="right",
-                             text_baseline="middle", x_offset=-LABEL_GAP,
-                             text_color=paint.text, **text)))]
-        assert len(self.length_layers[n]) == LAYER_RENDERERS
+        for source, glyph in (
+                (masked, Rect(x=x, y=y, width=size, height=size, fill_color=MASK_FILL,
+                              line_color=None, hatch_pattern="/", hatch_color="#b5b5b5",
+                              hatch_scale=8, hatch_weight=1)),
+                (masked, Text(x=x, y=y, text="label", text_color=MASK_TEXT,
+                              text_align="center", text_baseline="middle", **text)),
+                (positions, Text(x=at, y=0.0, text="key_label", text_align="center",
+                                 text_baseline="bottom", y_offset=-LABEL_GAP,
+                                 text_color=paint.text, **text)),
+                (positions, Text(x=0.0, y=at, text="query_label", text_align="right",
+                                 text_baseline="middle", x_offset=-LABEL_GAP,
+                                 text_color=paint.text, **text))):
+            states.add_renderer(fig, source, glyph, level="annotation")
 
     def _build_readouts(self, state):
         def readout(cls, values, **kw):  # its own shadow root: it needs the stylesheet
