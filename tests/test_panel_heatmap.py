@@ -207,17 +207,26 @@ def test_a_length_places_every_cell_and_label_it_shows(panel):
         masked = panel.masked_source.data
         assert {(q, k) for q, k, n in zip(masked["q"], masked["k"], masked["n"]) if n} == {
             (q, k) for q in range(length) for k in range(q + 1, length)}
-        # where the browser places them (the still applies the same transforms in Python)
-        rect = next(r.glyph for r in panel.figure.renderers
-                    if r.data_source is panel.masked_source and type(r.glyph).__name__ == "Rect")
+        # the −∞ labels where the browser places them (the still applies the same
+        # transforms in Python), on the hatched cells of the one layer shown
+        label = next(r.glyph for r in panel.figure.renderers
+                     if r.data_source is panel.masked_source)
         rows = len(masked["k"])
-        xs, ys = column(rect, "x", masked, rows), column(rect, "y", masked, rows)
-        widths = column(rect, "width", masked, rows)
+        xs, ys = column(label, "x", masked, rows), column(label, "y", masked, rows)
         shown = [i for i, n in enumerate(masked["n"]) if n]
-        assert [round(xs[i], 4) for i in shown] == [place(masked["k"][i], length) for i in shown]
-        assert [round(ys[i], 4) for i in shown] == [place(masked["q"][i], length) for i in shown]
-        assert {round(widths[i], 6) for i in shown} == {round(MASKED_SIZE / length, 6)}
+        places = {(place(masked["k"][i], length), place(masked["q"][i], length)) for i in shown}
+        assert {(round(xs[i], 4), round(ys[i], 4)) for i in shown} == places
         assert all(math.isnan(xs[i]) for i in range(rows) if i not in shown)
+        # a row not drawn holds no text (Bokeh would make and measure a box for it)
+        assert [i for i, t in enumerate(masked["label"]) if t is not None] == shown
+        positions = panel.position_source.data
+        for labels in (positions["key_label"], positions["query_label"]):
+            assert [p for p, t in enumerate(labels) if t is not None] == list(range(length))
+        layers = [n for n, r in panel.masked_layers.items() if r.visible]
+        layer = panel.masked_layers[length]
+        assert layers == [length] and set(zip(layer.data_source.data["x"],
+                                              layer.data_source.data["y"])) == places
+        assert layer.glyph.width == layer.glyph.height == round(MASKED_SIZE / length, 4)
         positions = panel.position_source.data
         assert [p for p, n in zip(positions["p"], positions["n"]) if n] == list(range(length))
         assert {n for n in positions["n"] if n} == {length}
@@ -387,15 +396,22 @@ def test_only_the_length_redraws_the_masked_layer_and_the_labels(panel):
     for r in panel.figure.select({"type": GlyphRenderer}):
         levels.setdefault(r.data_source, set()).add(r.level)
     assert levels[panel.masked_source] == levels[panel.position_source] == {"annotation"}
+    assert all(levels[r.data_source] == {"annotation"} for r in panel.masked_layers.values())
     assert levels[panel.cell_source] == levels[panel.row_source] == {"overlay"}
     parts = {p.fn.__name__: p.controls for p in HeadPanel.parts()}
     assert parts["places_state"] == ("length",)
     places = (panel.masked_source, panel.position_source)
     before = [dict(s.data) for s in places]
-    panel.length = 4  # the length sends one number a row: where it is placed, if at all
+    layers = {n: dict(r.data_source.data) for n, r in panel.masked_layers.items()}
+    panel.length = 4  # the labels get one number a row: where it is placed, if at all
     assert panel.shown_length() == 4
     for source, old in zip(places, before):
-        assert {c for c in old if source.data[c] != old[c]} == {"n"}
+        changed = {c for c in old if source.data[c] != old[c]}
+        assert "n" in changed and changed <= {"n", "label", "key_label", "query_label"}
+    # and another hatched layer shows; no layer's data changes (a hatch is made again then)
+    assert {n: dict(r.data_source.data) for n, r in panel.masked_layers.items()} == layers
+    shown = {name for name, on in HeadPanel.parts()[0].fn(length=5).items() if on is True}
+    assert shown == {"prop:masked_layer_5.visible"}
 
 
 def test_no_glyph_keeps_selected_unselected_or_muted_copies():

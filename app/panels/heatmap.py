@@ -61,6 +61,11 @@ def tick_label(position, word):  # tokens repeat ("the" twice): the position tel
     return f"{position} {word}"
 
 
+# each position's labels beside the matrix: its number over its word above, "2 sat" left
+KEY_LABELS = [f"{p}\n{w}" for p, w in enumerate(worked_example.WORDS)]
+QUERY_LABELS = [tick_label(p, w) for p, w in enumerate(worked_example.WORDS)]
+
+
 def relative_luminance(colour):  # "#rrggbb" -> WCAG 2 relative luminance, 0 (black)..1
     def linear(c):
         return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
@@ -97,6 +102,7 @@ ALL_CELLS = [(q, k) for q in range(GRID) for k in range(GRID)]  # the cell sourc
 ABOVE = [(q, k) for q, k in ALL_CELLS if k > q]  # the masked layer's rows: every cell the
 # causal mask can hide, of the largest sequence
 POSITIONS = range(GRID)  # the position labels' rows
+LENGTHS = range(MIN_LENGTH, MAX_LENGTH + 1)
 CELL_SIZE, MASKED_SIZE = 0.96, 0.9  # of a position's width: a gap between cells; the masked
 # layer a little inside, so a cell drawn over one hides it to the edge
 PLACE_DIGITS = 4  # on a 0..1 axis a few hundred pixels wide: 0.1 px at most
@@ -288,8 +294,14 @@ def cells(nums):
 def places_state(length):  # where the masked layer and the position labels sit
     n = length
     return {  # each row's `n`: the length it is placed by, 0 past the sequence (not drawn)
-        "source:masked": {"n": [n if k < n else 0 for _, k in ABOVE]},
-        "source:positions": {"n": [n if p < n else 0 for p in POSITIONS]},
+        **{f"prop:masked_layer_{m}.visible": m == n for m in LENGTHS},
+        # and a row past it holds no text: Bokeh makes and measures a box for every string
+        "source:masked": {"n": [n if k < n else 0 for _, k in ABOVE],
+                          "label": [MASKED_LABEL if k < n else None for _, k in ABOVE]},
+        "source:positions": {"n": [n if p < n else 0 for p in POSITIONS],
+                             "key_label": [KEY_LABELS[p] if p < n else None for p in POSITIONS],
+                             "query_label": [QUERY_LABELS[p] if p < n else None
+                                             for p in POSITIONS]},
         "prop:decode_label.y": round((n - 1) / (2 * n), PLACE_DIGITS),  # between the last two rows
         "prop:query_widget.end": n - 1,
     }
@@ -477,7 +489,8 @@ class HeadPanel(StatePanel):
     def shown_length(self):  # -> the length the masked layer and the labels are placed by
         lengths = {n for source in (self.masked_source, self.position_source)
                    for n in source.data["n"] if n}
-        assert len(lengths) == 1, lengths
+        shown = {m for m, r in self.masked_layers.items() if r.visible}
+        assert len(lengths) == 1 and shown == lengths, (lengths, shown)
         return lengths.pop()
 
     # --- the view, built once from the first state -----------------------------------------
@@ -489,6 +502,7 @@ class HeadPanel(StatePanel):
         self.widgets = {"length": self._length_w, "query": self._query_w, "mask": self._mask_w,
                         "divide": self._divide_w, "phase": self._phase_w}
         self.targets = {
+            **{f"prop:masked_layer_{m}.visible": r for m, r in self.masked_layers.items()},
             "source:masked": self.masked_source, "source:positions": self.position_source,
             "source:cells": self.cell_source,
             "prop:decode_label.y": self.decode_label,
@@ -551,7 +565,7 @@ class HeadPanel(StatePanel):
                      outline_line_color=None, background_fill_color=paint.paper)
         # the masked layer and the position labels, at level "annotation" (with the axes);
         # the weights and the blank cells are drawn over them
-        self._build_places(fig, paint, centre, share)
+        self._build_places(fig, paint, centre)
         x, y, source = centre("k"), centre("q"), self.cell_source
         fig.rect(x, y, share(CELL_SIZE), share(CELL_SIZE), source=source, line_color=None,
                  fill_color={"field": "weight", "transform": mapper})
@@ -578,29 +592,27 @@ class HeadPanel(StatePanel):
         self._figure_pane = pn.pane.Bokeh(fig, height=HEIGHT, sizing_mode="stretch_width",
                                           min_width=240)
 
-    def _build_places(self, fig, paint, centre, share):
-        # every cell the mask can hide (above the diagonal) and every position's number and
-        # word beside the matrix, where axis ticks would be; the state's column `n` places
-        # them for the length and leaves those past it undrawn
+    def _build_places(self, fig, paint, centre):
+        # the hatched cells: one layer per length, shown by the length (a hatch pattern is
+        # made again whenever its glyph's data is set: 2-3 ms a change)
+        self.masked_layers = {n: self._build_masked_layer(fig, n) for n in LENGTHS}
+        # the −∞ on every cell the mask can hide (above the diagonal) and every position's
+        # number and word beside the matrix, where axis ticks would be; the state's column
+        # `n` places them for the length and leaves those past it undrawn
         words = worked_example.WORDS
         masked = self.masked_source = ColumnDataSource({
             "q": [q for q, _ in ABOVE], "k": [k for _, k in ABOVE], "n": [0] * len(ABOVE),
-            "label": [MASKED_LABEL] * len(ABOVE), "key": [words[k] for _, k in ABOVE],
+            "label": [None] * len(ABOVE), "key": [words[k] for _, k in ABOVE],
             "query": [words[q] for q, _ in ABOVE]})
         positions = self.position_source = ColumnDataSource({
             "p": list(POSITIONS), "n": [0] * len(POSITIONS),
-            "key_label": [f"{p}\n{words[p]}" for p in POSITIONS],
-            "query_label": [tick_label(p, words[p]) for p in POSITIONS]})
+            "key_label": [None] * len(POSITIONS), "query_label": [None] * len(POSITIONS)})
         # built as glyph models, not with figure.rect/text, which make a selected, an
         # unselected and a muted copy of each glyph that states.draw_changes_on_overlay
         # then drops
-        x, y, size = centre("k", masked), centre("q", masked), share(MASKED_SIZE)
-        at = centre("p", positions)
+        x, y, at = centre("k", masked), centre("q", masked), centre("p", positions)
         text = {"text_font_size": SMALL}
         for source, glyph in (
-                (masked, Rect(x=x, y=y, width=size, height=size, fill_color=MASK_FILL,
-                              line_color=None, hatch_pattern="/", hatch_color="#b5b5b5",
-                              hatch_scale=8, hatch_weight=1)),
                 (masked, Text(x=x, y=y, text="label", text_color=MASK_TEXT,
                               text_align="center", text_baseline="middle", **text)),
                 (positions, Text(x=at, y=0.0, text="key_label", text_align="center",
@@ -610,6 +622,16 @@ class HeadPanel(StatePanel):
                                  text_baseline="middle", x_offset=-LABEL_GAP,
                                  text_color=paint.text, **text))):
             states.add_renderer(fig, source, glyph, level="annotation")
+
+    def _build_masked_layer(self, fig, n):  # -> the renderer of one length's hatched cells
+        above = [(q, k) for q, k in ABOVE if k < n]
+        source = ColumnDataSource({"x": [place(k, n) for _, k in above],
+                                   "y": [place(q, n) for q, _ in above]})
+        size = round(MASKED_SIZE / n, PLACE_DIGITS)
+        return states.add_renderer(fig, source, Rect(
+            x="x", y="y", width=size, height=size, fill_color=MASK_FILL, line_color=None,
+            hatch_pattern="/", hatch_color="#b5b5b5", hatch_scale=8, hatch_weight=1),
+            level="annotation", visible=False)
 
     def _build_readouts(self, state):
         def readout(cls, values, **kw):  # its own shadow root: it needs the stylesheet
