@@ -46,7 +46,9 @@
   const WAITING = "ae-waiting-children";
   const LAYOUT = /(^|\.)(Column|Row)$/;
   const PLOT = /(^|\.)(Figure|Plot)$/;
-  const steps = {taken: 0}; // how many children arrived as steps (tests read it)
+  // how many children arrived as steps, and how many plots were painted after their layout
+  // (tests read them)
+  const steps = {taken: 0, paintsHeld: 0};
 
   function holdChildren(docs) { // -> [{layout, child}]: the children taken out, in order
     const defs = new Map(), held = [];
@@ -71,7 +73,14 @@
       }
       o.attributes = attrs;
       for (const c of a.children) {
-        held.push({layout: o.id, child: c.id, plot: PLOT.test(defs.get(c.id)?.name ?? "")});
+        const def = defs.get(c.id);
+        const plot = PLOT.test(def?.name ?? "");
+        // a plot comes back with its paint held (Plot.hold_render), so that Bokeh lays it
+        // out in one task and paints it in a later one, not both in one
+        if (plot && def.attributes && def.attributes.hold_render !== true) {
+          def.attributes.hold_render = true;
+        }
+        held.push({layout: o.id, child: c.id, plot});
       }
     }
     return held.filter((h) => !h.plot).concat(held.filter((h) => h.plot));
@@ -95,6 +104,15 @@
         wanted.get(layout).filter((c) => shown.has(c.id));
       steps.taken += 1;
       await built(); // a plot's views may take several tasks to build
+    }
+    for (const {child, plot} of held) { // each plot's first paint, a task of its own
+      if (!plot) { continue; }
+      await nextTask();
+      const model = doc.get_model_by_id(child);
+      if (model.hold_render) {
+        model.hold_render = false;
+        steps.paintsHeld += 1;
+      }
     }
   }
 

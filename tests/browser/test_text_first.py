@@ -152,15 +152,16 @@ def test_the_keyboard_reaching_a_panel_mounts_it(page):
 # the layouts' children as the build wrote them (a fresh read of the group's document file)
 # and as the mounted document holds them: {layout id: [child ids]} each
 BUILT_AND_MOUNTED_CHILDREN_JS = """async (name) => {
-  const LAYOUT = /(^|\\.)(Column|Row)$/;
+  const LAYOUT = /(^|\\.)(Column|Row)$/, PLOT = /(^|\\.)(Figure|Plot)$/;
   const group = JSON.parse(document.getElementById("ae-islands").textContent).groups[name];
   let docs = null;
   new Function("AEIslands", await (await fetch(group.doc)).text())(
     {receive: (n, d) => { docs = d; }});
-  const built = {}, mounted = {};
+  const built = {}, mounted = {}, plots = {};
   (function walk(o) {
     if (Array.isArray(o)) { o.forEach(walk); return; }
     if (o === null || typeof o !== "object") { return; }
+    if (o.type === "object" && PLOT.test(o.name)) { plots[o.id] = null; }
     if (o.type === "object" && LAYOUT.test(o.name) && Array.isArray(o.attributes?.children) &&
         o.attributes.children.every((c) => c !== null && typeof c.id === "string")) {
       built[o.id] = o.attributes.children.map((c) => c.id);
@@ -177,8 +178,13 @@ BUILT_AND_MOUNTED_CHILDREN_JS = """async (name) => {
         }
       }
     }
+    for (const id of Object.keys(plots)) {
+      const model = doc.get_model_by_id(id);
+      if (model !== null) { plots[id] = model.hold_render; }
+    }
   }
-  return {built, mounted, steps: AEIslands.steps.taken};
+  return {built, mounted, plots, steps: AEIslands.steps.taken,
+          paintsHeld: AEIslands.steps.paintsHeld};
 }"""
 
 
@@ -192,6 +198,10 @@ def test_a_panel_mounts_in_steps_and_ends_with_every_child_in_place(page, route)
     assert len(found["built"]) >= 3, found
     assert found["mounted"] == found["built"]
     assert found["steps"] == sum(len(children) for children in found["built"].values())
+    # each plot was laid out with its paint held, and painted in a later task: none is
+    # left held (a held plot stays blank)
+    assert found["plots"] and set(found["plots"].values()) == {False}, found["plots"]
+    assert found["paintsHeld"] == len(found["plots"])
 
 
 def test_a_panel_is_shown_once_its_figures_views_are_built_in_slices(page):
