@@ -43,35 +43,38 @@
   // out what is already there again). Each layout's children wait in its `tags`, behind a
   // marker, so the document's JSON keeps its order (a model is defined where first named).
   // The root is hidden until the end (chapter.css), so no step is ever seen.
-  const WAITING = "ae-waiting-children";
+  // A plot is also made later: its models (most of a panel's) leave the document's JSON, to
+  // be made in a step of their own just before it comes back, where nothing outside the plot
+  // names one of them (else it stays in the JSON, behind the marker).
+  const WAITING = "ae-waiting-children", LATER = "ae-made-later:";
   const LAYOUT = /(^|\.)(Column|Row)$/;
   const PLOT = /(^|\.)(Figure|Plot)$/;
   // how many children arrived as steps, and how many plots were painted after their layout
   // (tests read them)
-  const steps = {taken: 0, paintsHeld: 0};
+  const steps = {taken: 0, paintsHeld: 0, madeLater: 0};
 
-  function holdChildren(docs) { // -> [{layout, child}]: the children taken out, in order
+  function walk(o, visit) { // every object in a document's JSON, in its order
+    if (Array.isArray(o)) { o.forEach((v) => walk(v, visit)); return; }
+    if (o === null || typeof o !== "object") { return; }
+    visit(o);
+    for (const key of Object.keys(o)) { walk(o[key], visit); }
+  }
+
+  function isRef(o) { return typeof o.id === "string" && Object.keys(o).length === 1; }
+
+  function holdChildren(docs) { // -> [{layout, child, plot, json}]: the children taken out,
+    // in order (json: a plot's definition, taken out of the document)
     const defs = new Map(), held = [];
-    (function collect(o) {
-      if (Array.isArray(o)) { o.forEach(collect); return; }
-      if (o === null || typeof o !== "object") { return; }
-      if (o.type === "object" && typeof o.id === "string") { defs.set(o.id, o); }
-      for (const key of Object.keys(o)) { collect(o[key]); }
-    })(docs);
+    walk(docs, (o) => {
+      if (o.type === "object" && typeof o.id === "string" && !defs.has(o.id)) {
+        defs.set(o.id, o);
+      }
+    });
     for (const o of defs.values()) {
       const a = o.attributes;
       if (!a || !LAYOUT.test(o.name) || !Array.isArray(a.children) || a.children.length === 0 ||
           !a.children.every((c) => c !== null && typeof c.id === "string")) { continue; }
-      const attrs = {};
-      for (const key of Object.keys(a)) { // tags right after children: the same order
-        if (key === "children") {
-          attrs.children = [];
-          attrs.tags = [...(a.tags ?? []), WAITING, ...a.children];
-        } else if (key !== "tags") {
-          attrs[key] = a[key];
-        }
-      }
-      o.attributes = attrs;
+      const waiting = [], mine = [];
       for (const c of a.children) {
         const def = defs.get(c.id);
         const plot = PLOT.test(def?.name ?? "");
@@ -80,7 +83,39 @@
         if (plot && def.attributes && def.attributes.hold_render !== true) {
           def.attributes.hold_render = true;
         }
-        held.push({layout: o.id, child: c.id, plot});
+        const later = plot && def === c; // defined here, as a child: it can be made later
+        waiting.push(later ? LATER + c.id : c);
+        mine.push({layout: o.id, child: c.id, plot, json: later ? c : null});
+      }
+      const attrs = {};
+      for (const key of Object.keys(a)) { // tags right after children: the same order
+        if (key === "children") {
+          attrs.children = [];
+          attrs.tags = [...(a.tags ?? []), WAITING, ...waiting];
+        } else if (key !== "tags") {
+          attrs[key] = a[key];
+        }
+      }
+      o.attributes = attrs;
+      for (const h of mine) { held.push({...h, tags: attrs.tags}); }
+    }
+    // a plot whose models something left in the document names stays in it, and so does
+    // one that holds a layout (its children wait for it)
+    for (let changed = true; changed;) {
+      changed = false;
+      const named = new Set();
+      walk(docs, (o) => { if (isRef(o)) { named.add(o.id); } });
+      for (const h of held) {
+        if (h.json === null) { continue; }
+        let clash = false;
+        walk(h.json, (o) => {
+          if (o.type === "object" && (named.has(o.id) || LAYOUT.test(o.name))) { clash = true; }
+        });
+        if (clash) {
+          h.tags[h.tags.indexOf(LATER + h.child)] = h.json;
+          h.json = null;
+          changed = true;
+        }
       }
     }
     return held.filter((h) => !h.plot).concat(held.filter((h) => h.plot));
@@ -88,20 +123,29 @@
 
   async function putBack(held, rootId) { // the held children back into their layouts
     const doc = window.Bokeh.documents.find((d) => d.get_model_by_id(rootId) !== null);
-    const wanted = new Map(), shown = new Set();
+    const wanted = new Map(), shown = new Set(); // layout -> its children's ids, in order
     for (const {layout} of held) {
       if (wanted.has(layout)) { continue; }
       const model = doc.get_model_by_id(layout);
       const at = model.tags.indexOf(WAITING);
-      wanted.set(layout, model.tags.slice(at + 1));
+      wanted.set(layout, model.tags.slice(at + 1).map(
+        (c) => (typeof c === "string" ? c.slice(LATER.length) : c.id)));
       model.tags = model.tags.slice(0, at);
     }
     const {nextTask, built} = window.AEStates; // the switcher's: it loads before a document
-    for (const {layout, child} of held) {
+    for (const {layout, child, json} of held) {
+      const model = doc.get_model_by_id(layout), tags = model.tags;
+      if (json !== null) { // its models, made from its JSON in the layout's tags for now
+        await nextTask();
+        doc.apply_json_patch({events: [{kind: "ModelChanged", model: {id: layout},
+                                        attr: "tags", new: [...tags, json]}]});
+        steps.madeLater += 1;
+      }
       await nextTask();
       shown.add(child);
-      doc.get_model_by_id(layout).children =
-        wanted.get(layout).filter((c) => shown.has(c.id));
+      model.children = wanted.get(layout).filter((id) => shown.has(id))
+        .map((id) => doc.get_model_by_id(id));
+      model.tags = tags;
       steps.taken += 1;
       await built(); // a plot's views may take several tasks to build
     }
@@ -326,7 +370,8 @@
   window.addEventListener("beforeprint", printValues);
   window.addEventListener("afterprint", afterPrint);
 
-  window.AEIslands = {mount, mountAll, mountFor, mounts, show, receive, printValues, steps};
+  window.AEIslands = {mount, mountAll, mountFor, mounts, show, receive, printValues, steps,
+                      holdChildren}; // holdChildren: for tests
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start, {once: true});
   } else {

@@ -184,7 +184,7 @@ BUILT_AND_MOUNTED_CHILDREN_JS = """async (name) => {
     }
   }
   return {built, mounted, plots, steps: AEIslands.steps.taken,
-          paintsHeld: AEIslands.steps.paintsHeld};
+          paintsHeld: AEIslands.steps.paintsHeld, madeLater: AEIslands.steps.madeLater};
 }"""
 
 
@@ -202,6 +202,33 @@ def test_a_panel_mounts_in_steps_and_ends_with_every_child_in_place(page, route)
     # left held (a held plot stays blank)
     assert found["plots"] and set(found["plots"].values()) == {False}, found["plots"]
     assert found["paintsHeld"] == len(found["plots"])
+    # and each plot's models were made in a step of their own, out of the first
+    assert found["madeLater"] == len(found["plots"])
+
+
+# a Column holding a figure (with a range) and a text; `named`: the text names the range
+HELD_PLOT_JS = """(named) => {
+  const range = {type: "object", name: "Range1d", id: "r", attributes: {start: 0}};
+  const figure = {type: "object", name: "Figure", id: "f", attributes: {x_range: range}};
+  const text = {type: "object", name: "Div", id: "t", attributes: named ? {tags: [{id: "r"}]} : {}};
+  const docs = {d: {roots: [{type: "object", name: "Column", id: "c",
+                             attributes: {children: [figure, text]}}]}};
+  const held = AEIslands.holdChildren(docs);
+  const tags = docs.d.roots[0].attributes.tags;
+  return {order: held.map((h) => h.child), later: held.map((h) => h.json !== null),
+          inDocument: tags.includes(figure), hold: figure.attributes.hold_render};
+}"""
+
+
+def test_a_plot_is_made_later_unless_something_else_names_its_models(page):
+    page.goto("/heatmap")
+    page.wait_for_function(DOCUMENT_IDLE_JS, timeout=RENDER_TIMEOUT_MS)
+    alone = page.evaluate(HELD_PLOT_JS, False)
+    assert alone == {"order": ["t", "f"], "later": [False, True], "inDocument": False,
+                     "hold": True}
+    named = page.evaluate(HELD_PLOT_JS, True)  # made later, the text's reference would fail
+    assert named == {"order": ["t", "f"], "later": [False, False], "inDocument": True,
+                     "hold": True}
 
 
 def test_a_panel_is_shown_once_its_figures_views_are_built_in_slices(page):
