@@ -145,7 +145,7 @@
       shown.add(child);
       model.children = wanted.get(layout).filter((id) => shown.has(id))
         .map((id) => doc.get_model_by_id(id));
-      model.tags = tags;
+      if (json !== null) { model.tags = tags; } // the plot is a child now: out of its tags
       steps.taken += 1;
       await built(); // a plot's views may take several tasks to build
     }
@@ -173,12 +173,12 @@
       made.set(id, Document.from_json(json));
     }
     await nextTask();
+    const find = function (id) {
+      const el = document.getElementById(id);
+      if (el === null) { throw new Error("no element #" + id + " for a panel's root"); }
+      return el;
+    };
     for (const item of items) {
-      const find = function (id) {
-        const el = document.getElementById(id);
-        if (el === null) { throw new Error("no element #" + id + " for a panel's root"); }
-        return el;
-      };
       const element = item.elementid != null ? find(item.elementid) : document.body;
       const roots = (item.root_ids ?? []).map((id) => find(item.roots[id]));
       await B.embed.add_document_standalone(made.get(item.docid), element, roots,
