@@ -20,7 +20,9 @@ QUESTION_ID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")  # ids become element ids:
 OPTION_KEY = re.compile(r"[A-Za-z0-9_-]+")
 URL_KEY = re.compile(r"[A-Za-z0-9_]+")
 BAND = re.compile(r"(\d+(?:\.\d+)?)(%?)")  # "5%" relative, "0.02" absolute; or "order"
+FACTOR_BAND = re.compile(r"factor (\d+(?:\.\d+)?)")  # "factor 2": within a factor of 2
 ORDER_FACTOR = 3.0  # band: order = the same order of magnitude, within a factor of 3
+NUMBER_REPLIES = ("low", "high")  # every number question says why an answer is too low, too high
 
 
 @dataclass(frozen=True)
@@ -48,6 +50,8 @@ class Question:
     why: str = ""  # Markdown (inline): one or two sentences on why
     unit: str = ""  # number only, optional: "%", "tokens"
     band: tuple = ()  # number only: ("relative", 0.05), ("absolute", 0.02) or ("order", 3.0)
+    replies: tuple = ()  # ((key, Markdown), ...): what a reader who gave that answer is told.
+    # choice: an option's key; number: "low", "high", or a slip the answer function computes
 
 
 @functools.cache
@@ -144,7 +148,8 @@ def question(rest, body, source, first):
     if not QUESTION_ID.fullmatch(qid):
         raise ValueError(f"{where}: '::: question' needs one id of lowercase letters, digits "
                          "and hyphens, as '::: question mask-off-row2'")
-    fields, options, last = {}, [], None  # last: the field a continuation line extends
+    fields, options, replies = {}, [], []
+    last = None  # the field a continuation line extends: a name, "option" or "if"
     for offset, line in enumerate(body, start=first + 1):
         at = f"{source}, line {offset}"
         if not line.strip():
@@ -153,9 +158,10 @@ def question(rest, body, source, first):
         if line[0] in " \t":  # an indented line continues the field above it
             if last is None:
                 raise ValueError(f"{at}: an indented line continues nothing")
-            if last == "option":
-                key, text = options[-1]
-                options[-1] = (key, f"{text} {line.strip()}")
+            if last in ("option", "if"):
+                items = options if last == "option" else replies
+                key, text = items[-1]
+                items[-1] = (key, f"{text} {line.strip()}")
             else:
                 fields[last] = (f"{fields[last][0]} {line.strip()}", fields[last][1])
             continue
@@ -163,7 +169,8 @@ def question(rest, body, source, first):
         name, value = name.strip(), value.strip()
         if not colon or not value:
             raise ValueError(f"{at}: a question's line reads 'field: value' "
-                             f"(kind, ask, option KEY, show, why, unit, band), not {line!r}")
+                             f"(kind, ask, option KEY, if KEY, show, why, unit, band), "
+                             f"not {line!r}")
         if name.startswith("option "):
             key = name[len("option "):].strip()
             if not OPTION_KEY.fullmatch(key):
@@ -173,9 +180,18 @@ def question(rest, body, source, first):
             options.append((key, value))
             last = "option"
             continue
+        if name.startswith("if "):
+            key = name[len("if "):].strip()
+            if not OPTION_KEY.fullmatch(key):
+                raise ValueError(f"{at}: a reply names one answer, as 'if none: ...'")
+            if key in dict(replies):
+                raise ValueError(f"{at}: a second reply to {key!r}")
+            replies.append((key, value))
+            last = "if"
+            continue
         if name not in ("kind", "ask", "show", "why", "unit", "band"):
             raise ValueError(f"{at}: unknown question field {name!r} "
-                             "(known: kind, ask, option KEY, show, why, unit, band)")
+                             "(known: kind, ask, option KEY, if KEY, show, why, unit, band)")
         if name in fields:
             raise ValueError(f"{at}: a second {name!r} line")
         fields[name] = (value, at)
@@ -193,6 +209,10 @@ def question(rest, body, source, first):
         for name in ("unit", "band"):
             if name in fields:
                 raise ValueError(f"{fields[name][1]}: a choice question has no '{name}:'")
+        stray = [key for key, _ in replies if key not in dict(options)]
+        if stray:
+            raise ValueError(f"{where}: question {qid!r} replies to {stray[0]!r}, which is "
+                             "none of its options")
     else:
         if options:
             raise ValueError(f"{where}: the number question {qid!r} has options; "
@@ -201,19 +221,27 @@ def question(rest, body, source, first):
             raise ValueError(f"{where}: the number question {qid!r} needs a 'band:' line "
                              "(as 'band: 5%', 'band: 0.02' or 'band: order')")
         band = parse_band(*fields["band"])
+        missing = [key for key in NUMBER_REPLIES if key not in dict(replies)]
+        if missing:
+            raise ValueError(f"{where}: the number question {qid!r} needs an 'if {missing[0]}:' "
+                             "line: what an answer on that side of the band is told")
     slot, params = parse_show(*fields["show"])
     return ("question", Question(id=qid, kind=kind, ask=fields["ask"][0], options=tuple(options),
                                  show_slot=slot, show_params=params, why=fields["why"][0],
-                                 unit=unit, band=band))
+                                 unit=unit, band=band, replies=tuple(replies)))
 
 
-def parse_band(text, at):  # "5%" | "0.02" | "order" -> ("relative" | "absolute" | "order", x)
+def parse_band(text, at):
+    # "5%" | "0.02" | "factor 2" | "order" -> ("relative" | "absolute" | "order", x)
     if text == "order":
         return ("order", ORDER_FACTOR)
+    factor = FACTOR_BAND.fullmatch(text)
+    if factor and float(factor.group(1)) > 1:
+        return ("order", float(factor.group(1)))
     match = BAND.fullmatch(text)
     if not match:
-        raise ValueError(f"{at}: a band is '5%' (relative), '0.02' (absolute) or 'order' "
-                         f"(within a factor of {ORDER_FACTOR:g}), not {text!r}")
+        raise ValueError(f"{at}: a band is '5%' (relative), '0.02' (absolute), 'factor 2' "
+                         f"or 'order' (within a factor of {ORDER_FACTOR:g}), not {text!r}")
     amount = float(match.group(1))
     return ("relative", amount / 100) if match.group(2) else ("absolute", amount)
 

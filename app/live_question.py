@@ -16,26 +16,14 @@ from panel.reactive import ReactiveHTML
 from app import chrome, questions
 from app.readout import readout_class
 
-
-def within(value, correct, band):  # the bands questions.js judges a number by, in Python
-    kind, amount = band
-    if kind == "order":
-        if value <= 0 or correct <= 0:
-            return value == correct
-        return value / correct <= amount and correct / value <= amount
-    slack = 1e-9 * max(1.0, abs(correct))  # a typed 1.55 is 1.55, not 1.5500...1
-    if kind == "relative":
-        return abs(value - correct) <= amount * abs(correct) + slack
-    return abs(value - correct) <= amount + slack
-
-
 PICK = "Pick an answer…"
 ASKED = "ae-asked-box"  # the class of every question and the review: what "Hide" hides
 
 
 FeedbackReadout = readout_class(
     "FeedbackReadout", '<div class="ae-q-feedback" aria-live="polite"><p><b data-s="verdict">'
-    '</b> <span data-s="yours"></span></p><p data-s="answer"></p><p data-s="why"></p></div>')
+    '</b> <span data-s="yours"></span></p><p data-s="reply"></p><p data-s="answer"></p>'
+    '<p data-s="why"></p></div>')
 
 
 CSS = """
@@ -77,7 +65,8 @@ class LiveQuestion(pn.viewable.Viewer):
         self.check = pn.widgets.Button(label="Check", width=100)
         self.show_button = pn.widgets.Button(label="Show me", width=100,
                                              disabled=show is None)
-        self.feedback = FeedbackReadout({"verdict": "", "yours": "", "answer": "", "why": ""},
+        slots = ("verdict", "yours", "reply", "answer", "why")
+        self.feedback = FeedbackReadout(dict.fromkeys(slots, ""),
                                         sizing_mode="stretch_width",
                                         stylesheets=[chrome.CSS, CSS])
         self.check.on_click(lambda event: self.judge(self.input.value))
@@ -94,16 +83,18 @@ class LiveQuestion(pn.viewable.Viewer):
     def is_right(self, value):  # an option key or a number -> whether it is the answer
         if self.question.kind == "choice":
             return value == self.answer.correct
-        return within(float(value), float(self.answer.correct), self.question.band)
+        return questions.verdict(self.question, self.answer, value)[0]
 
     def judge(self, value):  # -> the feedback's texts, shown
         q, ans = self.question, self.answer
         if value in (None, "") or (isinstance(value, float) and not math.isfinite(value)):
             texts = {"verdict": "Pick an answer first." if q.kind == "choice"
-                     else "Type a number first.", "yours": "", "answer": "", "why": ""}
+                     else "Type a number first.", "yours": "", "reply": "", "answer": "",
+                     "why": ""}
             self.feedback.show(texts)
             return texts
-        right = self.is_right(value)
+        right, reply = questions.verdict(q, ans, value)
+        said = dict(q.replies).get(reply, "") if reply is not None else ""
         if q.kind == "choice":
             picked = next(text for text, key in self.options.items() if key == value)
             yours = "" if right else f"You picked: {picked}."
@@ -113,6 +104,7 @@ class LiveQuestion(pn.viewable.Viewer):
             yours = f"You said {value:g}{' ' + q.unit if q.unit else ''}."
             solution = f"Answer: {questions.plain(ans.shown)}."
         texts = {"verdict": "Right." if right else "Not quite.", "yours": yours,
+                 "reply": questions.plain(questions.fill(said, ans.values, q.id)),
                  "answer": solution, "why": questions.plain(questions.fill(q.why, ans.values,
                                                                            q.id))}
         self.feedback.show(texts)

@@ -20,7 +20,7 @@ import html as html_lib
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -38,6 +38,8 @@ class Answer:
     correct: object  # choice: the right option's key; number: the computed number
     values: dict  # {placeholder: formatted text}; "value" is the headline figure
     shown: str  # the computed result, in words (Markdown, inline)
+    slips: dict = field(default_factory=dict)  # number only: {name: a usual wrong number};
+    # an answer near one gets the question's `if name:` reply instead of "too low/high"
 
 
 # --- the answers, one function per question id --------------------------------------------
@@ -51,7 +53,8 @@ def mask_off_row2():  # which key gains most in row 2 when the mask comes off
     mat = words.index("mat")
     values = {"value": fmt.num(off.weights[SAT, mat]), "mat": fmt.num(off.weights[SAT, mat]),
               "mat_on": fmt.short(on.weights[SAT, mat]), "cat_on": fmt.num(on.weights[SAT, 1]),
-              "cat_off": fmt.num(off.weights[SAT, 1])}
+              "cat_off": fmt.num(off.weights[SAT, 1]),
+              "on": fmt.num(off.weights[SAT, words.index("on")])}
     return Answer(correct, values, f"with the mask off, row 2 gives {values['mat']} to *mat* "
                                    f"(it had {values['mat_on']} with the mask on)")
 
@@ -62,18 +65,24 @@ def mask_off_rows_0_4():  # rows 0 and 4 ("the", "the") without the mask
     correct = "same" if gap == 0 else ("close" if gap < 1e-6 else "differ")
     top = int(np.argmax(off.weights[0]))
     values = {"value": "identical", "gap": fmt.short(gap), "top": fmt.num(off.weights[0, top]),
-              "top_word": f"*{worked_example.tokens(6)[top]}*"}
+              "top_word": f"*{worked_example.tokens(6)[top]}*",
+              "self": fmt.num(off.weights[0, 0])}
     return Answer(correct, values, f"rows 0 and 4 are identical: the largest gap between "
                                    f"them is {values['gap']}")
 
 
 def pairs_discarded_8():  # scores a naive masked prefill of 8 tokens computes, then drops
     n8 = worked_example.run(8)
+    kept = n8.dot_products - n8.pairs_discarded
     values = {"value": fmt.count(n8.pairs_discarded), "total": fmt.count(n8.dot_products),
-              "kept": fmt.count(n8.dot_products - n8.pairs_discarded)}
+              "kept": fmt.count(kept), "first_row": fmt.count(n8.n - 1)}
+    # the usual slips: the kept pairs, all of them, both triangles, the diagonal, half the
+    # square, none (as if a plain kernel skipped them)
+    slips = {"kept": kept, "total": n8.dot_products, "both": n8.dot_products - n8.n,
+             "diagonal": n8.n, "half": n8.dot_products // 2, "none": 0}
     return Answer(n8.pairs_discarded, values,
                   f"{values['value']} of the {values['total']} pairs are computed, then thrown "
-                  "away")
+                  "away", slips)
 
 
 def decode_mask():  # what toggling the mask does to a decode step
@@ -83,7 +92,8 @@ def decode_mask():  # what toggling the mask does to a decode step
                       np.abs(on.output - off.output).max()))
     correct = "nothing" if moved == 0 else "moves"
     values = {"value": "no weight moves" if moved == 0 else "the weights move",
-              "moved": fmt.short(moved), "keys": fmt.count(on.n)}
+              "moved": fmt.short(moved), "keys": fmt.count(on.n),
+              "self_weight": fmt.num(on.weights[-1, -1])}
     return Answer(correct, values, f"{values['value']}: the largest change in a weight or in "
                                    f"the output is {values['moved']}")
 
@@ -106,10 +116,19 @@ def decode_growth():  # dot products of one decode step as the length grows
 
 
 def cost_share_4096():  # attention's share of a 4,096-token Qwen3-8B prefill
-    share = costs.prefill_attention_share(costs.preset("qwen3-8b"), 4096)
-    values = {"value": fmt.percent(share), "rest": fmt.percent(1 - share, 2)}
+    m = costs.preset("qwen3-8b")
+    share = costs.prefill_attention_share(m, 4096)
+    values = {"value": fmt.percent(share), "rest": fmt.percent(1 - share, 2),
+              "per_token": fmt.scale_words(costs.other_flops_decode(m), 2),
+              "per_pair": fmt.count(costs.pair_flops(m)),
+              "share_32k": fmt.percent(costs.prefill_attention_share(m, 32768)),
+              "naive": fmt.percent(costs.prefill_attention_share(m, 4096, "naive")),
+              "share_1k": fmt.percent(costs.prefill_attention_share(m, 1024))}
+    # the slips: every pair counted (a naive kernel), and the rest's share for attention's
+    slips = {"naive": float(costs.prefill_attention_share(m, 4096, "naive") * 100),
+             "complement": float((1 - share) * 100)}
     return Answer(float(share * 100), values,
-                  f"attention is {values['value']} of the prefill arithmetic")
+                  f"attention is {values['value']} of the prefill arithmetic", slips)
 
 
 def first_crossover():  # which model's attention catches up with the rest soonest
@@ -121,7 +140,8 @@ def first_crossover():  # which model's attention catches up with the rest soone
               "qwen": fmt.tokens_or_never(at["qwen3-8b"]),
               "llama": fmt.tokens_or_never(at["llama-3-8b"]),
               "times": fmt.significant(at["qwen3-8b"] / at["gpt2"], 2),
-              "first": costs.PRESET_NAMES[first]}
+              "first": costs.PRESET_NAMES[first],
+              "gpt2_limit": fmt.count(costs.preset("gpt2").max_positions)}
     return Answer(correct, values,
                   f"the crossover comes at {values['gpt2']} tokens for GPT-2 small, "
                   f"{values['qwen']} for Qwen3-8B and {values['llama']} for Llama-3-8B")
@@ -151,10 +171,15 @@ def effective_keys_128():  # the undivided softmax over 16 keys at d_k = 128, on
     mean = sqrt_dk.expectation(SWEEP_D_KS, draws=SWEEP_DRAWS)
     i = SWEEP_D_KS.index(128)
     raw, scaled = float(mean.effective_raw[i]), float(mean.effective_scaled[i])
+    keys = sqrt_dk.DEFAULT_KEYS
     values = {"value": fmt.num(raw, 1), "scaled": fmt.num(scaled, 1),
-              "keys": fmt.count(sqrt_dk.DEFAULT_KEYS)}
+              "keys": fmt.count(keys), "spread": fmt.num(float(mean.spread[i]), 1),
+              "root": fmt.num(math.sqrt(128), 1)}
+    # the slips: a one-hot row, the divided row's count, a uniform row, the scores' spread
+    slips = {"one": 1.0, "scaled": scaled, "uniform": float(keys), "root": math.sqrt(128)}
     return Answer(raw, values, f"about {values['value']} effective keys of "
-                               f"{values['keys']}, on average over {fmt.count(SWEEP_DRAWS)} draws")
+                               f"{values['keys']}, on average over {fmt.count(SWEEP_DRAWS)} draws",
+                  slips)
 
 
 def agreement_perpendicular():  # (2, −1, 0.5) · (1, 2, 0)
@@ -178,12 +203,15 @@ def fp16_overflow():  # float16 softmax of 12, 1, 0.1 without subtracting the ma
         correct = "same"
     else:
         correct = "off"
-    values = {"value": fmt.sig_figures_or_whole(half.exps[0]),
+    values = {"value": ", ".join(fmt.sig_figures_or_whole(w) for w in half.weights),
+              "overflow": fmt.sig_figures_or_whole(half.exps[0]),
               "exp": fmt.sig_figures_or_whole(single.exps[0]),
+              "exact_top": fmt.weight_percent(single.weights[0]),
+              "largest32": fmt.big_number(numerics.largest_finite("float32")),
               "largest": fmt.count(numerics.largest_finite("float16")),
               "weights": ", ".join(fmt.sig_figures_or_whole(w) for w in half.weights)}
-    return Answer(correct, values, f"e<sup>12</sup> becomes {values['value']} in float16 and "
-                                   f"the weights come out {values['weights']}")
+    return Answer(correct, values, f"e<sup>12</sup> becomes {values['overflow']} in float16 "
+                                   f"and the weights come out {values['weights']}")
 
 
 LLAMA = "llama-3-8b"
@@ -195,9 +223,14 @@ def decode_intensity():  # operations per byte of one decode step's attention
     ridge = costs.GPUS["h100-sxm"].ridge_point
     values = {"value": fmt.significant(x, 2), "ridge": fmt.significant(ridge, 3),
               "ops": fmt.scale_words(costs.attention_flops_decode(m, 4096), 2),
-              "bytes": fmt.gb_and_gib(costs.kv_cache_bytes(m, 4096))}
+              "bytes": fmt.gb_and_gib(costs.kv_cache_bytes(m, 4096)),
+              "group": fmt.count(m.heads // m.kv_heads), "layers": fmt.count(m.layers)}
+    # the slips: the scores alone, one layer's bytes, the GPU's ridge point, bytes per
+    # operation, a cache of every query head (no grouping)
+    slips = {"scores": x / 2, "one_layer": x * m.layers, "ridge": float(ridge),
+             "inverted": 1 / x, "no_gqa": x * m.kv_heads / m.heads}
     return Answer(x, values, f"{values['value']} operations per byte, against an H100 SXM's "
-                             f"ridge point of {values['ridge']}")
+                             f"ridge point of {values['ridge']}", slips)
 
 
 def decode_batch():  # the same intensity with 64 users
@@ -216,7 +249,8 @@ def decode_batch():  # the same intensity with 64 users
         correct = "up" if many > one else "down"
     weights_one = costs.other_flops_decode(m) / (costs.matmul_params(m) * 2)
     values = {"value": fmt.significant(many, 2), "one": fmt.significant(one, 2),
-              "weights": fmt.significant(64 * weights_one, 2)}
+              "weights": fmt.significant(64 * weights_one, 2),
+              "ridge": fmt.significant(costs.GPUS["h100-sxm"].ridge_point, 3)}
     return Answer(correct, values, f"{values['value']} operations per byte with 64 users, as "
                                    f"with one")
 
@@ -226,8 +260,18 @@ def kv_one_user():  # context at which one conversation's cache outweighs the we
     n = float(costs.kv_outweighs_weights_context(m))
     values = {"value": fmt.count(math.floor(n)),
               "per_token": fmt.binary_bytes(costs.kv_bytes_per_token(m)),
-              "weights": f"{fmt.significant(costs.weight_bytes(m) / 1e9, 2)} GB"}
-    return Answer(n, values, f"{values['value']} tokens")
+              "per_layer": fmt.binary_bytes(costs.kv_bytes_per_token_per_layer(m)),
+              "weights": f"{fmt.significant(costs.weight_bytes(m) / 1e9, 2)} GB",
+              "weights_exact": f"{fmt.significant(costs.weight_bytes(m) / 1e9, 4)} GB",
+              "params": f"{fmt.significant(costs.total_params(m) / 1e9, 3)} billion",
+              "per_token_bytes": fmt.count(costs.kv_bytes_per_token(m)),
+              "limit": fmt.count(m.max_positions), "layers": fmt.count(m.layers),
+              "kv_heads": fmt.count(m.kv_heads), "heads": fmt.count(m.heads)}
+    # the slips: keys only (no values), one layer's bytes, the model's context limit, a
+    # cache of every query head (no grouping), 4 bytes a number
+    slips = {"keys_only": 2 * n, "one_layer": n * m.layers, "limit": float(m.max_positions),
+             "no_gqa": n * m.kv_heads / m.heads, "fp32": n / 2}
+    return Answer(n, values, f"{values['value']} tokens", slips)
 
 
 def kv_32_users():  # 32 users at 4,096 tokens: cache against weights
@@ -236,19 +280,29 @@ def kv_32_users():  # 32 users at 4,096 tokens: cache against weights
     correct = "cache" if kv > weights else "weights"
     values = {"value": f"{fmt.significant(kv / 1e9, 2)} GB",
               "weights": f"{fmt.significant(weights / 1e9, 2)} GB",
-              "per_token": fmt.binary_bytes(costs.kv_bytes_per_token(m))}
+              "per_token": fmt.binary_bytes(costs.kv_bytes_per_token(m)),
+              "one_user": fmt.gb_and_gib(costs.kv_cache_bytes(m, 4096))}
     return Answer(correct, values, f"{values['value']} of keys and values against "
                                    f"{values['weights']} of weights")
 
 
 def online_sum():  # the running sum after blocks [2, 1] and [3, 0]
-    walk = online_softmax.online_softmax([2, 1, 3, 0], block_size=2)
+    scores = [2, 1, 3, 0]
+    walk = online_softmax.online_softmax(scores, block_size=2)
+    first = walk.steps[0].new_sum
+    second = sum(math.exp(x - max(scores)) for x in scores[2:])
     values = {"value": fmt.num(walk.running_sum), "full": fmt.num(walk.full_sum),
               "long": fmt.num(walk.running_sum, 3), "full_long": fmt.num(walk.full_sum, 3),
-              "first": fmt.num(walk.steps[0].new_sum, 3)}
+              "first": fmt.num(first, 3), "second": fmt.num(second, 3)}
+    # the slips: the old sum not rescaled; exponentials taken without subtracting any max;
+    # everything kept relative to the first block's max; the new block's small term dropped
+    slips = {"no_rescale": first + second,
+             "no_max": sum(math.exp(x) for x in scores),
+             "old_max": sum(math.exp(x - max(scores[:2])) for x in scores),
+             "dropped": first * math.exp(max(scores[:2]) - max(scores)) + 1.0}
     return Answer(float(walk.running_sum), values,
                   f"a running sum of {values['long']}, the same as the whole row's "
-                  f"{values['full_long']}")
+                  f"{values['full_long']}", slips)
 
 
 ANSWERS = {name.replace("_", "-"): fn for name, fn in {
@@ -309,6 +363,80 @@ def answer_html(question, ans):  # -> the answer and why, as the <details> and f
             f"<p>{why}</p>")
 
 
+def within(value, correct, band):  # the bands questions.js judges a number by, in Python
+    kind, amount = band
+    if kind == "order":
+        if value <= 0 or correct <= 0:
+            return value == correct
+        return value / correct <= amount and correct / value <= amount
+    slack = 1e-9 * max(1.0, abs(correct))  # a typed 1.55 is 1.55, not 1.5500...1
+    if kind == "relative":
+        return abs(value - correct) <= amount * abs(correct) + slack
+    return abs(value - correct) <= amount + slack
+
+
+SLIP_ORDER_BAND = ("relative", 0.1)  # how near a slip counts, where the answer's band is a factor
+
+
+def slip_band(band):  # the question's band -> the band a slip is recognised within
+    return SLIP_ORDER_BAND if band[0] == "order" else band
+
+
+def verdict(question, ans, given):  # an option key or a number -> (right, the reply's key)
+    if question.kind == "choice":
+        return given == ans.correct, given
+    value = float(given)
+    if within(value, float(ans.correct), question.band):
+        return True, None
+    for name, slip in ans.slips.items():
+        if within(value, float(slip), slip_band(question.band)):
+            return False, name
+    return False, "low" if value < float(ans.correct) else "high"
+
+
+def replies(question, ans):  # -> {key: reply HTML}, every reply filled with its numbers
+    return {key: inline(fill(text, ans.values, question.id)) for key, text in question.replies}
+
+
+def check_replies(question, ans):  # every wrong answer has a reply of its own, or ValueError
+    keys, qid = set(dict(question.replies)), question.id
+    if question.kind == "choice":
+        wrong = [key for key, _ in question.options if key != ans.correct]
+        expected = set(wrong)
+    else:
+        wrong = ["low", "high", *ans.slips]
+        expected = set(wrong)
+    missing = [key for key in wrong if key not in keys]
+    if missing:
+        raise ValueError(f"question {qid!r}: no 'if {missing[0]}:' reply; every wrong answer "
+                         "names its own misconception")
+    stray = sorted(keys - expected - {ans.correct})
+    if question.kind == "number" and stray:
+        raise ValueError(f"question {qid!r}: 'if {stray[0]}:' names no slip its answer "
+                         f"computes (known: {', '.join(ans.slips) or 'none'})")
+
+
+def slip_label(value):  # 36 -> "36"; 2.4177 -> "2.42"; 245064.9 -> "245,065"
+    value = float(value)
+    return fmt.count(round(value)) if value == round(value) or abs(value) >= 1000 \
+        else fmt.significant(value, 3)
+
+
+def reasons_html(question, ans):  # -> why each wrong answer fails, for the <details>
+    said = replies(question, ans)
+    if question.kind == "choice":
+        options = dict(question.options)
+        rows = [(inline(fill(options[key], ans.values, question.id)), said[key])
+                for key, _ in question.options if key != ans.correct]
+        title = "Why the other answers fail"
+    else:
+        rows = [(f"About {slip_label(value)}", said[name]) for name, value in ans.slips.items()]
+        rows += [("Too low", said["low"]), ("Too high", said["high"])]
+        title = "If your number was off"
+    items = "".join(f"<li><strong>{label}</strong>: {text}</li>" for label, text in rows)
+    return f'<p class="ae-q-reasons-title">{title}:</p><ul class="ae-q-reasons">{items}</ul>'
+
+
 def band_text(band):  # ("relative", 0.05) -> the sentence under a number box saying what counts
     kind, amount = band
     if kind == "order":
@@ -332,6 +460,7 @@ def html(question, ans):  # content.Question, Answer -> the question's HTML
     q, qid = question, question.id
     base = f"q-{qid}"
     ask = inline(fill(q.ask, ans.values, qid))
+    check_replies(q, ans)
     if q.kind == "choice":
         if ans.correct not in dict(q.options):
             raise ValueError(f"question {qid!r}: the computed answer {ans.correct!r} is none "
@@ -356,7 +485,9 @@ def html(question, ans):  # content.Question, Answer -> the question's HTML
                   f'<p class="ae-q-band" id="{base}-band">{_attr(band_text(q.band))}</p>')
     data = {"id": qid, "kind": q.kind, "correct": ans.correct if q.kind == "choice"
             else float(ans.correct), "band": list(q.band), "answer": answer_html(q, ans),
-            "options": {key: inline(fill(text, ans.values, qid)) for key, text in q.options}}
+            "options": {key: inline(fill(text, ans.values, qid)) for key, text in q.options},
+            "replies": replies(q, ans),
+            "slips": [[name, float(value)] for name, value in ans.slips.items()]}
     data_json = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
     band = f' data-band="{_attr(q.band[0])}:{_number(q.band[1])}"' if q.band else ""
     return (
@@ -370,7 +501,7 @@ def html(question, ans):  # content.Question, Answer -> the question's HTML
         f"</button></div>\n"
         f'<div class="ae-q-feedback" id="{base}-feedback" aria-live="polite"></div>\n'
         f'<details class="ae-q-answer"><summary>Answer</summary>\n{answer_html(q, ans)}\n'
-        f"</details>\n"
+        f"{reasons_html(q, ans)}\n</details>\n"
         f'<script type="application/json" class="ae-q-data">{data_json}</script>\n'
         f"</fieldset>")
 

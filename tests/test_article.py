@@ -1,6 +1,7 @@
 """The article without a browser: it builds, its URL keys never clash, the figures its prose
 quotes are the ones attention_core computes, and its sentences are its own."""
 
+import math
 from pathlib import Path
 
 import panel as pn
@@ -9,7 +10,7 @@ import pytest
 
 from app import article, chrome
 from app.hosting import server
-from attention_core import claims
+from attention_core import claims, costs, sqrt_dk
 from tests.prose_check import ProseCheck
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +42,7 @@ def test_the_kernel_lab_replaces_the_placeholder():
                 and item[0] == "placeholder"]
     assert "lab" in article.PANELS
     text = prose_text()
-    for point in ("which kernel you are really running", "triangular mask",
+    for point in ("you are really running", "triangular mask",
                   "SDPBackend.MATH", 'attn_implementation="eager"'):
         assert point in text, f"the prose around the lab no longer covers {point!r}"
 
@@ -221,6 +222,57 @@ def test_each_quoted_figure_is_in_the_prose_and_agrees_with_the_ledger(figure, l
     assert figure in prose_text(), f"the article no longer quotes {figure!r}"
     claim = ledger[QUOTED[figure]]
     assert claim.ok, f"{figure}: attention_core computes {claim.shown}, not {claim.document}"
+
+
+def test_figures_beyond_the_ledger_are_computed_too():
+    text = " ".join(prose_text().split())
+    qwen = costs.preset("qwen3-8b")
+    prompt, generated = 256, 4096
+    last = prompt + generated - 1  # the context of the last decode step
+    attention = sum(float(costs.attention_flops_decode(qwen, prompt + i)) for i in range(generated))
+    whole = attention / (attention + generated * costs.other_flops_decode(qwen))
+    prefill = float(costs.attention_flops_prefill(qwen, prompt) + costs.other_flops_prefill(
+        qwen, prompt))
+    decode = attention + generated * float(costs.other_flops_decode(qwen))
+    llama = costs.preset("llama-3-8b")
+    sweep = sqrt_dk.expectation((4, 16, 128, 512), draws=2000)
+    checks = {  # figure as written -> what attention_core gives
+        "0.99% of the first decode step, whose context is 256 tokens": (
+            f"{costs.decode_attention_share(qwen, prompt):.2%} of the first decode step, whose "
+            f"context is {prompt} tokens"),
+        "by the last step (context 4,351) attention's share has grown to 14.5%": (
+            f"by the last step (context {last:,}) attention's share has grown to "
+            f"{costs.decode_attention_share(qwen, last):.1%}"),
+        "over the whole response it is about 8% of the decode arithmetic": (
+            f"over the whole response it is about {whole:.0%} of the decode arithmetic"),
+        "past the 40,960 positions of Qwen3-8B's": f"past the {qwen.max_positions:,} positions "
+                                                   "of Qwen3-8B's",
+        "4 × 36 × 32 × 128 = 589,824": (f"4 × {qwen.layers} × {qwen.heads} × {qwen.head_dim} = "
+                                        f"{costs.pair_flops(qwen):,}"),
+        "The decode steps together do about 17 times the prefill's": (
+            f"The decode steps together do about {decode / prefill:.0f} times the prefill's"),
+        "its crossover, 57,256 tokens, lies far past its 8,192 positions": (
+            f"its crossover, {costs.crossover_tokens(llama):,.0f} tokens, lies far past its "
+            f"{llama.max_positions:,} positions"),
+        "every layer's are kept: 36 GiB over Qwen3-8B's 36 layers": (
+            "every layer's are kept: "
+            f"{costs.eager_score_matrix_bytes(qwen, 4096) * qwen.layers / 2**30:.0f} GiB over "
+            f"Qwen3-8B's {qwen.layers} layers"),
+        "covers about 6.8 effective keys when d<sub>k</sub> = 4, 2.8 at 16, 1.4 at 128 and 1.2": (
+            "covers about {:.1f} effective keys when d<sub>k</sub> = 4, {:.1f} at 16, {:.1f} at "
+            "128 and {:.1f}".format(*sweep.effective_raw)),
+        "about 11.3, 10.8, 10.7 and 10.6": "about {:.1f}, {:.1f}, {:.1f} and {:.1f}".format(
+            *sweep.effective_scaled),
+        "about 10% at d<sub>k</sub> = 4": (
+            f"about {1 - sweep.spread[0] / math.sqrt(4):.0%} at d<sub>k</sub> = 4"),
+    }
+    for written, computed in checks.items():
+        assert written in text, f"the article no longer says {written!r}"
+        assert written == computed, f"{written!r}: computed {computed!r}"
+    # "Two of those lengths lie past the 40,960 positions": 51,324 and 131,072, not 25,662
+    beyond = [n for n in (costs.crossover_tokens(qwen), costs.crossover_tokens(qwen, "naive"),
+                          32768, 131072) if n > qwen.max_positions]
+    assert len(beyond) == 2
 
 
 # names the article must use as they are: the formula, APIs, config fields, control labels

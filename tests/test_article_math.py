@@ -172,6 +172,7 @@ def test_each_quoted_figure_is_in_the_prose_and_agrees_with_the_ledger(figure, l
 
 def test_figures_beyond_the_ledger_are_computed_too():
     text = prose_text()
+    kv32 = costs.kv_cache_bytes(LLAMA, 4096, users=32)
     checks = {  # figure as written -> is it what attention_core (or plain arithmetic) gives?
         "122,532": f"{math.floor(costs.kv_outweighs_weights_context(LLAMA)):,}",
         "88.72": f"{math.log(float(numerics.largest_finite('float32'))):.2f}",
@@ -192,10 +193,30 @@ def test_figures_beyond_the_ledger_are_computed_too():
         "0, −1 and −1.9": "0, −1 and −1.9" if math.isclose(0.1 - 2, -1.9) else "?",
         "about a million operations": ("about a million operations"
                                        if round(4096 * 256 / 1e6) == 1 else "?"),
+        "it reads at most 8,192 tokens, where its cache is 1.07 GB": (
+            f"it reads at most {LLAMA.max_positions:,} tokens, where its cache is "
+            f"{costs.kv_cache_bytes(LLAMA, LLAMA.max_positions) / 1e9:.2f} GB"),
+        "of which it looks up one row per token: about 15 GB a step": (
+            "of which it looks up one row per token: about "
+            f"{(costs.weight_bytes(LLAMA) - 2 * LLAMA.vocab * LLAMA.hidden) / 1e9:.0f} GB a step"),
+        "a row of 4,096 scores of 2.8 is enough": (
+            "a row of 4,096 scores of 2.8 is enough"
+            if (math.isinf(numerics.softmax_steps([2.8] * 4096, "float16", False).total)
+                and not numerics.softmax_steps([2.8], "float16", False).overflowed) else "?"),
+        "(17.2 GB against 16.1 GB, about 7% more; in binary units 16.0 GiB against 15.0 GiB)": (
+            f"({kv32 / 1e9:.1f} GB against {costs.weight_bytes(LLAMA) / 1e9:.1f} GB, about "
+            f"{kv32 / costs.weight_bytes(LLAMA) - 1:.0%} more; in binary units "
+            f"{kv32 / 2**30:.1f} GiB against {costs.weight_bytes(LLAMA) / 2**30:.1f} GiB)"),
+        "exactly the four query heads each cached number serves": (
+            "exactly the "
+            f"{['', '', 'two', 'three', 'four'][LLAMA.heads // LLAMA.kv_heads]} query heads each "
+            "cached number serves"),
     }
     for written, computed in checks.items():
         assert written in text, f"the chapter no longer says {written!r}"
         assert written == computed, f"{written!r}: computed {computed!r}"
+    # "exactly the four query heads each cached number serves": the intensity is the grouping
+    assert costs.decode_arithmetic_intensity(LLAMA, 4096) == LLAMA.heads // LLAMA.kv_heads
     # "every ridge point lies in the hundreds"
     assert all(100 <= gpu.ridge_point < 1000 for gpu in costs.GPUS.values())
 

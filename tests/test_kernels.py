@@ -419,3 +419,43 @@ def test_cuda_debug_warnings_still_carry_the_headers():
     with dispatch.captured() as said:
         torch.backends.cuda.can_use_efficient_attention(params, True)
     assert any(s.lower().startswith(tuple(ti.DEBUG_HEADERS)) for s in said), said
+
+
+def test_a_fallback_to_math_is_silent_while_math_is_allowed():
+    # the first chapter says so: PyTorch's docs promise a warning with the reasons, but on
+    # CPU the reasons come only once math is ruled out and no kernel is left
+    import re
+    import warnings
+
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    from app import content
+
+    q, k, v = (torch.randn(2, 8, 16) for _ in range(3))  # 3-D: the fused kernels refuse it
+    with warnings.catch_warnings(record=True) as quiet:
+        warnings.simplefilter("always")
+        with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]):
+            F.scaled_dot_product_attention(q, k, v)
+    assert not quiet, [str(w.message) for w in quiet]
+    with warnings.catch_warnings(record=True) as told:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="No available kernel"), \
+                sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+            F.scaled_dot_product_attention(q, k, v)
+    assert any("4 dimensional" in str(w.message) for w in told)
+    said = re.search(r"on this page's PyTorch \((\d+\.\d+), CPU\)",
+                     " ".join(content.read("attention.md").split()))
+    assert said and torch.__version__.startswith(said.group(1) + "."), torch.__version__
+
+
+def test_is_causal_with_one_query_against_a_cache_sees_key_0_alone():
+    # the first chapter warns: PyTorch aligns is_causal's triangle top-left, so a decode
+    # query passed with is_causal=True attends to the first key only
+    import torch.nn.functional as F
+
+    torch.manual_seed(0)
+    q, k, v = torch.randn(1, 1, 1, 8), torch.randn(1, 1, 6, 8), torch.randn(1, 1, 6, 8)
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    assert torch.allclose(out[0, 0, 0], v[0, 0, 0])  # all its weight on key 0
+    assert not torch.allclose(out, F.scaled_dot_product_attention(q, k, v))

@@ -7,7 +7,8 @@ import math
 import pytest
 
 from app import article, article_math, questions, url_state
-from app.live_question import ASKED, ChapterQuestions, LiveQuestion, within
+from app.live_question import ASKED, ChapterQuestions, LiveQuestion
+from app.questions import within
 
 CHAPTERS = (article, article_math)
 
@@ -42,6 +43,16 @@ def test_the_computed_answer_is_right_and_a_wrong_one_is_not(chapter, question):
     texts = live.judge(wrong)
     assert texts["verdict"] == "Not quite."
     assert texts["answer"].startswith("Answer:") and texts["why"]
+    said = questions.replies(question, questions.answer(question))
+    if question.kind == "choice":  # every wrong option: its own reply, as the static page
+        for key, _ in question.options:
+            if key != answer:
+                assert live.judge(key)["reply"] == questions.plain(said[key]), key
+    else:
+        assert texts["reply"] == questions.plain(said["high"])
+        assert live.judge(float(answer) / 1000 - 1)["reply"] == questions.plain(said["low"])
+        for name, slip in questions.answer(question).slips.items():
+            assert live.judge(slip)["reply"] == questions.plain(said[name]), name
     assert live.judge(None)["verdict"].endswith("first.")
     assert question.kind == "choice" or math.isfinite(float(answer))
 

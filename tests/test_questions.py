@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from app import article, article_math, chapter_page, content, questions, resources
+from app import article, article_math, chapter_page, content, fmt, questions, resources
 from app.hosting import build
 from app.live_question import LiveQuestion
 from app.url_state import coerce
@@ -26,6 +26,8 @@ ask: Turn the mask off. Which key gains
   the most weight in row 2?
 option mat: *mat*, three words later
 option none: none: the mask changes scores
+if none: The softmax
+  renormalises every row.
 show: head mask=off query=2
 why: Row 2 now gives {mat} to *mat*.
 :::
@@ -35,6 +37,9 @@ kind: number
 ask: What is the running sum?
 unit: tokens
 band: 5%
+if low: Too low.
+if high: Too high.
+if no_rescale: Rescale it.
 show: online online_scores="2, 1, 3, 0" block=2
 why: About {value}.
 :::
@@ -55,22 +60,27 @@ def test_parse_gives_a_question_item_and_a_review():
         ask="Turn the mask off. Which key gains the most weight in row 2?",
         options=(("mat", "*mat*, three words later"), ("none", "none: the mask changes scores")),
         show_slot="head", show_params={"mask": "off", "query": "2"},
-        why="Row 2 now gives {mat} to *mat*.", unit="", band=())
+        why="Row 2 now gives {mat} to *mat*.", unit="", band=(),
+        replies=(("none", "The softmax renormalises every row."),))
     number = sections[2][1]
     assert (number.kind, number.unit, number.band, number.options) == (
         "number", "tokens", ("relative", 0.05), ())
+    assert number.replies == (("low", "Too low."), ("high", "Too high."),
+                              ("no_rescale", "Rescale it."))
     assert (number.show_slot, number.show_params) == (
         "online", {"online_scores": "2, 1, 3, 0", "block": "2"})
 
 
 @pytest.mark.parametrize("text, band", [("5%", ("relative", 0.05)), ("0.02", ("absolute", 0.02)),
-                                        ("0", ("absolute", 0.0)), ("order", ("order", 3.0))])
+                                        ("0", ("absolute", 0.0)), ("order", ("order", 3.0)),
+                                        ("factor 2", ("order", 2.0))])
 def test_bands(text, band):
     assert content.parse_band(text, "x") == band
 
 
 def number_block(*lines):
-    return ["kind: number", "ask: How many?", "show: head length=8", "why: Because.", *lines]
+    return ["kind: number", "ask: How many?", "show: head length=8", "why: Because.",
+            "if low: Low.", "if high: High.", *lines]
 
 
 CHOICE = ["kind: choice", "ask: Which?", "option a: A", "option b: B", "show: head",
@@ -92,12 +102,18 @@ CHOICE = ["kind: choice", "ask: Which?", "option a: A", "option b: B", "show: he
      "needs two options or more"),
     ("::: question q", CHOICE + ["band: 5%"], 12, "a choice question has no 'band:'"),
     ("::: question q", number_block(), 5, "needs a 'band:' line"),
-    ("::: question q", number_block("band: wide"), 10, "a band is '5%'"),
+    ("::: question q", number_block("band: wide"), 12, "a band is '5%'"),
+    ("::: question q", number_block("band: factor 1"), 12, "a band is '5%'"),
+    ("::: question q", number_block("band: 1")[:5] + ["band: 1"], 5, "needs an 'if high:' line"),
+    ("::: question q", CHOICE + ["if c: No such option."], 5, "replies to 'c', which is none"),
+    ("::: question q", CHOICE + ["if a: One.", "if a: Two."], 13, "a second reply to 'a'"),
+    ("::: question q", CHOICE + ["if a b: Two words."], 12, "a reply names one answer"),
     ("::: question q", number_block("band: 1", "option a: A"), 5, "has options"),
     ("::: question q", ["kind: number", "ask: How many?", "show: mask=off", "why: W.",
-                        "band: 1"], 8, "names a panel slot first"),
+                        "band: 1", "if low: L.", "if high: H."], 8, "names a panel slot first"),
     ("::: question q", ["kind: number", "ask: How many?", "show: head mask", "why: W.",
-                        "band: 1"], 8, "takes URL keys as key=value"),
+                        "band: 1", "if low: L.", "if high: H."], 8,
+     "takes URL keys as key=value"),
     ("::: question q", ["  continued", *CHOICE], 6, "continues nothing"),
 ])
 def test_a_malformed_question_names_its_file_and_line(header, body, line, says):
@@ -165,7 +181,8 @@ EXPECTED = {
                                 "eff_on": "1.98", "root": "2.24"}),
     "effective-keys-128": (None, {"value": "1.4"}),
     "agreement-perpendicular": ("perpendicular", {"score": "0", "products": "2, −2 and 0"}),
-    "fp16-overflow": ("garbage", {"value": "inf", "exp": "162,755", "largest": "65,504"}),
+    "fp16-overflow": ("garbage", {"overflow": "inf", "value": "nan, 0, 0", "exp": "162,755",
+                                  "largest": "65,504"}),
     "decode-intensity": (None, {"value": "4.0", "ridge": "295"}),
     "decode-batch": ("same", {"value": "4.0", "one": "4.0"}),
     "kv-one-user": (None, {"value": "122,532"}),
@@ -210,16 +227,97 @@ def number_pattern(figure):  # a figure, not part of a longer number ("4.0" is n
     return re.compile(rf"(?<![\d.,]){re.escape(figure)}(?![\d]|[.,]\d)")
 
 
+PARAGRAPHS_ABOVE = 3  # no question's answer may stand in the paragraphs just above it
+
+
+def paragraphs_above(sections, at):  # -> the prose paragraphs before sections[at], nearest last
+    paragraphs = []
+    for item in sections[:at]:
+        if isinstance(item, str):
+            paragraphs += [" ".join(p.split()) for p in re.split(r"\n\s*\n", item) if p.strip()]
+    return paragraphs
+
+
 @pytest.mark.parametrize("name, q", ALL, ids=[q.id for _, q in ALL])
-def test_the_prose_before_a_question_does_not_give_its_answer(name, q):
+def test_no_question_is_answered_by_the_paragraphs_above_it(name, q):
     sections = content.load(name).sections
     at = next(i for i, s in enumerate(sections) if isinstance(s, tuple)
-              and s[0] == "question" and s[1] is not None and s[1].id == q.id)
-    start = max((i for i in range(at) if isinstance(sections[i], tuple)
-                 and sections[i][0] in ("question", "panel")), default=0)
-    before = " ".join(" ".join(s.split()) for s in sections[start:at] if isinstance(s, str))
-    figure = questions.answer(q).values["value"]
-    assert not number_pattern(figure).search(before.replace("*", "")), (q.id, figure)
+              and s[0] == "question" and s[1].id == q.id)
+    above = paragraphs_above(sections, at)[-PARAGRAPHS_ABOVE:]
+    assert len(above) == PARAGRAPHS_ABOVE or at < 8, (q.id, "too few paragraphs found")
+    ans = questions.answer(q)
+    figures = {ans.values["value"]}
+    if q.kind == "number":  # the number itself, as the reader would type it, and rounded
+        figures |= {fmt.count(round(ans.correct)) if ans.correct >= 10
+                    else fmt.num(ans.correct, 1)}
+    text = content.plain_text("\n\n".join(above))
+    for figure in figures:
+        assert not number_pattern(figure).search(text), (q.id, figure)
+
+
+def test_the_paragraph_rule_catches_an_answer_three_paragraphs_up():  # the rule can fail
+    sections = ["# T", "Zero.\n\nIt is 28\npairs.\n\nOne.", ("panel", "head"), "Two.",
+                ("question", None)]
+    above = paragraphs_above(sections, 4)
+    assert above[-PARAGRAPHS_ABOVE:] == ["It is 28 pairs.", "One.", "Two."]
+    assert number_pattern("28").search(" ".join(above[-PARAGRAPHS_ABOVE:]))
+    assert not number_pattern("28").search(" ".join(above[-2:]))
+
+
+@pytest.mark.parametrize("name, q", ALL, ids=[q.id for _, q in ALL])
+def test_every_wrong_answer_gets_its_own_reply_with_a_computed_number(name, q):
+    ans = questions.answer(q)
+    said = dict(q.replies)
+    if q.kind == "choice":
+        wrong = [key for key, _ in q.options if key != ans.correct]
+    else:
+        wrong = ["low", "high", *ans.slips]
+    assert wrong and all(key in said for key in wrong), (q.id, set(wrong) - set(said))
+    texts = [said[key] for key in wrong]
+    assert len(set(texts)) == len(texts), f"{q.id}: two wrong answers share one reply"
+    for key in wrong:  # each names a number attention_core computed for this question
+        assert questions.PLACEHOLDER.search(said[key]), (q.id, key, "no computed number")
+        assert said[key] != q.why
+    filled = questions.replies(q, ans)
+    assert not any(questions.PLACEHOLDER.search(text) for text in filled.values())
+
+
+NUMBER_QUESTIONS = [(name, q) for name, q in ALL if q.kind == "number"]
+
+
+@pytest.mark.parametrize("name, q", NUMBER_QUESTIONS, ids=[q.id for _, q in NUMBER_QUESTIONS])
+def test_a_number_answer_is_told_its_direction_or_its_slip(name, q):
+    ans = questions.answer(q)
+    correct = float(ans.correct)
+    assert questions.verdict(q, ans, correct) == (True, None)
+    for slip_name, slip in ans.slips.items():  # a slip is a wrong answer, and is recognised
+        assert not questions.within(slip, correct, q.band), (q.id, slip_name, "inside the band")
+        assert questions.verdict(q, ans, slip) == (False, slip_name)
+    slips = list(ans.slips.values())
+
+    def plain_miss(candidates):  # the first candidate outside the band and every slip's
+        return next(x for x in candidates if not questions.within(x, correct, q.band)
+                    and not any(questions.within(x, s, questions.slip_band(q.band))
+                                for s in slips))
+
+    low = plain_miss([correct * f for f in (0.5, 0.3, 0.1, 0.01)] + [correct - 10])
+    high = plain_miss([correct * f for f in (1.5, 2.5, 5, 40, 1000)] + [correct + 10])
+    assert questions.verdict(q, ans, low) == (False, "low")
+    assert questions.verdict(q, ans, high) == (False, "high")
+
+
+def test_the_slips_are_the_usual_mistakes():  # computed by the answers, checked by hand here
+    assert questions.answer_for("pairs-discarded-8").slips == {
+        "kept": 36, "total": 64, "both": 56, "diagonal": 8, "half": 32, "none": 0}
+    kv = questions.answer_for("kv-one-user")
+    assert kv.slips["limit"] == 8192 and math.isclose(kv.slips["keys_only"], 2 * kv.correct)
+    assert round(kv.slips["one_layer"] / kv.correct) == 32
+    intensity = questions.answer_for("decode-intensity").slips
+    assert (intensity["scores"], intensity["one_layer"]) == (2.0, 128.0)
+    assert round(intensity["ridge"]) == 295  # 989 TFLOP/s over 3.35 TB/s
+    online = questions.answer_for("online-sum").slips
+    assert round(online["no_rescale"], 3) == round(1.368 + 1 + math.exp(-3), 3)
+    assert round(online["no_max"], 2) == round(sum(math.exp(x) for x in (2, 1, 3, 0)), 2)
 
 
 class Form(HTMLParser):
@@ -269,6 +367,12 @@ def test_the_details_hold_the_answer_and_why():
     details = page.split("<details", 1)[1].split("</details>", 1)[0]
     assert "<em>mat</em>, three words further on" in details and "0.23" in details
     assert "<summary>Answer</summary>" in details
+    for key, _ in q.options:  # with scripts off, every wrong option's reason is there too
+        if key != "mat":
+            assert questions.replies(q, questions.answer(q))[key] in details, key
+    number = next(q for _, q in ALL if q.id == "pairs-discarded-8")
+    details = questions.html(number, questions.answer(number)).split("<details", 1)[1]
+    assert "<strong>Too low</strong>" in details and "<strong>About 36</strong>" in details
 
 
 def test_the_review_links_every_question_of_its_chapter():

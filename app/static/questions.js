@@ -58,13 +58,27 @@
     return readNumber(q.el.querySelector('input[type="number"]'));
   }
 
+  function slipBand(band) { // a slip is recognised within the answer's band, 10% for a factor
+    return band[0] === "order" ? ["relative", 0.1] : band;
+  }
+
+  function verdict(q, answer) { // -> {right, reply}: the key of the reply this answer gets
+    if (q.data.kind === "choice") { return {right: answer === q.data.correct, reply: answer}; }
+    const value = Number(answer);
+    if (within(value, q.data.correct, q.data.band)) { return {right: true, reply: null}; }
+    for (const slip of q.data.slips || []) {
+      if (within(value, slip[1], slipBand(q.data.band))) { return {right: false, reply: slip[0]}; }
+    }
+    return {right: false, reply: value < q.data.correct ? "low" : "high"};
+  }
+
   function isRight(q, answer) {
-    if (q.data.kind === "choice") { return answer === q.data.correct; }
-    return within(Number(answer), q.data.correct, q.data.band);
+    return verdict(q, answer).right;
   }
 
   function feedback(q, answer) { // -> the feedback's HTML for a stored answer
-    const right = isRight(q, answer);
+    const judged = verdict(q, answer);
+    const right = judged.right;
     let yours;
     if (q.data.kind === "choice") {
       yours = right ? "" : " You picked: " + (q.data.options[answer] || answer) + ".";
@@ -72,8 +86,10 @@
       const unit = q.el.querySelector(".ae-q-unit");
       yours = " You said " + String(answer) + (unit ? " " + unit.textContent : "") + ".";
     }
+    const said = judged.reply !== null && q.data.replies ? q.data.replies[judged.reply] : "";
     return '<p class="ae-q-verdict"><strong>' + (right ? "Right." : "Not quite.") +
-      "</strong>" + yours + "</p>" + q.data.answer;
+      "</strong>" + yours + "</p>" + (said ? '<p class="ae-q-reply">' + said + "</p>" : "") +
+      q.data.answer;
   }
 
   function settle(q, answer) { // show the verdict for an answer and mark the question with it
@@ -225,7 +241,7 @@
     review();
   }
 
-  window.AEQuestions = {questions: questions, review: review, within: within};
+  window.AEQuestions = {questions: questions, review: review, within: within, verdict: verdict};
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start, {once: true});
   } else {

@@ -82,6 +82,7 @@ def test_a_choice_answered_wrongly_then_rightly(chapter):
     q = answer_choice(page, "mask-off-row2", "on")
     expect(feedback(q)).to_contain_text("Not quite.")
     expect(feedback(q)).to_contain_text("You picked: on, the word right after sat")
+    expect(q.locator(".ae-q-reply")).to_contain_text("Nearness earns nothing here")  # its own
     expect(feedback(q)).to_contain_text("row 2 gives 0.23 to mat")  # the computed value
     expect(q).to_have_attribute("data-result", "wrong")
     q = answer_choice(page, "mask-off-row2", "mat")
@@ -107,14 +108,45 @@ def test_a_number_question_judges_within_its_band(chapter):
     expect(feedback(q)).to_contain_text("28 of the 64 pairs are computed, then thrown away")
     q = answer_number(page, "pairs-discarded-8", 28)
     expect(feedback(q)).to_contain_text("Right.")
-    q = answer_number(page, "cost-share-4096", 20)  # band: order; 7.4% × 3 is 22.2%
+    q = answer_number(page, "cost-share-4096", 10)  # band: factor 1.5; 7.4% × 1.5 is 11.1%
     expect(feedback(q)).to_contain_text("Right.")
     expect(feedback(q)).to_contain_text("7.4%")
     q = answer_number(page, "cost-share-4096", 50)  # the common guess: far too high
     expect(feedback(q)).to_contain_text("Not quite.")
-    q = answer_number(page, "effective-keys-128", 1)  # band ±0.5 around the mean of 1.4
+    expect(q.locator(".ae-q-reply")).to_contain_text("Attention feels like the expensive part")
+    q = answer_number(page, "cost-share-4096", 1)  # too low: its own reply
+    expect(q.locator(".ae-q-reply")).to_contain_text("Small, but not that small")
+    q = answer_number(page, "effective-keys-128", 1.5)  # band ±0.2 around the mean of 1.4
     expect(feedback(q)).to_contain_text("Right.")
     expect(feedback(q)).to_contain_text("about 1.4 effective keys of 16")
+    q = answer_number(page, "effective-keys-128", 1)  # one-hot: the slip the chapter corrects
+    expect(feedback(q)).to_contain_text("Not quite.")
+    expect(q.locator(".ae-q-reply")).to_contain_text("Close, but the top key does not take")
+
+
+def reply_text(page, qid):
+    return " ".join(question(page, qid).locator(".ae-q-reply").inner_text().split())
+
+
+@pytest.mark.parametrize("name, route", [("attention.md", ""), ("math.md", "math/")])
+def test_each_wrong_answer_shows_its_own_reply_with_its_number(chapter, name, route):
+    page = chapter(theme_file=route)
+    for q in questions.questions_of(content.load(name)):
+        ans = questions.answer(q)
+        said = {key: questions.plain(text) for key, text in questions.replies(q, ans).items()}
+        if q.kind == "choice":
+            tried = [(key, key) for key, _ in q.options if key != ans.correct]
+        else:  # each slip, and a number on either side of the band
+            tried = [*((slip, name) for name, slip in ans.slips.items()),
+                     (float(ans.correct) / 1000 - 1, "low"),
+                     (float(ans.correct) * 1000 + 1, "high")]
+        for given, key in tried:
+            box = (answer_choice(page, q.id, given) if q.kind == "choice"
+                   else answer_number(page, q.id, given))
+            expect(box).to_have_attribute("data-result", "wrong")
+            expect(box.locator(".ae-q-reply")).to_have_count(1)
+            assert reply_text(page, q.id) == " ".join(said[key].split()), (q.id, key)
+            assert re.search(r"\d", said[key]), (q.id, key, "no number")
 
 
 def test_the_keyboard_alone_answers(chapter):
