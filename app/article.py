@@ -26,7 +26,7 @@ import logging
 import panel as pn
 from panel.io.state import set_curdoc
 
-from app import chrome, content, url_state
+from app import apparatus, chrome, content, url_state
 from app.live_question import ChapterQuestions
 from app.panels.cost import CostPanel
 from app.panels.heatmap import HeadPanel
@@ -189,12 +189,17 @@ def panel_block(slot, get, keys):  # -> the slot's URL note and viewer
     return [notes, viewer]
 
 
-def add_part(page, item, get, plan, later=None, asked=None):
+def add_part(page, item, get, plan, later=None, asked=None, notes=None):
     # one SECTIONS item -> onto the LiveChapter: text as HTML, a question, the review or a
     # panel as a root. asked: the page's ChapterQuestions, or None when the address turned
-    # them off (each still has its root, empty and hidden: every session, the same roots)
+    # them off (each still has its root, empty and hidden: every session, the same roots);
+    # notes: the chapter's apparatus.Apparatus (its terms and references)
     if isinstance(item, str):
-        page.add_html(content.markdown_html(item))
+        page.add_html(notes.prose(item) if notes is not None else content.markdown_html(item))
+    elif item[0] == "glossary":
+        page.add_html(notes.glossary_html() if notes is not None else "")
+    elif item[0] == "references":
+        page.add_html(notes.references_html() if notes is not None else "")
     elif item[0] == "placeholder":
         page.add_html(content.placeholder_html(item[1], item[2]))
     elif item[0] == "link":
@@ -247,6 +252,7 @@ def render(sections, panels, *, title, follows=FOLLOWS, back=None, defer=True, s
     plan = chapter_plan(panels, follows)
     later = Later() if defer else None
     asked = chapter_questions(sections, shelf, plan)
+    notes = apparatus.Apparatus(sections)
     chrome.apply_figure_theme()
     page = LiveChapter(title=title, theme=chrome.theme(),
                        description=content.description(content.Chapter(title, list(sections))))
@@ -256,7 +262,7 @@ def render(sections, panels, *, title, follows=FOLLOWS, back=None, defer=True, s
     page.add_html("</header>")
     page.add_html('<main class="ae-article" id="main">')
     for item in sections:
-        add_part(page, item, shelf, plan, later, asked)
+        add_part(page, item, shelf, plan, later, asked, notes)
     page.add_html("</main>")
     if later is not None:
         later.start()

@@ -23,7 +23,7 @@ import json
 import os
 import re
 
-from app import content, questions
+from app import apparatus, content, questions
 from app.content import TAG, description, markdown_html, plain_text
 from app.panel_internals import DOCS_JSON, RENDER_ITEMS, SCRIPT_SRC  # Panel's saved page
 from app.resources import minify_css
@@ -191,10 +191,11 @@ def chapter_href(page_folder, route, theme):  # the other chapter's file, relati
 
 def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: prose, islands
     group_of = {slot: g for g in groups for slot in g.slots}
+    notes = apparatus.Apparatus(chapter.sections)
     parts = []
     for item in chapter.sections:
         if isinstance(item, str):
-            parts.append(markdown_html(item))
+            parts.append(notes.prose(item))
         elif item[0] == "panel" and item[1] in group_of:
             parts.append(island(item[1], group_of[item[1]]))
         elif item[0] == "link":
@@ -207,6 +208,10 @@ def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: pro
             parts.append(questions.html(item[1], questions.answer(item[1])))
         elif item[0] == "review":
             parts.append(questions.review_html(chapter))
+        elif item[0] == "glossary":
+            parts.append(notes.glossary_html())
+        elif item[0] == "references":
+            parts.append(notes.references_html())
         elif item[0] == "asked":  # a panel page's question, shown when a link asks for it:
             q = item[1]  # a template until then, so it is no part of the page (nor its text)
             parts.append(f'<template class="ae-asked" data-question="{html.escape(q.id)}">'
@@ -272,6 +277,7 @@ PAGE = """<!DOCTYPE html>
 <script type="application/json" id="ae-islands">{config}</script>
 <script src="{islands_js}" defer></script>
 <script src="{questions_js}" defer></script>
+<script src="{terms_js}" defer></script>
 </body>
 </html>
 """
@@ -279,7 +285,7 @@ PAGE = """<!DOCTYPE html>
 
 def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_url=None,
               about=None, top=True, canonical=None):
-    # -> the chapter's whole page. urls: {"switcher", "islands", "questions": src, "css":
+    # -> the chapter's whole page. urls: {"switcher", "islands", "questions", "terms": src, "css":
     # text, "doc": Group -> src, "table": ref -> src}; Bokeh's and Panel's script URLs are
     # still the CDN's here (the build points them at its own copies afterwards, as for every
     # page). about: the page's description (default: the chapter's lede); top: the header;
@@ -303,7 +309,7 @@ def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_ur
                        header=header(back, page_folder, theme) if top else "",
                        main=body(chapter, groups, page_folder, theme), config=config_text,
                        islands_js=urls["islands"],
-                       questions_js=urls["questions"])
+                       questions_js=urls["questions"], terms_js=urls["terms"])
 
 
 SHARED = re.compile(r'"\\u0001(\d+)\\u0001"')

@@ -4,7 +4,8 @@ The file starts with `# Title`. Markdown runs between markers, each alone on its
 `::: panel SLOT` places a panel, `::: link ROUTE TEXT` a link to another chapter,
 `::: placeholder TITLE | TEXT` a dashed box, `::: question ID` a question the reader
 answers before the text reveals it (its fields on the lines below, up to a bare `:::`),
-`::: review` the list of questions still to revisit, and a bare `:::` ends one prose block.
+`::: review` the list of questions still to revisit, `::: glossary` and `::: references`
+the chapter's terms and sources (app/apparatus.py), and a bare `:::` ends one prose block.
 """
 
 import functools
@@ -29,7 +30,8 @@ NUMBER_REPLIES = ("low", "high")  # every number question says why an answer is 
 class Chapter:
     title: str  # the first line's heading, without the "# "
     sections: list  # str (a Markdown block), ("panel", slot), ("link", text, route),
-    # ("placeholder", title, text), ("question", Question) or ("review",), in page order;
+    # ("placeholder", title, text), ("question", Question), ("review",), ("glossary",) or
+    # ("references",), in page order;
     # the first block is "# <title>"
 
 
@@ -132,12 +134,13 @@ def marker(rest, where):  # the words after ":::" -> a section item, or None for
         if not bar or not title.strip() or not body.strip():
             raise ValueError(f"{where}: '::: placeholder' needs 'Title | text'")
         return ("placeholder", title.strip(), body.strip())
-    if kind == "review":
+    if kind in ("review", "glossary", "references"):
         if args:
-            raise ValueError(f"{where}: '::: review' takes nothing after it")
-        return ("review",)
+            raise ValueError(f"{where}: '::: {kind}' takes nothing after it")
+        return (kind,)
     raise ValueError(f"{where}: unknown marker kind {kind!r} (known: panel, link, placeholder, "
-                     "question, review, or a bare ':::' for a block break)")
+                     "question, review, glossary, references, or a bare ':::' for a block "
+                     "break)")
 
 
 def question(rest, body, source, first):

@@ -119,7 +119,7 @@ def cost_share_4096():  # attention's share of a 4,096-token Qwen3-8B prefill
     m = costs.preset("qwen3-8b")
     share = costs.prefill_attention_share(m, 4096)
     values = {"value": fmt.percent(share), "rest": fmt.percent(1 - share, 2),
-              "per_token": fmt.scale_words(costs.other_flops_decode(m), 2),
+              "per_token": fmt.scale_words(costs.other_flops_decode(m), 3),
               "per_pair": fmt.count(costs.pair_flops(m)),
               "share_32k": fmt.percent(costs.prefill_attention_share(m, 32768)),
               "naive": fmt.percent(costs.prefill_attention_share(m, 4096, "naive")),
@@ -175,8 +175,8 @@ def effective_keys_128():  # the undivided softmax over 16 keys at d_k = 128, on
     values = {"value": fmt.num(raw, 1), "scaled": fmt.num(scaled, 1),
               "keys": fmt.count(keys), "spread": fmt.num(float(mean.spread[i]), 1),
               "root": fmt.num(math.sqrt(128), 1)}
-    # the slips: a one-hot row, the divided row's count, a uniform row, the scores' spread
-    slips = {"one": 1.0, "scaled": scaled, "uniform": float(keys), "root": math.sqrt(128)}
+    # the slips: a one-hot row, the divided row's count, a uniform row
+    slips = {"one": 1.0, "scaled": scaled, "uniform": float(keys)}
     return Answer(raw, values, f"about {values['value']} effective keys of "
                                f"{values['keys']}, on average over {fmt.count(SWEEP_DRAWS)} draws",
                   slips)
@@ -229,8 +229,8 @@ def decode_intensity():  # operations per byte of one decode step's attention
     # operation, a cache of every query head (no grouping)
     slips = {"scores": x / 2, "one_layer": x * m.layers, "ridge": float(ridge),
              "inverted": 1 / x, "no_gqa": x * m.kv_heads / m.heads}
-    return Answer(x, values, f"{values['value']} operations per byte, against an H100 SXM's "
-                             f"ridge point of {values['ridge']}", slips)
+    return Answer(x, values, f"{values['value']} operations per byte, against the "
+                             f"{values['ridge']} an H100 SXM needs to keep busy", slips)
 
 
 def decode_batch():  # the same intensity with 64 users

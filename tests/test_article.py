@@ -236,6 +236,11 @@ def test_figures_beyond_the_ledger_are_computed_too():
     decode = attention + generated * float(costs.other_flops_decode(qwen))
     llama = costs.preset("llama-3-8b")
     sweep = sqrt_dk.expectation((4, 16, 128, 512), draws=2000)
+    gpt2 = costs.preset("gpt2")
+
+    def layer_part(m):  # the crossover without lm_head: the layers' weights per unit of width
+        return 4 * (costs.matmul_params(m) - costs.lm_head_params(m)) / costs.pair_flops(m)
+
     checks = {  # figure as written -> what attention_core gives
         "0.99% of the first decode step, whose context is 256 tokens": (
             f"{costs.decode_attention_share(qwen, prompt):.2%} of the first decode step, whose "
@@ -263,8 +268,18 @@ def test_figures_beyond_the_ledger_are_computed_too():
             "128 and {:.1f}".format(*sweep.effective_raw)),
         "about 11.3, 10.8, 10.7 and 10.6": "about {:.1f}, {:.1f}, {:.1f} and {:.1f}".format(
             *sweep.effective_scaled),
-        "about 10% at d<sub>k</sub> = 4": (
-            f"about {1 - sweep.spread[0] / math.sqrt(4):.0%} at d<sub>k</sub> = 4"),
+        "about 10% at d<sub>k</sub> = 4 and 5% at the larger widths": (
+            f"about {1 - sweep.spread[0] / math.sqrt(4):.0%} at d<sub>k</sub> = 4 and "
+            f"{1 - sweep.spread[2] / math.sqrt(128):.0%} at the larger widths"),
+        "1.80 versus 2.00 at d<sub>k</sub> = 4, 10.79 versus 11.31 at 128, 21.57 versus 22.63": (
+            "{:.2f} versus 2.00 at d<sub>k</sub> = 4, {:.2f} versus 11.31 at 128, {:.2f} versus "
+            "22.63".format(*sweep.spread[[0, 2, 3]])),
+        "(9,216 tokens for GPT-2's 768-wide layers, 47,104 for Qwen3-8B's 4,096-wide": (
+            f"({layer_part(gpt2):,.0f} tokens for GPT-2's {gpt2.hidden}-wide layers, "
+            f"{layer_part(qwen):,.0f} for Qwen3-8B's {qwen.hidden:,}-wide"),
+        "adds the vocabulary over the number of layers (4,188 for GPT-2)": (
+            "adds the vocabulary over the number of layers "
+            f"({costs.crossover_tokens(gpt2) - layer_part(gpt2):,.0f} for GPT-2)"),
     }
     for written, computed in checks.items():
         assert written in text, f"the article no longer says {written!r}"

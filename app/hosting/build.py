@@ -10,7 +10,7 @@ writes
     OUT/embed/<route>.html         how to embed that panel: the <iframe> to copy, and a demo
     OUT/assets/bokeh-<v>/...       the BokehJS files the pages load (from the bokeh package)
     OUT/assets/panel-<v>/...       the Panel files they load (from panel/dist)
-    OUT/assets/site-<hash>/...     app/static/switcher.js, islands.js, questions.js (by content)
+    OUT/assets/site-<hash>/...     app/static/switcher.js, islands.js, questions.js, terms.js
     OUT/assets/docs/...            each panel document of a page, a script loaded as it mounts
     OUT/.build-inputs              a hash of every input; the same hash skips the next build
 
@@ -88,6 +88,8 @@ EMBED_HEIGHT = 900  # px, the demo iframe's height
 
 URL = re.compile(r"https?://[^\s\"'<>()\\]+")
 NAMESPACE = re.compile(r"^https?://www\.w3\.org/")  # XML namespaces: names, never fetched
+# a link's target (<a href="...">, a chapter's references): followed by the reader, never fetched
+LINK_TARGET = re.compile(r'<a\s[^>]*?href="(https?://[^"]+)"')
 CSS_REF = re.compile(r"""url\(\s*(['"]?)([^'")]+)\1\s*\)|@import\s+(['"])([^'"]+)\3""")
 
 # On file:// a link to a folder opens a listing, not its index.html; add it on the way out.
@@ -280,7 +282,8 @@ class Assets:
             self._add(target_out, target, ref)
 
 
-SITE_SCRIPTS = ("switcher.js", "islands.js", "questions.js")  # the app's own scripts the pages load
+# the app's own scripts the pages load
+SITE_SCRIPTS = ("switcher.js", "islands.js", "questions.js", "terms.js")
 
 
 def site_files():  # -> {name: bytes}: the app's own browser files the pages load
@@ -327,6 +330,7 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
             "switcher": f"{page.up}{assets.site_out}/switcher.js",
             "islands": f"{page.up}{assets.site_out}/islands.js",
             "questions": f"{page.up}{assets.site_out}/questions.js",
+            "terms": f"{page.up}{assets.site_out}/terms.js",
             "css": resources.static_file("chapter.css").read_text(encoding="utf-8"),
             "table": lambda ref: f"{page.up}{STATES_OUT}/{ref}.js"}
     text = chapter_page.page_html(chapter, groups, title=title,
@@ -344,9 +348,11 @@ def finish_page(text, page, assets, warnings):  # its scripts and styles from OU
 
 
 def localize(text, page, assets, warnings):  # a page or script -> the same, from OUT only
+    followed = {m.start(1) for m in LINK_TARGET.finditer(text)}
+
     def swap(match):
         url = match.group(0)
-        if NAMESPACE.match(url):
+        if NAMESPACE.match(url) or match.start() in followed:
             return url
         local = assets.local(url)
         if local is None:

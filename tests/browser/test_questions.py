@@ -108,15 +108,15 @@ def test_a_number_question_judges_within_its_band(chapter):
     expect(feedback(q)).to_contain_text("28 of the 64 pairs are computed, then thrown away")
     q = answer_number(page, "pairs-discarded-8", 28)
     expect(feedback(q)).to_contain_text("Right.")
-    q = answer_number(page, "cost-share-4096", 10)  # band: factor 1.5; 7.4% × 1.5 is 11.1%
+    q = answer_number(page, "cost-share-4096", 8)  # band: 15% around 7.4%
     expect(feedback(q)).to_contain_text("Right.")
     expect(feedback(q)).to_contain_text("7.4%")
     q = answer_number(page, "cost-share-4096", 50)  # the common guess: far too high
     expect(feedback(q)).to_contain_text("Not quite.")
     expect(q.locator(".ae-q-reply")).to_contain_text("Attention feels like the expensive part")
     q = answer_number(page, "cost-share-4096", 1)  # too low: its own reply
-    expect(q.locator(".ae-q-reply")).to_contain_text("Small, but not that small")
-    q = answer_number(page, "effective-keys-128", 1.5)  # band ±0.2 around the mean of 1.4
+    expect(q.locator(".ae-q-reply")).to_contain_text("Too low: 4,096²/2 pairs")
+    q = answer_number(page, "effective-keys-128", 1.5)  # band: 15% around the mean of 1.4
     expect(feedback(q)).to_contain_text("Right.")
     expect(feedback(q)).to_contain_text("about 1.4 effective keys of 16")
     q = answer_number(page, "effective-keys-128", 1)  # one-hot: the slip the chapter corrects
