@@ -19,7 +19,8 @@ Document.template_variables holds a session's dist_url; BokehTornado.application
 route to its context. Panel is imported inside the functions, so that the build and
 `--help` can read the patterns below without loading it.
 
-The patches (install(), applied when app.hosting.server is imported):
+The patches (install(): called by a live server as it starts, app.hosting.server.main, and by
+app/hosting/serve_panel.py for `panel serve`; nothing is patched at import):
 
 1. panel.reactive.Syncable._debounce = 0
    Panel holds each incoming widget change 50 ms to batch bursts. The sliders here report

@@ -342,3 +342,43 @@ def test_the_lab_engine_is_plain_python_and_only_the_lab_panel_drives_it():
 def test_the_cost_base_serves_the_cost_panels_alone():
     users = {m for m, names in app_imports().items() if "app.panels.cost_base" in names}
     assert users and all(m.startswith("app.panels.") for m in users)
+
+
+# a script `panel serve` runs: building its page when run is its one job
+SCRIPTS = ("app.hosting.serve_panel",)
+IMPORT_EVERYTHING = textwrap.dedent("""
+    import importlib, json, socket, sys, threading
+    opened = []
+    real = socket.socket
+
+    class Watched(real):
+        def __init__(self, *args, **kwargs):
+            opened.append(repr(args))
+            super().__init__(*args, **kwargs)
+
+    socket.socket = Watched
+    for name in json.loads(sys.argv[1]):
+        importlib.import_module(name)
+    print(json.dumps({"torch": sorted(m for m in sys.modules if m.split(".")[0] == "torch"),
+                      "threads": [t.name for t in threading.enumerate()],
+                      "sockets": opened}))
+""")
+
+
+def test_importing_any_module_of_app_loads_no_torch_starts_no_thread_opens_no_socket():
+    names = sorted(n for n in module_files() if n.split(".")[0] == "app" and n not in SCRIPTS)
+    assert "app.panels.kernel_lab" in names and "app.hosting.server" in names
+    done = subprocess.run([sys.executable, "-c", IMPORT_EVERYTHING, json.dumps(names)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found == {"torch": [], "threads": ["MainThread"], "sockets": []}, found
+
+
+def test_the_kernel_lab_loads_torch_when_its_first_lab_is_built():  # the check above can fail
+    code = ("import sys; from app.panels import kernel_lab; assert 'torch' not in sys.modules; "
+            "kernel_lab.KernelLabPanel(); print('torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "True"

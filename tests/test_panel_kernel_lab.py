@@ -199,7 +199,7 @@ NO_TORCH = textwrap.dedent("""
     sys.modules["torch"] = None  # `import torch` now raises ImportError
     from app.panels import kernel_lab as k
     panel = k.KernelLabPanel()
-    assert k.TORCH is None and not panel.available
+    assert k.runtime()[0] is False and not panel.available
     assert panel.install_pane.visible
     text = panel.install_pane.object
     assert "PyTorch is not installed" in text, text

@@ -43,10 +43,16 @@ from app.theme import CODE_CSS
 log = logging.getLogger(__name__)
 
 CAPS = lab.caps_from_env()
-TORCH = kernels.torch_or_none()  # imported once, when the server loads its pages
-CUDA = kernels.cuda_available()
 CPU_BACKENDS = ("auto", "flash", "math", "numpy")
-AVAILABLE_BACKENDS = kernels.BACKENDS if CUDA else CPU_BACKENDS
+
+
+@functools.cache
+def runtime():  # -> (torch is here, CUDA is here, the backends offered here). torch is
+    # imported when the first lab is built, not when this module is: the build and the
+    # static pages never pay for it
+    cuda = kernels.cuda_available()
+    return (kernels.torch_or_none() is not None, cuda,
+            kernels.BACKENDS if cuda else CPU_BACKENDS)
 MASKING_LABELS = {"causal": "causal", "triangular mask": "mask", "none": "none"}  # label -> code
 
 
@@ -77,9 +83,9 @@ class KernelLabPanel(pn.viewable.Viewer):
         self.in_article = in_article
         self._runner = runner
         self.caps = caps or CAPS
-        self.available = TORCH is not None
+        self.available, self.cuda, self.backends = runtime()
         super().__init__(**params)
-        self.param.backend.objects = list(AVAILABLE_BACKENDS)  # this instance: what runs here
+        self.param.backend.objects = list(self.backends)  # this instance: what runs here
         self.ticket = None
         self.last_result = None
         self.plan_future = None
@@ -113,7 +119,7 @@ class KernelLabPanel(pn.viewable.Viewer):
         self.env_pane = html_pane(environment_html(self.caps) if self.available else "")
         self.kv_error = html_pane("", visible=False)
         self.dtype_pane = html_pane(f'<p class="ae-readout">{MASKING_NOTE} '
-                                    f"{esc(dtype_note(CUDA) if self.available else '')}</p>")
+                                    f"{esc(dtype_note(self.cuda) if self.available else '')}</p>")
         self.plan_pane = html_pane()
         self.status = html_pane('<p aria-live="polite"></p>')
         self.progress = pn.indicators.Progress(value=0, max=1, visible=False, bar_color="primary",
@@ -149,7 +155,7 @@ class KernelLabPanel(pn.viewable.Viewer):
             sizing_mode="stretch_width", max_width=460, min_width=200)
         self.backend_buttons = pn.widgets.RadioButtonGroup.from_param(
             self.param.backend, name="backend", color="primary", variant="outline",
-            sizing_mode="stretch_width", max_width=60 * len(AVAILABLE_BACKENDS) + 40,
+            sizing_mode="stretch_width", max_width=60 * len(self.backends) + 40,
             min_width=200)
         self.run_button = pn.widgets.Button(label="Run", color="primary", width=110)
         self.sweep_button = pn.widgets.Button(label="Sweep prompt length", color="primary",

@@ -19,7 +19,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from app import chapter_page, content
+from app import apparatus, chapter_page, content
 from app.hosting import routes
 from app.hosting.static_site import live_route
 from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
@@ -34,8 +34,9 @@ PHONES = ("Pixel 5", "iPhone 12")
 
 
 def paragraphs(name):  # -> the plain text of every paragraph and list item of a chapter
-    html = "\n".join(chapter_page.markdown_html(item) for item in content.load(name).sections
-                     if isinstance(item, str))
+    sections = content.load(name).sections
+    notes = apparatus.Apparatus(sections)  # as the page renders it: citations numbered
+    html = "\n".join(notes.prose(item) for item in sections if isinstance(item, str))
     blocks = re.findall(r"<(?:p|li)\b[^>]*>(.*?)</(?:p|li)>", html, flags=re.DOTALL)
     return [chapter_page.plain_text(b) for b in blocks if chapter_page.plain_text(b)]
 
