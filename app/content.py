@@ -152,6 +152,9 @@ def question(rest, body, source, first):
         raise ValueError(f"{where}: '::: question' needs one id of lowercase letters, digits "
                          "and hyphens, as '::: question mask-off-row2'")
     fields, options, replies = {}, [], []
+    keyed = {"option": (options, "an option's key is one word, as 'option mat: ...'",
+                        "a second option"),
+             "if": (replies, "a reply names one answer, as 'if none: ...'", "a second reply to")}
     last = None  # the field a continuation line extends: a name, "option" or "if"
     for offset, line in enumerate(body, start=first + 1):
         at = f"{source}, line {offset}"
@@ -174,23 +177,16 @@ def question(rest, body, source, first):
             raise ValueError(f"{at}: a question's line reads 'field: value' "
                              f"(kind, ask, option KEY, if KEY, show, why, unit, band), "
                              f"not {line!r}")
-        if name.startswith("option "):
-            key = name[len("option "):].strip()
+        prefix, space, key = name.partition(" ")
+        if space and prefix in keyed:  # "option KEY: text" or "if KEY: text"
+            items, one_word, again = keyed[prefix]
+            key = key.strip()
             if not OPTION_KEY.fullmatch(key):
-                raise ValueError(f"{at}: an option's key is one word, as 'option mat: ...'")
-            if key in dict(options):
-                raise ValueError(f"{at}: a second option {key!r}")
-            options.append((key, value))
-            last = "option"
-            continue
-        if name.startswith("if "):
-            key = name[len("if "):].strip()
-            if not OPTION_KEY.fullmatch(key):
-                raise ValueError(f"{at}: a reply names one answer, as 'if none: ...'")
-            if key in dict(replies):
-                raise ValueError(f"{at}: a second reply to {key!r}")
-            replies.append((key, value))
-            last = "if"
+                raise ValueError(f"{at}: {one_word}")
+            if key in dict(items):
+                raise ValueError(f"{at}: {again} {key!r}")
+            items.append((key, value))
+            last = prefix
             continue
         if name not in ("kind", "ask", "show", "why", "unit", "band"):
             raise ValueError(f"{at}: unknown question field {name!r} "
