@@ -26,7 +26,7 @@ from app.hosting.server import PANEL_ROUTES
 from tests.test_panel_internals import PATCHES_ON
 
 ROOT = Path(__file__).resolve().parents[1]
-ROUTES = ["/", "/math", *PANEL_ROUTES]
+ROUTES = ["/", "/math", "/numbers", *PANEL_ROUTES]
 URL = re.compile(r"(?:https?:)?//[A-Za-z0-9.-]+\.[A-Za-z]{2,}[^\s\"'<>()\\]*")
 NAMESPACES = ("http://www.w3.org/",)  # XML namespace names: never fetched
 HEAD_REFS = re.compile(r"<(?:script|link|img|iframe)\b[^>]*?\b(?:src|href)=\"([^\"]*)\"")

@@ -15,7 +15,7 @@ import pytest
 from app.hosting.server import PANEL_ROUTES
 from app.hosting.static_site import live_route
 
-STATIC_ROUTES = ["/", "/math", *PANEL_ROUTES]
+STATIC_ROUTES = ["/", "/math", "/numbers", *PANEL_ROUTES]
 SESSION_TOKEN = re.compile(rb'"token"\s*:\s*"eyJ')  # a Bokeh server page's session (a JWT)
 
 

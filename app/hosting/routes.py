@@ -10,10 +10,11 @@ from app import content
 
 SITE_TITLE = content.load("attention.md").title  # the first chapter's title names the site
 
-# the two chapters, then each panel alone (embeddable, and framed by course pages)
+# the two chapters and the ledger, then each panel alone (embeddable, and framed by course pages)
 CHAPTER_ROUTES = {
     "/": "app.article:page",
     "/math": "app.article_math:page",
+    "/numbers": "app.numbers_page:page",  # the claims ledger, for readers: text only
 }
 PANEL_ROUTES = {
     "/heatmap": "app.panels.heatmap:page",

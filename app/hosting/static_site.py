@@ -61,10 +61,11 @@ def embed_routes(panel_routes):  # the single-panel routes, static and live: may
     return [*panel_routes, *(live_route(r) for r in panel_routes)]
 
 
-def page_routes(panel_routes):  # -> {route: file in the build}
-    files = {"/": "index.html", "/math": "math/index.html"}
-    files.update({r: f"{r.strip('/')}/index.html" for r in panel_routes})
-    return files
+def page_routes(panel_routes):  # -> {route: file in the build}: the chapters' pages, the panels'
+    from app.hosting import routes
+
+    return {r: f"{r.strip('/')}/index.html" if r != "/" else "index.html"
+            for r in [*routes.CHAPTER_ROUTES, *panel_routes]}
 
 
 def patterns(root, panel_routes):  # -> Tornado routes serving the build at `root`

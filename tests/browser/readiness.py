@@ -10,6 +10,8 @@ until the condition holds.
 # first, as a reader scrolling through would) and every Bokeh document is idle.
 def _until_mounted_and_idle(not_ready):
     return f"""
+  const textOnly = window.AEIslands !== undefined  // a static page of text alone (/numbers)
+    && document.querySelectorAll(".ae-island").length === 0;
   if (window.AEIslands !== undefined) {{
     AEIslands.mountAll();
     const islands = document.querySelectorAll(".ae-island");
@@ -17,8 +19,8 @@ def _until_mounted_and_idle(not_ready):
       return {not_ready};
     }}
   }}
-  if (window.Bokeh === undefined || Bokeh.documents.length === 0
-      || !Bokeh.documents.every((doc) => doc.is_idle)) {{ return {not_ready}; }}"""
+  if (!textOnly && (window.Bokeh === undefined || Bokeh.documents.length === 0
+      || !Bokeh.documents.every((doc) => doc.is_idle))) {{ return {not_ready}; }}"""
 
 
 # Every Bokeh document on the page has rendered (islands mounted first).
@@ -65,5 +67,6 @@ READY_JS = "() => {" + _until_mounted_and_idle("null") + """
     }
   }
   return {unnamed: (""" + UNNAMED_JS + """)(),
-          ready: window.AEA11y && AEA11y.ready ? AEA11y.ready() : null};
+          ready: textOnly ? true  // no panel: nothing of a11y.js to wait for, nor loaded
+            : window.AEA11y && AEA11y.ready ? AEA11y.ready() : null};
 }"""

@@ -20,7 +20,7 @@ from app.hosting import server
 from tests.browser.readiness import READY_JS, UNNAMED_JS
 from tests.browser.static_pages import SLOTS_JS
 
-ROUTES = ["/", "/math", *server.PANEL_ROUTES]
+ROUTES = ["/", "/math", "/numbers", *server.PANEL_ROUTES]
 LIVE = [("/live" + r).rstrip("/") or "/live" for r in ROUTES]
 WIDTHS = (1280, 390)
 FAILING = ("critical", "serious")

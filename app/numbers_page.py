@@ -1,0 +1,195 @@
+"""The ledger as a page, at "/numbers": every figure the two source documents quote, checked.
+
+What `attention-explorable numbers` prints, for readers: each row of the claims ledger
+(attention_core.claims) with the document's figure, how the site computes it, the value it
+computed when the page was made, the rule by which the two agree, and a link to the panel
+that shows it, in the state that shows it. A page of text alone: a chapter with no panels,
+so the build and the live server make it as they make the chapters.
+"""
+
+import functools
+import html
+
+from app import content
+from attention_core import claims
+
+TITLE = "Every number, checked"
+BACK = ("← Scaled dot-product attention", "./")
+PANELS = {}  # text only
+FOLLOWS = {}
+
+# the ledger's row (its `what`) -> (how it is computed, the panel page and query showing it)
+HEAD = "heatmap/"
+ROWS = {
+    "row 2 (sat), mask on: weight on cat": ("softmax over row 2's scores q₂·kⱼ/√5, j ≤ 2",
+                                            HEAD + "?query=2"),
+    "row 2, mask on: weight on the": ("the same row, key 0", HEAD + "?query=2"),
+    "row 2, mask on: effective tokens attended": ("e to the entropy of row 2's weights",
+                                                  HEAD + "?query=2"),
+    "row 2, mask off: weight on mat": ("softmax over all six keys of row 2",
+                                       HEAD + "?query=2&mask=off"),
+    "mask off: largest |row 0 − row 4| (both 'the')": ("max |w₀ⱼ − w₄ⱼ| without the mask",
+                                                        HEAD + "?query=4&mask=off"),
+    "row 2, divisor off: weight on cat": ("softmax of q₂·kⱼ, not divided by √5",
+                                          HEAD + "?query=2&divide=off"),
+    "row 2, divisor off: effective tokens attended": ("e to the entropy of that row",
+                                                      HEAD + "?query=2&divide=off"),
+    "length 8, mask on: pairs computed then discarded": ("pairs above the diagonal: n(n − 1)/2",
+                                                         HEAD + "?length=8"),
+    "length 8: dot products": ("n² queries by keys", HEAD + "?length=8"),
+    "length 8, mask off: pairs discarded": ("nothing is masked", HEAD + "?length=8&mask=off"),
+    "prefill ladder, lengths 3..8": ("n² for n = 3 … 8", "ladder/?phase=prefill"),
+    "decode ladder, lengths 3..8": ("one query against n keys: n", "ladder/?phase=decode"),
+    "decode: outputs with mask on vs off differ by": (
+        "max |change| of the newest row's weights and output", HEAD + "?phase=decode&mask=off"),
+    "mask on: truncate mismatches over lengths 1-8, every row, ±divisor": (
+        "row i of n tokens against a pass over i + 1 tokens, summed in a fixed order",
+        HEAD + "?query=2"),
+    "mask off: truncate mismatches (lengths 2-8, rows before the last)": (
+        "the same comparison without the mask", HEAD + "?query=2&mask=off"),
+    "√5, the divisor of a d_k = 5 head": ("√d_k", HEAD + "?divide=off"),
+    **{f"d_k = {d}: {kind} effective keys (mean of 2000 draws)": (
+        (f"e to the entropy of softmax(q·k{'/√d_k' if kind == 'scaled' else ''}), 16 keys, "
+         "mean of 2,000 draws"), f"sqrt-dk/?d_k={d}")
+       for d in (4, 16, 128, 512) for kind in ("unscaled", "scaled")},
+    **{f"d_k = {d}: measured spread of 16 scores (mean of draws)": (
+        "standard deviation of the 16 raw scores, mean of 2,000 draws", f"sqrt-dk/?d_k={d}")
+       for d in (4, 128, 512)},
+    **{f"√{d}": ("the theory's spread, √d_k", f"sqrt-dk/?d_k={d}") for d in (4, 512)},
+    "√128": ("the theory's spread, √d_k", "sqrt-dk/?d_k=128"),
+    "d_k = 128: three standard deviations of unscaled scores": ("3√d_k", "sqrt-dk/?d_k=128"),
+    "e^68 ≈ 10^x: x (whole part)": ("68 / ln 10, the exponentials across ±3√128",
+                                    "sqrt-dk/?d_k=128"),
+    "Qwen3-8B: FLOPs per (query, key) pair": ("4 × layers × heads × head_dim",
+                                              "cost/?model=qwen3-8b"),
+    **{f"Qwen3-8B, {n:,} prompt: attention share of prefill": (
+        "pair FLOPs × n²/2 over that plus 2 × matmul parameters × n",
+        f"cost/?model=qwen3-8b&prompt={n}") for n in (256, 4096, 32768, 131072)},
+    "Qwen3-8B crossover, triangular kernel (tokens)": (
+        "4 × matmul parameters / pair FLOPs", "cost/?model=qwen3-8b"),
+    "Qwen3-8B crossover, naive kernel (tokens)": ("2 × matmul parameters / pair FLOPs",
+                                                  "cost/?model=qwen3-8b&kernel=naive"),
+    "GPT-2 small crossover, triangular (tokens)": ("4 × matmul parameters / pair FLOPs",
+                                                   "cost/?model=gpt2"),
+    "Qwen3-8B / GPT-2 crossover": ("the two crossovers' ratio", "cost/?model=gpt2"),
+    "GPT-2 at its 1,024 maximum: attention share of prefill": (
+        "the prefill share at n = 1,024", "cost/?model=gpt2&prompt=1024"),
+    "Qwen3-8B, context 256: attention share of a decode step": (
+        "pair FLOPs × n over that plus 2 × matmul parameters", "cost/?model=qwen3-8b&prompt=256"),
+    "eager score matrix, 4,096 tokens, 32 heads, bf16 (GiB per layer)": (
+        "heads × n² × 2 bytes", "memory-bill/?prompt=4096"),
+    "Llama-3-8B, 4,096 context: dot products per decoded token": (
+        "layers × query heads × context", "decode-bill/"),
+    "Llama-3-8B: attention operations per decoded token": (
+        "dot products × 2 × head_dim × 2 (scores and values)", "decode-bill/"),
+    "… of which the scores": ("dot products × 2 × head_dim", "decode-bill/"),
+    "… and the weighted sum of values": ("the same for the weighted sum", "decode-bill/"),
+    "Llama-3-8B: weight operations per token": ("2 × matmul parameters", "decode-bill/"),
+    "Llama-3-8B, 4,096: attention share of a decode step": (
+        "attention operations over attention plus weight operations", "decode-bill/"),
+    "Llama-3-8B KV bytes per token per layer (bf16)": ("2 × KV heads × head_dim × 2 bytes",
+                                                       "memory-bill/"),
+    "Llama-3-8B KV bytes per token (bf16)": ("the same × layers", "memory-bill/"),
+    "Llama-3-8B keys and values at 4,096 tokens": ("bytes per token × 4,096", "decode-bill/"),
+    "decode attention arithmetic intensity (FLOP/byte)": (
+        "attention operations over the bytes of keys and values", "decode-bill/"),
+    "H100 SXM ridge point (FLOP/byte)": ("989 TFLOP/s ÷ 3.35 TB/s (datasheet peaks)",
+                                         "decode-bill/?gpu=h100-sxm"),
+    "Llama-3-8B weights in bf16": ("every parameter × 2 bytes", "memory-bill/"),
+    "one user's cache outweighs the weights at (tokens)": (
+        "weight bytes ÷ KV bytes per token", "memory-bill/?context=131072"),
+    "32 users at 4k tokens: keys and values": ("32 × 4,096 × KV bytes per token",
+                                               "memory-bill/?users=32"),
+    "8,192-token prompt: scores per head": ("n²", "memory-bill/?prompt=8192"),
+    "8,192-token prompt: score scratch per layer (32 heads, 2 B)": (
+        "heads × n² × 2 bytes", "memory-bill/?prompt=8192"),
+    (claims.MATH, "√128"): ("the scores' spread, √d", "agreement/?d=128"),  # the 2nd document's
+    "(2, −1, 0.5) · (3, 4, 2)": ("Σ aᵢbᵢ", "agreement/"),
+    "operations per 128-number dot product": ("2 × 128, a multiply-add counted as 2",
+                                              "agreement/?d=128"),
+    "d = 128: spread of raw scores (mean of draws)": ("standard deviation of q·k, 128 numbers",
+                                                      "agreement/?d=128"),
+    "d = 128: spread after dividing by √128": ("the same over √128", "agreement/?d=128"),
+    "softmax(2, 1, 0.1): first weight": ("e² / (e² + e¹ + e^0.1)", "overflow/"),
+    "softmax(2, 1, 0.1): second weight": ("e¹ / (e² + e¹ + e^0.1)", "overflow/"),
+    "softmax(2, 1, 0.1): third weight": ("e^0.1 / (e² + e¹ + e^0.1)", "overflow/"),
+    "e² (no max subtracted)": ("exp(2)", "overflow/?precision=float32"),
+    "e² + e¹ + e^0.1": ("the row's sum", "overflow/?precision=float32"),
+    "largest float16": ("numpy's finfo(float16).max", "overflow/"),
+    "e¹²": ("exp(12) in float64", "overflow/?scores=12,+1,+0.1&precision=float32"),
+    "float16 softmax of (12, 1, 0.1), no max subtracted: garbage": (
+        "the row in float16, inf or nan anywhere", "overflow/?scores=12,+1,+0.1"),
+    "… with the max subtracted: finite weights summing to 1": (
+        "the same with the max subtracted first",
+        "overflow/?scores=12,+1,+0.1&subtract_max=on"),
+    "blocks [2, 1] then [3, 0]: running sum": (
+        "the running sum, rescaled by e^(old max − new max) when the max rises",
+        "online-softmax/?step=2"),
+    "… equal to the full-row sum": ("against Σ e^(s − max) over the whole row",
+                                    "online-softmax/?step=2"),
+}
+DOCUMENTS = {claims.SDPA: "Scaled dot-product attention",
+             claims.MATH: "Dot products, softmax and attention math"}
+
+
+def row_of(claim):  # -> (how it is computed, where it is shown): by document and words, or words
+    return ROWS.get((claim.source, claim.what)) or ROWS[claim.what]
+
+
+def row_html(claim):  # -> one <tr>: the document's figure, how, computed, agreement, where
+    how, where = row_of(claim)
+    mark = "agrees" if claim.ok else "disagrees"
+    return ("<tr>"
+            f'<td data-label="The document says"><q>{html.escape(claim.document)}</q><br>'
+            f'<span class="ae-small">{html.escape(claim.what)}</span></td>'
+            f'<td data-label="Computed as">{html.escape(how)}</td>'
+            f'<td data-label="Computed">{html.escape(claim.shown)}</td>'
+            f'<td data-label="Agreement">{"✓" if claim.ok else "✗"} {mark}: '
+            f"{html.escape(claim.rule)}</td>"
+            f'<td data-label="Shown at"><a href="../{html.escape(where)}">'
+            f'{html.escape(where.split("/")[0])}</a></td></tr>')
+
+
+def table_html(rows):  # -> one document's table
+    head = ("<tr><th scope=\"col\">The document says</th><th scope=\"col\">Computed as</th>"
+            "<th scope=\"col\">Computed</th><th scope=\"col\">Agreement</th>"
+            "<th scope=\"col\">Shown at</th></tr>")
+    body = "\n".join(row_html(c) for c in rows)
+    return (f'<div class="ae-numbers" role="region" tabindex="0" aria-label="the ledger">'
+            f"<table><thead>{head}</thead>\n<tbody>\n{body}\n</tbody></table></div>")
+
+
+def sections():  # -> the page's sections, as a chapter's: text blocks only
+    ledger = claims.all_claims()
+    agree = sum(c.ok for c in ledger)
+    out = [f"# {TITLE}",
+           (f"Every figure the two source documents quote, recomputed by `attention_core` when "
+           f"this page was made: the document's figure, how this site computes it, the value it "
+           f"computed, the rule by which the two agree (the digits the document shows, or a "
+           f"stated tolerance for its \"≈\"), and a link to the panel that shows it. "
+           f"**{agree} of {len(ledger)} agree.** The command `attention-explorable numbers` "
+           f"prints the same table.")]
+    for source, name in DOCUMENTS.items():
+        rows = [c for c in ledger if c.source == source]
+        out += [f"## {name}", table_html(rows)]
+    return out
+
+
+@functools.cache
+def chapter():  # -> the page as a content.Chapter (the ledger runs when first asked for)
+    return content.Chapter(title=TITLE, sections=sections())
+
+
+def __getattr__(name):  # CHAPTER and SECTIONS, as a chapter module has them, made on first use
+    if name == "CHAPTER":
+        return chapter()
+    if name == "SECTIONS":
+        return chapter().sections
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def page(defer=True, shelf=None):  # a fresh page per session (the live /live/numbers)
+    from app import article
+
+    return article.render(chapter().sections, PANELS, title=TITLE, follows=FOLLOWS, back=BACK,
+                          defer=defer, shelf=shelf)

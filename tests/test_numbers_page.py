@@ -1,0 +1,63 @@
+"""The ledger as a page (/numbers) without a browser: every claim of attention_core.claims is
+a row, with its document figure, how it is computed, the computed value, its agreement and a
+link to a panel page in a state that panel really has."""
+
+import importlib
+import re
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from app import chapter_page, numbers_page
+from app.hosting import routes
+from app.url_state import coerce
+from attention_core import claims
+
+LEDGER = claims.all_claims()
+
+
+def page_html():
+    return chapter_page.body(numbers_page.chapter(), [], "numbers", "default")
+
+
+def test_every_claim_has_its_row_and_no_row_is_spare():
+    used = {(c.source, c.what) if (c.source, c.what) in numbers_page.ROWS else c.what
+            for c in LEDGER}
+    assert used == set(numbers_page.ROWS)
+    assert all(numbers_page.row_of(c) for c in LEDGER)
+
+
+def test_the_page_lists_every_claim_with_its_figures_and_the_count():
+    text = page_html()
+    rows = re.findall(r"<tr><td data-label", text)
+    assert len(rows) == len(LEDGER) == 76
+    for c in LEDGER:
+        row = numbers_page.row_html(c)
+        assert row in text
+        assert ("✓ agrees" if c.ok else "✗ disagrees") in row
+    agree = sum(c.ok for c in LEDGER)
+    assert f"{agree} of {len(LEDGER)} agree." in text
+
+
+def test_a_disagreeing_claim_would_say_so():  # the mark is the claim's, not typed in
+    wrong = claims.Claim("s", LEDGER[0].what, "0.99", 0.77, "0.77", "rounds to 2 dp", False)
+    assert "✗ disagrees" in numbers_page.row_html(wrong)
+
+
+@pytest.mark.parametrize("where", sorted({w for _, w in numbers_page.ROWS.values()}))
+def test_every_link_opens_a_panel_in_a_state_it_has(where):
+    folder, _, query = where.partition("/")
+    route = f"/{folder}"
+    assert route in routes.PANEL_ROUTES, where
+    module = importlib.import_module(routes.PANEL_ROUTES[route].split(":")[0])
+    [panel] = [v for v in vars(module).values() if isinstance(v, type)
+               and v.__module__ == module.__name__ and getattr(v, "url_keys", None)]
+    for key, value in parse_qsl(urlsplit(query).query or query.lstrip("?")):
+        assert key in panel.url_keys, (where, key, panel.url_keys)
+        coerced, note = coerce(panel.param[key], key, value)
+        assert coerced is not None and note is None, (where, key, value, note)
+
+
+def test_it_is_a_route_of_the_site_built_as_the_chapters_are():
+    assert routes.CHAPTER_ROUTES["/numbers"] == "app.numbers_page:page"
+    assert numbers_page.PANELS == {} and numbers_page.SECTIONS[0] == f"# {numbers_page.TITLE}"
