@@ -162,9 +162,11 @@ def test_a_panel_that_fails_to_build_leaves_the_others(monkeypatch):
 
 def test_the_first_chapter_ends_with_a_link_to_the_second():
     links = [item for item in article.SECTIONS if isinstance(item, tuple) and item[0] == "link"]
-    assert links == [("link", "Next: dot products, softmax and attention math →", "math")]
+    assert links == [("link", "Every figure the sources quote, checked on one page →", "numbers"),
+                     ("link", "Next: dot products, softmax and attention math →", "math")]
+    assert article.SECTIONS[-1] == links[-1]  # the last thing on the page
     page = article.page(defer=False)
-    assert page.html().count("ae-chapter-link") == 1
+    assert page.html().count("ae-chapter-link") == 2
     assert ('<p><a class="ae-chapter-link" href="math">'
             "Next: dot products, softmax and attention math →</a></p>") in page.html()
 
@@ -323,3 +325,33 @@ def test_a_live_chapter_puts_its_roots_into_the_document_in_one_go(monkeypatch):
     assert [r.name for r in doc.roots if r.name != "location"] == [r.name for r in page.roots]
     assert len(walks) == 1, f"the document's models were walked {len(walks)} times"
     assert doc.template_variables["ae_parts"][0] == ("html", page.parts[0])  # its text
+
+
+# the statements the review of 2026-12-03 found wrong (app/content/REVIEW.md): gone, and what
+# replaced them there
+CORRECTED = {
+    "attention.md": [("under 1% either way", "by the last step (context 4,351)"),
+                     ("added to the inputs before attention runs", "rotary position embeddings"),
+                     ("The causal mask changes scores, not weights",
+                      "The mask acts on the scores, and through the softmax on the weights"),
+                     ("indistinguishable from one-hot", "close to"),
+                     ("A fallback does trigger a warning",
+                      "a fallback to math passed without any")],
+    "math.md": [("all of it read on every decode step", "reads all of them but the"),
+                ("yet yet", "in exact arithmetic no"),
+                ("Divide the two and you get about 4", "Set those two numbers against each other"),
+                ("until they weigh more than the model", "until\nthey can weigh more")],
+}
+
+
+@pytest.mark.parametrize("name", sorted(CORRECTED))
+def test_the_reviewed_statements_stay_corrected(name):
+    from app import content
+
+    text = content.read(name)
+    for wrong, right in CORRECTED[name]:
+        assert wrong not in " ".join(text.split()), f"{name} says again: {wrong!r}"
+        assert " ".join(right.split()) in " ".join(text.split()), f"{name} lost: {right!r}"
+    if name == "math.md":  # the one-user crossover comes with Llama 3 8B's own limit
+        assert "Llama 3 8B never gets there: it reads at most 8,192 tokens" in " ".join(
+            text.split())
