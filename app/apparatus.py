@@ -117,9 +117,6 @@ class Apparatus:
     def prose(self, block):  # a Markdown block -> its HTML
         return self.annotate(content.markdown_html(block))
 
-    def inline(self, text):  # HTML of a question's text -> the same, annotated
-        return self.annotate(text)
-
     def glossary_html(self):  # -> the chapter's glossary: every term it defines, in order
         terms = glossary()
         rows = "\n".join(

@@ -189,17 +189,17 @@ def panel_block(slot, get, keys):  # -> the slot's URL note and viewer
     return [notes, viewer]
 
 
-def add_part(page, item, get, plan, later=None, asked=None, notes=None):
+def add_part(page, item, get, plan, notes, later=None, asked=None):
     # one SECTIONS item -> onto the LiveChapter: text as HTML, a question, the review or a
     # panel as a root. asked: the page's ChapterQuestions, or None when the address turned
     # them off (each still has its root, empty and hidden: every session, the same roots);
     # notes: the chapter's apparatus.Apparatus (its terms and references)
     if isinstance(item, str):
-        page.add_html(notes.prose(item) if notes is not None else content.markdown_html(item))
+        page.add_html(notes.prose(item))
     elif item[0] == "glossary":
-        page.add_html(notes.glossary_html() if notes is not None else "")
+        page.add_html(notes.glossary_html())
     elif item[0] == "references":
-        page.add_html(notes.references_html() if notes is not None else "")
+        page.add_html(notes.references_html())
     elif item[0] == "placeholder":
         page.add_html(content.placeholder_html(item[1], item[2]))
     elif item[0] == "link":
@@ -262,7 +262,7 @@ def render(sections, panels, *, title, follows=FOLLOWS, back=None, defer=True, s
     page.add_html("</header>")
     page.add_html('<main class="ae-article" id="main">')
     for item in sections:
-        add_part(page, item, shelf, plan, later, asked, notes)
+        add_part(page, item, shelf, plan, notes, later, asked)
     page.add_html("</main>")
     if later is not None:
         later.start()

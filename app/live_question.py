@@ -81,8 +81,6 @@ class LiveQuestion(pn.viewable.Viewer):
                                  align="center", stylesheets=[chrome.CSS])
 
     def is_right(self, value):  # an option key or a number -> whether it is the answer
-        if self.question.kind == "choice":
-            return value == self.answer.correct
         return questions.verdict(self.question, self.answer, value)[0]
 
     def judge(self, value):  # -> the feedback's texts, shown

@@ -128,6 +128,8 @@ ROWS = {
     "… equal to the full-row sum": ("against Σ e^(s − max) over the whole row",
                                     "online-softmax/?step=2"),
 }
+# the table's columns; a phone shows each cell under its column's name (data-label)
+COLUMNS = ("The document says", "Computed as", "Computed", "Agreement", "Shown at")
 DOCUMENTS = {claims.SDPA: "Scaled dot-product attention",
              claims.MATH: "Dot products, softmax and attention math"}
 
@@ -139,21 +141,17 @@ def row_of(claim):  # -> (how it is computed, where it is shown): by document an
 def row_html(claim):  # -> one <tr>: the document's figure, how, computed, agreement, where
     how, where = row_of(claim)
     mark = "agrees" if claim.ok else "disagrees"
-    return ("<tr>"
-            f'<td data-label="The document says"><q>{html.escape(claim.document)}</q><br>'
-            f'<span class="ae-small">{html.escape(claim.what)}</span></td>'
-            f'<td data-label="Computed as">{html.escape(how)}</td>'
-            f'<td data-label="Computed">{html.escape(claim.shown)}</td>'
-            f'<td data-label="Agreement">{"✓" if claim.ok else "✗"} {mark}: '
-            f"{html.escape(claim.rule)}</td>"
-            f'<td data-label="Shown at"><a href="../{html.escape(where)}">'
-            f'{html.escape(where.split("/")[0])}</a></td></tr>')
+    cells = ((f"<q>{html.escape(claim.document)}</q><br>"
+              f'<span class="ae-small">{html.escape(claim.what)}</span>'),
+             html.escape(how), html.escape(claim.shown),
+             f'{"✓" if claim.ok else "✗"} {mark}: {html.escape(claim.rule)}',
+             f'<a href="../{html.escape(where)}">{html.escape(where.split("/")[0])}</a>')
+    return "<tr>" + "".join(f'<td data-label="{name}">{cell}</td>'
+                            for name, cell in zip(COLUMNS, cells, strict=True)) + "</tr>"
 
 
 def table_html(rows):  # -> one document's table
-    head = ("<tr><th scope=\"col\">The document says</th><th scope=\"col\">Computed as</th>"
-            "<th scope=\"col\">Computed</th><th scope=\"col\">Agreement</th>"
-            "<th scope=\"col\">Shown at</th></tr>")
+    head = "<tr>" + "".join(f'<th scope="col">{name}</th>' for name in COLUMNS) + "</tr>"
     body = "\n".join(row_html(c) for c in rows)
     return (f'<div class="ae-numbers" role="region" tabindex="0" aria-label="the ledger">'
             f"<table><thead>{head}</thead>\n<tbody>\n{body}\n</tbody></table></div>")

@@ -118,14 +118,15 @@ def decode_growth():  # dot products of one decode step as the length grows
 def cost_share_4096():  # attention's share of a 4,096-token Qwen3-8B prefill
     m = costs.preset("qwen3-8b")
     share = costs.prefill_attention_share(m, 4096)
+    naive = costs.prefill_attention_share(m, 4096, "naive")
     values = {"value": fmt.percent(share), "rest": fmt.percent(1 - share, 2),
               "per_token": fmt.scale_words(costs.other_flops_decode(m), 3),
               "per_pair": fmt.count(costs.pair_flops(m)),
               "share_32k": fmt.percent(costs.prefill_attention_share(m, 32768)),
-              "naive": fmt.percent(costs.prefill_attention_share(m, 4096, "naive")),
+              "naive": fmt.percent(naive),
               "share_1k": fmt.percent(costs.prefill_attention_share(m, 1024))}
     # the slips: every pair counted (a naive kernel), and the rest's share for attention's
-    slips = {"naive": float(costs.prefill_attention_share(m, 4096, "naive") * 100),
+    slips = {"naive": float(naive * 100),
              "complement": float((1 - share) * 100)}
     return Answer(float(share * 100), values,
                   f"attention is {values['value']} of the prefill arithmetic", slips)
@@ -140,8 +141,7 @@ def first_crossover():  # which model's attention catches up with the rest soone
               "qwen": fmt.tokens_or_never(at["qwen3-8b"]),
               "llama": fmt.tokens_or_never(at["llama-3-8b"]),
               "times": fmt.significant(at["qwen3-8b"] / at["gpt2"], 2),
-              "first": costs.PRESET_NAMES[first],
-              "gpt2_limit": fmt.count(costs.preset("gpt2").max_positions)}
+              "first": costs.PRESET_NAMES[first]}
     return Answer(correct, values,
                   f"the crossover comes at {values['gpt2']} tokens for GPT-2 small, "
                   f"{values['qwen']} for Qwen3-8B and {values['llama']} for Llama-3-8B")
@@ -203,13 +203,14 @@ def fp16_overflow():  # float16 softmax of 12, 1, 0.1 without subtracting the ma
         correct = "same"
     else:
         correct = "off"
-    values = {"value": ", ".join(fmt.sig_figures_or_whole(w) for w in half.weights),
+    weights = ", ".join(fmt.sig_figures_or_whole(w) for w in half.weights)
+    values = {"value": weights,
               "overflow": fmt.sig_figures_or_whole(half.exps[0]),
               "exp": fmt.sig_figures_or_whole(single.exps[0]),
               "exact_top": fmt.weight_percent(single.weights[0]),
               "largest32": fmt.big_number(numerics.largest_finite("float32")),
               "largest": fmt.count(numerics.largest_finite("float16")),
-              "weights": ", ".join(fmt.sig_figures_or_whole(w) for w in half.weights)}
+              "weights": weights}
     return Answer(correct, values, f"e<sup>12</sup> becomes {values['overflow']} in float16 "
                                    f"and the weights come out {values['weights']}")
 
@@ -400,17 +401,13 @@ def replies(question, ans):  # -> {key: reply HTML}, every reply filled with its
 
 def check_replies(question, ans):  # every wrong answer has a reply of its own, or ValueError
     keys, qid = set(dict(question.replies)), question.id
-    if question.kind == "choice":
-        wrong = [key for key, _ in question.options if key != ans.correct]
-        expected = set(wrong)
-    else:
-        wrong = ["low", "high", *ans.slips]
-        expected = set(wrong)
+    wrong = ([key for key, _ in question.options if key != ans.correct]
+             if question.kind == "choice" else ["low", "high", *ans.slips])
     missing = [key for key in wrong if key not in keys]
     if missing:
         raise ValueError(f"question {qid!r}: no 'if {missing[0]}:' reply; every wrong answer "
                          "names its own misconception")
-    stray = sorted(keys - expected - {ans.correct})
+    stray = sorted(keys - set(wrong) - {ans.correct})
     if question.kind == "number" and stray:
         raise ValueError(f"question {qid!r}: 'if {stray[0]}:' names no slip its answer "
                          f"computes (known: {', '.join(ans.slips) or 'none'})")
@@ -422,8 +419,8 @@ def slip_label(value):  # 36 -> "36"; 2.4177 -> "2.42"; 245064.9 -> "245,065"
         else fmt.significant(value, 3)
 
 
-def reasons_html(question, ans):  # -> why each wrong answer fails, for the <details>
-    said = replies(question, ans)
+def reasons_html(question, ans, said):  # said: its replies() -> why each wrong answer
+    # fails, for the <details>
     if question.kind == "choice":
         options = dict(question.options)
         rows = [(inline(fill(options[key], ans.values, question.id)), said[key])
@@ -461,6 +458,7 @@ def html(question, ans):  # content.Question, Answer -> the question's HTML
     base = f"q-{qid}"
     ask = inline(fill(q.ask, ans.values, qid))
     check_replies(q, ans)
+    said = replies(q, ans)
     if q.kind == "choice":
         if ans.correct not in dict(q.options):
             raise ValueError(f"question {qid!r}: the computed answer {ans.correct!r} is none "
@@ -486,7 +484,7 @@ def html(question, ans):  # content.Question, Answer -> the question's HTML
     data = {"id": qid, "kind": q.kind, "correct": ans.correct if q.kind == "choice"
             else float(ans.correct), "band": list(q.band), "answer": answer_html(q, ans),
             "options": {key: inline(fill(text, ans.values, qid)) for key, text in q.options},
-            "replies": replies(q, ans),
+            "replies": said,
             "slips": [[name, float(value)] for name, value in ans.slips.items()]}
     data_json = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
     band = f' data-band="{_attr(q.band[0])}:{_number(q.band[1])}"' if q.band else ""
@@ -501,7 +499,7 @@ def html(question, ans):  # content.Question, Answer -> the question's HTML
         f"</button></div>\n"
         f'<div class="ae-q-feedback" id="{base}-feedback" aria-live="polite"></div>\n'
         f'<details class="ae-q-answer"><summary>Answer</summary>\n{answer_html(q, ans)}\n'
-        f"{reasons_html(q, ans)}\n</details>\n"
+        f"{reasons_html(q, ans, said)}\n</details>\n"
         f'<script type="application/json" class="ae-q-data">{data_json}</script>\n'
         f"</fieldset>")
 

@@ -15,6 +15,10 @@ HEADING = re.compile(r"^#+ .*$", re.MULTILINE)  # a heading announces a term; th
 TAG = re.compile(r"<[^>]+>")
 
 
+def notes_of(name):  # a chapter file's name -> its apparatus.Apparatus
+    return apparatus.Apparatus(content.load(name).sections)
+
+
 def reading_text(sections):  # -> the chapter's text in reading order, masked where it is markup
     # (tags, link targets, the formula) with spaces of the same length, so positions hold
     text = "\n\n".join(apparatus._texts(sections[1:]))  # after the title: it names the chapter
@@ -69,9 +73,7 @@ def test_every_defined_term_is_in_the_glossary_in_page_order(name):
 
 
 def test_every_glossary_term_is_defined_somewhere_and_its_data_is_whole():
-    defined = set()
-    for name in CHAPTERS:
-        defined |= set(apparatus.Apparatus(content.load(name).sections).defined)
+    defined = {tid for name in CHAPTERS for tid in notes_of(name).defined}
     terms = apparatus.glossary()
     assert set(terms) == defined, ("terms no chapter defines", set(terms) - defined)
     for term in terms.values():
@@ -123,9 +125,7 @@ def test_citations_are_numbered_in_order_and_all_listed(name):
 
 
 def test_every_reference_is_cited_and_has_an_address():
-    cited = set()
-    for name in CHAPTERS:
-        cited |= set(apparatus.Apparatus(content.load(name).sections).numbers)
+    cited = {rid for name in CHAPTERS for rid in notes_of(name).numbers}
     refs = apparatus.references()
     assert set(refs) == cited, ("listed but never cited", set(refs) - cited)
     assert all(r.url.startswith("https://") for r in refs.values())
@@ -133,6 +133,6 @@ def test_every_reference_is_cited_and_has_an_address():
 
 def test_each_preset_cites_the_config_it_came_from():
     # the cost panel's presets: the chapter cites each one's config.json where it names them
-    notes = apparatus.Apparatus(content.load("attention.md").sections)
+    notes = notes_of("attention.md")
     for ref in ("qwen3-8b", "gpt2", "llama3-8b"):
         assert ref in notes.numbers and "config.json" in apparatus.references()[ref].url

@@ -26,6 +26,7 @@ from pathlib import Path
 from tornado import web
 
 from app import resources
+from app.hosting.routes import CHAPTER_ROUTES
 
 STATIC_DIR = resources.STATIC_DIR  # the app's own files (the example course page), at /assets/
 LIVE = "/live"
@@ -62,10 +63,8 @@ def embed_routes(panel_routes):  # the single-panel routes, static and live: may
 
 
 def page_routes(panel_routes):  # -> {route: file in the build}: the chapters' pages, the panels'
-    from app.hosting import routes
-
     return {r: f"{r.strip('/')}/index.html" if r != "/" else "index.html"
-            for r in [*routes.CHAPTER_ROUTES, *panel_routes]}
+            for r in [*CHAPTER_ROUTES, *panel_routes]}
 
 
 def patterns(root, panel_routes):  # -> Tornado routes serving the build at `root`
