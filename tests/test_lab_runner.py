@@ -82,13 +82,16 @@ def test_place_in_line_text():
 
 # ---------------------------------------------------------------- the queue
 
-def slow_job(seconds, spans, name):
+def slow_job(seconds, spans, name, started=None):
+    # a job that works for `seconds`; `started` (an Event) is set once it runs
     def job(ctx):
+        if started is not None:
+            started.set()
         start = time.monotonic()
         end = start + seconds
-        while time.monotonic() < end:
+        while time.monotonic() < end:  # bounded: its deadline, and ctx.check() each turn
             ctx.check()
-            time.sleep(0.01)
+            time.sleep(0.01)  # the job's "work" between checks, not a wait on a condition
         spans.append((name, start, time.monotonic()))
         return name
     return job
@@ -130,12 +133,17 @@ def test_three_jobs_wait_their_turn_one_at_a_time(runner):
 @pytest.mark.serial
 def test_cancel_a_waiting_job_and_a_running_one(runner):
     spans, done = [], []
-    running = runner.submit(slow_job(5, spans, "long"), timeout_s=10, on_done=done.append)
+    started = threading.Event()
+    running = runner.submit(slow_job(5, spans, "long", started), timeout_s=10,
+                            on_done=done.append)
     waiting = runner.submit(slow_job(0.1, spans, "never"), timeout_s=10)
     third_seen = []
     third = runner.submit(slow_job(0.05, spans, "third"), timeout_s=10,
                           on_position=third_seen.append)
-    time.sleep(0.1)
+    # the worker sets RUNNING and tells the line its places before it calls the job
+    assert started.wait(5), "the first job never started"
+    assert running.state == lab.RUNNING and not waiting.done
+    assert runner.position(waiting) == 1 and third_seen[-1] == 2
     assert waiting.cancel()
     assert waiting.state == lab.CANCELLED and waiting.done
     assert third_seen[-1] == 1  # moved up when the one ahead left the line
