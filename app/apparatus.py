@@ -2,7 +2,7 @@
 
 A chapter marks a term's first use `<dfn id="term-ID">`; a later use is a Markdown link to it,
 `[words](#term-ID)`, which the page turns into a link to the term's glossary entry that also
-describes itself by it (`aria-describedby`): with scripts on, app/static/terms.js shows that
+describes itself by it (`aria-describedby`): with scripts on, static/terms.js shows that
 definition in a popover on hover, focus or tap; with scripts off, and in print, it stays a
 plain link. `[@ID]` cites a reference: a numbered link to the chapter's list, numbered in
 order of first citation. `::: glossary` and `::: references` place the two lists.

@@ -3,7 +3,7 @@
 The page a reader gets holds the whole chapter as semantic HTML (headings, paragraphs, the
 formula), styled by one inline stylesheet, so it paints before any script runs, on a phone,
 with scripts off and in print. Each panel is an island: a box in the text that holds the
-panel's Bokeh root once it mounts, and until then a short note. `app/static/islands.js`
+panel's Bokeh root once it mounts, and until then a short note. `static/islands.js`
 mounts a panel's Bokeh document when the reader nears it (or a deep link, a link in the
 prose, or the keyboard reaches it); no Bokeh or Panel script loads before that.
 

@@ -78,7 +78,7 @@ CONTENT_MAX_WIDTH = 960  # px: the content column; prose sits inside it at 40rem
 
 
 class A11y(ReactiveHTML):
-    """Runs app/static/a11y.js once per page: names for the controls Bokeh leaves unnamed
+    """Runs static/a11y.js once per page: names for the controls Bokeh leaves unnamed
     (slider handles, spin buttons) and the page's main landmark, live and static alike."""
 
     _template = '<div id="box"></div>'

@@ -1,6 +1,6 @@
 """A question on a live chapter: the reader predicts, then checks, then asks to be shown.
 
-The static chapters judge a question in the browser (app/static/questions.js); a live chapter
+The static chapters judge a question in the browser (static/questions.js); a live chapter
 is a Panel session, so here the same question is Panel widgets judged in Python, with the
 same answer (`app/questions.py`, computed by `attention_core`) and the same bands. "Show me"
 sets the panel's controls to the state that shows the answer, as a deep link would.

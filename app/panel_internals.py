@@ -2,7 +2,7 @@
 this project depends on, what each is for, and the versions checked.
 
 Nothing outside this module reaches a private name of Panel, Bokeh or Tornado; torch's are
-in kernels/torch_internals.py, BokehJS's in the fenced section of app/static/switcher.js.
+in kernels/torch_internals.py, BokehJS's in the fenced section of static/switcher.js.
 tests/test_fence.py scans the sources and fails on a new private access anywhere else;
 tests/test_panel_internals.py checks that each name below is still there and still works.
 

@@ -8,7 +8,7 @@ function per id, from attention_core alone, never typed in. `answer(question)` g
 
 `html(question, answer)` is the question as the static chapter and the live chapter both show
 it: a fieldset with its legend, radio buttons or a number box, "Check" and "Show me" buttons
-(hidden until app/static/questions.js runs), a polite live region for the feedback, and a
+(hidden until static/questions.js runs), a polite live region for the feedback, and a
 `<details>` holding the answer and why, so with scripts off the answer is still there.
 `review_html(chapter)` is the list at a chapter's end of questions still to revisit.
 """

@@ -1,8 +1,11 @@
-"""Where the files the app reads at run time live: inside the `app` package.
+"""Where the files the app reads at run time live.
 
-They are found through `importlib.resources`, so a wheel installed with pip or pipx finds its
-browser scripts and content as a checkout does. A build that `serve` makes for itself goes
-into `.build/site` of a checkout, or into the user's cache folder when the app is installed.
+The chapters' prose is inside the `app` package, found through `importlib.resources`. The
+browser's files sit in `static/` at the top of the repository, beside `app/`: a checkout and an
+editable install read them there, and a wheel carries them as `app/static` (setup.py maps
+the folder), so pip and pipx installs find them as a checkout does. A build that `serve` makes
+for itself goes into `.build/site` of a checkout, or into the user's cache folder when the app
+is installed.
 """
 
 import os
@@ -17,11 +20,20 @@ def package_dir():  # -> Path of the installed (or checked-out) `app` package
     return Path(str(resources.files("app")))
 
 
-STATIC_DIR = package_dir() / "static"  # switcher.js, a11y.js, embed.js, the course page
 SOURCE_ROOT = package_dir().parent  # the folder holding app/, attention_core/, kernels/
 
 
-def static_file(name):  # -> Path of one file of app/static; FileNotFoundError names it
+def static_dir():  # -> Path of the browser's files: static/ of a checkout, app/static of a wheel
+    beside = SOURCE_ROOT / "static"
+    if (SOURCE_ROOT / "pyproject.toml").is_file() and beside.is_dir():
+        return beside
+    return package_dir() / "static"
+
+
+STATIC_DIR = static_dir()  # switcher.js, islands.js, the stylesheet, the course page
+
+
+def static_file(name):  # -> Path of one file of static/; FileNotFoundError names it
     path = STATIC_DIR / name
     if not path.is_file():
         raise FileNotFoundError(f"{path}: the app's own file is missing (a broken install?)")

@@ -16,7 +16,7 @@ A panel is three parts (docs/PANEL_CONTRACT.md):
      line a change of that control adds to the panel's log.
 
 In a live session `push` applies a new state to the models, sending only what changed.
-On a static page the browser does the same with `app/static/switcher.js`, from the table of
+On a static page the browser does the same with `static/switcher.js`, from the table of
 states `table()` writes: no server, no round trip. Both apply the output of the same
 `state()`, so live and static cannot drift (a browser test compares them).
 """

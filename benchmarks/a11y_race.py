@@ -10,7 +10,7 @@ Playwright's Pixel 5 emulation, in each theme, and the moment the page is ready 
   reader scrolling through would) and every Bokeh document is idle; on a live page: every
   Bokeh document is idle and no deferred panel is still loading (no `.pn-loading`), i.e. the
   chapter's panels that arrive after the page appears have arrived. Nothing of
-  app/static/a11y.js is waited for. The condition is polled every animation frame; it is
+  static/a11y.js is waited for. The condition is polled every animation frame; it is
   tests/browser/readiness.py's READY_JS, the one tests/browser/test_a11y.py asserts on.
 - in the same turn of the page's event loop as the condition first holds, every control
   (slider handle, spin button, button, input, select; through shadow roots) without an
@@ -89,7 +89,7 @@ def look(context, url, axe):  # -> (unnamed at ready [[kind, what]], {rule: node
         page.goto(url)
         found = page.wait_for_function(READY_JS, polling="raf").json_value()
         unnamed = [[what.split(".")[0], what] for what in found["unnamed"]]
-        if found["ready"] is not True:  # app/static/a11y.js does not call the page named
+        if found["ready"] is not True:  # static/a11y.js does not call the page named
             unnamed.append(["a11y.js not ready", str(found["ready"])])
         rules = collections.Counter()
         if axe is not None:

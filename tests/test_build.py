@@ -170,7 +170,7 @@ def test_every_reference_resolves_to_a_file_of_the_build(site):
 
 def test_every_page_loads_the_switcher_with_its_islands_and_no_script_in_its_head(site):
     # text first: a page's head holds no script file; Bokeh, Panel and the switcher load
-    # when a panel mounts (app/static/islands.js, itself deferred at the end of the body)
+    # when a panel mounts (static/islands.js, itself deferred at the end of the body)
     out, _ = site
     assert Path(states.SWITCHER_JS).is_file()
     source = Path(states.SWITCHER_JS).read_bytes()
@@ -183,7 +183,7 @@ def test_every_page_loads_the_switcher_with_its_islands_and_no_script_in_its_hea
         switcher = islands(text)["switcher"]
         assert resolves(path, switcher, out).read_bytes() == source, route
         # one stylesheet, inline: the text paints with the first response, no second request
-        css = (ROOT / "app" / "static" / "chapter.css").read_text(encoding="utf-8")
+        css = (ROOT / "static" / "chapter.css").read_text(encoding="utf-8")
         assert f"<style>{chapter_page.minify_css(css)}</style>" in head, route
 
 
@@ -348,7 +348,7 @@ BOKEH_VISUAL_VARIABLE = re.compile(r"--bk-[\w-]*(?:fill|line|hatch|text)-[\w-]+\
 
 
 def test_no_page_styles_a_figure_through_bokehs_css_variables(site):
-    # The switcher skips Bokeh's per-repaint lookup of these variables (app/static/switcher.js,
+    # The switcher skips Bokeh's per-repaint lookup of these variables (static/switcher.js,
     # "two Bokeh internals"); that is right only while no file of the build defines one.
     out, _ = site
     checked = 0

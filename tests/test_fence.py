@@ -4,8 +4,8 @@ from the fenced modules, and no module reads another of our modules' private nam
 Python: app/panel_internals.py (Panel, Bokeh, Tornado) and kernels/torch_internals.py (torch)
 are the only files that may touch a private name (`x._name`, getattr(x, "_name"), an
 import of a private name or module) of those packages; each such name is listed in the
-fence's INTERNALS with why. JS: the section of app/static/switcher.js between its fence
-markers is the only place in app/static that reaches a private BokehJS name (`._name`).
+fence's INTERNALS with why. JS: the section of static/switcher.js between its fence
+markers is the only place in static/ that reaches a private BokehJS name (`._name`).
 
 The Python scan is a pragmatic one over the syntax tree. An access `x._name` outside the
 fence fails when x starts from a name bound to one of those packages (an import of it, or
@@ -27,7 +27,7 @@ OURS = ("app", "kernels", "attention_core")  # our packages: their privates stay
 EXTERNAL = ("panel", "bokeh", "tornado", "torch")
 CONVENTIONAL = {"torch", "pn", "panel", "bokeh", "tornado"}  # names that are the package
 FENCES = {"app/panel_internals.py", "kernels/torch_internals.py"}
-JS_FENCE_FILE = "app/static/switcher.js"
+JS_FENCE_FILE = "static/switcher.js"
 JS_FENCE_START = "// ==== fence: BokehJS internals"
 JS_FENCE_END = "// ==== end of fence"
 
@@ -247,7 +247,7 @@ def test_the_js_scanner_catches_a_private_outside_the_fence():
 
 def test_bokehjs_privates_only_in_the_switchers_fence():
     fences = {}
-    for path in sorted((ROOT / "app" / "static").glob("*.js")):
+    for path in sorted((ROOT / "static").glob("*.js")):
         rel = path.relative_to(ROOT).as_posix()
         text = path.read_text(encoding="utf-8")
         fences[rel] = text.count(JS_FENCE_START)

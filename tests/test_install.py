@@ -1,5 +1,9 @@
 """Installed as a package, the explorable works: a wheel and an sdist built from this tree,
-each pip-installed into a fresh virtual environment and run from an unrelated folder.
+each pip-installed into a fresh virtual environment and run from an unrelated folder, and an
+editable install of the same tree finds its browser files where the repository keeps them.
+
+The browser's files sit in `static/` at the top of the repository, beside `app/`; the wheel
+and the sdist carry them as `app/static`, an editable install reads them in place.
 
 The wheel route runs what a new user would: `--version`, `numbers` (every claim), `build OUT`
 and `serve` (which answers "/", "/heatmap" and "/live/heatmap"). OUT is the folder `serve`
@@ -49,7 +53,7 @@ def dists(tmp_path_factory):  # -> (wheel, sdist) built from a copy of the track
     for hook in ("build_wheel", "build_sdist"):  # one process each: setuptools keeps state
         code = f"import sys; from setuptools import build_meta as b; b.{hook}(sys.argv[1])"
         run([sys.executable, "-c", code, str(out)], cwd=src)
-    return next(out.glob("*.whl")), next(out.glob("*.tar.gz"))
+    return next(out.glob("*.whl")), next(out.glob("*.tar.gz")), src
 
 
 @pytest.fixture(scope="module")
@@ -96,15 +100,17 @@ def wait_for(url, proc, timeout_s=240):  # -> once url answers 200; fails if the
 
 
 def test_the_wheel_carries_the_browser_files_and_the_content(dists):
-    wheel, _ = dists
+    wheel = dists[0]
     names = set(zipfile.ZipFile(wheel).namelist())
-    for name in ("switcher.js", "a11y.js", "embed.js", "course-page.html"):
-        assert f"app/static/{name}" in names
+    tracked = sorted(p.name for p in (ROOT / "static").iterdir() if p.is_file())
+    assert {"switcher.js", "islands.js", "chapter.css", "course-page.html"} <= set(tracked)
+    for name in tracked:  # every file of the top-level static/, mapped into the package
+        assert f"app/static/{name}" in names, name
     assert {"app/content/attention.md", "app/content/math.md"} <= names
 
 
 def test_a_wheel_installed_elsewhere_numbers_builds_and_serves(dists, venv, tmp_path):
-    wheel, _ = dists
+    wheel = dists[0]
     bin_dir = install_only(venv, wheel)
     cli = str(bin_dir / "attention-explorable")
     elsewhere = tmp_path / "elsewhere"
@@ -147,7 +153,7 @@ def test_a_wheel_installed_elsewhere_numbers_builds_and_serves(dists, venv, tmp_
 
 
 def test_an_sdist_installs_the_same_files_and_counts(dists, venv, tmp_path):
-    wheel, sdist = dists
+    wheel, sdist, _ = dists
     from_sdist = install_only(venv, sdist)
     assert "site-packages" in run([str(from_sdist / "python"), "-c",
                                    "import app; print(app.__file__)"], cwd="/").stdout
@@ -157,3 +163,21 @@ def test_an_sdist_installs_the_same_files_and_counts(dists, venv, tmp_path):
     out = run([str(from_sdist / "attention-explorable"), "numbers"], cwd=tmp_path,
               env=dict(os.environ, PYTHONPATH="")).stdout
     assert "claims match" in out
+
+
+STATIC_DIR = "from app import resources; print(resources.STATIC_DIR)"
+
+
+def test_an_editable_install_reads_static_in_place(dists, venv, tmp_path):
+    src = dists[2]
+    run([str(venv / "python"), "-m", "pip", "install", "-q", "--force-reinstall", "--no-deps",
+         "-e", str(src)], timeout=PIP_TIMEOUT_S)
+    env = dict(os.environ, PYTHONPATH="")
+    where = Path(run([str(venv / "python"), "-c", STATIC_DIR], cwd=tmp_path, env=env)
+                 .stdout.strip())
+    assert where == src / "static", where  # the repository's folder, not a copy
+    # a file added to the folder is served at once, with no reinstall: it is read in place
+    (src / "static" / "added.txt").write_text("in place")
+    code = "from app import resources; print(resources.static_file('added.txt').read_text())"
+    assert run([str(venv / "python"), "-c", code], cwd=tmp_path, env=env).stdout.strip() \
+        == "in place"

@@ -10,7 +10,7 @@ writes
     OUT/embed/<route>.html         how to embed that panel: the <iframe> to copy, and a demo
     OUT/assets/bokeh-<v>/...       the BokehJS files the pages load (from the bokeh package)
     OUT/assets/panel-<v>/...       the Panel files they load (from panel/dist)
-    OUT/assets/site-<hash>/...     app/static/switcher.js, islands.js, questions.js, terms.js
+    OUT/assets/site-<hash>/...     static/switcher.js, islands.js, questions.js, terms.js
     OUT/assets/docs/...            each panel document of a page, a script loaded as it mounts
     OUT/.build-inputs              a hash of every input; the same hash skips the next build
 
@@ -50,7 +50,7 @@ from app.panel_internals import BOKEH_CDN, ICON_LINKS, bokeh_cdn_file, script_ta
 
 ROOT = resources.SOURCE_ROOT
 STATIC_DIR = resources.STATIC_DIR
-INPUT_DIRS = ("app", "attention_core", "kernels")  # folders whose files count (app/static too)
+INPUT_DIRS = ("app", "attention_core", "kernels")  # packages whose files count, and STATIC_DIR
 MARKER = ".build-inputs"
 STATES_OUT = "assets/states"  # each panel's table of states, one file shared by every page
 DOCS_OUT = "assets/docs"  # a chapter's panel documents, each a script loaded as it mounts
@@ -178,8 +178,9 @@ def versions():  # -> {name: version} of what the pages are built with
 
 def input_files():  # -> sorted [Path] of every source file a build depends on
     files = []
-    for name in INPUT_DIRS:
-        base = ROOT / name
+    bases = [ROOT / name for name in INPUT_DIRS]
+    bases += [] if any(b in STATIC_DIR.parents for b in bases) else [STATIC_DIR]  # wheel: in app
+    for base in bases:
         if not base.is_dir():
             continue
         for path in base.rglob("*"):

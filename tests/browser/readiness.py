@@ -6,7 +6,7 @@ until the condition holds.
 """
 
 # Statements: return `not_ready` unless every island is mounted (on a chapter page the panels
-# are islands that mount as a reader nears them, app/static/islands.js: asking mounts them all
+# are islands that mount as a reader nears them, static/islands.js: asking mounts them all
 # first, as a reader scrolling through would) and every Bokeh document is idle.
 def _until_mounted_and_idle(not_ready):
     return f"""
@@ -27,7 +27,7 @@ def _until_mounted_and_idle(not_ready):
 DOCUMENT_IDLE_JS = "() => {" + _until_mounted_and_idle("false") + "\n  return true;\n}"
 
 # -> every shown control without an accessible name, through shadow roots: [what]. The
-# test's own look, not app/static/a11y.js's (AEA11y.unnamed), which it checks.
+# test's own look, not static/a11y.js's (AEA11y.unnamed), which it checks.
 UNNAMED_JS = """() => {
   const out = [], roots = [document];
   const named = (el) => Boolean((el.getAttribute("aria-label") || "").trim()
@@ -54,7 +54,7 @@ UNNAMED_JS = """() => {
 # The page is ready: every island mounted (asking mounts them all, as a reader scrolling
 # through a chapter would), every Bokeh document idle, no panel still to come (a live
 # chapter's deferred panels show a loading placeholder until they arrive). Nothing of
-# app/static/a11y.js is waited for: in the same turn of the page's loop as the condition
+# static/a11y.js is waited for: in the same turn of the page's loop as the condition
 # first holds, the condition returns what lacks a name then (UNNAMED_JS), and AEA11y.ready()
 # must agree. Polled every animation frame.
 READY_JS = "() => {" + _until_mounted_and_idle("null") + """

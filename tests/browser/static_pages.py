@@ -45,7 +45,7 @@ def prepare(out):  # a folder for hand-saved pages: the packages' assets and the
     (out / "static").mkdir()
     (out / "static" / "panel").symlink_to(Path(pn.__file__).parent / "dist")
     (out / "static" / "bokeh").symlink_to(Path(bokeh.__file__).parent / "server" / "static")
-    shutil.copy(ROOT / "app" / "static" / "switcher.js", out / "switcher.js")
+    shutil.copy(ROOT / "static" / "switcher.js", out / "switcher.js")
     return out
 
 
@@ -88,7 +88,7 @@ def watched_pages(context, url_of):
 
 def address_shows(page, *parts, timeout_ms=2000):
     # -> whether the address bar comes to hold every part: a static page writes it just after
-    # the change is painted (app/static/switcher.js), so it can lag a click by a frame
+    # the change is painted (static/switcher.js), so it can lag a click by a frame
     try:
         page.wait_for_function("(parts) => parts.every((p) => window.location.href.includes(p))",
                                arg=list(parts), timeout=timeout_ms)

@@ -151,7 +151,7 @@ def unnamed_controls(page):  # -> the lines of the page's accessibility tree tha
 
 
 def test_names_are_fixed_again_only_where_nodes_changed(page):
-    # app/static/a11y.js walks again only the shadow roots whose nodes changed: a walk of the
+    # static/a11y.js walks again only the shadow roots whose nodes changed: a walk of the
     # whole page after every change took 1-3 ms, in the frame of the next step of a slider
     page.goto("/heatmap")
     settle(page)

@@ -31,7 +31,7 @@ from tests.browser.conftest import RENDER_TIMEOUT_MS, ROOT, free_port, stop, wai
 
 pytestmark = pytest.mark.browser
 
-COURSE_PAGE = ROOT / "app" / "static" / "course-page.html"
+COURSE_PAGE = ROOT / "static" / "course-page.html"
 PLACEHOLDER = "http://localhost:5006"  # the address the example page points at
 COURSE_HOST = "127.0.0.2"  # loopback, another origin
 STRANGER_HOST = "127.0.0.3"  # loopback, an origin nobody allowed

@@ -185,7 +185,7 @@ def test_a_change_of_data_redraws_the_overlay_canvas_alone(static_page):
 
 
 def test_bokehs_css_variable_lookup_is_skipped(static_page):
-    # the switcher's patch of Bokeh's CSS-variable lookup (app/static/switcher.js) is in place
+    # the switcher's patch of Bokeh's CSS-variable lookup (static/switcher.js) is in place
     page = static_page()
     assert page.evaluate("AEStates.internals.cssVisualsSkipped") is True
     assert page.evaluate("""() => {
@@ -195,7 +195,7 @@ def test_bokehs_css_variable_lookup_is_skipped(static_page):
 
 
 def test_bokeh_rewrites_no_style_that_holds_the_same_text(static_page):
-    # the switcher's patch of Bokeh's per-paint position styles (app/static/switcher.js): a
+    # the switcher's patch of Bokeh's per-paint position styles (static/switcher.js): a
     # change repaints the figure, and the renderers' unchanged position styles are kept
     page = static_page()
     assert page.evaluate("AEStates.internals.sameStylesKept") is True
@@ -208,7 +208,7 @@ def test_bokeh_rewrites_no_style_that_holds_the_same_text(static_page):
 
 def test_bokeh_leaves_the_glyph_renderers_empty_elements_where_they_were(static_page):
     # the switcher's patch of Bokeh's per-paint placing of glyph renderers' elements
-    # (app/static/switcher.js): a new length moves the drawn cells, and with them the box Bokeh
+    # (static/switcher.js): a new length moves the drawn cells, and with them the box Bokeh
     # would write into the cells' renderer element's <style>; it stays as first written
     page = static_page()
     assert page.evaluate("AEStates.internals.glyphElementsLeft") is True

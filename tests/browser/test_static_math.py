@@ -206,7 +206,7 @@ def test_online_softmax_both_walks_step_by_step(static_page):
 
 
 def test_a_walk_button_is_disabled_on_its_element_not_rebuilt(static_page):
-    # The switcher sets a Button's `disabled` on its element (app/static/switcher.js): Bokeh 3.9
+    # The switcher sets a Button's `disabled` on its element (static/switcher.js): Bokeh 3.9
     # rebuilds a button whose model's `disabled` changes and lays out the page again.
     page = static_page("online.html")
     next_block = button(page, "Next block")
@@ -288,7 +288,7 @@ def test_static_states_are_the_live_states(static_page, name):
 
 
 def test_a_figures_axes_are_measured_again_only_when_a_range_moves(static_page):
-    # the switcher's patch of Bokeh's side-panel check (app/static/switcher.js): a change that
+    # the switcher's patch of Bokeh's side-panel check (static/switcher.js): a change that
     # moves no range skips it; sixteen scores move the x range, and the check runs again
     # for the new range, then is skipped again while the range stays
     page = static_page("overflow.html")

@@ -1,4 +1,4 @@
-"""Terms and references in Chromium (app/static/terms.js over the static build, served by a
+"""Terms and references in Chromium (static/terms.js over the static build, served by a
 plain static file server as test_static_build.py does).
 
 A later use of a defined term opens its definition in a popover from the keyboard (Tab

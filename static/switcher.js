@@ -303,7 +303,7 @@
   // ==== fence: BokehJS internals (3.9; Bokeh is pinned below 3.10) =====================
   // Every private name (`._name`) and undocumented surface of BokehJS (its module paths,
   // views' methods and elements) that the site's scripts reach is in this section and
-  // nowhere else in app/static; tests/test_fence.py fails on one outside it. Each says why,
+  // nowhere else in static/; tests/test_fence.py fails on one outside it. Each says why,
   // and AEStates.internals says whether it took (tests/browser/test_static_head.py and
   // test_static_math.py check it):
   //   VisualProperties.prototype._get_css_value (core/visuals/visual)   cssVisualsSkipped
