@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from attention_core import config_families
+
 # --- errors and parsing ------------------------------------------------------------------
 
 MAX_CONFIG_BYTES = 1_000_000
@@ -158,11 +160,26 @@ MAX_POSITIONS = 10_000_000_000
 _MISSING = object()
 
 
+def _lookup(cfg: dict, name: str) -> Any:  # "a.b" -> cfg["a"]["b"]; _MISSING if a step is absent
+    value: Any = cfg
+    for part in name.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return _MISSING
+        value = value[part]
+    return value
+
+
 def _pick(cfg: dict, keys: tuple[str, ...]) -> tuple[str, Any]:  # aliases -> (name used, value)
     for key in keys:
-        if key in cfg:
-            return key, cfg[key]
+        value = _lookup(cfg, key)
+        if value is not _MISSING:
+            return key, value
     return keys[0], _MISSING
+
+
+def _missing(keys: tuple[str, ...]) -> ConfigError:  # none of the aliases is there
+    also = f" (also looked for {', '.join(keys[1:])})" if len(keys) > 1 else ""
+    return ConfigError(keys[0], f"is missing{also}")
 
 
 def _present(cfg: dict, key: str) -> bool:  # set to something other than null
@@ -175,7 +192,9 @@ def _count(cfg: dict, keys: tuple[str, ...], limit: int, default: Any = _MISSING
     if value is _MISSING or value is None:
         if default is not _MISSING:
             return default
-        raise ConfigError(key, "is missing" if value is _MISSING else "is null; it is required")
+        if value is _MISSING:
+            raise _missing(keys)
+        raise ConfigError(key, "is null; it is required")
     kind = "positive" if minimum == 1 else "non-negative"
     if isinstance(value, bool) or not isinstance(value, int):  # bool is an int in Python
         raise ConfigError(key, f"must be a {kind} integer, got {_show(value)}")
@@ -193,20 +212,7 @@ def _flag(cfg: dict, key: str) -> bool | None:  # optional boolean field
     return value
 
 
-# Families whose MLP is up-projection, activation, down-projection (no gate).
-TWO_MATRIX_TYPES = frozenset({
-    "gpt2", "gpt_neo", "gpt_neox", "gptj", "gpt_bigcode", "opt", "bloom", "falcon", "phi",
-    "starcoder2", "mpt", "codegen", "bert", "roberta",
-})
-# Families known to use a gated (SwiGLU/GeGLU) MLP: three matrices.
-GATED_TYPES = frozenset({
-    "llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen2_moe", "qwen3_moe", "gemma",
-    "gemma2", "gemma3", "gemma3_text", "phi3", "deepseek_v2", "deepseek_v3", "olmo", "olmo2",
-    "granite", "cohere", "internlm2", "yi", "smollm3", "glm", "glm4", "ministral",
-})
 EXPERT_MATRICES = 3  # every MoE family read here uses gated experts
-# Families with a learned position table (max positions x hidden) rather than RoPE.
-LEARNED_POSITION_TYPES = frozenset({"gpt2", "gpt_neo", "gpt_bigcode", "opt", "bert", "roberta"})
 
 
 def _language_model(cfg: dict, notes: list[str]) -> dict:  # multimodal config -> its text part
@@ -229,29 +235,85 @@ def _model_type(cfg: dict) -> str:
     return value
 
 
-def _kv_heads(cfg: dict, heads: int) -> int:  # query heads -> KV heads (GQA groups)
-    kv = _count(cfg, ("num_key_value_heads",), MAX_HEADS, default=heads)
-    if heads % kv:
+# --- the figures, read as config_families' table says ---------------------------------------
+
+LIMITS = {"layers": MAX_LAYERS, "hidden": MAX_HIDDEN, "heads": MAX_HEADS, "kv_heads": MAX_HEADS,
+          "head_dim": MAX_HEAD_DIM, "intermediate": MAX_INTERMEDIATE, "vocab": MAX_VOCAB,
+          "max_positions": MAX_POSITIONS}
+
+
+def _case(cfg: dict, rule: dict) -> dict:  # a rule -> the rule its first true flag picks
+    for case in rule.get("cases", ()):
+        flag = _flag(cfg, case["if"])
+        if case["if_absent"] if flag is None else flag:
+            return _case(cfg, case["then"])
+    return rule
+
+
+def _ratio(cfg: dict, spec: dict, of: int, limit: int) -> int:  # MPT: expansion_ratio x d_model
+    key = spec["ratio_field"]
+    ratio = cfg.get(key)
+    if ratio is None:
+        ratio = spec["ratio_default"]
+    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not ratio > 0:
+        raise ConfigError(key, f"must be a positive number, got {_show(ratio)}")
+    width = math.floor(ratio * of)  # as llm-foundry does: int(d_model * expansion_ratio)
+    if not 1 <= width <= limit:
+        raise ConfigError(key, f"({_show(ratio)}) gives an MLP {width:,} wide; a real one is "
+                          f"1 to {limit:,}")
+    return width
+
+
+def _default(cfg: dict, spec: dict, got: dict, used: dict, limit: int) -> Any:
+    """A table default -> its value, from the figures already read (`got`)."""
+    if "value" in spec:
+        return spec["value"]
+    if "same_as" in spec:
+        return got[spec["same_as"]]
+    if "times" in spec:
+        return spec["times"] * got[spec["of"]]
+    if "divide" in spec:  # only head_dim: hidden / heads
+        whole, part = got[spec["divide"]], got[spec["by"]]
+        if whole % part:
+            raise ConfigError(used[spec["by"]], f"({part}) does not divide the hidden size "
+                              f"({whole}) and there is no head_dim field to say how wide a "
+                              "head is")
+        return whole // part
+    return _ratio(cfg, spec, got[spec["of"]], limit)
+
+
+def _figure(cfg: dict, figure: str, rule: dict, got: dict, used: dict) -> tuple[Any, str]:
+    """One figure by its rule -> (value, the field read, else the first it would read)."""
+    rule = _case(cfg, rule)
+    names = tuple(rule["names"])
+    key, value = _pick(cfg, names) if names else (figure, _MISSING)
+    if (value is _MISSING or value is None) and "default" in rule:
+        return _default(cfg, rule["default"], got, used, LIMITS[figure]), key
+    return _count(cfg, names, LIMITS[figure]), key
+
+
+def _figures(cfg: dict, row: dict, skip: tuple[str, ...] = ()) -> tuple[dict, dict]:
+    """Every figure of config_families.FIGURES, in order -> ({figure: value}, {figure: field})."""
+    got: dict = {}
+    used: dict = {}
+    for figure in config_families.FIGURES:
+        if figure not in skip:
+            got[figure], used[figure] = _figure(
+                cfg, figure, config_families.rule(row, figure), got, used)
+    if got["heads"] % got["kv_heads"]:
         raise ConfigError(
-            "num_key_value_heads",
-            f"({kv}) must divide num_attention_heads ({heads}): each KV head serves a whole "
-            "group of query heads")
-    return kv
+            used["kv_heads"],
+            f"({got['kv_heads']}) must divide {used['heads']} ({got['heads']}): each KV head "
+            "serves a whole group of query heads")
+    return got, used
 
 
-def _standard_heads(cfg: dict, hidden: int, heads: int) -> dict:  # -> head widths
-    head_dim = _count(cfg, ("head_dim",), MAX_HEAD_DIM, default=None)
-    if head_dim is None:
-        if hidden % heads:
-            key, _ = _pick(cfg, ("num_attention_heads", "n_head"))
-            raise ConfigError(
-                key, f"({heads}) does not divide the hidden size ({hidden}) and there is no "
-                "head_dim field to say how wide a head is")
-        head_dim = hidden // heads
-    return {"head_dim": head_dim, "v_head_dim": head_dim, "kv_heads": _kv_heads(cfg, heads)}
+def _standard_heads(got: dict) -> dict:  # -> head widths
+    return {"head_dim": got["head_dim"], "v_head_dim": got["head_dim"],
+            "kv_heads": got["kv_heads"]}
 
 
-def _mla_heads(cfg: dict, hidden: int, heads: int, notes: list[str]) -> dict:
+def _mla_heads(cfg: dict, heads: int, kv_heads: int, notes: list[str]) -> dict:
     """DeepSeek's multi-head latent attention: keys/values cached as one low-rank latent."""
     kv_rank = _count(cfg, ("kv_lora_rank",), MAX_HIDDEN)
     q_rank = _count(cfg, ("q_lora_rank",), MAX_HIDDEN, default=None)  # null: full-rank q
@@ -264,7 +326,7 @@ def _mla_heads(cfg: dict, hidden: int, heads: int, notes: list[str]) -> dict:
         f"MLA counted in its decompressed form: each of the {heads} query heads scores over "
         f"{nope + rope} dims and sums {v_dim} value dims; the cache holds the "
         f"{kv_rank + rope}-value latent once per layer (kv_lora_rank + qk_rope_head_dim).")
-    return {"head_dim": nope + rope, "v_head_dim": v_dim, "kv_heads": _kv_heads(cfg, heads),
+    return {"head_dim": nope + rope, "v_head_dim": v_dim, "kv_heads": kv_heads,
             "mla": True, "q_lora_rank": q_rank, "kv_lora_rank": kv_rank,
             "qk_rope_head_dim": rope}
 
@@ -331,8 +393,33 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
             "dense_layers": layers - moe_layers}
 
 
-def _sliding_count(cfg: dict, layers: int, model_type: str, notes: list[str]) -> int:
+def _local_layers(cfg: dict, layers: int, window: dict) -> int:
+    """GPT-Neo's attention_types, [[["global", "local"], 12]] -> how many layers are local."""
+    key = window["layer_pattern"]
+    spec = cfg.get(key)
+    if spec is None:
+        spec = window["layer_pattern_default"]
+    bad = ConfigError(key, 'must be a list of [["global" or "local", ...], repeat] pairs')
+    if not isinstance(spec, list):
+        raise bad
+    total = local = 0
+    for pair in spec:
+        if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], list)
+                and all(t in ("global", "local") for t in pair[0])
+                and isinstance(pair[1], int) and not isinstance(pair[1], bool)
+                and 0 <= pair[1] <= MAX_LAYERS):
+            raise bad
+        total += len(pair[0]) * pair[1]
+        local += pair[0].count("local") * pair[1]
+    if total != layers:
+        raise ConfigError(key, f"describes {total} layers for {layers} layers")
+    return local
+
+
+def _sliding_count(cfg: dict, layers: int, window: dict, notes: list[str]) -> int:
     """How many layers use the window, in the order the families record it."""
+    if "layer_pattern" in window:  # GPT-Neo
+        return _local_layers(cfg, layers, window)
     types = cfg.get("layer_types")
     if types is not None:
         if not isinstance(types, list) or not all(isinstance(t, str) for t in types):
@@ -342,10 +429,11 @@ def _sliding_count(cfg: dict, layers: int, model_type: str, notes: list[str]) ->
         if set(types) - {"sliding_attention", "full_attention"}:
             notes.append("Layer types other than sliding/full attention are counted as full.")
         return types.count("sliding_attention")
-    if _present(cfg, "sliding_window_pattern"):  # Gemma 3: every p-th layer is full
-        every = _count(cfg, ("sliding_window_pattern",), MAX_LAYERS)
+    if _present(cfg, "sliding_window_pattern") or "pattern_default" in window:
+        every = _count(cfg, ("sliding_window_pattern",), MAX_LAYERS,  # Gemma 3: every p-th full
+                       default=window.get("pattern_default", _MISSING))
         return layers - layers // every
-    if model_type == "gemma2":  # alternates, starting with a sliding layer
+    if window.get("alternate"):  # Gemma 2: alternates, starting with a sliding layer
         return (layers + 1) // 2
     if cfg.get("use_sliding_window") is True and _present(cfg, "max_window_layers"):
         first = _count(cfg, ("max_window_layers",), MAX_LAYERS, minimum=0)  # Qwen2
@@ -353,14 +441,20 @@ def _sliding_count(cfg: dict, layers: int, model_type: str, notes: list[str]) ->
     return layers  # Mistral: every layer
 
 
-def _window(cfg: dict, layers: int, model_type: str, notes: list[str]) -> dict:
+def _window(cfg: dict, layers: int, row: dict, notes: list[str]) -> dict:
     unwindowed = {"sliding_window": None, "sliding_layers": 0}
     if _flag(cfg, "use_sliding_window") is False:  # Qwen2/3 carry a window they don't use
         return unwindowed
-    window = _count(cfg, ("sliding_window",), MAX_POSITIONS, default=None)
+    rule = config_families.window_rule(row)
+    names = tuple(rule["names"])
+    value = _pick(cfg, names)[1]
+    if value is _MISSING or value is None:
+        window = rule["default"]["value"]
+    else:
+        window = _count(cfg, names, MAX_POSITIONS)
     if window is None:
         return unwindowed
-    sliding = _sliding_count(cfg, layers, model_type, notes)
+    sliding = _sliding_count(cfg, layers, rule, notes)
     if not sliding:
         return unwindowed
     notes.append(
@@ -369,13 +463,22 @@ def _window(cfg: dict, layers: int, model_type: str, notes: list[str]) -> dict:
     return {"sliding_window": window, "sliding_layers": sliding}
 
 
-def _tied(cfg: dict, gpt2_style: bool, notes: list[str]) -> bool:
+def _tied(cfg: dict, row: dict, notes: list[str]) -> bool:  # lm_head shares the embedding?
     tied = _flag(cfg, "tie_word_embeddings")
-    if tied is None:
-        if not gpt2_style:
-            notes.append("tie_word_embeddings is absent: assumed untied (a separate lm_head).")
-        return gpt2_style
-    return tied
+    if tied is not None:
+        return tied
+    if row["tied"] is None:  # a family whose default we do not know
+        notes.append("tie_word_embeddings is absent: assumed untied (a separate lm_head).")
+        return False
+    return row["tied"]
+
+
+def _mlp_matrices(row: dict, model_type: str, notes: list[str]) -> int:  # 2 (up/down) or 3
+    if row["mlp_matrices"] is None:
+        notes.append(f"model_type {model_type or '(none)'!r} is not one we know: "
+                     "assumed a gated MLP (3 matrices).")
+        return 3
+    return row["mlp_matrices"]
 
 
 def _display_name(cfg: dict, name: Any, model_type: str) -> str:
@@ -436,36 +539,23 @@ class ModelShape:
         notes: list[str] = []
         cfg = _language_model(cfg, notes)
         model_type = _model_type(cfg)
-        gpt2_style = model_type == "gpt2" or (not model_type and "n_embd" in cfg)
-        layers = _count(cfg, ("num_hidden_layers", "n_layer"), MAX_LAYERS)
-        hidden = _count(cfg, ("hidden_size", "n_embd"), MAX_HIDDEN)
-        heads = _count(cfg, ("num_attention_heads", "n_head"), MAX_HEADS)
-        vocab = _count(cfg, ("vocab_size",), MAX_VOCAB)
-        # GPT-2 writes n_inner: null to mean the classic 4 x hidden
-        intermediate = _count(cfg, ("intermediate_size", "n_inner"), MAX_INTERMEDIATE,
-                              default=4 * hidden if gpt2_style else _MISSING)
-        if _present(cfg, "kv_lora_rank"):
-            attention = _mla_heads(cfg, hidden, heads, notes)
+        row = config_families.family(model_type, cfg)[1]
+        mla = _present(cfg, "kv_lora_rank")
+        got, _ = _figures(cfg, row, skip=("head_dim",) if mla else ())
+        layers, hidden, heads = got["layers"], got["hidden"], got["heads"]
+        if mla:
+            attention = _mla_heads(cfg, heads, got["kv_heads"], notes)
         else:
-            attention = _standard_heads(cfg, hidden, heads)
-        if gpt2_style or model_type in TWO_MATRIX_TYPES:
-            mlp_matrices = 2
-        else:
-            mlp_matrices = 3
-            if model_type not in GATED_TYPES:
-                notes.append(f"model_type {model_type or '(none)'!r} is not one we know: "
-                             "assumed a gated MLP (3 matrices).")
+            attention = _standard_heads(got)
         return cls(
             name=_display_name(cfg, name, model_type),
-            layers=layers, hidden=hidden, intermediate=intermediate, heads=heads, vocab=vocab,
-            tied=_tied(cfg, gpt2_style, notes),
-            max_positions=_count(cfg, ("max_position_embeddings", "n_positions", "n_ctx"),
-                                 MAX_POSITIONS, default=None),
-            mlp_matrices=mlp_matrices,
-            learned_positions=gpt2_style or model_type in LEARNED_POSITION_TYPES,
+            layers=layers, hidden=hidden, intermediate=got["intermediate"], heads=heads,
+            vocab=got["vocab"], tied=_tied(cfg, row, notes), max_positions=got["max_positions"],
+            mlp_matrices=_mlp_matrices(row, model_type, notes),
+            learned_positions=row["learned_positions"],
             **attention,
-            **_moe(cfg, layers, hidden, intermediate, notes),
-            **_window(cfg, layers, model_type, notes),
+            **_moe(cfg, layers, hidden, got["intermediate"], notes),
+            **_window(cfg, layers, row, notes),
             notes=tuple(notes),
         )
 
@@ -708,6 +798,19 @@ def crossover_tokens(m: ModelShape, kernel: str = "triangular") -> float:
     return (-b + root) / (2 * a) if b <= 0 else -2 * c / (b + root)  # no cancellation
 
 
+# --- dtypes ------------------------------------------------------------------------------
+
+# Bytes per stored value for the dtypes a cache or the weights are served in.
+DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1, "int8": 1, "fp32": 4}
+DEFAULT_DTYPE = "bf16"  # what every number in the documents assumes
+
+
+def dtype_bytes(name: str) -> int:  # "int8" -> 1, or ValueError naming the choices
+    if not isinstance(name, str) or name not in DTYPE_BYTES:
+        raise ValueError(f"dtype must be one of {', '.join(DTYPE_BYTES)}, got {name!r}")
+    return DTYPE_BYTES[name]
+
+
 # --- memory ------------------------------------------------------------------------------
 
 def kv_bytes_per_token_per_layer(m: ModelShape, bytes_per_value: float = 2):  # -> bytes
@@ -739,14 +842,36 @@ def decode_arithmetic_intensity(m: ModelShape, context, bytes_per_value: float =
     return _out(np.full(np.shape(context), ratio))
 
 
+def decode_step_arithmetic_intensity(m: ModelShape, context, users=1, *,
+                                     kv_bytes_per_value: float = 2,
+                                     weight_bytes_per_value: float = 2):
+    """context per user -> FLOPs per byte read for one decode step of a batch of users.
+
+    The whole step: every matmul and attention, for each user, over every weight read once
+    for the batch plus each user's own cache. Small batches sit near `users` FLOP/B in bf16
+    (2 FLOPs per weight per user, 2 bytes per weight); int8 weights double it.
+    """
+    users = _lengths(users)
+    flops = users * (other_flops_decode(m) + _lengths(attention_flops_decode(m, context)))
+    cache = _lengths(kv_cache_bytes(m, context, users, kv_bytes_per_value))
+    return _out(flops / (float(weight_bytes(m, weight_bytes_per_value)) + cache))
+
+
 def weight_bytes(m: ModelShape, bytes_per_value: float = 2):  # -> bytes of stored weights
     return total_params(m) * bytes_per_value
 
 
-def kv_outweighs_weights_context(m: ModelShape, users=1, bytes_per_value: float = 2):
-    """users -> context per user where their caches equal the weights (inf: never)."""
+def kv_outweighs_weights_context(m: ModelShape, users=1, bytes_per_value: float = 2, *,
+                                 weight_bytes_per_value: float | None = None):
+    """users -> context per user where their caches equal the weights (inf: never).
+
+    bytes_per_value is the cache's dtype; the weights' is weight_bytes_per_value, the same
+    unless given (an int8 cache beside bf16 weights takes twice the context to catch up).
+    """
     users = _lengths(users)
-    weights = float(weight_bytes(m, bytes_per_value))
+    if weight_bytes_per_value is None:
+        weight_bytes_per_value = bytes_per_value
+    weights = float(weight_bytes(m, weight_bytes_per_value))
     per_layer = float(kv_bytes_per_token_per_layer(m, bytes_per_value)) * users
     with np.errstate(divide="ignore"):  # zero users: never
         linear = weights / (m.layers * per_layer)  # every layer still growing

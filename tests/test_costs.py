@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from attention_core import costs
+from attention_core import config_families, costs
 from attention_core.costs import (
     GPUS,
     MAX_CONFIG_BYTES,
@@ -558,10 +558,17 @@ def test_users_vectorise_too():
 
 # --- purity -----------------------------------------------------------------------------
 
-def test_costs_imports_only_numpy_and_stdlib():
-    tree = ast.parse(pathlib.Path(costs.__file__).read_text())
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree)
+def imports(module) -> set[str]:  # -> the modules a file imports, dotted
+    tree = ast.parse(pathlib.Path(module.__file__).read_text())
+    imported = {alias.name for node in ast.walk(tree)
                 if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {node.module.split(".")[0] for node in ast.walk(tree)
-                 if isinstance(node, ast.ImportFrom) and node.module}
-    assert imported <= {"__future__", "json", "math", "dataclasses", "typing", "numpy"}
+    imported |= {node.module + ("." + alias.name if node.module == "attention_core" else "")
+                 for node in ast.walk(tree)
+                 if isinstance(node, ast.ImportFrom) and node.module for alias in node.names}
+    return imported
+
+
+def test_costs_imports_only_numpy_stdlib_and_its_table():
+    assert imports(costs) <= {"__future__", "json", "math", "dataclasses", "typing", "numpy",
+                              "attention_core.config_families"}
+    assert imports(config_families) == set()  # plain data and two lookups: portable as is
