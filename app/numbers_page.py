@@ -165,7 +165,8 @@ def sections():  # -> the page's sections, as a chapter's: text blocks only
            f"this page was made: the document's figure, how this site computes it, the value it "
            f"computed, the rule by which the two agree (the digits the document shows, or a "
            f"stated tolerance for its \"≈\"), and a link to the panel that shows it. "
-           f"**{agree} of {len(ledger)} agree.** The command `attention-explorable numbers` "
+           f"**{claims.count_line(ledger)}; {agree} of {len(ledger)} agree.** The command "
+           f"`attention-explorable numbers` "
            f"prints the same table.")]
     for source, name in DOCUMENTS.items():
         rows = [c for c in ledger if c.source == source]

@@ -15,6 +15,11 @@ file says nothing about their order either.
     .venv/bin/python scripts/fingerprint_seeds.py --seeds DIR
 
 Without --seeds it looks for seeds/ in ./shared, ../shared (beside the checkout) and .
+
+The same file holds, under "quotes", a hash of each passage the claims ledger quotes
+(attention_core/claims.toml) that was found, word for word, in its document when the file was
+made: in a clone without the documents, tests/test_claims_data.py checks the ledger's quotes
+against these hashes instead of the documents. A quote not in its document gets no hash.
 """
 
 import argparse
@@ -22,10 +27,12 @@ import hashlib
 import json
 import re
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 FINGERPRINT = ROOT / "tests" / "data" / "seed_fingerprint.json"
+CLAIMS = ROOT / "attention_core" / "claims.toml"  # the ledger's quotes of the documents
 SEEDS = ("scaled-dot-product-attention.txt", "dot-products-softmax-attention-math.txt")
 RUN = 7  # words per run: long enough that a shared run is a copied phrase, not an idiom
 PERSON = b"ae-seed-runs-v1"  # BLAKE2b personalisation: these hashes mean nothing elsewhere
@@ -49,6 +56,19 @@ def fingerprint_of(text):  # a document's text -> {"words": N, "runs": [sorted h
     return {"words": len(ws), "runs": sorted({digest(r) for r in runs(ws)})}
 
 
+def squash(text):  # whitespace runs -> one space: a quote may break where the document wraps
+    return " ".join(text.split())
+
+
+def quote_digest(quote):  # a quote of a document -> 16 hex digits (whitespace squashed)
+    return digest("quote: " + squash(quote))
+
+
+def quotes_of(text, claims_text):  # -> sorted hashes of the ledger's quotes found in text
+    rows = tomllib.loads(claims_text)["row"]
+    return sorted({quote_digest(r["quote"]) for r in rows if squash(r["quote"]) in squash(text)})
+
+
 def seeds_dir(root=ROOT):  # -> the seeds/ folder beside (or in) this checkout, or None
     for base in (root / "shared", root.parent / "shared", root):
         if all((base / "seeds" / name).is_file() for name in SEEDS):
@@ -56,14 +76,18 @@ def seeds_dir(root=ROOT):  # -> the seeds/ folder beside (or in) this checkout, 
     return None
 
 
-def build(folder):  # seeds folder -> the fingerprint document written to FINGERPRINT
+def build(folder, claims=CLAIMS):  # seeds folder -> the document written to FINGERPRINT
+    texts = {name: (folder / name).read_text(encoding="utf-8") for name in SEEDS}
+    claims_text = Path(claims).read_text(encoding="utf-8")
     return {
-        "about": ("hashes of every run of words of the source documents; made by "
-                  "scripts/fingerprint_seeds.py, read by tests/test_article*.py"),
+        "about": ("hashes of every run of words of the source documents, and of each passage "
+                  "the claims ledger quotes from them; made by scripts/fingerprint_seeds.py, "
+                  "read by tests/test_article*.py and tests/test_claims_data.py"),
         "run": RUN,
         "hash": f"blake2b, 8 bytes, person={PERSON.decode()}",
-        "documents": {name: fingerprint_of((folder / name).read_text(encoding="utf-8"))
-                      for name in SEEDS},
+        "documents": {name: fingerprint_of(text) for name, text in texts.items()},
+        "quotes": {name.removesuffix(".txt"): quotes_of(text, claims_text)
+                   for name, text in texts.items()},
     }
 
 
@@ -74,6 +98,11 @@ def dumps(data):  # one hash per line: a changed document shows as a readable di
 def load(path=FINGERPRINT):  # -> {document name: frozenset of hashes}, plus the run length
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     return data["run"], {name: frozenset(doc["runs"]) for name, doc in data["documents"].items()}
+
+
+def load_quotes(path=FINGERPRINT):  # -> {document (no .txt): frozenset of quote hashes}
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    return {name: frozenset(hashes) for name, hashes in data.get("quotes", {}).items()}
 
 
 def main(argv=None):
@@ -93,8 +122,9 @@ def main(argv=None):
         return 0 if same else 1
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")
-    counts = ", ".join(f"{name}: {len(doc['runs'])} runs"
-                       for name, doc in json.loads(text)["documents"].items())
+    data = json.loads(text)
+    counts = ", ".join(f"{name}: {len(doc['runs'])} runs, {len(data['quotes'][name[:-4]])} quotes"
+                       for name, doc in data["documents"].items())
     print(f"wrote {args.out} ({counts})")
     return 0
 
