@@ -1,18 +1,30 @@
 """The command line: the claims ledger and the costs command."""
 
 import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from app.hosting import cli
 from attention_core import claims
 
+CONFIGS = Path(__file__).parent / "fixtures" / "configs"
 
-def run(*args):
+
+def run(*args, stdin=None):
     return subprocess.run([sys.executable, "-m", "app.hosting.cli", *args], capture_output=True,
-                          text=True, timeout=120, check=False)
+                          text=True, timeout=120, check=False, input=stdin)
+
+
+def strict_json(text):  # exactly one JSON object, no NaN or Infinity, or an error
+    def refuse(token):
+        raise ValueError(f"{token} is not JSON")
+    data = json.loads(text, parse_constant=refuse)
+    assert isinstance(data, dict)
+    return data
 
 
 def test_every_claim_matches():
@@ -95,3 +107,106 @@ def test_costs_missing_file_and_bad_prompt():
     assert out.returncode == 2 and "Traceback" not in out.stderr
     out = run("costs", "--model", "gpt5", "--prompt", "5")
     assert out.returncode == 2
+
+
+# --- a Unix tool: stdin, a model's folder, the dtypes, one JSON object ---------------------
+
+def costs_json(*args, stdin=None):
+    out = run("costs", *args, "--json", stdin=stdin)
+    assert out.returncode == 0, out.stderr
+    return strict_json(out.stdout)
+
+
+def test_config_from_stdin():
+    text = (CONFIGS / "opt-13b.json").read_text()
+    data = costs_json("--config", "-", "--prompt", "10", stdin=text)
+    assert data["model"] == "facebook/opt-13b"  # stdin has no file name: the config's own
+    assert data["shape"]["layers"] == 40  # OPT paper, Table 1: 13B has 40 layers
+
+
+def test_config_from_a_models_folder(tmp_path):
+    shutil.copy(CONFIGS / "falcon-7b.json", tmp_path / "config.json")
+    data = costs_json("--config", str(tmp_path), "--prompt", "10")
+    assert data["shape"]["kv_heads"] == 1  # Falcon-7B card: multiquery attention
+    out = run("costs", "--config", str(tmp_path / "empty"), "--prompt", "10")
+    assert out.returncode == 2 and "cannot read" in out.stderr
+
+
+@pytest.mark.parametrize("name", ["opt-13b", "falcon-7b", "bloom-560m", "gpt-j-6b"])
+def test_the_configs_that_used_to_exit_2_are_read(name):
+    out = run("costs", "--config", str(CONFIGS / f"{name}.json"), "--prompt", "2048")
+    assert out.returncode == 0, out.stderr
+    assert "KV bytes per token (bf16)" in out.stdout
+
+
+def test_kv_dtype_matches_published_bytes_per_token():
+    # Scaling Book, inference chapter: LLaMA-3-70B, 327,680 B per token in bf16, 163,840 in int8
+    llama = str(CONFIGS / "llama-3-70b.json")
+    assert costs_json("--config", llama, "--prompt", "10")["kv_bytes_per_token"] == 327_680
+    int8 = costs_json("--config", llama, "--prompt", "10", "--kv-dtype", "int8")
+    assert (int8["kv_dtype"], int8["kv_bytes_per_value"]) == ("int8", 1)
+    assert int8["kv_bytes_per_token"] == 163_840
+    assert int8["kv_bytes_per_user"] == 163_840 * 10  # ten tokens of context
+    assert int8["weight_dtype"] == "bf16"  # the weights keep theirs
+    # vLLM paper (Kwon et al. 2023): OPT-13B, 800 KB per token in fp16
+    opt = costs_json("--config", str(CONFIGS / "opt-13b.json"), "--prompt", "10",
+                     "--kv-dtype", "fp16")
+    assert opt["kv_bytes_per_token"] == 819_200
+
+
+def test_weight_dtype_halves_the_weights_and_the_point_the_cache_catches_up():
+    bf16 = costs_json("--model", "llama-3-8b", "--prompt", "4096")
+    int8 = costs_json("--model", "llama-3-8b", "--prompt", "4096", "--weight-dtype", "int8")
+    assert int8["weight_bytes"] * 2 == bf16["weight_bytes"]
+    assert int8["kv_bytes_per_token"] == bf16["kv_bytes_per_token"] == 131_072  # cache: bf16
+    assert int8["kv_outweighs_weights_context"] == pytest.approx(
+        bf16["kv_outweighs_weights_context"] / 2)
+    # the step reads half the weight bytes for the same FLOPs (the cache is 3% of them here)
+    ratio = int8["decode_step_arithmetic_intensity"] / bf16["decode_step_arithmetic_intensity"]
+    assert 1.9 < ratio < 2
+
+
+def test_default_dtypes_keep_every_number_and_json_is_one_object_with_the_new_fields():
+    data = costs_json("--model", "llama-3-8b", "--prompt", "4096")
+    assert (data["kv_dtype"], data["weight_dtype"]) == ("bf16", "bf16")
+    assert data["kv_bytes_per_token"] == 131_072  # the document's 128 KB
+    assert round(data["decode_arithmetic_intensity"]) == 4  # the document's ~4 FLOP/B
+    assert round(data["kv_cache_bytes"] / 1e9, 2) == 0.54  # the document's ~0.5 GB
+    assert data["kv_bytes_per_user"] == data["kv_cache_bytes"]
+    assert round(data["weight_bytes"] / 1e9) == 16  # the document's ~16 GB
+    assert 118_000 <= data["kv_outweighs_weights_context"] <= 125_000  # "~120k tokens"
+    assert data["shape"]["kv_heads"] == 8 and data["shape"]["head_dim"] == 128
+
+
+def test_a_window_that_caps_the_cache_is_null_not_infinity():
+    data = costs_json("--config", str(CONFIGS / "mistral-7b-v0.1.json"), "--prompt", "10")
+    assert data["kv_outweighs_weights_context"] is None
+    assert data["crossover_tokens"] is None
+
+
+@pytest.mark.parametrize("stdin, words", [
+    ("{not json", "config.json: is not valid JSON"),
+    ("", "config.json: is empty"),
+    (json.dumps({"model_type": "opt", "num_hidden_layers": 2, "hidden_size": 8,
+                 "num_attention_heads": 2, "vocab_size": 10}), "ffn_dim: is missing"),
+    ('{"model_type": "mpt", "d_model": 8, "n_heads": 2, "vocab_size": 10}',
+     "n_layers: is missing"),
+])
+def test_bad_stdin_is_one_line_exit_2(stdin, words):
+    out = run("costs", "--config", "-", "--prompt", "10", stdin=stdin)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and words in out.stderr, out.stderr
+
+
+def test_bad_dtype_is_exit_2():
+    out = run("costs", "--model", "gpt2", "--prompt", "10", "--kv-dtype", "fp4")
+    assert out.returncode == 2 and "bf16" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback():
+    proc = subprocess.Popen([sys.executable, "-m", "app.hosting.cli", "costs", "--model",
+                             "gpt2", "--prompt", "10", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # like `| head -c 0`: gone before the first write
+    _, err = proc.communicate(timeout=120)
+    assert b"Traceback" not in err and proc.returncode == 0

@@ -17,17 +17,54 @@ def numbers(args):
     return 0 if all(c.ok for c in rows) else 1
 
 
+STDIN = "-"
+
+
+def _config_bytes(path):  # FILE, a folder holding config.json, or - (stdin) -> bytes
+    from attention_core import costs
+
+    limit = costs.MAX_CONFIG_BYTES + 1  # one byte over, so the parser can say it is too big
+    if path == STDIN:
+        return sys.stdin.buffer.read(limit)
+    if os.path.isdir(path):  # a model's folder, as downloaded from the Hub
+        path = os.path.join(path, "config.json")
+    try:
+        with open(path, "rb") as f:
+            return f.read(limit)
+    except OSError as e:
+        raise costs.ConfigError("config.json", f"cannot read {path}: {e.strerror}") from None
+
+
 def load_model(args):  # -> ModelShape, or raises costs.ConfigError
     from attention_core import costs
 
     if args.config:
-        try:
-            with open(args.config, "rb") as f:
-                data = f.read(costs.MAX_CONFIG_BYTES + 1)
-        except OSError as e:
-            raise costs.ConfigError("config.json", f"cannot read {args.config}: {e.strerror}")
-        return costs.ModelShape.from_config(costs.parse_config_text(data), name=args.config)
+        data = _config_bytes(args.config)
+        name = None if args.config == STDIN else args.config  # stdin: the config's own name
+        return costs.ModelShape.from_config(costs.parse_config_text(data), name=name)
     return costs.preset(args.model)
+
+
+SHAPE_FIELDS = ("layers", "hidden", "heads", "kv_heads", "head_dim", "v_head_dim",
+                "intermediate", "mlp_matrices", "vocab", "tied", "max_positions",
+                "sliding_window", "sliding_layers", "num_experts", "experts_per_token", "mla")
+
+
+def memory_figures(model, context, kv_dtype, weight_dtype):  # -> the dtype-dependent numbers
+    from attention_core import costs
+
+    kv_b, w_b = costs.dtype_bytes(kv_dtype), costs.dtype_bytes(weight_dtype)
+    return {
+        "kv_dtype": kv_dtype,
+        "kv_bytes_per_value": kv_b,
+        "weight_dtype": weight_dtype,
+        "weight_bytes_per_value": w_b,
+        "kv_bytes_per_token": int(costs.kv_bytes_per_token(model, kv_b)),
+        "kv_bytes_per_user": int(costs.kv_cache_bytes(model, context, bytes_per_value=kv_b)),
+        "weight_bytes": int(costs.weight_bytes(model, w_b)),
+        "kv_outweighs_weights_context": _finite_or_none(costs.kv_outweighs_weights_context(
+            model, 1, kv_b, weight_bytes_per_value=w_b)),
+    }
 
 
 def costs_command(args):
@@ -36,41 +73,61 @@ def costs_command(args):
     model = load_model(args)
     n, kernel = args.prompt, args.kernel
     last_context = n + args.generate
+    memory = memory_figures(model, last_context, args.kv_dtype, args.weight_dtype)
+    kv_b, w_b = memory["kv_bytes_per_value"], memory["weight_bytes_per_value"]
     result = {
         "model": model.name,
         "prompt_tokens": n,
         "generate_tokens": args.generate,
         "kernel": kernel,
+        "shape": {key: getattr(model, key) for key in SHAPE_FIELDS},
         "matmul_params": int(costs.matmul_params(model)),
+        "total_params": int(costs.total_params(model)),
         "pair_flops": int(costs.pair_flops(model)),
         "prefill_attention_share": float(costs.prefill_attention_share(model, n, kernel)),
         "decode_attention_share": float(costs.decode_attention_share(model, n)),
         "decode_attention_share_last_step": float(
             costs.decode_attention_share(model, last_context)),
         "crossover_tokens": _finite_or_none(costs.crossover_tokens(model, kernel)),
-        "kv_bytes_per_token": int(costs.kv_bytes_per_token(model)),
-        "kv_cache_bytes": int(costs.kv_cache_bytes(model, last_context)),
-        "decode_arithmetic_intensity": float(costs.decode_arithmetic_intensity(model, n)),
+        **memory,
+        "kv_cache_bytes": memory["kv_bytes_per_user"],  # the name it had first
+        "decode_arithmetic_intensity": float(costs.decode_arithmetic_intensity(model, n, kv_b)),
+        "decode_step_arithmetic_intensity": float(costs.decode_step_arithmetic_intensity(
+            model, n, kv_bytes_per_value=kv_b, weight_bytes_per_value=w_b)),
         "notes": list(model.notes),
     }
     if args.json:
-        print(json.dumps(result, indent=2))
+        print(json.dumps(result, indent=2, allow_nan=False))  # strict JSON, for jq
         return 0
-    share = result["crossover_tokens"]
-    print(f"{model.name}: prompt {n:,} tokens, {args.generate:,} generated, {kernel} kernel")
-    print(f"  matmul parameters            {result['matmul_params']:,}")
-    print(f"  FLOPs per (query, key) pair  {result['pair_flops']:,}")
-    print(f"  attention share of prefill   {result['prefill_attention_share']:.2%}")
-    print(f"  attention share, decode step {result['decode_attention_share']:.2%}"
-          f" (at context {n:,}); {result['decode_attention_share_last_step']:.2%}"
-          f" at {last_context:,}")
+    print_costs(result)
+    return 0
+
+
+def print_costs(result):  # the --json object -> the lines a person reads
+    r, n, last = result, result["prompt_tokens"], result["prompt_tokens"] + result[
+        "generate_tokens"]
+    share, cross = r["crossover_tokens"], r["kv_outweighs_weights_context"]
+    print(f"{r['model']}: prompt {n:,} tokens, {r['generate_tokens']:,} generated, "
+          f"{r['kernel']} kernel")
+    print(f"  matmul parameters            {r['matmul_params']:,}")
+    print(f"  FLOPs per (query, key) pair  {r['pair_flops']:,}")
+    print(f"  attention share of prefill   {r['prefill_attention_share']:.2%}")
+    print(f"  attention share, decode step {r['decode_attention_share']:.2%}"
+          f" (at context {n:,}); {r['decode_attention_share_last_step']:.2%}"
+          f" at {last:,}")
     print("  crossover                    "
           + ("never (attention never catches up)" if share is None else f"{share:,.0f} tokens"))
-    print(f"  KV bytes per token (bf16)    {result['kv_bytes_per_token']:,} B")
-    print(f"  decode arithmetic intensity  {result['decode_arithmetic_intensity']:.2f} FLOP/B")
-    for note in model.notes:
+    print(f"  KV bytes per token ({r['kv_dtype']})".ljust(31) + f"{r['kv_bytes_per_token']:,} B")
+    print(f"  KV cache per user            {r['kv_bytes_per_user']:,} B (at context {last:,})")
+    print(f"  weights ({r['weight_dtype']})".ljust(31) + f"{r['weight_bytes']:,} B")
+    print("  cache outweighs weights at   "
+          + ("never (a window caps the cache)" if cross is None else f"{cross:,.0f} tokens"))
+    print(f"  decode arithmetic intensity  {r['decode_arithmetic_intensity']:.2f} FLOP/B"
+          " (attention over the cache)")
+    print(f"  decode step intensity        {r['decode_step_arithmetic_intensity']:.2f} FLOP/B"
+          " (every weight and the cache, one user)")
+    for note in r["notes"]:
         print(f"  note: {note}")
-    return 0
 
 
 def _finite_or_none(x):
@@ -158,13 +215,21 @@ def parser():
     c = sub.add_parser("costs", help="what attention costs in a real model")
     src = c.add_mutually_exclusive_group(required=True)
     src.add_argument("--model", choices=("qwen3-8b", "gpt2", "llama-3-8b"))
-    src.add_argument("--config", metavar="FILE", help="a Hugging Face config.json")
+    src.add_argument("--config", metavar="FILE",
+                     help="a Hugging Face config.json, a folder holding one, or - for stdin")
     c.add_argument("--prompt", type=positive_int, required=True, metavar="N",
                    help="prompt length in tokens")
     c.add_argument("--generate", type=non_negative_int, default=0, metavar="M",
                    help="tokens to generate (default 0)")
     c.add_argument("--kernel", choices=("triangular", "naive"), default="triangular",
                    help="triangular skips masked blocks (n²/2 pairs); naive pays n²")
+    dtypes = ("bf16", "fp16", "fp8", "int8", "fp32")  # costs.DTYPE_BYTES, without importing it
+    c.add_argument("--kv-dtype", choices=dtypes, default="bf16",
+                   help="the KV cache's dtype (default bf16): bytes per token and per user, "
+                        "and where the cache outweighs the weights")
+    c.add_argument("--weight-dtype", choices=dtypes, default="bf16",
+                   help="the weights' dtype (default bf16): their bytes and the decode "
+                        "step's arithmetic intensity")
     c.add_argument("--json", action="store_true", help="one JSON object on stdout")
 
     b = sub.add_parser("build", help="write every page and the scripts and styles it loads as "
@@ -206,6 +271,9 @@ def main(argv=None):
         except ConfigError as e:
             print(f"attention-explorable costs: {e}", file=sys.stderr)
             return EXIT_BAD_INPUT
+        except BrokenPipeError:  # `costs ... | head`: the reader left; no traceback
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
     if args.command == "build":
         return build(args)
     return serve(args)
