@@ -255,12 +255,13 @@ def _ratio(cfg: dict, spec: dict, of: int, limit: int) -> int:  # MPT: expansion
     ratio = cfg.get(key)
     if ratio is None:
         ratio = spec["ratio_default"]
-    if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not ratio > 0:
+    if (isinstance(ratio, bool) or not isinstance(ratio, (int, float))
+            or not 0 < ratio < math.inf):
         raise ConfigError(key, f"must be a positive number, got {_show(ratio)}")
     width = math.floor(ratio * of)  # as llm-foundry does: int(d_model * expansion_ratio)
     if not 1 <= width <= limit:
-        raise ConfigError(key, f"({_show(ratio)}) gives an MLP {width:,} wide; a real one is "
-                          f"1 to {limit:,}")
+        raise ConfigError(key, f"({_show(ratio)}) x {of:,} is no MLP width a real model has "
+                          f"(1 to {limit:,})")
     return width
 
 

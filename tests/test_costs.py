@@ -484,6 +484,10 @@ FIELDS = sorted({
     "n_shared_experts", "first_k_dense_replace", "moe_layer_freq", "decoder_sparse_step",
     "mlp_only_layers", "kv_lora_rank", "q_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",
     "v_head_dim", "text_config", "_name_or_path",
+    # the other families' spellings (config_families.py)
+    "ffn_dim", "n_embed", "num_kv_heads", "n_head_kv", "multi_query", "new_decoder_architecture",
+    "ffn_hidden_size", "d_model", "n_heads", "n_layers", "expansion_ratio", "attn_config",
+    "max_seq_len", "num_layers", "num_heads", "window_size", "attention_types",
 })
 json_leaf = (st.none() | st.booleans() | st.integers(-(2**70), 2**70)
              | st.floats(allow_nan=True, allow_infinity=True) | st.text(max_size=12))
@@ -494,10 +498,17 @@ json_value = st.recursive(
     max_leaves=8)
 field_value = (st.integers(-2, 70) | st.sampled_from([1, 2, 4, 8, 64, 128, 4096, 10_001, 2**63])
                | st.lists(st.sampled_from(["sliding_attention", "full_attention"]), max_size=40)
-               | st.sampled_from(["gpt2", "mixtral", "deepseek_v3", "qwen3_moe", "gemma2"])
+               | st.sampled_from(["gpt2", "mixtral", "deepseek_v3", "qwen3_moe", "gemma2", "opt",
+                                 "falcon", "RefinedWeb", "bloom", "gptj", "gpt_neo", "mpt",
+                                 "gemma3_text"])
+               | st.fixed_dictionaries({"kv_n_heads": st.integers(-2, 70)})
+               | st.lists(st.tuples(st.lists(st.sampled_from(["global", "local"]), max_size=3),
+                                    st.integers(0, 30)).map(list), max_size=3)
                | json_value)
 random_config = st.dictionaries(st.sampled_from(FIELDS), field_value, max_size=12)
-BASES = [*PRESETS.values(), MIXTRAL_8X7B, DEEPSEEK_V3, QWEN15_MOE, QWEN3_30B_A3B,
+FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "configs"
+BASES = [*PRESETS.values(), *(json.loads(p.read_text()) for p in sorted(FIXTURES.glob("*.json"))),
+         MIXTRAL_8X7B, DEEPSEEK_V3, QWEN15_MOE, QWEN3_30B_A3B,
          MISTRAL_7B_V01, {**PRESETS["llama-3-8b"], "sliding_window": 512,
                           "layer_types": ["sliding_attention", "full_attention"] * 16}]
 mutated_config = st.builds(
