@@ -24,14 +24,16 @@ A DEFAULT is one of:
                                                    the number in field f (or r when absent or
                                                    null) x an earlier figure, rounded down
 
-Figures are read in FIGURES' order, so a default may use only a figure before it.
+Figures are read in FIGURES' order, so a default may use only a figure before it. Flags
+("if") and ratio fields are top-level fields of the config.
 
 A family's *row*: {"mlp_matrices": 2 | 3, "tied": bool | None, "learned_positions": bool,
 "figures": {figure: RULE, ...}, "window": WINDOW}. "figures" replaces BASE's rule for the
 figures it names; "tied" is the tie_word_embeddings default (None: not known, assumed untied
 and said so); "window" says how a sliding (local) window is recorded:
 
-    {"names": [...], "default": DEFAULT}           the window's width, as a rule
+    {"names": [...], "default": {"value": v}}      the window's width: the first name held, else
+                                                   v (null: no window)
     "layer_pattern": "attention_types"             GPT-Neo: [[["global", "local"], 12]] lists the
                                                    layers; "local" ones slide
     "layer_pattern_default": [...]                 the list when the config has none

@@ -319,6 +319,10 @@ def test_every_rule_is_well_formed():
                     assert all(u in earlier for u in used), (figure, d)
     for row in FAMILIES.values():
         assert row["mlp_matrices"] in (2, 3) and row["tied"] in (True, False, None)
+        window = config_families.window_rule(row)
+        assert set(window["default"]) == {"value"} and window["names"]
+        assert set(window) <= {"names", "default", "layer_pattern", "layer_pattern_default",
+                               "alternate", "pattern_default"}
 
 
 def test_the_families_people_paste_are_in_the_table():
