@@ -1,0 +1,841 @@
+"""An independent oracle for the static build's tables of states (assets/states/*.js).
+
+Every value a panel ships precomputed is recomputed here from the definitions the two
+documents give (textbook formulas: attention as softmax(QKᵀ/√d_k)V, the FLOP and byte counts
+of a decoder's config, softmax and its online form), with numpy and nothing of `app` or
+`attention_core`: the only things taken from the project are inputs — the worked example's
+word vectors and projections (attention_core/worked_example_constants.py, read as a data file,
+not imported through the package) — and the model shapes below, typed from the models' cards.
+
+A table is read as the browser reads it: the file registers {controls, parts}; each part names
+its controls and holds, per combination of their stops (row-major), an index into its values.
+`problems(ref, table)` walks every combination of every part and returns one line per value
+that disagrees, naming the panel, the state (its controls) and the value.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import itertools
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# --- reading a table as the browser does ----------------------------------------------------
+
+
+def read_states_file(path):  # assets/states/<ref>.js -> (ref, table)
+    text = Path(path).read_text(encoding="utf-8")
+    match = re.fullmatch(r'AEStates\.register\(("[^"]+"), (.*)\);\s*', text, re.DOTALL)
+    if match is None:
+        raise ValueError(f"{path}: not an AEStates.register(...) file")
+    return json.loads(match.group(1)), json.loads(match.group(2))
+
+
+class Table:
+    def __init__(self, table):
+        self.controls = table["controls"]
+        self.names = [c["name"] for c in self.controls]
+        self.parts = table["parts"]
+
+    def combos(self, part):  # -> every {control: value} of a part's controls, in table order
+        ctl = [self.controls[i] for i in part["controls"]]
+        for combo in itertools.product(*(c["values"] for c in ctl)):
+            yield dict(zip((c["name"] for c in ctl), combo))
+
+    def value(self, part, params):  # the part's value (a {target: value}) at those controls
+        index = 0
+        for i in part["controls"]:
+            c = self.controls[i]
+            index = index * len(c["values"]) + c["values"].index(params[c["name"]])
+        return part["values"][part["index"][index]]
+
+    def states(self):  # -> (params of one part, its {target: value}) for every part's combo
+        for part in self.parts:
+            for params in self.combos(part):
+                yield params, self.value(part, params)
+
+    def lookup(self, target, **params):  # one target at a full or partial set of controls
+        for part in self.parts:
+            if target in part["values"][0]:
+                full = {c["name"]: params.get(c["name"], c["values"][0]) for c in self.controls}
+                return self.value(part, full)[target]
+        raise KeyError(target)
+
+
+# --- comparing shown text with a recomputed number -------------------------------------------
+
+NUMBER = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?")
+
+
+def numbers(text):  # "15 of 36 …, −0.07" -> [15.0, 36.0, -0.07]
+    return [float(m.replace(",", "").replace("−", "-")) for m in NUMBER.findall(text or "")]
+
+
+def shown_decimals(text):
+    match = NUMBER.search(text or "")
+    return len(match.group().partition(".")[2]) if match else 0
+
+
+def sci(text):  # "4.54 × 10^−5" -> 4.54e-5; "162,755" -> 162755.0; "inf", "nan" as floats
+    t = (text or "").replace("−", "-").strip()
+    if t in ("inf", "∞"):
+        return math.inf
+    if t.lower() == "nan":
+        return math.nan
+    match = re.fullmatch(r"(-?[\d,.]+)\s*×\s*10\^(-?\d+)", t)
+    if match:
+        return float(match.group(1).replace(",", "")) * 10 ** int(match.group(2))
+    return float(t.replace(",", ""))
+
+
+def significant(number):  # "1,270" -> 3, "0.54" -> 2, "4.0" -> 2: the figures it shows
+    digits = number.replace(",", "").replace("−", "").replace("-", "")
+    if "." not in digits:
+        digits = digits.rstrip("0") or "0"
+    return max(len(digits.replace(".", "").lstrip("0")), 1)
+
+
+class Checks:
+    """Collects disagreements: each names the panel, the state and the value."""
+
+    def __init__(self, panel):
+        self.panel, self.out = panel, []
+
+    def where(self, params, name):
+        state = ", ".join(f"{k}={v}" for k, v in params.items())
+        return f"{self.panel} [{state}] {name}"
+
+    def fail(self, params, name, got, want):
+        want = float(want) if isinstance(want, np.floating) else want
+        self.out.append(f"{self.where(params, name)}: the table says {got!r}, the oracle {want!r}")
+
+    def equal(self, params, name, got, want):
+        if got != want:
+            self.fail(params, name, got, want)
+
+    def close(self, params, name, got, want, rel=1e-9, abs_=0.0):
+        ok = got is not None and math.isclose(float(got), float(want), rel_tol=rel,
+                                              abs_tol=abs_)
+        if not ok:
+            self.fail(params, name, got, want)
+
+    def text(self, params, name, text, want, scale=1.0):
+        # a number as shown (to its decimals) against the oracle's value in the same unit
+        got = numbers(text)
+        tol = 0.5 * 10 ** -shown_decimals(text) * (1 + 1e-9) + 1e-12
+        if not got or abs(got[0] - want / scale) > tol + abs(want / scale) * 1e-12:
+            self.fail(params, name, text, round(want / scale, 6))
+
+    def int_text(self, params, name, text, want):  # a whole number, shown with commas
+        got = numbers(text)
+        if got != [float(want)]:
+            self.fail(params, name, text, f"{int(want):,}")
+
+    def sig_text(self, params, name, text, want, scale=1.0, rel=0.0):  # "4.95 trillion"
+        # a number shown to a few significant figures; `rel`: how far the oracle's own value
+        # may be from the app's for a stated reason (PARAMS_REL)
+        got = numbers(text)
+        v = want / scale
+        digits = significant(NUMBER.search(text).group()) if got else 0
+        tol = 0.5 * 10 ** (math.floor(math.log10(abs(v))) - digits + 1) if v else 0
+        if not got or abs(got[0] - v) > tol * (1 + 1e-9) + rel * abs(v):
+            self.fail(params, name, text, v)
+
+    def rel_text(self, params, name, text, want, rel):  # a count to within `rel`
+        got = numbers(text)
+        if not got or not math.isclose(got[0], want, rel_tol=rel):
+            self.fail(params, name, text, f"{want:,.0f} (within {rel:.0e})")
+
+    def bytes_text(self, params, name, text, nbytes, rel=0.0):  # "16 GB (15 GiB)"
+        units = {"bytes": 1, "byte": 1, "B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+                 "KiB": 2 ** 10, "MiB": 2 ** 20, "GiB": 2 ** 30, "TiB": 2 ** 40}
+        found = re.findall(r"([\d,.]+)\s*(KiB|MiB|GiB|TiB|KB|MB|GB|TB|bytes|byte|B)\b", text or "")
+        if not found:
+            self.fail(params, name, text, f"{nbytes} bytes")
+        for number, unit in found:  # shown to a few significant figures
+            self.sig_text(params, f"{name} ({unit})", number, nbytes, units[unit], rel)
+
+
+# --- the worked example's head ---------------------------------------------------------------
+
+
+def worked_example_inputs():  # the word vectors and W_Q, W_K, W_V: data, read from their file
+    path = ROOT / "attention_core" / "worked_example_constants.py"
+    spec = importlib.util.spec_from_file_location("_oracle_worked_example_inputs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return (list(module.WORDS), {w: np.array(v) for w, v in module.EMBEDDINGS.items()},
+            np.array(module.W_Q), np.array(module.W_K), np.array(module.W_V))
+
+
+def dot(a, b):  # a correctly rounded sum of products: the same bits in any pass
+    return math.fsum(float(x) * float(y) for x, y in zip(a, b, strict=True))
+
+
+def softmax(x):  # a row of scores (−inf allowed) -> weights
+    x = [float(s) for s in x]
+    top = max(x)
+    e = [math.exp(s - top) for s in x]
+    total = math.fsum(e)
+    return np.array([t / total for t in e])
+
+
+def effective(w):  # e to the entropy of the weights: how many tokens a row attends to
+    return math.exp(-math.fsum(p * math.log(p) for p in np.asarray(w, dtype=float) if p > 0))
+
+
+@functools.cache
+def attention(n, mask, divide):  # Vaswani et al. 2017, eq. 1, over the first n words
+    words, emb, wq, wk, wv = worked_example_inputs()
+    x = [emb[w] for w in words[:n]]
+    q, k, v = ([[dot(row, m[:, c]) for c in range(m.shape[1])] for row in x]
+               for m in (wq, wk, wv))
+    d_k = wk.shape[1]
+    raw = np.array([[dot(qi, kj) for kj in k] for qi in q])
+    scaled = raw / math.sqrt(d_k) if divide else raw.copy()
+    masked = scaled.copy()
+    if mask:
+        masked[np.triu_indices(n, 1)] = -np.inf  # −∞ before the softmax, not after
+    weights = np.array([softmax(row) for row in masked])
+    return {"words": words[:n], "raw": raw, "scaled": scaled, "masked": masked,
+            "weights": weights, "v": np.array(v), "d_k": d_k}
+
+
+def weighted_sum(w, v):  # Σ_j w_j v_j, each component correctly rounded
+    return np.array([dot(w, v[: len(w), c]) for c in range(v.shape[1])])
+
+
+HEAD_MAX = 8
+
+
+def check_head(table, checks):
+    for params, state in table.states():
+        n = params["length"]
+        a = attention(n, params.get("mask", True), params.get("divide", True))
+        words = a["words"]
+        if "prop:query_widget.end" in state:
+            checks.equal(params, "query_widget.end", state["prop:query_widget.end"], n - 1)
+            pos = state["source:positions"]
+            for j in range(HEAD_MAX):
+                want = f"{j}\n{words[j]}" if j < n else None
+                checks.equal(params, f"positions.key_label[{j}]", pos["key_label"][j], want)
+            pairs = [(i, j) for i in range(HEAD_MAX) for j in range(i + 1, HEAD_MAX)]
+            for (i, j), label in zip(pairs, state["source:masked"]["label"], strict=True):
+                checks.equal(params, f"masked.label[{i},{j}]", label, "−∞" if j < n else None)
+            for k in range(3, HEAD_MAX + 1):
+                checks.equal(params, f"masked_layer_{k}.visible",
+                             state[f"prop:masked_layer_{k}.visible"], k == n)
+        if "source:cells" in state:
+            decode = params["phase"] == "decode"
+            checks.equal(params, "query_widget.disabled", state["prop:query_widget.disabled"],
+                         decode)
+            cells, table_ = state["source:cells"], state["slots:weights_table"]
+            for i, j in itertools.product(range(HEAD_MAX), range(HEAD_MAX)):
+                c, name = i * HEAD_MAX + j, f"[{i},{j}]"
+                text = table_[f"w{i}_{j}"]
+                if i >= n or j >= n:
+                    checks.equal(params, "cells.label" + name, cells["label"][c], None)
+                    checks.equal(params, "cells.weight" + name, cells["weight"][c], 0.0)
+                    checks.equal(params, "weights_table.w" + name, text, "")
+                elif decode and i < n - 1:  # decode runs the newest query only: no weight
+                    checks.equal(params, "cells.label" + name, cells["label"][c], None)
+                    if cells["weight"][c] not in (0.0, -1.0):  # -1: a cell drawn as cached
+                        checks.fail(params, "cells.weight" + name, cells["weight"][c], "none")
+                    checks.equal(params, "weights_table.w" + name, text, "not computed")
+                elif params["mask"] and not decode and j > i:
+                    checks.equal(params, "cells.label" + name, cells["label"][c], None)
+                    checks.equal(params, "cells.weight" + name, cells["weight"][c], 0.0)
+                    checks.equal(params, "weights_table.w" + name, text, "masked")
+                else:
+                    w = a["weights"][i, j] if not decode else softmax(a["scaled"][n - 1])[j]
+                    checks.close(params, "cells.weight" + name, cells["weight"][c], w,
+                                 abs_=0.5e-4 + 1e-12)
+                    checks.text(params, "cells.label" + name, cells["label"][c], w)
+                    checks.text(params, "weights_table.w" + name, text, w)
+        if "slots:arithmetic" in state:
+            check_head_row(params, state, a, n, checks)
+
+
+def check_head_row(params, state, a, n, checks):
+    decode = params["phase"] == "decode"
+    r = n - 1 if decode else min(params["query"], n - 1)
+    words = a["words"]
+    # decode: one query, the newest, against every key; nothing to mask
+    masked = a["scaled"][r] if decode else a["masked"][r]
+    w = softmax(masked)
+    exps = np.exp(masked - masked.max())
+    output = weighted_sum(w, a["v"])
+    ar = state["slots:arithmetic"]
+    checks.equal(params, "arithmetic.caption_row", ar["caption_row"], str(r))
+    checks.equal(params, "arithmetic.d_k", ar["d_k"], str(a["d_k"]))
+    for j in range(HEAD_MAX):
+        if j >= n:
+            checks.equal(params, f"arithmetic.raw{j}", ar[f"raw{j}"], "")
+            continue
+        checks.text(params, f"arithmetic.raw{j}", ar[f"raw{j}"], a["raw"][r, j])
+        checks.text(params, f"arithmetic.scaled{j}", ar[f"scaled{j}"], a["scaled"][r, j])
+        if np.isinf(masked[j]):
+            checks.equal(params, f"arithmetic.masked{j}", ar[f"masked{j}"], "−∞")
+        else:
+            checks.text(params, f"arithmetic.masked{j}", ar[f"masked{j}"], masked[j])
+        checks.text(params, f"arithmetic.exp{j}", ar[f"exp{j}"], exps[j])
+        checks.text(params, f"arithmetic.weight{j}", ar[f"weight{j}"], w[j])
+    checks.text(params, "arithmetic.exp_sum", ar["exp_sum"], exps.sum())
+    checks.text(params, "arithmetic.weight_sum", ar["weight_sum"], w.sum())
+    got = numbers(ar["output"])
+    if len(got) != len(output) or np.abs(np.array(got) - output).max() > 0.005 + 1e-9:
+        checks.fail(params, "arithmetic.output", ar["output"], np.round(output, 2).tolist())
+    cap = state["slots:caption"]
+    top = int(np.argmax(w))
+    checks.equal(params, "caption.row", cap["row"], f"{r} ({words[r]})")
+    checks.equal(params, "caption.top_key", cap["top_key"], f"{top} ({words[top]})")
+    checks.text(params, "caption.top_weight", cap["top_weight"], w[top])
+    hero = state["slots:hero"]
+    dots = n if decode else n * n
+    discarded = n * (n - 1) // 2 if (params["mask"] and not decode) else 0
+    checks.int_text(params, "hero.dots", hero["dots"], dots)
+    checks.equal(params, "hero.discarded", numbers(hero["discarded"]), [discarded, dots])
+    checks.text(params, "hero.eff", hero["eff"], effective(w))
+    checks.equal(params, "hero.eff_row", hero["eff_row"], f"{r}, {words[r]}")
+    log = state["log:log"]
+    checks.equal(params, "log.length (numbers)", numbers(log["length"])[:3],
+                 [n, dots, discarded])
+    checks.text(params, "log.query (effective tokens)",
+                log["query"].partition("effective tokens attended ")[2], effective(w))
+    checks.text(params, "log.divide (tokens attended)", log["divide"].partition(" attends ")[2],
+                effective(w))
+    # truncation: row r of the n-token pass against row r of a pass over the first r + 1
+    cut = attention(r + 1, params["mask"], params["divide"])
+    cut_w = softmax(cut["scaled"][r] if decode else cut["masked"][r])
+    cut_out = weighted_sum(cut_w, cut["v"])
+    largest = max(np.abs(output - cut_out).max(), np.abs(w[: r + 1] - cut_w).max(),
+                  np.abs(w[r + 1:]).max() if r + 1 < n else 0.0)
+    line = state["slots:truncate"]["truncate"]
+    if largest == 0.0:
+        if "bit for bit" not in line or "mismatch" in line:
+            checks.fail(params, "truncate", line, "matches, bit for bit")
+    elif "mismatch" not in line or not math.isclose(sci(line.rpartition(" ")[2]), largest,
+                                                    rel_tol=0.05):
+        checks.fail(params, "truncate", line, f"mismatch: largest disagreement {largest:.1e}")
+
+
+# --- the cost panel and the two bills: closed forms over a decoder's config ----------------
+
+# Each model's shape, typed from its card's config.json (huggingface.co/<model>/config.json):
+# layers, query heads, key/value heads, head width, hidden width, MLP width and its number of
+# matrices (3 for a gated MLP, 2 for GPT-2's), vocabulary, max positions; and every parameter
+# (embeddings, biases and norms included), as the cards count them.
+MODELS = {
+    "qwen3-8b": {"name": "Qwen3-8B", "layers": 36, "heads": 32, "kv_heads": 8,
+                 "head_dim": 128, "hidden": 4096, "ffn": 12288, "mlp_mats": 3,
+                 "vocab": 151936, "max_pos": 40960, "params": 8_190_735_360},
+    "gpt2": {"name": "GPT-2 small", "layers": 12, "heads": 12, "kv_heads": 12,
+             "head_dim": 64, "hidden": 768, "ffn": 3072, "mlp_mats": 2,
+             "vocab": 50257, "max_pos": 1024, "params": 124_439_808},
+    "llama-3-8b": {"name": "Llama-3-8B", "layers": 32, "heads": 32, "kv_heads": 8,
+                   "head_dim": 128, "hidden": 4096, "ffn": 14336, "mlp_mats": 3,
+                   "vocab": 128256, "max_pos": 8192, "params": 8_030_261_248},
+}
+# A count of parameters from config.json alone can leave out small tensors the checkpoint holds
+# (biases; Qwen3's per-head query and key norms): the memory bill's parameters, and what follows
+# from them, agree with the cards' counts to this relative tolerance.
+PARAMS_REL = 1e-3
+# the H100 SXM's peak and bandwidth, as the second document gives them (989 TFLOPS ÷ 3.35 TB/s)
+H100 = {"peak": 989.0, "bandwidth": 3.35}
+DTYPE_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1, "fp32": 4}
+WORD_SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12,
+              "quadrillion": 1e15}
+
+
+def matmul_params(m):  # the weights a token multiplies: projections, MLP and the output layer
+    per_layer = (m["hidden"] * m["heads"] * m["head_dim"] * 2  # W_Q and W_O
+                 + m["hidden"] * m["kv_heads"] * m["head_dim"] * 2  # W_K and W_V
+                 + m["mlp_mats"] * m["hidden"] * m["ffn"])
+    return m["layers"] * per_layer + m["hidden"] * m["vocab"]
+
+
+def pair_flops(m):  # 4 × layers × heads × head_dim: a score and a weighted value, 2 FLOPs each
+    return 4 * m["layers"] * m["heads"] * m["head_dim"]
+
+
+def prefill_share(m, n, kernel):  # attention's share of a prefill of n tokens
+    pairs = n * n / 2 if kernel == "triangular" else n * n
+    attention = pair_flops(m) * pairs
+    return attention / (attention + 2 * matmul_params(m) * n)
+
+
+def decode_share(m, context):  # attention's share of one decode step at that context
+    attention = pair_flops(m) * context
+    return attention / (attention + 2 * matmul_params(m))
+
+
+def crossover(m, kernel):  # the n where attention's FLOPs equal everything else's
+    return (4 if kernel == "triangular" else 2) * matmul_params(m) / pair_flops(m)
+
+
+def kv_bytes_per_token(m, nbytes=2):  # K and V, every KV head, every layer
+    return 2 * m["kv_heads"] * m["head_dim"] * m["layers"] * nbytes
+
+
+def scaled_words(checks, params, name, text, want):  # "4.95 trillion" against a count
+    word = (text or "").split()[-1] if text else ""
+    checks.sig_text(params, name, text, want, WORD_SCALE.get(word, 1.0))
+
+
+def check_model_fields(checks, params, state):
+    m = MODELS[params["model"]]
+    fields = state["slots:model_fields"]
+    for i, key in enumerate(("layers", "heads", "kv_heads", "head_dim")):
+        checks.int_text(params, f"model_fields.value{i}", fields[f"value{i}"], m[key])
+    checks.equal(params, "model_status.name", state["slots:model_status"]["name"], m["name"])
+
+
+def check_cost(table, checks):
+    for params, state in table.states():
+        m = MODELS.get(params.get("model"))
+        if "slots:model_fields" in state:
+            check_model_fields(checks, params, state)
+        if "slots:crossover" in state:
+            cross = state["slots:crossover"]
+            for kernel, slot in (("triangular", "tri"), ("naive", "naive")):
+                checks.int_text(params, f"crossover.{slot}", cross[slot],
+                                math.floor(crossover(m, kernel)))
+            checks.int_text(params, "pairs.pair_flops", state["slots:pairs"]["pair_flops"],
+                            pair_flops(m))
+            checks.int_text(params, "params.params", state["slots:params"]["params"],
+                            matmul_params(m))
+            scaled_words(checks, params, "params.params_short",
+                         state["slots:params"]["params_short"], matmul_params(m))
+            checks.close(params, "maxpos_span.location", state["prop:maxpos_span.location"],
+                         m["max_pos"])
+            curve = state["source:curve"]
+            for i, (tri, naive) in enumerate(zip(curve["triangular"], curve["naive"],
+                                                 strict=True)):
+                # the tokens at which the triangular share is `tri`, then the naive share there
+                n = tri / (1 - tri) * crossover(m, "triangular")
+                checks.close(params, f"curve.naive[{i}] (at n = {n:.0f})", naive,
+                             prefill_share(m, n, "naive"), rel=1e-3)
+        if "prop:cross_span.location" in state:
+            checks.close(params, "cross_span.location", state["prop:cross_span.location"],
+                         crossover(m, params["kernel"]))
+        if "slots:prefill" in state:
+            n, kernel = params["prompt"], params["kernel"]
+            share = prefill_share(m, n, kernel)
+            pre = state["slots:prefill"]
+            checks.text(params, "prefill.share", pre["share"], share * 100)
+            checks.text(params, "prefill.rest", pre["rest"], (1 - share) * 100)
+            pairs = n * n / 2 if kernel == "triangular" else n * n
+            scaled_words(checks, params, "prefill.attention", pre["attention"],
+                         pair_flops(m) * pairs)
+            scaled_words(checks, params, "prefill.other", pre["other"],
+                         2 * matmul_params(m) * n)
+            checks.close(params, "marker.share", state["source:marker"]["share"][0], share)
+            checks.equal(params, "marker.n", state["source:marker"]["n"], [n])
+        if "slots:first_step" in state:
+            first = state["slots:first_step"]
+            checks.int_text(params, "first_step.first_context", first["first_context"],
+                            params["prompt"])
+            checks.text(params, "first_step.first", first["first"],
+                        decode_share(m, params["prompt"]) * 100)
+        if "slots:last_step" in state:
+            last = state["slots:last_step"]
+            context = params["prompt"] + params["generate"] - 1
+            checks.int_text(params, "last_step.last_context", last["last_context"], context)
+            checks.text(params, "last_step.last", last["last"], decode_share(m, context) * 100)
+
+
+def check_decode_bill(table, checks):
+    for params, state in table.states():
+        m = MODELS.get(params.get("model"))
+        if "slots:model_fields" in state:
+            check_model_fields(checks, params, state)
+        if "slots:per_token" in state:
+            per = state["slots:per_token"]
+            checks.int_text(params, "per_token.kv_layer", per["kv_layer"],
+                            kv_bytes_per_token(m) // m["layers"])
+            checks.int_text(params, "per_token.kv_token", per["kv_token"], kv_bytes_per_token(m))
+            checks.int_text(params, "per_token.layers", per["layers"], m["layers"])
+            weights = state["slots:weights_line"]
+            checks.int_text(params, "weights_line.matmul", weights["matmul"], matmul_params(m))
+            checks.int_text(params, "weights_line.weight_ops", weights["weight_ops"],
+                            2 * matmul_params(m))
+        if "slots:ops" in state:
+            c = params["context"]
+            ops = state["slots:ops"]
+            dots = m["layers"] * m["heads"] * c
+            scores = dots * m["head_dim"] * 2  # a multiply and an add per component
+            attention = 2 * scores  # and as many for the weighted sum of values
+            checks.int_text(params, "ops.dots", ops["dots"], dots)
+            checks.int_text(params, "ops.scores", ops["scores"], scores)
+            checks.int_text(params, "ops.values", ops["values"], scores)
+            scaled_words(checks, params, "ops.attention", ops["attention"], attention)
+            checks.text(params, "ops.share", ops["share"],
+                        100 * attention / (attention + 2 * matmul_params(m)))
+            intensity = state["slots:intensity"]
+            checks.text(params, "intensity.intensity", intensity["intensity"],
+                        attention / (c * kv_bytes_per_token(m)))
+            checks.bytes_text(params, "intensity.kv_one", intensity["kv_one"],
+                              c * kv_bytes_per_token(m))
+        if "slots:kv_all" in state:
+            nbytes = params["users"] * params["context"] * kv_bytes_per_token(m)
+            checks.int_text(params, "kv_all.kv_all", state["slots:kv_all"]["kv_all"], nbytes)
+            checks.bytes_text(params, "kv_all.kv_all_size", state["slots:kv_all"]["kv_all_size"],
+                              nbytes)
+        if "slots:context" in state:
+            checks.int_text(params, "context", state["slots:context"]["context"],
+                            params["context"])
+        if "slots:ridge" in state:
+            ridge = state["slots:ridge"]
+            peak, bandwidth = sci(ridge["peak"]), sci(ridge["bandwidth"])
+            # the peak and bandwidth as shown: rounded, so what follows agrees to their digits
+            rel = sum(0.5 * 10 ** -shown_decimals(ridge[k]) / sci(ridge[k])
+                      for k in ("peak", "bandwidth"))
+            if params["gpu"] == "h100-sxm":
+                checks.equal(params, "ridge.peak, bandwidth (the document's)", (peak, bandwidth),
+                             (H100["peak"], H100["bandwidth"]))
+            checks.close(params, "ridge_span.location", state["prop:ridge_span.location"],
+                         peak / bandwidth, rel=rel)
+            checks.close(params, "ridge.ridge", numbers(ridge["ridge"])[0], peak / bandwidth,
+                         rel=rel, abs_=0.5)
+            roof = state["source:roof"]
+            for i, (x, y) in enumerate(zip(roof["x"], roof["y"], strict=True)):
+                checks.close(params, f"roof.y[{i}] at x = {x}", y, min(x * bandwidth, peak),
+                             rel=rel)
+        if "source:point" in state:
+            # decode attention reads each K/V value (2 bytes) for 4 FLOPs per query head
+            # sharing it: H/KV heads share one, so FLOP/byte = heads / kv_heads
+            x = m["heads"] / m["kv_heads"]
+            peak = sci(table.lookup("slots:ridge", gpu=params["gpu"])["peak"])
+            bandwidth = sci(table.lookup("slots:ridge", gpu=params["gpu"])["bandwidth"])
+            point = state["source:point"]
+            checks.close(params, "point.x", point["x"][0], x)
+            checks.close(params, "point.y", point["y"][0], min(x * bandwidth, peak), rel=1e-2)
+        if "source:weights_point" in state:
+            # each weight (2 bytes) read once per step does one multiply-add per user
+            x = params["users"]
+            peak = sci(table.lookup("slots:ridge", gpu=params["gpu"])["peak"])
+            bandwidth = sci(table.lookup("slots:ridge", gpu=params["gpu"])["bandwidth"])
+            wp = state["source:weights_point"]
+            checks.close(params, "weights_point.x", wp["x"][0], x)
+            checks.close(params, "weights_point.y", wp["y"][0], min(x * bandwidth, peak),
+                         rel=1e-2)
+
+
+def check_memory_bill(table, checks):
+    for params, state in table.states():
+        m = MODELS.get(params.get("model"))
+        b = DTYPE_BYTES.get(params.get("dtype"))
+        if "slots:model_fields" in state:
+            check_model_fields(checks, params, state)
+        if "slots:weights" in state:
+            w = state["slots:weights"]
+            checks.rel_text(params, "weights.params", w["params"], m["params"], PARAMS_REL)
+            checks.int_text(params, "weights.bytes", w["bytes"], b)
+            checks.bytes_text(params, "weights.weights", w["weights"], m["params"] * b,
+                              PARAMS_REL)
+            checks.int_text(params, "weights.kv_token", w["kv_token"], kv_bytes_per_token(m, b))
+            checks.rel_text(params, "one_user.one", state["slots:one_user"]["one"],
+                            m["params"] * b / kv_bytes_per_token(m, b), PARAMS_REL)
+        if "slots:all_users" in state:
+            at = m["params"] * b / (params["users"] * kv_bytes_per_token(m, b))
+            if params["users"] > 1:  # one user's crossing is one_user's line
+                checks.rel_text(params, "all_users.all", state["slots:all_users"]["all"], at,
+                                PARAMS_REL + 1 / at)
+            if state["prop:cross_span.visible"]:  # hidden where it falls off the chart
+                checks.close(params, "cross_span.location", state["prop:cross_span.location"],
+                             at, rel=PARAMS_REL)
+                checks.rel_text(params, "cross_label.text", state["prop:cross_label.text"], at,
+                                PARAMS_REL + 1 / at)
+        if "slots:cache" in state:
+            kv = params["users"] * params["context"] * kv_bytes_per_token(m, b)
+            checks.bytes_text(params, "cache.kv_all", state["slots:cache"]["kv_all"], kv)
+            checks.bytes_text(params, "cache.total", state["slots:cache"]["total"],
+                              kv + m["params"] * b, PARAMS_REL)
+        if "source:marker_kv" in state:  # drawn where the context marker is (its x)
+            [x] = table.lookup("source:marker_x", context=params["context"])["context"]
+            kv = params["users"] * x * kv_bytes_per_token(m, b)
+            checks.close(params, "marker_kv.kv (GB)", state["source:marker_kv"]["kv"][0],
+                         kv / 1e9, rel=1e-6)
+        if "slots:context" in state:
+            checks.int_text(params, "context", state["slots:context"]["context"],
+                            params["context"])
+            [x] = state["source:marker_x"]["context"]
+            if x != params["context"] and not params["context"] < x:  # at the chart's edge
+                checks.fail(params, "marker_x.context", x, params["context"])
+        if "slots:scratch" in state:
+            n, sc = params["prompt"], state["slots:scratch"]
+            eager = m["heads"] * n * n * b  # every head's n × n scores, one layer
+            checks.int_text(params, "scratch.scores", sc["scores"], n * n)
+            checks.int_text(params, "scratch.heads", sc["heads"], m["heads"])
+            checks.bytes_text(params, "scratch.eager", sc["eager"], eager)
+            tile = int(sci(sc["tile"]))
+            checks.int_text(params, "scratch.tile_scores", sc["tile_scores"], tile * tile)
+            checks.bytes_text(params, "scratch.fused", sc["fused"], m["heads"] * tile * tile * b)
+            checks.int_text(params, "scratch.ratio", sc["ratio"],
+                            eager // (m["heads"] * tile * tile * b))
+
+
+# --- softmax in a narrow float, and the online softmax ----------------------------------------
+
+
+def scores_of(text):  # "12, 1, 0.1" -> [12.0, 1.0, 0.1]
+    return [float(x.replace("−", "-")) for x in text.split(",")]
+
+
+def approx(checks, params, name, text, want):  # a shown number (any format) against a value
+    if isinstance(want, float) and math.isnan(want):
+        checks.equal(params, name, text, "nan")
+        return
+    if isinstance(want, float) and math.isinf(want):
+        checks.equal(params, name, text, "inf")
+        return
+    try:
+        got = sci(text.rstrip("%"))
+    except ValueError:
+        checks.fail(params, name, text, want)
+        return
+    mantissa = re.split(r"\s*×|e", text.rstrip("%"))[0]  # "4.54 × 10^−5", "1e−41"
+    digits = significant(mantissa)
+    v = float(want)
+    tol = 0.5 * 10 ** (math.floor(math.log10(abs(v))) - digits + 1) if v else 0.0
+    if "." in mantissa and "×" not in text and "e" not in text:  # fixed decimals: half the last
+        tol = max(tol, 0.5 * 10 ** -shown_decimals(mantissa))
+    if abs(got - v) > tol * (1 + 1e-6) + 1e-300:
+        checks.fail(params, name, text, v)
+
+
+def narrow_softmax(scores, dtype, subtract_max):  # every step in that float, as a GPU would
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        x = np.array(scores, dtype=dtype)
+        s = x - x.max() if subtract_max else x
+        e = np.exp(s).astype(dtype)
+        total = np.sum(e, dtype=dtype)
+        w = (e / total).astype(dtype)
+    return x, s, e, total, w
+
+
+def check_overflow(table, checks):
+    for params, state in table.states():
+        scores = scores_of(params["scores"])
+        dtype = np.dtype(params["precision"])
+        _, s, e, total, w = narrow_softmax(scores, dtype, params["subtract_max"])
+        t = state["slots:table"]
+        for i, score in enumerate(scores):
+            approx(checks, params, f"table.x{i}", t[f"x{i}"], score)
+            approx(checks, params, f"table.s{i}", t[f"s{i}"], float(s[i]))
+            approx(checks, params, f"table.e{i}", t[f"e{i}"], float(e[i]))
+            approx(checks, params, f"table.w{i}", t[f"w{i}"], float(w[i]))
+            approx(checks, params, f"table.p{i}", t[f"p{i}"], float(w[i]) * 100)
+            checks.equal(params, f"table.f{i}", t.get(f"f{i}", ""),
+                         "✕" if math.isnan(w[i]) else "")
+            bar = state["source:bars"]["weight"][i]
+            if math.isnan(w[i]):
+                checks.equal(params, f"bars.weight[{i}]", bar, None)
+            else:
+                checks.close(params, f"bars.weight[{i}]", bar, float(w[i]), rel=1e-3,
+                             abs_=1e-12)
+        for i in range(len(scores), 16):
+            checks.equal(params, f"table.e{i}", t[f"e{i}"], "")
+        approx(checks, params, "table.total", t["total"], float(total))
+        approx(checks, params, "table.weight_sum", t["weight_sum"], float(np.sum(w)))
+        broken = not np.all(np.isfinite(w)) or not np.isfinite(total)
+        verdict = state["slots:verdict"]
+        checks.equal(params, "verdict (alarm raised)", bool(verdict["alarm"]), bool(broken))
+        checks.equal(params, "verdict (all is well)", bool(verdict["okay"]), not broken)
+
+
+def online_walk(scores, block):  # -> after each block: (old max, new max, rescale, sum)
+    steps, top, total = [], -math.inf, 0.0
+    for start in range(0, len(scores), block):
+        chunk = scores[start:start + block]
+        new = max(top, max(chunk))
+        rescale = math.exp(top - new) if top > -math.inf else None
+        total = (total * rescale if rescale is not None else 0.0) + math.fsum(
+            math.exp(c - new) for c in chunk)
+        steps.append((top, new, rescale, total, chunk))
+        top = new
+    return steps
+
+
+def check_online_softmax(table, checks):
+    for params, state in table.states():
+        if "slots:history" not in state:
+            continue
+        scores, block = scores_of(params["scores"]), params["block"]
+        steps = online_walk(scores, block)
+        k = min(params["step"], len(steps))  # blocks read so far
+        checks.equal(params, "step_widget.end", state["prop:step_widget.end"], len(steps))
+        h = state["slots:history"]
+        for b, (old, new, rescale, total, chunk) in enumerate(steps):
+            checks.equal(params, f"history.hb{b}", h[f"hb{b}"], str(b + 1))
+            checks.equal(params, f"history.hs{b}", scores_of(h[f"hs{b}"]), chunk)
+            if b >= k:
+                checks.equal(params, f"history.hm{b}", h[f"hm{b}"], "not read yet")
+                continue
+            got = h[f"hm{b}"].replace("−∞", "-inf").replace("−", "-").split(" → ")
+            checks.equal(params, f"history.hm{b}", [float(x) for x in got], [old, new])
+            approx(checks, params, f"history.hl{b}", h[f"hl{b}"], total)
+            if rescale is None:
+                checks.equal(params, f"history.hr{b}", h[f"hr{b}"], "—")
+            else:
+                approx(checks, params, f"history.hr{b}", h[f"hr{b}"].split(" (")[0], rescale)
+        now = state["slots:now"]
+        bars = state["source:bars"]
+        if k == 0:
+            checks.equal(params, "bars.x", bars["x"], [])
+            continue
+        top, total = steps[k - 1][1], steps[k - 1][3]
+        approx(checks, params, "now.sum", now["sum"], total)
+        read = len(scores) if k == len(steps) else k * block
+        checks.equal(params, "bars.x", bars["x"], list(range(read)))
+        for j in range(read):
+            checks.close(params, f"bars.term[{j}]", bars["term"][j],
+                         math.exp(scores[j] - top), rel=1e-12)
+        checks.equal(params, "unread.x", state["source:unread"]["x"],
+                     list(range(read, len(scores))))
+        if k == len(steps):  # the end: the running sum against one pass over the whole row
+            full = math.fsum(math.exp(x - max(scores)) for x in scores)
+            approx(checks, params, "now.end_sum", now["end_sum"], total)
+            approx(checks, params, "now.end_full", now["end_full"], full)
+            approx(checks, params, "now.end_max", now["end_max"], max(scores))
+            checks.equal(params, "now.end_n", now["end_n"], str(len(scores)))
+
+
+# --- the √d_k sweep: one fixed draw, and the mean over fresh draws ----------------------------
+
+SWEEP_DRAWS = 200  # the oracle's own draws per (keys, d_k), for the mean curves
+SWEEP_SIGMAS = 5  # agreement to 5 standard errors of the two means' difference
+
+
+def effective_columns(x):  # [keys, columns] of scores -> e^entropy of each column's softmax
+    x = x - x.max(axis=0)
+    w = np.exp(x)
+    w /= w.sum(axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        h = -np.where(w > 0, w * np.log(w), 0.0).sum(axis=0)
+    return np.exp(h)
+
+
+@functools.cache
+def sweep_means(keys, d_ks):  # -> (mean, std) of effective keys, unscaled and scaled, per d_k
+    # q and k with independent unit-variance components (the paper's assumption); a head of
+    # width d uses the first d components of each draw
+    rng = np.random.default_rng(20171206 + keys)
+    d = np.array(d_ks)
+    raw_eff, scaled_eff = [], []
+    for _ in range(SWEEP_DRAWS):
+        q = rng.standard_normal(d.max())
+        k = rng.standard_normal((keys, d.max()))
+        scores = np.cumsum(k * q, axis=1)[:, d - 1]  # [keys, d_k]: every prefix's q · k
+        raw_eff.append(effective_columns(scores))
+        scaled_eff.append(effective_columns(scores / np.sqrt(d)))
+    out = {}
+    for i, width in enumerate(d_ks):
+        out[width] = tuple((float(np.mean(e[:, i])), float(np.std(e[:, i], ddof=1)))
+                           for e in (np.array(raw_eff), np.array(scaled_eff)))
+    return out
+
+
+def check_sqrt_dk(table, checks):
+    for params, state in table.states():
+        if "source:curve" in state:
+            keys = params["keys"]
+            curve = state["source:curve"]
+            note = table.lookup("slots:curve_note", keys=keys)
+            draws = int(note["draws"])
+            means = sweep_means(keys, tuple(curve["d_k"]))
+            for i, d in enumerate(curve["d_k"]):
+                for column, (mean, std) in zip(("mean_raw", "mean_scaled"), means[d]):
+                    tol = SWEEP_SIGMAS * std * math.sqrt(1 / draws + 1 / SWEEP_DRAWS) + 1e-3
+                    checks.close(params, f"curve.{column} at d_k = {d}", curve[column][i],
+                                 mean, abs_=tol)
+            checks.equal(params, "all_keys.location", state["prop:all_keys.location"], keys)
+        if "source:bars" in state:
+            d, keys = params["d_k"], params["keys"]
+            bars, readout = state["source:bars"], state["slots:readout"]
+            raw = np.array(bars["raw"], dtype=float)  # the fixed draw's scores, as shipped
+            checks.equal(params, "bars.key", bars["key"], list(range(1, keys + 1)))
+            for j, r in enumerate(raw):  # shown to 2 decimals: ÷ √d_k within that rounding
+                checks.close(params, f"bars.scaled[{j}]", bars["scaled"][j], r / math.sqrt(d),
+                             abs_=0.005 / math.sqrt(d) + 0.005 + 1e-9)
+            for column, row in (("w_raw", raw), ("w_scaled", raw / math.sqrt(d))):
+                w = softmax(row)
+                # the weights of scores rounded to 0.005: e^±0.005 relative, plus tiny ones
+                for j in range(keys):
+                    checks.close(params, f"bars.{column}[{j}]", bars[column][j], w[j],
+                                 rel=0.011, abs_=1e-6)
+            marker = state["source:marker"]
+            for column, row in (("raw", raw), ("scaled", raw / math.sqrt(d))):
+                checks.close(params, f"marker.{column} (effective keys)", marker[column][0],
+                             effective(softmax(row)), rel=0.02)
+                checks.text(params, f"readout.eff_{column}", readout[f"eff_{column}"],
+                            marker[column][0])
+            checks.text(params, "readout.root", readout["root"], math.sqrt(d))
+            if not (math.isclose(sci(readout["spread"]), float(np.std(raw)), abs_tol=0.011)
+                    or math.isclose(sci(readout["spread"]), float(np.std(raw, ddof=1)),
+                                    abs_tol=0.011)):
+                checks.fail(params, "readout.spread", readout["spread"], float(np.std(raw)))
+            # three standard deviations (√d_k each) either side: scores span 6√d_k, and the
+            # largest exponential over the smallest is e^(6√d_k) = 10^x
+            span = 6 * math.sqrt(d)
+            checks.int_text(params, "readout.swing", readout["swing"], round(span / 2))
+            checks.int_text(params, "readout.two_swing", readout["two_swing"], round(span))
+            if readout["ratio_exp"]:
+                checks.int_text(params, "readout.ratio_exp", readout["ratio_exp"],
+                                round(span / math.log(10)))  # "roughly 10^x"
+            else:
+                checks.int_text(params, "readout.ratio", readout["ratio"],
+                                round(math.exp(span)))
+            checks.equal(params, "span.location", table.lookup("prop:span.location", d_k=d), d)
+
+
+# --- the ladder: n² in prefill, n per decode step -----------------------------------------------
+
+
+def check_ladder(table, checks):
+    for params, state in table.states():
+        if "slots:ladder" in state:
+            n, lad = params["length"], state["slots:ladder"]
+            checks.int_text(params, "ladder.prefill", lad["prefill"], n * n)
+            checks.int_text(params, "ladder.decode", lad["decode"], n)
+            checks.equal(params, "ladder.prefill_all", lad["prefill_all"],
+                         ", ".join(str(m * m) for m in range(3, 9)))
+            checks.equal(params, "ladder.decode_all", lad["decode_all"],
+                         ", ".join(str(m) for m in range(3, 9)))
+            checks.equal(params, "head_marker.y", state["source:head_marker"]["y"], [n * n, n])
+        if "slots:context" in state:
+            prompt, response = params["prompt"], params["response"]
+            final = prompt + response
+            steps = sum(range(prompt, final))  # a decode step at each context prompt … final−1
+            ctx = state["slots:context"]
+            checks.int_text(params, "context.prompt_prefill", ctx["prompt_prefill"],
+                            prompt * prompt)
+            checks.int_text(params, "context.final", ctx["final"], final)
+            checks.int_text(params, "context.final_square", ctx["final_square"], final * final)
+            checks.int_text(params, "context.last_step", ctx["last_step"], final - 1)
+            checks.int_text(params, "context.total", ctx["total"], steps)
+            checks.text(params, "context.ratio", ctx["ratio"], 100 * steps / (final * final))
+            checks.equal(params, "marker", (state["source:marker"]["n"],
+                                            state["source:marker"]["total"]), ([final], [steps]))
+
+
+# --- every table -------------------------------------------------------------------------------
+
+CHECKS = {"HeadPanel": check_head, "CostPanel": check_cost, "DecodeBillPanel": check_decode_bill,
+          "MemoryBillPanel": check_memory_bill, "OverflowPanel": check_overflow,
+          "OnlineSoftmaxPanel": check_online_softmax, "SqrtDkPanel": check_sqrt_dk,
+          "LadderPanel": check_ladder}
+
+
+def problems(ref, table):  # -> one line per value the oracle disagrees with
+    panel = ref.rpartition("-")[0]
+    checks = Checks(panel)
+    CHECKS[panel](Table(table), checks)
+    return checks.out
