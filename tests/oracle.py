@@ -826,12 +826,78 @@ def check_ladder(table, checks):
                                             state["source:marker"]["total"]), ([final], [steps]))
 
 
+# --- the dot product as agreement -----------------------------------------------------------
+
+
+def check_agreement(table, checks):
+    for params, state in table.states():
+        if "slots:arithmetic" in state:
+            a, b = np.array(scores_of(params["a"])), np.array(scores_of(params["b"]))
+            score = math.fsum(a * b)
+            ar, v = state["slots:arithmetic"], state["slots:verdict"]
+            approx(checks, params, "arithmetic.score", ar["score"], score)
+            checks.equal(params, "arithmetic.terms (numbers)",
+                         [abs(x) for x in numbers(ar["terms"])], [abs(x) for x in a * b])
+            na, nb = float(np.linalg.norm(a)), float(np.linalg.norm(b))
+            if na == 0 or nb == 0:  # a zero vector has no direction
+                checks.equal(params, "verdict.angle", v["angle"], "")
+                checks.equal(params, "verdict (zero said)", bool(v["zero"]), True)
+                checks.equal(params, "arrow_b.visible", state["prop:arrow_b.visible"], False)
+                continue
+            cos = score / (na * nb)
+            angle = math.degrees(math.acos(max(-1.0, min(1.0, cos))))
+            checks.text(params, "verdict.cos", v["cos"], cos)
+            checks.text(params, "verdict.angle", v["angle"], angle)
+            checks.text(params, "verdict.norm_a", v["norm_a"], na)
+            checks.text(params, "verdict.norm_b", v["norm_b"], nb)
+            checks.equal(params, "verdict.sign", v["sign"],
+                         "positive" if score > 0 else "negative" if score < 0 else "zero")
+            word = ("perpendicular" if abs(angle - 90) <= 10 else
+                    "aligned" if angle < 90 else "opposed")
+            checks.equal(params, "verdict.verdict", v["verdict"], word)
+            checks.close(params, "arc.end (radians)", state["source:arc"]["end"][0],
+                         math.radians(angle), rel=1e-9, abs_=1e-12)
+            checks.close(params, "arrow_b.x_end (cos)", state["prop:arrow_b.x_end"], cos,
+                         abs_=1e-9)
+            checks.close(params, "arrow_b.y_end (sin)", state["prop:arrow_b.y_end"],
+                         math.sin(math.radians(angle)), abs_=1e-9)
+        if "slots:ops" in state:
+            d = params["d"]
+            ops = state["slots:ops"]
+            checks.int_text(params, "ops.ops", ops["ops"], 2 * d)  # d multiplies, ~d adds
+            checks.int_text(params, "ops.adds", ops["adds"], d - 1)
+            demo, shown = state["source:demo"], state["slots:demo"]
+            raw = np.array(demo["raw"])  # the demonstration's fixed draw of scores
+            scaled = raw / math.sqrt(d)
+            for j in range(len(raw)):
+                checks.close(params, f"demo.scaled[{j}]", demo["scaled"][j], scaled[j],
+                             rel=1e-9, abs_=1e-12)
+            for column, row, eff in (("w_raw", raw, "eff_raw"),
+                                     ("w_scaled", scaled, "eff_scaled")):
+                w = softmax(row)
+                for j in range(len(raw)):
+                    checks.close(params, f"demo.{column}[{j}]", demo[column][j], w[j],
+                                 rel=1e-9, abs_=1e-15)
+                checks.text(params, f"demo.{eff}", shown[eff], effective(w))
+            w = softmax(scaled)
+            checks.text(params, "demo.root", shown["root"], math.sqrt(d))
+            checks.text(params, "demo.top_scaled", shown["top_scaled"], 100 * w.max())
+            wr = softmax(raw)
+            checks.equal(params, "demo.winner", shown["winner"], str(int(np.argmax(wr))))
+            checks.text(params, "demo.winner_weight", shown["winner_weight"], 100 * wr.max())
+            for slot, row in (("spread_raw", raw), ("spread_scaled", scaled)):
+                tol = 0.5 * 10 ** -shown_decimals(shown[slot]) + 1e-9
+                got = numbers(shown[slot])[0]
+                if not any(abs(got - np.std(row, ddof=k)) <= tol for k in (0, 1)):
+                    checks.fail(params, f"demo.{slot}", shown[slot], float(np.std(row)))
+
+
 # --- every table -------------------------------------------------------------------------------
 
 CHECKS = {"HeadPanel": check_head, "CostPanel": check_cost, "DecodeBillPanel": check_decode_bill,
           "MemoryBillPanel": check_memory_bill, "OverflowPanel": check_overflow,
           "OnlineSoftmaxPanel": check_online_softmax, "SqrtDkPanel": check_sqrt_dk,
-          "LadderPanel": check_ladder}
+          "LadderPanel": check_ladder, "AgreementPanel": check_agreement}
 
 
 def problems(ref, table):  # -> one line per value the oracle disagrees with
