@@ -250,19 +250,67 @@ def test_cuda_auto_casts_to_half_and_runs_a_fused_kernel():
     np.testing.assert_allclose(got.output, numpy_attention(q, k, v, causal=True), atol=3e-2)
 
 
+def run_each(backends, call):  # -> ({backend: what call returned}, {backend: reasons})
+    # call(backend) runs it or raises KernelUnavailable (kernels' refusal, with PyTorch's
+    # reasons); a refusal must say why
+    ran, refused = {}, {}
+    for backend in backends:
+        try:
+            ran[backend] = call(backend)
+        except KernelUnavailable as e:
+            assert e.reasons and all(e.reasons.values()), f"{backend} refused without a reason"
+            refused[backend] = dict(e.reasons)
+    return ran, refused
+
+
+def at_least_one_ran(backends, ran, refused):  # -> a line naming what ran; fails if none did
+    said = "; ".join(f"{b} refused ({', '.join(r)})" for b, r in refused.items())
+    assert ran, f"every backend asked for was refused: {said}"
+    return f"ran: {', '.join(ran)}" + (f"; {said}" if said else "")
+
+
+def test_a_test_whose_every_backend_was_refused_fails():
+    # on CPU, with fakes: what the GPU test below does with each backend's outcome
+    def refuse(backend):
+        raise KernelUnavailable(f"{backend} cannot run these", {backend: ("not on this GPU",)})
+
+    asked = ("flash", "efficient", "cudnn")
+    ran, refused = run_each(asked, refuse)
+    assert ran == {} and set(refused) == set(asked)
+    with pytest.raises(AssertionError, match="every backend asked for was refused"):
+        at_least_one_ran(asked, ran, refused)
+
+    def only_cudnn(backend):
+        return "cudnn ran" if backend == "cudnn" else refuse(backend)
+
+    ran, refused = run_each(asked, only_cudnn)
+    assert at_least_one_ran(asked, ran, refused).startswith("ran: cudnn; flash refused")
+
+    def silent(backend):  # a refusal with no reason is a failure of its own
+        raise KernelUnavailable("no")
+
+    with pytest.raises(AssertionError, match="refused without a reason"):
+        run_each(asked, silent)
+
+
+# the fused kernels as one test: any of them may refuse these shapes on a given GPU and
+# PyTorch, but the test fails if all three do; math as another
 @gpu
 @needs_cuda
-@pytest.mark.parametrize("backend", ["flash", "efficient", "cudnn", "math"])
-def test_cuda_named_backends_run_or_say_why(backend):
+@pytest.mark.parametrize("backends", [("flash", "efficient", "cudnn"), ("math",)])
+def test_cuda_named_backends_run_or_say_why(backends):
     q, k, v = qkv(1, 8, 2, 128, 128, 64)
-    try:
+    want = numpy_attention(q, k, v, causal=True)
+
+    def call(backend):
         got = kernels.attend(q, k, v, causal=True, backend=backend, verify=True)
-    except KernelUnavailable as e:
-        assert e.reasons and all(e.reasons.values())
-        return
-    assert got.observed == (got.backend,)
-    assert got.backend.startswith(backend)
-    np.testing.assert_allclose(got.output, numpy_attention(q, k, v, causal=True), atol=3e-2)
+        assert got.observed == (got.backend,)
+        assert got.backend.startswith(backend)
+        np.testing.assert_allclose(got.output, want, atol=3e-2)
+        return got.backend
+
+    ran, refused = run_each(backends, call)
+    print(at_least_one_ran(backends, ran, refused))  # in -rA / -s output: what ran here
 
 
 @gpu
@@ -317,6 +365,7 @@ def test_timings_keep_going_to_the_target_but_not_past_max_repeats():
     from kernels import probe
     quick = probe.timings(lambda: None, repeats=2, warmup=0, target_s=10.0, max_repeats=6)
     assert len(quick) == 6  # never reached 10 s: stops at max_repeats
+    # the sleep is the thing timed: a call slower than the target, not a wait
     slow = probe.timings(lambda: time.sleep(0.02), repeats=2, warmup=0, target_s=0.01,
                          max_repeats=6)
     assert len(slow) == 2  # past the target after the first: stops at repeats
