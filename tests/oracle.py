@@ -237,6 +237,10 @@ def check_head(table, checks):
             checks.equal(params, "query_widget.disabled", state["prop:query_widget.disabled"],
                          decode)
             cells, table_ = state["source:cells"], state["slots:weights_table"]
+            for j in range(HEAD_MAX):
+                label = f"{j} {words[j]}" if j < n else ""
+                checks.equal(params, f"weights_table.kh{j}", table_[f"kh{j}"], label)
+                checks.equal(params, f"weights_table.qh{j}", table_[f"qh{j}"], label)
             for i, j in itertools.product(range(HEAD_MAX), range(HEAD_MAX)):
                 c, name = i * HEAD_MAX + j, f"[{i},{j}]"
                 text = table_[f"w{i}_{j}"]
@@ -483,6 +487,27 @@ def check_decode_bill(table, checks):
                         attention / (c * kv_bytes_per_token(m)))
             checks.bytes_text(params, "intensity.kv_one", intensity["kv_one"],
                               c * kv_bytes_per_token(m))
+        if "slots:batch_ops" in state and params["users"] > 1:
+            users, c = params["users"], params["context"]
+            got = state["slots:batch_ops"]["users"]
+            counts = re.findall(r"([\d.,]+ (?:thousand|million|billion|trillion))", got)
+            checks.equal(params, "batch_ops.users (users)", numbers(got)[:1], [users])
+            if len(counts) != 2:
+                checks.fail(params, "batch_ops.users", got, "two counts")
+            else:
+                scaled_words(checks, params, "batch_ops (attention FLOPs)", counts[0],
+                             users * pair_flops(m) * c)
+                scaled_words(checks, params, "batch_ops (weight FLOPs)", counts[1],
+                             users * 2 * matmul_params(m))
+        if "slots:reuse" in state:  # a weight read once per step serves every user
+            shown = state["slots:reuse"]["weights_intensity"]  # "32", "1.02e+03"
+            if not math.isclose(float(shown), params["users"], rel_tol=0.005):
+                checks.fail(params, "reuse.weights_intensity", shown, params["users"])
+        if "slots:gqa" in state:
+            gqa = state["slots:gqa"]
+            grouped = m["kv_heads"] < m["heads"]
+            checks.equal(params, "gqa.gqa_factor", gqa["gqa_factor"],
+                         f"×{m['heads'] // m['kv_heads']}" if grouped else "")
         if "slots:kv_all" in state:
             nbytes = params["users"] * params["context"] * kv_bytes_per_token(m)
             checks.int_text(params, "kv_all.kv_all", state["slots:kv_all"]["kv_all"], nbytes)
@@ -517,6 +542,13 @@ def check_decode_bill(table, checks):
             point = state["source:point"]
             checks.close(params, "point.x", point["x"][0], x)
             checks.close(params, "point.y", point["y"][0], min(x * bandwidth, peak), rel=1e-2)
+            verdict = state["slots:verdict"]["verdict"]
+            if x < peak / bandwidth:  # left of the ridge: bound by memory, by ridge ÷ x
+                factor = numbers(verdict)
+                if "Memory-bound" not in verdict or not factor or not math.isclose(
+                        factor[0], peak / bandwidth / x, rel_tol=0.01, abs_tol=0.5):
+                    checks.fail(params, "verdict.verdict", verdict,
+                                f"Memory-bound by a factor of ~{peak / bandwidth / x:.0f}")
         if "source:weights_point" in state:
             # each weight (2 bytes) read once per step does one multiply-add per user
             x = params["users"]
@@ -553,6 +585,13 @@ def check_memory_bill(table, checks):
                              at, rel=PARAMS_REL)
                 checks.rel_text(params, "cross_label.text", state["prop:cross_label.text"], at,
                                 PARAMS_REL + 1 / at)
+        if "source:curve_kv" in state:  # every user's cache is one user's, times users
+            one = table.lookup("source:curve_one", model=params["model"],
+                               dtype=params["dtype"])["kv_one"]
+            for i, (kv, kv_one) in enumerate(zip(state["source:curve_kv"]["kv"], one,
+                                                 strict=True)):
+                checks.close(params, f"curve_kv.kv[{i}]", kv, kv_one * params["users"],
+                             rel=2e-3)
         if "slots:cache" in state:
             kv = params["users"] * params["context"] * kv_bytes_per_token(m, b)
             checks.bytes_text(params, "cache.kv_all", state["slots:cache"]["kv_all"], kv)
@@ -664,8 +703,34 @@ def online_walk(scores, block):  # -> after each block: (old max, new max, resca
     return steps
 
 
+def check_online_attention(params, state, checks):
+    # the attention walk: each block's scores as shown, then the running max, rescale and sum
+    at = state["slots:attention"]
+    top, total = -math.inf, 0.0
+    for b in range(6):
+        shown = at[f"as{b}"]
+        if not shown or shown == "not read yet":
+            continue
+        chunk = scores_of(shown)
+        new = max(top, max(chunk))
+        rescale = math.exp(top - new) if top > -math.inf else None
+        total = (total * rescale if rescale is not None else 0.0) + math.fsum(
+            math.exp(c - new) for c in chunk)
+        approx(checks, params, f"attention.am{b}", at[f"am{b}"], new)
+        # the scores are shown to 3 figures: what follows from them agrees to about 1%
+        checks.close(params, f"attention.al{b}", numbers(at[f"al{b}"])[0], total, rel=0.01)
+        if rescale is None:
+            checks.equal(params, f"attention.ar{b}", at[f"ar{b}"], "—")
+        else:
+            checks.close(params, f"attention.ar{b}", numbers(at[f"ar{b}"])[0], rescale,
+                         rel=0.01)
+        top = new
+
+
 def check_online_softmax(table, checks):
     for params, state in table.states():
+        if "slots:attention" in state:
+            check_online_attention(params, state, checks)
         if "slots:history" not in state:
             continue
         scores, block = scores_of(params["scores"]), params["block"]
