@@ -26,20 +26,14 @@ import logging
 import panel as pn
 from panel.io.state import set_curdoc
 
-from app import apparatus, chrome, content, url_state
+from app import apparatus, chrome, content, registry, url_state
 from app.live_question import ChapterQuestions
-from app.panels.cost import CostPanel
-from app.panels.heatmap import HeadPanel
-from app.panels.kernel_lab import KernelLabPanel
-from app.panels.kernel_lab_link import KernelLabLink
-from app.panels.ladder import LadderPanel
-from app.panels.sqrt_dk import SqrtDkPanel
-from app.states import is_static
 
 log = logging.getLogger(__name__)
 
 # the prose, titles included, lives in app/content/*.md (see app/content.py)
-CHAPTER = content.load("attention.md")
+CHAPTER_FILE = "attention.md"
+CHAPTER = content.load(CHAPTER_FILE)
 TITLE = CHAPTER.title
 MATH_TITLE = content.load("math.md").title
 
@@ -50,21 +44,11 @@ MATH_ROUTE = "math"
 # Query keys the page itself uses; no panel may take them.
 PAGE_KEYS = frozenset({"theme"})
 
-# slot -> (Viewer class, builder). The class says which URL keys the slot carries before
-# anything is built; the builder makes a fresh viewer from `get` (slot -> that slot's
-# viewer, built on first use), so a follower can reach its leader in any order.
-PANELS = {
-    "head": (HeadPanel, lambda get: HeadPanel()),
-    "ladder": (LadderPanel, lambda get: LadderPanel(head=get("head"), in_article=True)),
-    "cost": (CostPanel, lambda get: CostPanel(in_article=True)),
-    "sweep": (SqrtDkPanel, lambda get: SqrtDkPanel(in_article=True)),
-    # the lab runs PyTorch on the server: a static page links to the live one instead
-    "lab": (KernelLabPanel, lambda get: (KernelLabLink(KernelLabPanel, in_article=True, route="/")
-                                         if is_static() else KernelLabPanel(in_article=True))),
-}
+# slot -> registry.ChapterPanel (class, builder), from the one table of panels (app/registry.py)
+PANELS = registry.chapter_panels(CHAPTER_FILE)
 
 # slot -> the slot whose controls it follows; a follower never carries those keys itself
-FOLLOWS = {"ladder": "head"}
+FOLLOWS = registry.follows(CHAPTER_FILE)
 
 # a deferred panel's box before it lands: tall enough that the page barely moves when it does
 PLACEHOLDER_HEIGHT = 360

@@ -8,28 +8,18 @@ misconceptions. Each panel sits under the paragraph that invites the reader to t
 the page shares the first chapter's chrome, URL plan and deferred loading (`app.article`).
 """
 
-from app import article, content
-from app.panels.agreement import AgreementPanel
-from app.panels.decode_bill import DecodeBillPanel
-from app.panels.memory_bill import MemoryBillPanel
-from app.panels.online_softmax import OnlineSoftmaxPanel
-from app.panels.overflow import OverflowPanel
+from app import article, content, registry
 
-CHAPTER = content.load("math.md")  # the prose, from app/content/math.md
+CHAPTER_FILE = "math.md"
+CHAPTER = content.load(CHAPTER_FILE)  # the prose, from app/content/math.md
 TITLE = CHAPTER.title
 
-# slot -> (Viewer class, builder), in page order. Two bills share `model`, `context` and
+# slot -> registry.ChapterPanel, in page order. Two bills share `model`, `context` and
 # `users`: the decode bill, first on the page, carries them plain, the memory bill as
 # `memory_model`, `memory_context`, `memory_users`; the online softmax's `scores` becomes
 # `online_scores`, since the overflow panel's came first.
-PANELS = {
-    "agreement": (AgreementPanel, lambda get: AgreementPanel(in_article=True)),
-    "overflow": (OverflowPanel, lambda get: OverflowPanel(in_article=True)),
-    "decode": (DecodeBillPanel, lambda get: DecodeBillPanel(in_article=True)),
-    "memory": (MemoryBillPanel, lambda get: MemoryBillPanel(in_article=True)),
-    "online": (OnlineSoftmaxPanel, lambda get: OnlineSoftmaxPanel(in_article=True)),
-}
-FOLLOWS = {}  # every panel here keeps its own controls
+PANELS = registry.chapter_panels(CHAPTER_FILE)
+FOLLOWS = registry.follows(CHAPTER_FILE)  # none: every panel here keeps its own controls
 
 BACK = ("← Scaled dot-product attention", article.ROUTE)
 

@@ -23,16 +23,12 @@ import json
 import os
 import re
 
-from app import apparatus, content, questions
+from app import apparatus, content, questions, registry
 from app.content import TAG, description, markdown_html, plain_text
 from app.panel_internals import DOCS_JSON, RENDER_ITEMS, SCRIPT_SRC  # Panel's saved page
 from app.resources import minify_css
 
 NO_SCRIPT_NOTE = "The controls of this panel need JavaScript; the text above gives its numbers."
-ISLAND_MIN_HEIGHT = {"head": 980, "ladder": 620, "cost": 760, "sweep": 640, "lab": 200,
-                     "agreement": 760, "overflow": 700, "decode": 820, "memory": 760,
-                     "online": 820}  # px: about each panel's height, so a mount barely moves
-DEFAULT_MIN_HEIGHT = 480
 
 
 @dataclasses.dataclass
@@ -170,7 +166,7 @@ def still_html(text):  # a readout's HTML -> the same for a still: nothing there
 
 
 def island(slot, group):  # -> the HTML box a panel mounts into, with its note until then
-    height = ISLAND_MIN_HEIGHT.get(slot, DEFAULT_MIN_HEIGHT)
+    height = registry.island_height(slot)
     return (f'<section class="ae-island" id="panel-{slot}" data-group="{group.name}" '
             f'data-slot="{slot}" style="--ae-island-height:{height}px" '
             f'aria-label="{html.escape(slot)} panel">\n'
@@ -219,25 +215,17 @@ def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: pro
     return "\n".join(parts)
 
 
-def asked_questions(module_name):  # a panel page's module -> (its slot in a chapter, the
-    # chapters' questions about it, their "show me" keys renamed to the page's own)
-    import importlib
-
+def asked_questions(record):  # a panel's registry record -> (its slot, its chapter's
+    # questions about it, their "show me" keys renamed to the page's own)
     from app import article
 
-    for chapter_module in ("app.article", "app.article_math"):
-        chapter = importlib.import_module(chapter_module)
-        for slot, (cls, _) in chapter.PANELS.items():
-            if cls.__module__ != module_name:
-                continue
-            plan = article.chapter_plan(chapter.PANELS, chapter.FOLLOWS)[slot]
-            asked = [dataclasses.replace(q, show_slot=slot,
-                                         show_params={plan[k]: v for k, v
-                                                      in q.show_params.items() if k in plan})
-                     for q in questions.questions_of(chapter_of(chapter))
-                     if q.show_slot == slot]
-            return slot, asked
-    return "panel", []
+    panels = registry.chapter_panels(record.chapter)
+    plan = article.chapter_plan(panels, registry.follows(record.chapter))[record.slot]
+    asked = [dataclasses.replace(q, show_params={plan[k]: v for k, v in q.show_params.items()
+                                                 if k in plan})
+             for q in questions.questions_of(content.load(record.chapter))
+             if q.show_slot == record.slot]
+    return record.slot, asked
 
 
 def header(back, page_folder, theme):  # -> the top row: a link to the other chapter, the theme

@@ -19,6 +19,8 @@ import itertools
 import math
 import re
 
+from app import transforms
+
 W = 320  # the view box's width, in user units (px at a phone's width)
 CHAR = 7.0  # about the width of one 12 px character (a wide system font)
 LINE = 15  # a line of 12 px type
@@ -51,29 +53,12 @@ def esc(text):
 
 # --- values: a glyph's property, for every row of its source --------------------------------
 
-def js_transforms():  # the browser's CustomJSTransforms of the panels, in Python
-    from app.panels import heatmap, sqrt_dk
-
-    def centre(xs, data):  # heatmap.CENTRE_JS: a position's centre for the row's length
-        return [(p + 0.5) / n if n > 0 else math.nan for p, n in zip(xs, data["n"])]
-
-    return {heatmap.CENTRE_JS: centre,
-            sqrt_dk.KEY_CENTRE_JS: lambda xs, data: [(k - 0.5) / len(xs) for k in xs],
-            sqrt_dk.KEY_WIDTH_JS: lambda xs, data: [0.8 / len(xs) for _ in xs]}
-
-
-SHARE = re.compile(r"return xs\.map\(\(n\) => \(n > 0 \? ([0-9.]+) / n : 0\)\);")
-
-
 def transformed(values, transform, data):
     name = type(transform).__name__
     if name == "CustomJSTransform":
-        funcs = js_transforms()
-        if transform.v_func in funcs:
-            return funcs[transform.v_func](values, data)
-        share = SHARE.fullmatch(transform.v_func)  # heatmap.SHARE_JS, for some share
-        if share:
-            return [float(share.group(1)) / n if n > 0 else 0 for n in values]
+        twin = transforms.python_twin(transform)  # declared beside the figure (app/transforms.py)
+        if twin is not None:
+            return twin(values, data)
     if name == "LinearColorMapper":
         palette, lo, hi = list(transform.palette), transform.low, transform.high
         out = []

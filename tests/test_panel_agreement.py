@@ -1,11 +1,9 @@
 """The agreement panel without a browser: the documents' numbers in the readouts, and the
 one panel shape: a pure state, live models that hold it, a small table of states."""
 
-import gzip
 import itertools
 import json
 import math
-import time
 
 import numpy as np
 import pytest
@@ -19,7 +17,6 @@ from attention_core.sqrt_dk import effective_count
 from tests.state_checks import assert_models_hold, every_setting
 
 A, B = (2, -1, 0.5), (3, 4, 2)
-TABLE_BUDGET = 100_000  # bytes of JSON: every state a static page ships
 
 
 @pytest.fixture
@@ -209,21 +206,6 @@ def test_live_models_hold_exactly_the_state(panel):
     # and the controls' widgets stand where the state's stops are
     assert panel._a_pick.value == panel.a and panel._b_pick.value == panel.b
     assert 2 ** panel._d_w.value == panel.d
-
-
-# serial: it asserts a time, so it runs in `make test`'s pass alone, not beside a worker
-@pytest.mark.serial
-def test_the_table_is_small_and_quick_to_build():
-    AgreementPanel._table_cache = None
-    start = time.perf_counter()
-    table = AgreementPanel.table()
-    took = time.perf_counter() - start
-    raw = json.dumps(table, allow_nan=False).encode()
-    print(f"agreement table: {len(raw):,} B raw, {len(gzip.compress(raw)):,} B gzip, "
-          f"built in {took:.2f} s")
-    assert len(raw) < TABLE_BUDGET and took < 2.0
-    sizes = [len(c["values"]) for c in table["controls"]]
-    assert sizes == [len(agreement.A_PRESETS), len(agreement.B_PRESETS), 13]
 
 
 def test_a_static_build_hides_the_typed_boxes_and_offers_the_live_page():

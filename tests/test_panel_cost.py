@@ -1,8 +1,6 @@
 """The cost panel without a browser: the documents' shares and crossovers, bad configs, URL."""
 
-import gzip
 import json
-import time
 
 import pytest
 
@@ -182,33 +180,6 @@ def test_defaults_are_stops_and_the_documents_states_are_in_the_table():
     for value in (256, 1024, 4096, 32_768, 131_072):
         assert value in controls["prompt"].values
     assert controls["model"].values == ("qwen3-8b", "gpt2", "llama-3-8b")
-
-
-# serial: it asserts a time, so it runs in `make test`'s pass alone, not beside a worker
-@pytest.mark.serial
-def test_table_size_and_build_time():
-    CostPanel.__dict__.get("_table_cache") and delattr(CostPanel, "_table_cache")
-    t0 = time.perf_counter()
-    table = CostPanel.table()
-    seconds = time.perf_counter() - t0
-    raw = json.dumps(table).encode()
-    print(f"\ncost table: {len(raw):,} bytes raw, {len(gzip.compress(raw)):,} gzipped, "
-          f"built in {seconds:.2f} s")
-    assert len(raw) < 300_000 and seconds < 2.0
-
-
-def test_the_table_holds_what_state_gives():
-    table = CostPanel.table()
-    names = [c["name"] for c in table["controls"]]
-    for params in sample_states(CostPanel, 30, seed=2):
-        at = [table["controls"][i]["values"].index(params[n]) for i, n in enumerate(names)]
-        looked_up = {}
-        for part in table["parts"]:
-            index = 0
-            for c in part["controls"]:
-                index = index * len(table["controls"][c]["values"]) + at[c]
-            looked_up.update(part["values"][part["index"][index]])
-        assert looked_up == CostPanel.state(**params)
 
 
 def test_your_config_goes_through_the_same_parts(panel):

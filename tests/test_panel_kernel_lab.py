@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from app import lab, url_state
+from app import lab, registry, url_state
 from app.panels import kernel_lab as panel_module
 from app.panels import kernel_lab_text
 from app.panels.kernel_lab import KernelLabPanel
@@ -191,7 +191,7 @@ def test_url_restore_clamps_length_to_the_cap_with_a_note(runner):
 
 
 def test_page_builds():
-    assert panel_module.page().name == "The kernel lab"
+    assert registry.by_route("/kernel-lab").page().name == "The kernel lab"
 
 
 NO_TORCH = textwrap.dedent("""
@@ -209,9 +209,9 @@ NO_TORCH = textwrap.dedent("""
     assert panel.run() is None and "not installed" in panel.status.object
     panel.length = 4096  # the rest still answers
     assert "numpy reference" in panel.plan_pane.object
-    k.page()
-    from app.panels import sqrt_dk
-    sqrt_dk.page()
+    from app import registry
+    registry.by_route("/kernel-lab").page()
+    registry.by_route("/sqrt-dk").page()
     print("ok")
 """)
 

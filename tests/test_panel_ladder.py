@@ -1,11 +1,8 @@
 """The n² ladder without a browser: bar data per phase, following the head, response sums,
 the pure state and its table."""
 
-import gzip
-import itertools
 import json
 import re
-import time
 
 import panel as pn
 import pytest
@@ -14,8 +11,6 @@ from app import states
 from app.panels.heatmap import HeadPanel
 from app.panels.ladder import LENGTHS, TOKEN_STOPS, LadderPanel, decode_total
 from tests.state_checks import mismatches
-
-TABLE_BUDGET = 150_000  # bytes of the table's JSON, as a static page ships it
 
 
 def bars(panel, phase):  # -> bar heights of one phase for n = 3..8
@@ -150,32 +145,6 @@ def test_a_live_panel_shows_exactly_its_state(head):
         else:
             panel.param.update(**params)
         assert mismatches(panel, LadderPanel.state(**params)) == [], params
-
-
-# serial: it asserts a time, so it runs in `make test`'s pass alone, not beside a worker
-@pytest.mark.serial
-def test_the_table_is_small_and_quick():
-    start = time.perf_counter()
-    table = states.table(LadderPanel.controls(), LadderPanel.parts())
-    seconds = time.perf_counter() - start
-    text = states.canonical(table).encode()
-    print(f"ladder table: {len(text):,} bytes, {len(gzip.compress(text)):,} gzipped, "
-          f"built in {seconds:.3f} s")
-    assert len(text) <= TABLE_BUDGET and seconds < 2.0
-    # every setting of the controls is in it, as the live state gives it
-    controls = LadderPanel.controls()
-    position = {c.name: i for i, c in enumerate(controls)}
-    for params in SAMPLE:
-        got = {}
-        for part in table["parts"]:
-            index = 0
-            for c in part["controls"]:
-                index = index * len(controls[c].values) + controls[c].values.index(
-                    params[controls[c].name])
-            got.update(part["values"][part["index"][index]])
-        assert got == json.loads(states.canonical(LadderPanel.state(**params)))
-    assert len(list(itertools.product(*(c.values for c in controls)))) == 6 * 2 * 17 * 17
-    assert set(position) == set(LadderPanel.url_keys)
 
 
 def test_a_static_build_has_no_number_boxes_and_carries_the_switcher():

@@ -1,7 +1,6 @@
 """The √d_k sweep panel without a browser: readouts, source data, URL state, speed, the pure
 state and its table."""
 
-import gzip
 import json
 import re
 import time
@@ -9,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from app import states, url_state
+from app import registry, states, url_state
 from app.panels import sqrt_dk as panel_module
 from app.panels.sqrt_dk import D_K_STOPS, KEY_STOPS, SqrtDkPanel
 from attention_core import sqrt_dk as core
@@ -19,7 +18,6 @@ DOC_D_KS = (4, 16, 128, 512)
 # The documents' figures over 16 keys: effective keys without and with the divisor.
 DOC_RAW = (6.68, 2.84, 1.44, 1.19)
 DOC_SCALED = (11.19, 10.96, 10.71, 10.76)
-TABLE_BUDGET = 300_000  # bytes of the table's JSON, as a static page ships it
 
 
 def html(readout):  # the readout as the page draws it: slots filled, slot markers left out
@@ -190,7 +188,7 @@ def test_a_d_k_interaction_is_fast():
 
 
 def test_page_builds():
-    page = panel_module.page()
+    page = registry.by_route("/sqrt-dk").page()
     assert page.name == "The √d_k sweep"
 
 
@@ -253,28 +251,6 @@ def test_the_states_a_static_page_ships_hold_the_documents_figures():
     values = SqrtDkPanel.state(d_k=128, keys=16)["slots:readout"]
     assert (values["swing"], values["two_swing"], values["ratio"], values["ratio_exp"]) == (
         "34", "68", "10", "29")
-
-
-# serial: it asserts a time, so it runs in `make test`'s pass alone, not beside a worker
-@pytest.mark.serial
-def test_the_table_is_small_and_quick():
-    start = time.perf_counter()
-    table = states.table(SqrtDkPanel.controls(), SqrtDkPanel.parts())
-    seconds = time.perf_counter() - start
-    text = states.canonical(table).encode()
-    print(f"sqrt_dk table: {len(text):,} bytes, {len(gzip.compress(text)):,} gzipped, "
-          f"built in {seconds:.3f} s")
-    assert len(text) <= TABLE_BUDGET and seconds < 2.0
-    controls = SqrtDkPanel.controls()
-    for params in SAMPLE:
-        got = {}
-        for part in table["parts"]:
-            index = 0
-            for c in part["controls"]:
-                index = index * len(controls[c].values) + controls[c].values.index(
-                    params[controls[c].name])
-            got.update(part["values"][part["index"][index]])
-        assert got == json.loads(states.canonical(SqrtDkPanel.state(**params)))
 
 
 def test_a_bar_row_is_the_cores_softmax_to_the_wire_precision():

@@ -44,7 +44,7 @@ import time
 import zlib
 from pathlib import Path
 
-from app import resources
+from app import registry, resources
 from app.hosting import routes
 from app.panel_internals import BOKEH_CDN, ICON_LINKS, bokeh_cdn_file, script_tag
 
@@ -311,7 +311,7 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
         chapter, about = chapter_page.chapter_of(module), None
     else:
         factory = routes.page_factory(page.factory)
-        slot, asked = chapter_page.asked_questions(module.__name__)  # ?ask=<question id>
+        slot, asked = chapter_page.asked_questions(registry.by_route(page.route))  # ?ask=<id>
         groups = [chapter_page.Group(name="g0", slots=[slot])]
         builds = [lambda: [(slot, [factory()])]]
         chapter = content.Chapter(title=title, sections=[*(("asked", q) for q in asked),

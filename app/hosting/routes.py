@@ -1,12 +1,13 @@
 """The site's pages and their titles: the one table the server, the build and the tests read.
 
-Importing it builds nothing and changes nothing: it names pages as "module:function" strings,
-and `page_factory` imports a page's module only when asked.
+Importing it builds nothing and changes nothing: it names pages as "module:function" strings
+(a chapter) or "module:Class" (a panel's page of its own, from the one table of panels,
+app/registry.py), and `page_factory` imports a page's module only when asked.
 """
 
 import importlib
 
-from app import content
+from app import content, registry
 
 SITE_TITLE = content.load("attention.md").title  # the first chapter's title names the site
 
@@ -16,22 +17,15 @@ CHAPTER_ROUTES = {
     "/math": "app.article_math:page",
     "/numbers": "app.numbers_page:page",  # the claims ledger, for readers: text only
 }
-PANEL_ROUTES = {
-    "/heatmap": "app.panels.heatmap:page",
-    "/ladder": "app.panels.ladder:page",
-    "/agreement": "app.panels.agreement:page",
-    "/overflow": "app.panels.overflow:page",
-    "/online-softmax": "app.panels.online_softmax:page",
-    "/sqrt-dk": "app.panels.sqrt_dk:page",
-    "/cost": "app.panels.cost:page",
-    "/decode-bill": "app.panels.decode_bill:page",
-    "/memory-bill": "app.panels.memory_bill:page",
-    "/kernel-lab": "app.panels.kernel_lab:page",
-}
+PANEL_ROUTES = registry.routes()  # "/heatmap": "app.panels.heatmap:HeadPanel", ...
 ALL_ROUTES = {**CHAPTER_ROUTES, **PANEL_ROUTES}
 
 
-def page_factory(target):  # "module:function" -> callable building a fresh page per session
+def page_factory(target):  # "module:function" or a panel's "module:Class" -> a callable
+    # building a fresh page per session
+    panel = next((r for r in registry.PANELS if r.viewer == target), None)
+    if panel is not None:
+        return panel.page
     module_name, func = target.split(":")
     return getattr(importlib.import_module(module_name), func)
 

@@ -499,7 +499,3 @@ STYLE = """
 .ae-list { margin: 2px 0; padding-left: 18px; }
 .ae-readout p { margin: 4px 0; }
 """
-
-
-def page():
-    return chrome.single_page(AgreementPanel, "The dot product: an agreement score")

@@ -336,7 +336,3 @@ class CostPanel(CostStatePanel):
         fig.yaxis.axis_label = "attention's share of prefill FLOPs"
         chrome.quiet_axes(fig)
         self.figure = fig
-
-
-def page():
-    return chrome.single_page(CostPanel, "What attention costs in a real model")

@@ -506,7 +506,3 @@ class DecodeBillPanel(CostStatePanel):
         self.targets.update({
             "source:gqa_queries": self.query_source, "source:gqa_kv": self.kv_source,
             "source:gqa_links": self.link_source, "prop:gqa_pane.visible": self.gqa_pane})
-
-
-def page():
-    return chrome.single_page(DecodeBillPanel, "The bill for one decoded token")

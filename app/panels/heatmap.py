@@ -25,7 +25,6 @@ import panel as pn
 import param
 from bokeh.models import (
     ColumnDataSource,
-    CustomJSTransform,
     Label,
     LinearColorMapper,
     Range1d,
@@ -40,6 +39,7 @@ from app import chrome, fmt, states
 from app.chrome import readout_class, scroll_box, slot
 from app.states import Control, Part, StatePanel
 from app.theme import ink
+from app.transforms import js_transform
 from attention_core import head, worked_example
 
 MIN_LENGTH, MAX_LENGTH = 3, len(worked_example.WORDS)
@@ -117,6 +117,14 @@ SHARE_JS = "return xs.map((n) => (n > 0 ? {share} / n : 0));"
 
 def place(position, n):  # -> the centre of a token position on the fixed 0..1 axes
     return round((position + 0.5) / n, PLACE_DIGITS)
+
+
+def centre_py(positions, data):  # CENTRE_JS for the stills: each row's place, NaN if not drawn
+    return [(p + 0.5) / n if n > 0 else math.nan for p, n in zip(positions, data["n"])]
+
+
+def share_py(part, lengths, data):  # SHARE_JS for the stills: `part` of one position's width
+    return [part / n if n > 0 else 0 for n in lengths]
 
 
 HERO = (
@@ -549,11 +557,11 @@ class HeadPanel(StatePanel):
 
         def centre(column, source=self.cell_source):  # a row's key or query position -> its
             # place on the 0..1 axis, for the length in the source's column `n`
-            return transform(column, CustomJSTransform(args={"source": source},
-                                                       v_func=CENTRE_JS))
+            return transform(column, js_transform(CENTRE_JS, centre_py, source=source))
 
         def share(part):  # a length -> that share of one position's width
-            return transform("n", CustomJSTransform(v_func=SHARE_JS.format(share=part)))
+            return transform("n", js_transform(SHARE_JS.format(share=part),
+                                               functools.partial(share_py, part)))
 
         paint = ink()  # the theme's colours for what the canvas draws
         mapper = LinearColorMapper(palette=Cividis256, low=0.0, high=1.0, low_color=paint.paper)
@@ -694,7 +702,3 @@ TOGGLE_STYLE = """
   box-shadow: inset 0px 3px 5px rgb(0 0 0 / 25%);
 }
 """
-
-
-def page():
-    return chrome.single_page(HeadPanel, "The head")

@@ -20,7 +20,6 @@ import kernels
 from app import chrome, lab
 from app.lab.plan import EXPLAINER, explain
 from app.panels.kernel_lab_charts import SweepCharts
-from app.panels.kernel_lab_link import KernelLabLink
 from app.panels.kernel_lab_text import (
     EAGER_NOTE,
     INTRO,
@@ -37,7 +36,6 @@ from app.panels.kernel_lab_text import (
     slope_text,
     sweep_table_html,
 )
-from app.states import is_static
 from app.theme import CODE_CSS
 
 log = logging.getLogger(__name__)
@@ -399,10 +397,3 @@ class KernelLabPanel(pn.viewable.Viewer):
             self.memory_pane,
             *alone(md(EAGER_NOTE)),
             css_classes=["ae-panel"], sizing_mode="stretch_width", stylesheets=[STYLE])
-
-
-def page():
-    if is_static():
-        return chrome.single_page(functools.partial(KernelLabLink, KernelLabPanel),
-                                  "The kernel lab")
-    return chrome.single_page(KernelLabPanel, "The kernel lab")

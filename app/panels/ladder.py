@@ -329,7 +329,3 @@ STYLE = """
 .ae-small { font-size: max(12px, 0.85em); opacity: 0.8; }
 .ae-readout p { margin: 4px 0; }
 """
-
-
-def page():
-    return chrome.single_page(LadderPanel, "Where the n² lives")

@@ -357,7 +357,3 @@ class MemoryBillPanel(CostStatePanel):
                for a in ("x", "text", "visible", "text_align", "x_offset")},
             "prop:kv_item.label": self.kv_item, "prop:one_line.visible": self.one_line,
             "prop:one_item.visible": self.one_item})
-
-
-def page():
-    return chrome.single_page(MemoryBillPanel, "The memory bill")

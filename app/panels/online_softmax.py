@@ -577,7 +577,3 @@ div.ae-small:empty { display: none; }
 .ae-list { margin: 2px 0; padding-left: 18px; }
 .ae-readout p { margin: 4px 0; }
 """
-
-
-def page():
-    return chrome.single_page(OnlineSoftmaxPanel, "Online softmax")

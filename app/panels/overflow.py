@@ -402,7 +402,3 @@ TOGGLE_STYLE = """
 }
 .bk-btn.bk-active::after { content: "on" / ""; }
 """
-
-
-def page():
-    return chrome.single_page(OverflowPanel, "Softmax and the overflow trap")

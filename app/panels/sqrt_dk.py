@@ -23,7 +23,6 @@ from bokeh.models import (
     BasicTickFormatter,
     ColumnDataSource,
     CustomJSTickFormatter,
-    CustomJSTransform,
     FixedTicker,
     HoverTool,
     Legend,
@@ -39,6 +38,7 @@ from app import chrome, fmt, states
 from app.chrome import readout_class, slot
 from app.states import Control, Part, StatePanel, merge_parts
 from app.theme import ink
+from app.transforms import js_transform
 from attention_core import sqrt_dk as core
 
 # Okabe-Ito: unscaled in warm colours, scaled in cool ones; dash styles carry the same split.
@@ -108,6 +108,14 @@ CURVE_Y = (0.85, core.MAX_KEYS * 1.3)
 # (A Bokeh model belongs to one document: each figure gets its own.)
 KEY_CENTRE_JS = "const n = xs.length; return xs.map((k) => (k - 0.5) / n);"
 KEY_WIDTH_JS = "const n = xs.length; return xs.map(() => 0.8 / n);"
+
+
+def key_centre_py(keys, data):  # KEY_CENTRE_JS for the stills
+    return [(k - 0.5) / len(keys) for k in keys]
+
+
+def key_width_py(keys, data):  # KEY_WIDTH_JS for the stills
+    return [0.8 / len(keys) for _ in keys]
 
 
 # --- the state: three parts, each a pure function of some of the controls -------------------
@@ -219,8 +227,8 @@ def _bar_figure(source, column, title, colour):
                  x_range=Range1d(0, 1), y_range=Range1d(0, 1.02), tools="",
                  toolbar_location=None)
     # no outline: the bars draw over the axis (app/states.py), a weight of 0 would be a line
-    fig.vbar(x=transform("key", CustomJSTransform(v_func=KEY_CENTRE_JS)), top=column,
-             width=transform("key", CustomJSTransform(v_func=KEY_WIDTH_JS)), source=source,
+    fig.vbar(x=transform("key", js_transform(KEY_CENTRE_JS, key_centre_py)), top=column,
+             width=transform("key", js_transform(KEY_WIDTH_JS, key_width_py)), source=source,
              fill_color=colour, line_color=None)
     fig.add_tools(HoverTool(tooltips=[("key", "@key"), ("raw score q·k", "@raw{0.00}"),
                                       ("score / √d_k", "@scaled{0.00}"),
@@ -375,10 +383,6 @@ class SqrtDkPanel(StatePanel):
 STYLE = """
 .ae-readout p { margin: 6px 0; }
 """
-
-
-def page():
-    return chrome.single_page(SqrtDkPanel, "The √d_k sweep")
 
 
 # The default view's mean curve is shared by every session: compute it once, at import.

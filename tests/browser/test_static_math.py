@@ -15,14 +15,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from app import states
+from app import registry, states
 from app.panels import agreement, online_softmax, overflow
 from app.readout import SLOT
 from tests.browser.static_pages import address_shows, prepare, static_html, watched_pages
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = {"agreement.html": agreement, "overflow.html": overflow,
-         "online.html": online_softmax}
+PAGES = {"agreement.html": "/agreement", "overflow.html": "/overflow",
+         "online.html": "/online-softmax"}  # file -> the panel's route
 PANELS = {"agreement.html": agreement.AgreementPanel, "overflow.html": overflow.OverflowPanel,
           "online.html": online_softmax.OnlineSoftmaxPanel}
 
@@ -66,9 +66,9 @@ STATES_JS = """async ([combos, sources]) => {
 def site(tmp_path_factory):  # -> the folder holding one page per panel
     out = tmp_path_factory.mktemp("static-math")
     prepare(out)
-    for name, module in PAGES.items():
+    for name, route in PAGES.items():
         with states.static_build():
-            static_html(module.page(), out / name)
+            static_html(registry.by_route(route).page(), out / name)
     return out
 
 

@@ -1,0 +1,134 @@
+"""Every panel of the explorable, in one table: the one place a panel is registered.
+
+A record says where the panel sits (its slot in a chapter, the content file its marker is in),
+how it is built there, its page of its own (route and title), and how tall its island is on a
+static chapter before it mounts. The chapters, the routes, the static build, its islands and
+the single-panel pages all read this table; none of them names a panel.
+
+Importing it imports no panel: a record names its Viewer as "module:Class", imported when the
+panel is first built (the kernel lab's module loads torch only when its page needs it).
+Adding a panel: write `app/panels/<name>.py`, add its record below, place its marker
+(`::: panel <slot>`) in a chapter's content file (docs/PANEL_CONTRACT.md).
+"""
+
+import dataclasses
+import functools
+import importlib
+from collections.abc import Callable
+from typing import NamedTuple
+
+DEFAULT_ISLAND_HEIGHT = 480  # px, for a record that does not say
+CHAPTER_ROUTE = {"attention.md": "/", "math.md": "/math"}  # a chapter's content -> its page
+
+
+@dataclasses.dataclass(frozen=True)
+class PanelRecord:
+    slot: str  # its name in a chapter: the content marker, the URL-key prefix, the island's id
+    viewer: str  # "module:Class" of its Viewer
+    route: str  # its page of its own: "/heatmap" (live under /live/heatmap)
+    title: str  # that page's heading
+    chapter: str  # the content file whose marker places it: "attention.md"
+    island_height: int = DEFAULT_ISLAND_HEIGHT  # px: about its height, so a mount barely moves
+    follows: str | None = None  # the slot whose controls drive it (passed by that name)
+    in_article: bool = True  # in a chapter it leaves out its own title (the section has one)
+    static_stand_in: str | None = None  # "module:Class" shown instead on a static page
+
+    @property
+    def module(self):  # -> "app.panels.heatmap"
+        return self.viewer.split(":")[0]
+
+    @property
+    def viewer_class(self):  # -> the Viewer class, imported now
+        return load(self.viewer)
+
+    def in_chapter(self, get):  # get: slot -> that slot's viewer -> a fresh viewer for a chapter
+        kw = {"in_article": True} if self.in_article else {}
+        if self.follows:
+            kw[self.follows] = get(self.follows)
+        return self._make(CHAPTER_ROUTE[self.chapter], **kw)
+
+    def page(self):  # -> the panel's page of its own (one panel, minimal chrome, for iframes)
+        from app import chrome
+
+        return chrome.single_page(functools.partial(self._make, self.route), self.title)
+
+    def _make(self, route, **kw):  # a fresh viewer; on a static page, the stand-in if it has
+        # one, which opens `route` live (the chapter it sits in, or its own page)
+        from app.states import is_static
+
+        if self.static_stand_in and is_static():
+            return load(self.static_stand_in)(self.viewer_class, route=route, **kw)
+        return self.viewer_class(**kw)
+
+
+def load(target):  # "module:Class" -> the class
+    module, name = target.split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+PANELS = (
+    # the first chapter, in page order
+    PanelRecord("head", "app.panels.heatmap:HeadPanel", "/heatmap", "The head",
+                "attention.md", island_height=980, in_article=False),
+    PanelRecord("ladder", "app.panels.ladder:LadderPanel", "/ladder", "Where the n² lives",
+                "attention.md", island_height=620, follows="head"),
+    PanelRecord("cost", "app.panels.cost:CostPanel", "/cost",
+                "What attention costs in a real model", "attention.md", island_height=760),
+    PanelRecord("sweep", "app.panels.sqrt_dk:SqrtDkPanel", "/sqrt-dk", "The √d_k sweep",
+                "attention.md", island_height=640),
+    # the lab runs PyTorch on the server: a static page links to the live one instead
+    PanelRecord("lab", "app.panels.kernel_lab:KernelLabPanel", "/kernel-lab", "The kernel lab",
+                "attention.md", island_height=200,
+                static_stand_in="app.panels.kernel_lab_link:KernelLabLink"),
+    # the second chapter, in page order
+    PanelRecord("agreement", "app.panels.agreement:AgreementPanel", "/agreement",
+                "The dot product: an agreement score", "math.md", island_height=760),
+    PanelRecord("overflow", "app.panels.overflow:OverflowPanel", "/overflow",
+                "Softmax and the overflow trap", "math.md", island_height=700),
+    PanelRecord("decode", "app.panels.decode_bill:DecodeBillPanel", "/decode-bill",
+                "The bill for one decoded token", "math.md", island_height=820),
+    PanelRecord("memory", "app.panels.memory_bill:MemoryBillPanel", "/memory-bill",
+                "The memory bill", "math.md", island_height=760),
+    PanelRecord("online", "app.panels.online_softmax:OnlineSoftmaxPanel", "/online-softmax",
+                "Online softmax", "math.md", island_height=820),
+)
+
+
+class ChapterPanel(NamedTuple):
+    """A panel as a chapter holds it: its class (for the URL plan, before anything is built)
+    and a builder of a fresh viewer from `get` (slot -> that slot's viewer, built on first
+    use, so a follower can reach its leader in any order)."""
+
+    cls: type
+    build: Callable
+
+
+# Each reader takes the table as it stands when called (a test adds a record to it).
+
+def by_slot(slot):  # -> the record of `slot`; KeyError names it
+    for record in PANELS:
+        if record.slot == slot:
+            return record
+    raise KeyError(f"no panel has the slot {slot!r}")
+
+
+def by_route(route):  # -> the record whose page is `route`, or None
+    return next((r for r in PANELS if r.route == route), None)
+
+
+def chapter_panels(chapter):  # "math.md" -> {slot: ChapterPanel}, in page order
+    return {r.slot: ChapterPanel(r.viewer_class, r.in_chapter)
+            for r in PANELS if r.chapter == chapter}
+
+
+def follows(chapter):  # "attention.md" -> {follower slot: leader slot}
+    return {r.slot: r.follows for r in PANELS if r.chapter == chapter and r.follows}
+
+
+def island_height(slot):  # -> px, the record's or the default
+    record = next((r for r in PANELS if r.slot == slot), None)
+    return record.island_height if record else DEFAULT_ISLAND_HEIGHT
+
+
+def routes():  # -> {route: "module:Class"}: each panel's page, in table order
+    return {r.route: r.viewer for r in PANELS}

@@ -1,0 +1,73 @@
+"""What every panel of the one shape promises (docs/PANEL_CONTRACT.md), checked for each
+panel of the registry: its table of states is small, holds every setting of its controls
+under the index the browser's switcher computes, and gives what `state()` gives; `state()` is
+pure and JSON; its URL keys are its parameters; in a chapter it leaves its title out.
+
+How long a table takes to build is a benchmark's question, not a test's (this machine is
+shared): the sizes and times are printed, the sizes asserted.
+"""
+
+import gzip
+import json
+import time
+
+import pytest
+
+from app import registry, states
+from tests.state_checks import sample_states
+
+# bytes of a table's JSON, as a static page ships it: a budget per panel, well above today's
+# size, so a part split wrongly (a table grown tenfold) fails
+BUDGET = {"head": 700_000, "ladder": 150_000, "cost": 300_000, "sweep": 300_000,
+          "agreement": 100_000, "overflow": 150_000, "decode": 300_000, "memory": 300_000,
+          "online": 300_000}
+SHAPED = [r for r in registry.PANELS if issubclass(r.viewer_class, states.StatePanel)]
+
+
+def test_every_panel_but_the_lab_has_the_shape_and_a_budget():
+    assert {r.slot for r in SHAPED} == set(BUDGET)
+    assert {r.slot for r in registry.PANELS} - set(BUDGET) == {"lab"}  # it runs torch, live
+
+
+def looked_up(table, params):  # -> the state the browser's switcher reads for `params`
+    names = [c["name"] for c in table["controls"]]
+    at = [table["controls"][i]["values"].index(params[n]) for i, n in enumerate(names)]
+    out = {}
+    for part in table["parts"]:
+        index = 0
+        for c in part["controls"]:  # row-major over the part's controls, as switcher.js does
+            index = index * len(table["controls"][c]["values"]) + at[c]
+        out.update(part["values"][part["index"][index]])
+    return out
+
+
+@pytest.mark.parametrize("record", SHAPED, ids=lambda r: r.slot)
+def test_the_table_is_small_and_holds_what_state_gives(record):
+    cls = record.viewer_class
+    t0 = time.perf_counter()
+    table = states.table(cls.controls(), cls.parts())
+    seconds = time.perf_counter() - t0
+    raw = json.dumps(table, allow_nan=False).encode()  # NaN is not JSON: the browser reads it
+    print(f"{record.slot} table: {len(raw):,} B, {len(gzip.compress(raw)):,} B gzip, "
+          f"built in {seconds:.2f} s")
+    assert len(raw) < BUDGET[record.slot]
+    assert [c["name"] for c in table["controls"]] == [c.name for c in cls.controls()]
+    for params in sample_states(cls, 25, seed=7):
+        assert looked_up(table, params) == cls.state(**params), params
+
+
+@pytest.mark.parametrize("record", SHAPED, ids=lambda r: r.slot)
+def test_state_is_pure_and_every_default_is_a_stop(record):
+    cls = record.viewer_class
+    defaults = {c.name: cls.param[c.name].default for c in cls.controls()}
+    for control in cls.controls():
+        assert defaults[control.name] in control.values, control.name
+    first = states.canonical(cls.state(**defaults))
+    cls.state(**sample_states(cls, 1, seed=3)[0])  # another state between: nothing carries
+    assert states.canonical(cls.state(**defaults)) == first
+
+
+@pytest.mark.parametrize("record", SHAPED, ids=lambda r: r.slot)
+def test_its_url_keys_are_its_parameters(record):
+    cls = record.viewer_class
+    assert cls.url_keys and set(cls.url_keys) <= set(cls.param), cls.url_keys
