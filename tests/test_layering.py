@@ -243,6 +243,8 @@ WORKLOAD = textwrap.dedent("""
     assert all(r.ok for r in rows), [r.what for r in rows if not r.ok]
     assert "claim" in claims.table(rows)
     assert costs.parse_config_text('{"n_layer": 12}') == {"n_layer": 12}
+    assert costs.dtype_bytes("int8") == 1
+    assert costs.decode_step_arithmetic_intensity(costs.preset("gpt2"), 1024) > 0
     assert dot_product.agreement([1, 0], [2, 0]) == "aligned"
     assert 89 < dot_product.angle_degrees([1, 0], [0, 1]) < 91
     assert dot_product.scale_demo().d == 128
