@@ -859,6 +859,12 @@ def check_sqrt_dk(table, checks):
                 checks.int_text(params, "readout.ratio", readout["ratio"],
                                 round(math.exp(span)))
             checks.equal(params, "span.location", table.lookup("prop:span.location", d_k=d), d)
+            curve = table.lookup("source:curve", keys=keys)  # the fixed draw's curve meets it
+            if d in curve["d_k"]:
+                i = curve["d_k"].index(d)
+                for column in ("raw", "scaled"):
+                    checks.close(params, f"curve.draw_{column} at the marker",
+                                 curve[f"draw_{column}"][i], marker[column][0], rel=1e-4)
 
 
 # --- the ladder: n² in prefill, n per decode step -----------------------------------------------
