@@ -9,10 +9,11 @@ rounds go through the controls backwards). Each interaction is timed in the page
 MutationObserver on the document and on every shadow root from the event until the first
 DOM change (text, nodes or attributes), then to the end of the next animation frame
 (requestAnimationFrame and a task after it: the change is on screen).
-Prints, per page, the median and p95 of both and how many interactions changed no control's
-value (not counted); first the same for a bare page (one button, one text node, no Bokeh):
-this browser's floor. The target is p95 ≤ 20 ms click to painted on every page. Needs
-Chromium at /usr/bin/chromium.
+Prints, per page, the median and p95 of both, how many interactions changed no control's
+value (not counted), and how many changed a value but no DOM within the timeout (2 s): each of
+those is counted as a sample at the timeout, so it raises the p95 rather than hiding; first
+the same for a bare page (one button, one text node, no Bokeh): this browser's floor.
+The target is p95 ≤ 20 ms click to painted on every page. Needs Chromium at /usr/bin/chromium.
 """
 
 import argparse
@@ -33,6 +34,7 @@ from tests.browser.readiness import DOCUMENT_IDLE_JS
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 TARGET_P95_MS = 20.0
+TIMEOUT_MS = 2000  # an interaction with no DOM change by then: a sample at this value
 
 # every control on the page: buttons and slider handles, in shadow roots too; disabled ones
 # stay in the list (a state may enable them), so control i is the same control on every pass
@@ -51,12 +53,13 @@ CONTROLS_JS = """() => {
   return out.length;
 }"""
 
-# operate control i once; -> [to first DOM change, to painted] in ms, or null if it is disabled,
-# no control's value changed (a "previous" at the first step) or no DOM change came
-OPERATE_JS = """async ([i, key]) => {
+# operate control i once; -> {dom, painted}: ms to the first DOM change and to painted; null if
+# it is disabled or no control's value changed (a "previous" at the first step); {dom, painted,
+# timedOut: true} at timeoutMs each if a value changed but no DOM change came by then
+OPERATE_JS = """async ([i, key, timeoutMs]) => {
   const e = window.__controls[i];
   if (e.disabled || e.closest("[disabled]")) { return null; }  // nothing to operate now
-  const values = () => JSON.stringify([...AEStates.panels.values()].map(
+  const values = () => JSON.stringify([...AE.states.panels.values()].map(
     (p) => p.spec.table.controls.map((c, j) => p.controls[j][c.prop])));
   const was = values();
   const roots = [document];
@@ -75,7 +78,7 @@ OPERATE_JS = """async ([i, key]) => {
       observers.forEach((o) => o.disconnect());
       requestAnimationFrame(() => setTimeout(() => {
         const painted = performance.now() - t0;
-        resolve(values() === was ? null : [dom, painted]);
+        resolve(values() === was ? null : {dom, painted});
       }, 0));
     };
     for (const root of roots) {
@@ -83,7 +86,8 @@ OPERATE_JS = """async ([i, key]) => {
       o.observe(root, {subtree: true, childList: true, characterData: true, attributes: true});
       observers.push(o);
     }
-    setTimeout(() => done(null), 2000);  // no DOM change at all
+    setTimeout(() => done(values() === was ? null  // no DOM change: a slow sample, if it changed
+      : {dom: timeoutMs, painted: timeoutMs, timedOut: true}), timeoutMs);
     t0 = performance.now();
     if (e.classList.contains("noUi-handle")) {
       e.dispatchEvent(new KeyboardEvent("keydown", {key, bubbles: true}));
@@ -101,8 +105,8 @@ BARE_HTML = """<!doctype html><html lang="en"><head><title>floor</title></head><
 <script>
 const counter = {value: 0};
 window.Bokeh = {documents: [{is_idle: true}]};
-window.AEStates = {panels: new Map([[0, {booted: true, controls: [counter],
-                                         spec: {table: {controls: [{prop: "value"}]}}}]])};
+window.AE = {states: {panels: new Map([[0, {booted: true, controls: [counter],
+                                              spec: {table: {controls: [{prop: "value"}]}}}]])}};
 document.getElementById("go").addEventListener("click", () => {
   counter.value += 1;
   document.getElementById("out").textContent = String(counter.value);
@@ -129,29 +133,39 @@ def pct(values, q):
     return values[min(len(values) - 1, round(q * (len(values) - 1)))]
 
 
-def measure(page, path, rounds, by_control=None):
-    # -> ([dom ms], [painted ms], no-change count, controls); by_control: {label: [painted]}
+def tally(results):  # OPERATE_JS's answers -> ([dom ms], [painted ms], no change, timed out)
+    # a timed-out interaction is a sample at its timeout (in both lists), and counted
+    dom, painted, nothing, timeouts = [], [], 0, 0
+    for got in results:
+        if got is None:
+            nothing += 1
+            continue
+        timeouts += bool(got.get("timedOut"))
+        dom.append(got["dom"])
+        painted.append(got["painted"])
+    return dom, painted, nothing, timeouts
+
+
+def measure(page, path, rounds, by_control=None, timeout_ms=TIMEOUT_MS):
+    # -> ([dom ms], [painted ms], no-change count, timed-out count, controls);
+    # by_control: {label: [painted]}
     page.goto(path.as_uri())
     page.wait_for_function(DOCUMENT_IDLE_JS, timeout=30_000)  # islands mounted
-    page.wait_for_function("() => window.AEStates && [...AEStates.panels.values()]"
+    page.wait_for_function("() => window.AE && AE.states && [...AE.states.panels.values()]"
                            ".every((p) => p.booted)", timeout=30_000)
     n = page.evaluate(CONTROLS_JS)
-    dom, painted, nothing = [], [], 0
+    results = []
     for r in range(rounds):  # odd rounds backwards: a control another one disables gets its turn
         for i in (range(n) if r % 2 == 0 else reversed(range(n))):
             key = "ArrowRight" if r % 2 == 0 else "ArrowLeft"
             page.evaluate(CONTROLS_JS)  # afresh: a widget whose range a state set is redrawn
             label = page.evaluate(LABEL_JS, i) if by_control is not None else None
-            got = page.evaluate(OPERATE_JS, [i, key])
-            page.wait_for_timeout(30)
-            if got is None:
-                nothing += 1
-                continue
-            dom.append(got[0])
-            painted.append(got[1])
-            if by_control is not None:
-                by_control.setdefault(label, []).append(got[1])
-    return dom, painted, nothing, n
+            got = page.evaluate(OPERATE_JS, [i, key, timeout_ms])
+            page.wait_for_timeout(30)  # a reader's gap between two interactions
+            results.append(got)
+            if got is not None and by_control is not None:
+                by_control.setdefault(label, []).append(got["painted"])
+    return (*tally(results), n)
 
 
 def main(argv=None):
@@ -184,31 +198,32 @@ def run(args, scratch):  # -> (rows, worst p95, per-control rows); builds into s
             per = {} if args.by_control else None
             # each page in a tab of its own, as a reader opens it: not after the others
             page = browser.new_page(viewport={"width": 1280, "height": 900})
-            dom, painted, nothing, n = measure(page, path, args.rounds, per)
+            dom, painted, nothing, timeouts, n = measure(page, path, args.rounds, per)
             page.close()
             for label, times in sorted((per or {}).items(), key=lambda kv: -pct(kv[1], 0.95)):
                 controls.append((route, label, len(times), statistics.median(times),
                                  pct(times, 0.95)))
             if not painted:
-                rows.append((route, n, 0, nothing, None, None, None, None))
+                rows.append((route, n, 0, nothing, 0, None, None, None, None))
                 continue
             p95 = pct(painted, 0.95)
             worst = max(worst, p95) if path != bare else worst
-            rows.append((route, n, len(painted), nothing, statistics.median(dom), pct(dom, 0.95),
-                         statistics.median(painted), p95))
+            rows.append((route, n, len(painted), nothing, timeouts, statistics.median(dom),
+                         pct(dom, 0.95), statistics.median(painted), p95))
         browser.close()
     return rows, worst, controls
 
 
 def report(rows, worst, controls):
-    print(f"| page | controls | interactions | no change | to DOM median / p95 | "
+    print(f"| page | controls | interactions | no change | timed out (counted at "
+          f"{TIMEOUT_MS} ms) | to DOM median / p95 | "
           f"to painted median / p95 (target p95 ≤ {TARGET_P95_MS:.0f} ms) |")
-    print("|---|---:|---:|---:|---|---|")
-    for route, n, count, nothing, dm, d95, pm, p95 in rows:
+    print("|---|---:|---:|---:|---:|---|---|")
+    for route, n, count, nothing, timeouts, dm, d95, pm, p95 in rows:
         if pm is None:
-            print(f"| {route} | {n} | 0 | {nothing} | - | - |")
+            print(f"| {route} | {n} | 0 | {nothing} | 0 | - | - |")
             continue
-        print(f"| {route} | {n} | {count} | {nothing} | {dm:.1f} / {d95:.1f} ms | "
+        print(f"| {route} | {n} | {count} | {nothing} | {timeouts} | {dm:.1f} / {d95:.1f} ms | "
               f"{pm:.1f} / {p95:.1f} ms |")
     if controls:
         print("\n| page | control | interactions | to painted median / p95 |")

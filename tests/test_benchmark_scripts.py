@@ -31,3 +31,58 @@ def test_session_cpu_names_the_known_routes_for_an_unknown_one():
     done = run("--route", "/nowhere")
     assert done.returncode == 2
     assert "unknown route(s) ['/nowhere']" in done.stderr and "/heatmap" in done.stderr
+
+
+# --- benchmarks/static_latency.py: an interaction with no DOM change is a slow sample ------
+
+def static_latency():
+    sys.path.append(str(ROOT / "benchmarks"))  # after the packages: kernels.py must not shadow
+    import static_latency
+    return static_latency
+
+
+def test_a_timed_out_interaction_is_a_sample_at_its_timeout_and_is_counted():
+    sl = static_latency()
+    fast = [{"dom": 1.0, "painted": 3.0}] * 9
+    timed_out = {"dom": sl.TIMEOUT_MS, "painted": sl.TIMEOUT_MS, "timedOut": True}
+    dom, painted, nothing, timeouts = sl.tally([None, *fast, timed_out])
+    assert (nothing, timeouts, len(painted)) == (1, 1, 10) and dom[-1] == sl.TIMEOUT_MS
+    assert sl.pct(painted, 0.95) == sl.TIMEOUT_MS  # one slow sample in 10: the p95
+    assert sl.pct(sl.tally([None, *fast])[1], 0.95) == 3.0  # left out, it would not show
+
+
+# a page as static_latency's floor, whose buttons: change a value and the DOM; change a value
+# and no DOM (a change the page failed to show); change neither
+SLOW_PAGE = """<!doctype html><html lang="en"><head><title>t</title></head><body>
+<button class="bk-btn" id="shows">shows</button> <span id="out">0</span>
+<button class="bk-btn" id="hides">hides</button> <button class="bk-btn" id="noop">noop</button>
+<script>
+const counter = {value: 0};
+window.AE = {states: {panels: new Map([[0, {booted: true, controls: [counter],
+                                              spec: {table: {controls: [{prop: "value"}]}}}]])}};
+document.getElementById("shows").addEventListener("click", () => {
+  counter.value += 1; document.getElementById("out").textContent = String(counter.value); });
+document.getElementById("hides").addEventListener("click", () => { counter.value += 1; });
+</script></body></html>"""
+
+
+def test_operate_tells_a_change_with_no_dom_from_no_change_in_chromium(tmp_path):
+    import os
+
+    from playwright.sync_api import sync_playwright
+    chromium = os.environ.get("AE_TEST_CHROMIUM", "/usr/bin/chromium-headless-shell")
+    sl = static_latency()
+    (tmp_path / "p.html").write_text(SLOW_PAGE)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=sl.CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.goto((tmp_path / "p.html").as_uri())
+            assert page.evaluate(sl.CONTROLS_JS) == 3  # shows, hides, noop: in that order
+            shown, hidden, noop = (page.evaluate(sl.OPERATE_JS, [i, "Enter", 300])
+                                   for i in range(3))
+        finally:
+            browser.close()
+    assert not shown.get("timedOut") and 0 <= shown["dom"] <= shown["painted"] < 300, shown
+    assert hidden == {"dom": 300, "painted": 300, "timedOut": True}
+    assert noop is None
