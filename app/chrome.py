@@ -27,52 +27,13 @@ from app.readout import (  # noqa: F401  (re-exported)
 
 A11Y_JS = resources.static_file("a11y.js")
 
-CSS = """
-:host, body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans",
-              "Helvetica Neue", Arial, sans-serif; }
-.ae-panel { border: 1px solid var(--panel-border-color, #d0d4da); border-radius: 8px;
-            padding: 12px; max-width: 100%; box-sizing: border-box; }
-.ae-readout { font-variant-numeric: tabular-nums; }
-small { font-size: max(12px, 0.83em); }
-.ae-note { color: var(--warning-text-color, #7a4b00); }
-.ae-note:empty { display: none; }
-"""
+CSS = resources.stylesheet("panel.css")
 
 # the reading column: prose at a comfortable measure, headings and code in the same voice
-PROSE_CSS = """
-:host { max-width: 40rem; width: calc(100% - 20px); align-self: center !important;
-        font-size: 1.0625rem; line-height: 1.6; }
-.markdown, div { overflow-wrap: break-word; }
-h1 { font-size: 2rem; line-height: 1.2; margin: 0.2em 0 0.4em; }
-h2 { font-size: 1.45rem; line-height: 1.25; margin: 1.6em 0 0.3em; }
-p, li { margin: 0.6em 0; }
-code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace;
-       font-size: max(12px, 0.92em); padding: 0 0.2em; border-radius: 3px;
-       background: var(--panel-surface-color, #f3f3f3);
-       color: var(--panel-on-surface-color, inherit); }
-pre { overflow-x: auto; padding: 0.6em 0.8em; border-radius: 6px;
-      background: var(--panel-surface-color, #f3f3f3); }
-pre code { padding: 0; background: none; }
-.ae-formula { font-size: 1.15rem; text-align: center; overflow-x: auto; padding: 0.4em 0;
-              font-family: "STIX Two Math", "Cambria Math", "Latin Modern Math", serif; }
-.ae-lede { font-size: 1.15rem; }
-@media (max-width: 480px) {
-  :host { font-size: 1rem; }
-  h1 { font-size: 1.6rem; }
-  h2 { font-size: 1.3rem; }
-  .ae-lede { font-size: 1.05rem; }
-}
-"""
+PROSE_CSS = resources.stylesheet("prose.css")
 
 # a box that stands where a panel will go
-PLACEHOLDER_CSS = """
-:host { max-width: 40rem; width: calc(100% - 20px); align-self: center !important; }
-.ae-placeholder { border: 2px dashed var(--panel-border-color, #c0c4ca); border-radius: 8px;
-                  padding: 1em 1.2em; background: var(--panel-surface-color, #f6f7f9);
-                  color: var(--panel-on-surface-color, inherit); line-height: 1.5;
-                  font-size: 1rem; }
-.ae-placeholder strong { display: block; margin-bottom: 0.3em; }
-"""
+PLACEHOLDER_CSS = resources.stylesheet("placeholder.css")
 
 CONTENT_MAX_WIDTH = 960  # px: the content column; prose sits inside it at 40rem
 

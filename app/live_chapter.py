@@ -48,15 +48,7 @@ TEMPLATE = jinja2.Template("""{% extends ae_base %}
 """)
 
 # the roots' boxes keep about their drawn height before Bokeh draws them: little moves then
-LIVE_CSS = """
-.ae-live-top { flex-wrap: wrap; row-gap: 0; }
-.ae-live-header { min-height: 42px; margin-left: auto; }
-.ae-live-page .ae-panel { border: 1px solid var(--ae-border); border-radius: 8px; padding: 12px;
-                          box-sizing: border-box; }
-.ae-live-question .ae-panel { margin: 1rem auto !important; }
-.ae-article > .ae-live-panel { max-width: none; margin: 1.2rem 0; }
-.ae-live-panel:has(> [data-root-id]:empty) { min-height: 360px; }
-"""
+LIVE_CSS = resources.stylesheet("live-chapter.css")
 
 
 @functools.cache

@@ -13,7 +13,7 @@ import panel as pn
 import param
 from panel.reactive import ReactiveHTML
 
-from app import chrome, questions
+from app import chrome, questions, resources
 from app.readout import readout_class
 
 PICK = "Pick an answer…"
@@ -26,11 +26,7 @@ FeedbackReadout = readout_class(
     '<p data-s="why"></p></div>')
 
 
-CSS = """
-.ae-q-feedback p:empty { display: none; }
-.ae-q-feedback { border-left: 4px solid currentColor; padding-left: 0.8em; }
-.ae-q-feedback:has(b:empty) { display: none; }
-"""
+CSS = resources.stylesheet("live-question.css")
 
 
 class LiveQuestion(pn.viewable.Viewer):
@@ -243,12 +239,7 @@ class LiveReview(ReactiveHTML):
     }
 
 
-REVIEW_CSS = """
-:host { max-width: 40rem; width: calc(100% - 20px); align-self: center !important;
-        font-size: 1.0625rem; line-height: 1.6; }
-.ae-review h2 { font-size: 1.3rem; margin: 1.2em 0 0.3em; }
-.ae-review li { margin: 0.35em 0; }
-"""
+REVIEW_CSS = resources.stylesheet("live-review.css")
 
 
 HIDE, SHOW = "Hide questions", "Show questions"

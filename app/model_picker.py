@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import panel as pn
 import param
 
-from app import chrome, readout, states
+from app import chrome, readout, resources, states
 from app.chrome import readout_class, slot
 from attention_core import costs
 
@@ -44,20 +44,7 @@ TEXT_LIMIT = 2 * costs.MAX_CONFIG_BYTES  # the text box lets an oversized paste 
 FIELD_ROWS = 4  # pair_fields: layers, query heads, KV heads, head width
 NOTE_LINES = 8  # the most approximations a config gets (costs.ModelShape.from_config)
 
-PICKER_CSS = """
-.ae-hint { font-size: max(12px, 0.85em); opacity: 0.85; margin: 2px 0; }
-.ae-error { color: var(--danger-text-color, #9b1c1c); border-left: 3px solid #d55e00;
-            padding: 2px 8px; margin: 4px 0; overflow-wrap: anywhere; }
-.ae-fields { border-collapse: collapse; font-size: max(12px, 0.9em); margin: 4px 0; }
-.ae-fields td, .ae-fields th { padding: 1px 8px 1px 0; vertical-align: top; }
-.ae-fields th { font-weight: normal; text-align: left; }
-.ae-fields code { overflow-wrap: normal; word-break: normal; }
-.ae-caption { font-weight: 600; font-size: max(12px, 0.9em); margin: 8px 0 0; }
-.ae-readout p { margin: 4px 0; }
-.ae-readout ul { margin: 2px 0; }
-li:empty, p:empty { display: none; }
-ul:not(:has(li:not(:empty))) { display: none; }
-"""
+PICKER_CSS = resources.stylesheet("model-picker.css")
 
 
 def model_selector(default):  # -> a param.Selector over the presets and "custom"

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app import content, fmt
+from app import content, fmt, resources
 from attention_core import costs, dot_product, numerics, online_softmax, sqrt_dk, worked_example
 
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
@@ -522,15 +522,4 @@ def review_html(chapter):  # Chapter -> the review at its end: every question, a
 
 
 # the live chapters show a question in a pane of its own (a shadow root): its own styles
-LIVE_CSS = """
-:host { max-width: 40rem; width: calc(100% - 20px); align-self: center !important;
-        font-size: 1.0625rem; line-height: 1.6; }
-.ae-question { border: 1px solid var(--panel-border-color, #d0d4da); border-radius: 8px;
-               padding: 0.6rem 1rem 0.8rem; margin: 0.8rem 0; }
-.ae-question legend { padding: 0 0.3rem; font-weight: 600; }
-.ae-q-label { text-transform: uppercase; font-size: max(12px, 0.8em); letter-spacing: 0.04em; }
-.ae-q-option { display: flex; gap: 0.5rem; align-items: baseline; margin: 0.35rem 0; }
-.ae-q-option input, .ae-q-number input { min-width: 24px; min-height: 24px; }
-.ae-q-number input { font: inherit; width: 9rem; }
-.ae-q-answer summary { cursor: pointer; min-height: 24px; }
-"""
+LIVE_CSS = resources.stylesheet("questions-live.css")

@@ -15,10 +15,9 @@ import sys
 import param
 from panel.reactive import ReactiveHTML
 
-CSS_NOTE = """
-.ae-note { color: var(--warning-text-color, #7a4b00); }
-.ae-note:empty { display: none; }
-"""
+from app import resources
+
+CSS_NOTE = resources.stylesheet("url-note.css")
 
 SLOT = re.compile(r'data-s="([\w-]+)"')
 SLOT_ELEMENT = re.compile(r'(<(\w+)[^>]*?\sdata-s="([\w-]+)"[^>]*>)(</\2>)')

@@ -40,6 +40,11 @@ def static_file(name):  # -> Path of one file of static/; FileNotFoundError name
     return path
 
 
+def stylesheet(name):  # -> the text of static/css/<name>: a component's own stylesheet, which
+    # Panel places in its shadow root
+    return static_file(f"css/{name}").read_text(encoding="utf-8")
+
+
 def version():  # -> the installed distribution's version, or the checkout's
     try:
         return metadata.version(DIST)

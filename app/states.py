@@ -304,6 +304,8 @@ class StatePanel(pn.viewable.Viewer):
     url_keys: tuple = ()
     log_lines = 0
     log_empty = ""
+    readout_css = ""  # the stylesheet its readouts carry: each is a shadow root of its own
+
 
     @classmethod
     def controls(cls):  # -> [Control]
@@ -325,7 +327,10 @@ class StatePanel(pn.viewable.Viewer):
             cls._table_cache = cached
         return cached
 
-    def __init__(self, **params):
+    def __init__(self, in_article=False, **params):
+        # in_article: in a chapter, whose section heading and prose stand above, the panel
+        # leaves out its own title and introduction (`own`)
+        self.in_article = in_article
         super().__init__(**params)
         self.targets, self.widgets, self.log = {}, {}, []
         self.url_map = {name: name for name in self.url_keys}
@@ -350,6 +355,16 @@ class StatePanel(pn.viewable.Viewer):
 
     def build(self, state):  # -> layout; fills self.targets and self.widgets
         raise NotImplementedError
+
+    def own(self, *objects):  # -> objects shown on the panel's page of its own, not in a chapter
+        return [] if self.in_article else list(objects)
+
+    def new_readout(self, cls, values, *targets, **kw):  # -> a Readout of `cls` showing `values`
+        # across the panel, with its readout_css, and the model of each state target named
+        kw = {"sizing_mode": "stretch_width", "margin": (0, 10), **kw}
+        view = cls(values, stylesheets=[self.readout_css], **kw)
+        self.targets.update(dict.fromkeys(targets, view))
+        return view
 
     def _on_change(self, *events):
         new = self.current_state()

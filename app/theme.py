@@ -8,7 +8,7 @@ a Markdown pane in both themes.
 
 from dataclasses import dataclass
 
-from app import chrome
+from app import chrome, resources
 
 
 @dataclass(frozen=True)
@@ -39,8 +39,4 @@ def ink():  # -> the Ink for this session's theme; switching the theme reloads t
 
 # Inline code in a Markdown pane: Panel's own style is pale blue text on no background, hard
 # to read on white. Plain text colour on the theme's surface colour reads in both themes.
-CODE_CSS = """
-code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace;
-       font-size: max(12px, 0.92em); padding: 0 0.2em; border-radius: 3px; color: inherit;
-       background: var(--panel-surface-color, #f3f3f3); }
-"""
+CODE_CSS = resources.stylesheet("code.css")

@@ -102,8 +102,9 @@ def wait_for(url, proc, timeout_s=240):  # -> once url answers 200; fails if the
 def test_the_wheel_carries_the_browser_files_and_the_content(dists):
     wheel = dists[0]
     names = set(zipfile.ZipFile(wheel).namelist())
-    tracked = sorted(p.name for p in (ROOT / "static").iterdir() if p.is_file())
-    assert {"switcher.js", "islands.js", "chapter.css", "course-page.html"} <= set(tracked)
+    tracked = sorted(p.relative_to(ROOT / "static").as_posix()
+                     for p in (ROOT / "static").rglob("*") if p.is_file())
+    assert {"switcher.js", "islands.js", "chapter.css", "css/panel.css"} <= set(tracked)
     for name in tracked:  # every file of the top-level static/, mapped into the package
         assert f"app/static/{name}" in names, name
     assert {"app/content/attention.md", "app/content/math.md"} <= names

@@ -1,20 +1,26 @@
 """What every panel of the one shape promises (docs/PANEL_CONTRACT.md), checked for each
 panel of the registry: its table of states is small, holds every setting of its controls
 under the index the browser's switcher computes, and gives what `state()` gives; `state()` is
-pure and JSON; its URL keys are its parameters; in a chapter it leaves its title out.
+pure and JSON; its URL keys are its parameters. Its stylesheets live in static/css/, not in
+Python strings.
 
 How long a table takes to build is a benchmark's question, not a test's (this machine is
 shared): the sizes and times are printed, the sizes asserted.
 """
 
+import ast
 import gzip
 import json
+import re
 import time
+from pathlib import Path
 
 import pytest
 
 from app import registry, states
 from tests.state_checks import sample_states
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # bytes of a table's JSON, as a static page ships it: a budget per panel, well above today's
 # size, so a part split wrongly (a table grown tenfold) fails
@@ -71,3 +77,27 @@ def test_state_is_pure_and_every_default_is_a_stop(record):
 def test_its_url_keys_are_its_parameters(record):
     cls = record.viewer_class
     assert cls.url_keys and set(cls.url_keys) <= set(cls.param), cls.url_keys
+
+
+# a CSS rule: a selector, then declarations `name: value;` in braces, on lines of their own
+CSS_RULE = re.compile(r"(?m)^\s*[.#:@a-z][^{}\n;]*\{\s*(?:[a-z-]+\s*:\s*[^;{}]+;\s*)+\}?")
+
+
+def css_in_python(source):  # -> the first CSS rule found in a string literal of the source
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found = CSS_RULE.search(node.value)
+            if found:
+                return f"line {node.lineno}: {found.group(0).strip()[:60]}"
+    return None
+
+
+def test_stylesheets_live_in_static_css_not_in_python():
+    assert css_in_python('S = """\n.ae-x p { margin: 4px 0; }\n"""\n')  # the scan sees one
+    assert css_in_python('H = "<p style=\\"margin: 0\\">x</p>"\n') is None  # a style attribute
+    found = {str(p.relative_to(ROOT)): css_in_python(p.read_text(encoding="utf-8"))
+             for p in sorted((ROOT / "app").rglob("*.py"))}
+    assert not {p: f for p, f in found.items() if f}, "CSS belongs in static/css/"
+    for path in (ROOT / "static" / "css").glob("*.css"):  # each one read by some module
+        assert any(f'"{path.name}"' in p.read_text(encoding="utf-8")
+                   for p in (ROOT / "app").rglob("*.py")), path.name

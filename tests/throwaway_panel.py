@@ -38,10 +38,6 @@ class CountPanel(StatePanel):
     count = param.Integer(default=2, bounds=(1, 4), label="bars")
     url_keys = ("count",)
 
-    def __init__(self, in_article=False, **params):
-        self.in_article = in_article
-        super().__init__(**params)
-
     @classmethod
     def controls(cls):
         return [Control.slider("count", COUNTS)]
@@ -56,10 +52,10 @@ class CountPanel(StatePanel):
                      x_range=Range1d(0, 1), y_range=Range1d(0, 1.05))
         fig.vbar(x=transform("key", js_transform(CENTRE_JS, centre_py)), top="top", width=0.1,
                  source=source)
-        readout = CountReadout(state["slots:count"], sizing_mode="stretch_width")
+        readout = self.new_readout(CountReadout, state["slots:count"])
         slider = pn.widgets.IntSlider.from_param(self.param.count, width=200)
         self.widgets = {"count": slider}
         self.targets = {"source:bars": source, "slots:count": readout}
-        heading = [] if self.in_article else [chrome.heading("Counting bars")]
-        return pn.Column(*heading, self.url_note, slider, pn.pane.Bokeh(fig), readout,
+        return pn.Column(*self.own(chrome.heading("Counting bars")), self.url_note, slider,
+                         pn.pane.Bokeh(fig), readout,
                          sizing_mode="stretch_width")

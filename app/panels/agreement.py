@@ -30,7 +30,7 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from app import chrome, fmt, states
+from app import chrome, fmt, resources, states
 from app.chrome import readout_class, slot
 from app.states import Control, Part, StatePanel
 from app.theme import ink
@@ -281,8 +281,13 @@ def message_values(errors, good):  # live: {a, b: what is wrong with the typed v
                 if k in errors else "") for k in ("a", "b")}
 
 
+STYLE = resources.stylesheet("agreement.css")
+
+
 class AgreementPanel(StatePanel):
     """The dot product as an agreement score, and what 128 numbers do to its size."""
+
+    readout_css = STYLE  # each readout carries it: a shadow root of its own
 
     a = param.String(default="2, -1, 0.5", label="vector a",
                      doc="three numbers separated by commas")
@@ -302,9 +307,7 @@ class AgreementPanel(StatePanel):
     def parts(cls):
         return [Part(("a", "b"), vectors_state), Part(("d",), scale_state)]
 
-    def __init__(self, in_article=False, **params):
-        # in_article: the chapter's section heading stands above, so leave out the panel's own
-        self.in_article = in_article
+    def __init__(self, **params):
         self._ink = ink()
         self._good = {"a": vector("2, -1, 0.5"), "b": vector("3, 4, 2")}
         self._errors = {}
@@ -460,15 +463,11 @@ class AgreementPanel(StatePanel):
                                            min_width=240)
 
     def _build_readouts(self, state):
-        def readout(cls, values, **kw):  # its own shadow root: it needs the stylesheet
-            return cls(values, sizing_mode="stretch_width", stylesheets=[STYLE],
-                       margin=(0, 10), **kw)
-
-        self._message = readout(MessageReadout, {"a": "", "b": ""})
-        self._arithmetic = readout(ArithmeticReadout, state["slots:arithmetic"])
-        self._verdict = readout(VerdictReadout, state["slots:verdict"])
-        self._demo = readout(DemoReadout, state["slots:demo"])
-        self._ops = readout(OpsReadout, state["slots:ops"])
+        self._message = self.new_readout(MessageReadout, {"a": "", "b": ""})
+        self._arithmetic = self.new_readout(ArithmeticReadout, state["slots:arithmetic"])
+        self._verdict = self.new_readout(VerdictReadout, state["slots:verdict"])
+        self._demo = self.new_readout(DemoReadout, state["slots:demo"])
+        self._ops = self.new_readout(OpsReadout, state["slots:ops"])
         arithmetic = pn.Column(self._arithmetic, self._verdict, sizing_mode="stretch_width",
                                styles={"flex": "1 1 300px", "min-width": "0",
                                        "max-width": "640px"})
@@ -479,23 +478,10 @@ class AgreementPanel(StatePanel):
             pn.Column(self._weights_pane, sizing_mode="stretch_width",
                       styles={"flex": "1 1 300px", "min-width": "0"}),
             sizing_mode="stretch_width")
-        heading = [] if self.in_article else [
-            chrome.heading("The dot product: an agreement score")]
+        heading = self.own(
+            chrome.heading("The dot product: an agreement score"))
         self._layout = pn.Column(
             *heading, self.url_note, self._inputs, self._message, pair,
             chrome.heading("Why divide by √d", 1, titled=not self.in_article),
             self._d_w, self._demo, charts, self._ops,
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
-
-
-STYLE = """
-.ae-readout { font-variant-numeric: tabular-nums; }
-.ae-big { font-size: 1.5em; font-weight: 600; }
-.ae-eq { font-size: 1.05em; overflow-wrap: anywhere; }
-.ae-small { font-size: max(12px, 0.85em); opacity: 0.8; }
-.ae-if:has(> b:empty), div[data-s]:empty { display: none; }
-.ae-msg { background: rgb(230 159 0 / 0.16); border-left: 3px solid #e69f00;
-          padding: 4px 8px; overflow-wrap: anywhere; }
-.ae-list { margin: 2px 0; padding-left: 18px; }
-.ae-readout p { margin: 4px 0; }
-"""

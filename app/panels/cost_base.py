@@ -19,7 +19,7 @@ import json
 import panel as pn
 from bokeh.models import CustomJSTickFormatter
 
-from app import chrome, fmt, states
+from app import chrome, fmt, resources, states
 from app.model_picker import (
     CUSTOM,
     PICKER_CSS,
@@ -31,9 +31,7 @@ from app.model_picker import (
 from app.states import Control, Part, StatePanel
 from app.theme import CODE_CSS, ink
 
-READOUT_CSS = PICKER_CSS + """
-.ae-readout { font-variant-numeric: tabular-nums; }
-"""
+READOUT_CSS = PICKER_CSS + resources.stylesheet("cost-readout.css")
 
 
 def power_stops(top):  # 131072 -> (1, 2, 4, ..., 131072): every power of two up to top
@@ -59,15 +57,14 @@ class CostStatePanel(StatePanel):
     the URL note, the picker and the counting conventions around them).
     """
 
+    readout_css = READOUT_CSS  # each readout carries it: a shadow root of its own
+
     route = ""  # the live route your own config.json opens
     title = ""
     intro = ""
     conventions = ""
 
-    def __init__(self, in_article=False, **params):
-        # in_article: the article's section heading and prose already say what the panel's
-        # own heading and introduction say, so leave those out there
-        self.in_article = in_article
+    def __init__(self, **params):
         self._ink = ink()
         # the picker comes first: the first state asks it what "custom" counts
         model = params.get("model", type(self).param["model"].default)
@@ -109,10 +106,7 @@ class CostStatePanel(StatePanel):
         values = {}
         for name in names:
             values.update(state[name])
-        view = cls(values, sizing_mode="stretch_width", margin=(0, 10),
-                   stylesheets=[READOUT_CSS], **kw)
-        self.targets.update(dict.fromkeys(names, view))
-        return view
+        return self.new_readout(cls, values, *names, **kw)
 
     def power_slider(self, name, label, top, **kw):
         # a slider over exponents that lands on powers of two and shows the tokens
@@ -144,9 +138,9 @@ class CostStatePanel(StatePanel):
                           sizing_mode="stretch_width")
 
     def frame(self, body):  # the panel: heading, URL note, picker, body, conventions
-        own = [] if self.in_article else [
+        own = self.own(
             chrome.heading(self.title),
-            pn.pane.Markdown(self.intro, sizing_mode="stretch_width", stylesheets=[CODE_CSS])]
+            pn.pane.Markdown(self.intro, sizing_mode="stretch_width", stylesheets=[CODE_CSS]))
         return pn.Column(
             *own, self.url_note, self.picker, *body,
             pn.pane.Markdown(self.conventions, sizing_mode="stretch_width",

@@ -35,7 +35,7 @@ from bokeh.palettes import Cividis256
 from bokeh.plotting import figure
 from bokeh.transform import transform
 
-from app import chrome, fmt, states
+from app import chrome, fmt, resources, states
 from app.chrome import readout_class, scroll_box, slot
 from app.states import Control, Part, StatePanel
 from app.theme import ink
@@ -437,8 +437,16 @@ def log_entries(nums, query, mask, divide, phase):
     return lines
 
 
+STYLE = resources.stylesheet("heatmap.css").replace("LOG_LINES_HERE", str(LOG_LINES))
+
+# a toggle that is on looks like Panel's solid (pressed) button; off, like its outline one
+TOGGLE_STYLE = resources.stylesheet("toggle.css")
+
+
 class HeadPanel(StatePanel):
     """The head: the worked example's attention weights and the arithmetic of one row."""
+
+    readout_css = STYLE  # each readout carries it: a shadow root of its own
 
     length = param.Integer(default=6, bounds=(MIN_LENGTH, MAX_LENGTH), label="sequence length",
                            doc="how many of the eight words are in the sequence")
@@ -642,15 +650,13 @@ class HeadPanel(StatePanel):
             level="annotation", visible=False)
 
     def _build_readouts(self, state):
-        def readout(cls, values, **kw):  # its own shadow root: it needs the stylesheet
-            return cls(values, sizing_mode="stretch_width", stylesheets=[STYLE], **kw)
-
-        self._hero = readout(HeroReadout, state["slots:hero"], margin=(4, 10))
-        self._caption = readout(CaptionReadout, state["slots:caption"], margin=(0, 10))
-        self._weights_table = readout(WeightsReadout, state["slots:weights_table"], margin=0)
-        self._arithmetic = readout(ArithmeticReadout, state["slots:arithmetic"], margin=(0, 10))
-        self._truncate = readout(TruncateReadout, state["slots:truncate"], margin=(0, 10))
-        self._log_view = readout(LogReadout, {f"log{i}": "" for i in range(LOG_LINES)},
+        self._hero = self.new_readout(HeroReadout, state["slots:hero"], margin=(4, 10))
+        self._caption = self.new_readout(CaptionReadout, state["slots:caption"])
+        self._weights_table = self.new_readout(WeightsReadout, state["slots:weights_table"],
+                                               margin=0)
+        self._arithmetic = self.new_readout(ArithmeticReadout, state["slots:arithmetic"])
+        self._truncate = self.new_readout(TruncateReadout, state["slots:truncate"])
+        self._log_view = self.new_readout(LogReadout, {f"log{i}": "" for i in range(LOG_LINES)},
                                  margin=(0, 10))
         heatmap_col = pn.Column(self._figure_pane, self._caption, self._weights_table,
                                 sizing_mode="stretch_width",
@@ -662,43 +668,3 @@ class HeadPanel(StatePanel):
             chrome.heading("The head"), self.url_note,
             self._controls, self._hero, body, self._truncate, self._log_view,
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
-
-
-STYLE = """
-.ae-readout { font-variant-numeric: tabular-nums; }
-.ae-hero { display: flex; flex-wrap: wrap; gap: 4px 18px; align-items: baseline; }
-.ae-big { font-size: 1.6em; font-weight: 600; }
-.ae-label { font-size: max(12px, 0.9em); }
-.ae-caption { font-size: max(12px, 0.85em); color: inherit; opacity: 0.8; margin: 2px 0; }
-.ae-table-title { font-weight: 600; margin-bottom: 4px; }
-.ae-scroll { overflow-x: auto; max-width: 100%; }
-.ae-arith { border-collapse: collapse; font-size: max(12px, 0.85em);
-          font-variant-numeric: tabular-nums; }
-.ae-arith th, .ae-arith td { padding: 2px 5px; text-align: right; white-space: nowrap; }
-.ae-arith thead th { border-bottom: 1px solid #888; font-weight: 600; white-space: normal;
-                     vertical-align: bottom; }
-.ae-arith tbody th { text-align: left; font-weight: normal; }
-.ae-arith tbody tr:has(> th:empty) { display: none; }
-.ae-arith .ae-sum th, .ae-arith .ae-sum td { border-top: 1px solid #888; }
-.ae-out { font-size: max(12px, 0.85em); margin-top: 4px; overflow-wrap: anywhere; }
-.ae-small { font-size: max(12px, 0.85em); color: inherit; opacity: 0.8; }
-small { font-size: max(12px, 0.83em); }
-.ae-log { font-size: max(12px, 0.85em); }
-/* room for every line from the start: a log that grows moves the page below it */
-.ae-log ul { margin: 2px 0; padding-left: 18px; min-height: calc(LOG_LINES_HERE * 1.5em); }
-.ae-log li:empty { display: none; }
-.ae-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
-         white-space: nowrap; }
-.ae-weights tr:has(> th:empty), .ae-weights th:empty, .ae-weights td:empty { display: none; }
-""".replace("LOG_LINES_HERE", str(LOG_LINES))
-
-# a toggle that is on looks like Panel's solid (pressed) button; off, like its outline one
-TOGGLE_STYLE = """
-:host(.outline) .bk-btn-primary.bk-active,
-:host(.outline) .bk-btn-primary.bk-active:hover {
-  background-color: var(--primary-color);
-  color: var(--button-primary-text-color);
-  border-color: transparent;
-  box-shadow: inset 0px 3px 5px rgb(0 0 0 / 25%);
-}
-"""

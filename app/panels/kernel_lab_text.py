@@ -8,7 +8,7 @@ import html
 import os
 
 import kernels
-from app import lab
+from app import lab, resources
 
 MASKING_NOTE = (
     "<b>causal</b> passes <code>is_causal=True</code>. <b>triangular mask</b> passes the same "
@@ -16,22 +16,7 @@ MASKING_NOTE = (
     "query see every key.")
 INSTALL_COMMANDS = ("pip install torch==2.13.0", "pip install 'attention-explorable[kernels]'")
 
-STYLE = """
-.ae-label { font-size: max(12px, 0.9em); font-weight: 600; }
-.ae-error { color: var(--danger-text-color, #a4001d); font-weight: 600; }
-.ae-plan, .ae-result { overflow-wrap: anywhere; }
-.ae-plan ul, .ae-result ul { margin: 0.2em 0 0.4em; padding-left: 1.2em; }
-.ae-table-wrap { overflow-x: auto; max-width: 100%; }
-.ae-table { border-collapse: collapse;
-             font-variant-numeric: tabular-nums; font-size: max(12px, 0.9em); }
-.ae-table th, .ae-table td { padding: 3px 8px; text-align: right; white-space: nowrap;
-                             border-bottom: 1px solid var(--panel-border-color, #d0d4da); }
-.ae-table th:first-child, .ae-table td:first-child { text-align: left; }
-.ae-install code, .ae-plan code, .ae-result code { font-family: ui-monospace, Menlo, Consolas,
-    monospace; font-size: max(12px, 0.92em); }
-.ae-install pre { overflow-x: auto; padding: 0.4em 0.6em; border-radius: 6px;
-                  background: var(--panel-surface-color, #f3f3f3); }
-"""
+STYLE = resources.stylesheet("kernel-lab.css")
 
 INTRO = (
     "Everything above is arithmetic on paper. This lab runs the real thing on the machine "

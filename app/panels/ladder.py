@@ -28,7 +28,7 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from app import chrome, fmt, states
+from app import chrome, fmt, resources, states
 from app.chrome import readout_class, slot
 from app.states import Control, Part, StatePanel
 from app.theme import ink
@@ -154,8 +154,13 @@ def tokens_control(name):  # a slider over exponents: stop i is 2^i tokens
     return Control(name, TOKEN_STOPS, "value", TOKEN_EXPONENTS, "number")
 
 
+STYLE = resources.stylesheet("ladder.css")
+
+
 class LadderPanel(StatePanel):
     """Where the n² lives: dot products per phase, and a response as a sum of linear steps."""
+
+    readout_css = STYLE  # each readout carries it: a shadow root of its own
 
     length = param.Integer(default=6, bounds=(MIN_LENGTH, MAX_LENGTH), label="sequence length")
     phase = param.Selector(default="prefill", objects=list(head.PHASES), label="phase")
@@ -166,11 +171,9 @@ class LadderPanel(StatePanel):
 
     url_keys = ("length", "phase", "prompt", "response")
 
-    def __init__(self, head=None, in_article=False, **params):
-        # in_article: the article's section heading stands above, so leave out the panel's own
+    def __init__(self, head=None, **params):
         # head: on the article the head's controls drive this panel; the URL keys length and
         # phase belong to the head
-        self.in_article = in_article
         self.head = head
         self._ink = ink()
         if head is not None:
@@ -203,10 +206,8 @@ class LadderPanel(StatePanel):
         self.marker_source = ColumnDataSource(state["source:marker"])
         self._build_ladder()
         self._build_context()
-        self._ladder_text = LadderReadout(state["slots:ladder"], sizing_mode="stretch_width",
-                                          margin=(0, 10), stylesheets=[STYLE])
-        self._context_text = ContextReadout(state["slots:context"], sizing_mode="stretch_width",
-                                            margin=(0, 10), stylesheets=[STYLE])
+        self._ladder_text = self.new_readout(LadderReadout, state["slots:ladder"])
+        self._context_text = self.new_readout(ContextReadout, state["slots:context"])
         self._build_widgets()
         self.targets = {
             "source:curves": self.curve_source, "source:bars": self.ladder_source,
@@ -318,14 +319,8 @@ class LadderPanel(StatePanel):
                                           sizing_mode="stretch_width", min_width=240),
                             self._context_text, sizing_mode="stretch_width",
                             styles={"flex": "1 1 340px", "min-width": "0"})
-        heading = [] if self.in_article else [
-            chrome.heading("Where the n² lives")]
+        heading = self.own(
+            chrome.heading("Where the n² lives"))
         return pn.Column(
             *heading, self.url_note, pn.FlexBox(ladder, context, sizing_mode="stretch_width"),
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
-
-
-STYLE = """
-.ae-small { font-size: max(12px, 0.85em); opacity: 0.8; }
-.ae-readout p { margin: 4px 0; }
-"""

@@ -22,7 +22,7 @@ import param
 from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 from bokeh.plotting import figure
 
-from app import chrome, fmt, states
+from app import chrome, fmt, resources, states
 from app.chrome import readout_class, scroll_box, slot
 from app.states import Control, Part, StatePanel
 from app.theme import ink
@@ -368,8 +368,13 @@ slider.value = delta === 0 ? 0 : Math.max(0, Math.min(end, now + delta));
 """
 
 
+STYLE = resources.stylesheet("online-softmax.css")
+
+
 class OnlineSoftmaxPanel(StatePanel):
     """Online softmax block by block, then the same walk carrying attention's output."""
+
+    readout_css = STYLE  # each readout carries it: a shadow root of its own
 
     scores = param.String(default="2, 1, 3, 0", label="scores",
                           doc=f"up to {MAX_SCORES} numbers separated by commas")
@@ -399,9 +404,7 @@ class OnlineSoftmaxPanel(StatePanel):
                 Part(("block", "attention_step"), attention_state),
                 Part(("block",), memory_state)]
 
-    def __init__(self, in_article=False, **params):
-        # in_article: the chapter's section heading stands above, so leave out the panel's own
-        self.in_article = in_article
+    def __init__(self, **params):
         self._ink = ink()
         self._good = (2.0, 1.0, 3.0, 0.0)
         self._error = None
@@ -525,17 +528,14 @@ class OnlineSoftmaxPanel(StatePanel):
                                           min_width=240)
 
     def _build_readouts(self, state):
-        def readout(cls, values, **kw):  # its own shadow root: it needs the stylesheet
-            return cls(values, sizing_mode="stretch_width", stylesheets=[STYLE],
-                       margin=(0, 10), **kw)
-
-        self._message = readout(NoteReadout, {"text": ""})
-        self._step_note = readout(NoteReadout, state["slots:step_note"])
-        self._now = readout(NowReadout, state["slots:now"])
-        self._history = readout(HistoryReadout, state["slots:history"])
-        self._attention_intro = readout(AttentionIntroReadout, state["slots:attention_intro"])
-        self._attention = readout(AttentionReadout, state["slots:attention"])
-        self._memory = readout(MemoryReadout, state["slots:memory"])
+        self._message = self.new_readout(NoteReadout, {"text": ""})
+        self._step_note = self.new_readout(NoteReadout, state["slots:step_note"])
+        self._now = self.new_readout(NowReadout, state["slots:now"])
+        self._history = self.new_readout(HistoryReadout, state["slots:history"])
+        self._attention_intro = self.new_readout(AttentionIntroReadout,
+                                                 state["slots:attention_intro"])
+        self._attention = self.new_readout(AttentionReadout, state["slots:attention"])
+        self._memory = self.new_readout(MemoryReadout, state["slots:memory"])
         caption = pn.pane.HTML(CAPTION, sizing_mode="stretch_width", margin=(0, 10),
                                stylesheets=[STYLE])
         walk = pn.FlexBox(
@@ -544,8 +544,8 @@ class OnlineSoftmaxPanel(StatePanel):
             pn.Column(self._figure_pane, caption, sizing_mode="stretch_width",
                       styles={"flex": "1 1 300px", "min-width": "0"}),
             sizing_mode="stretch_width")
-        heading = [] if self.in_article else [
-            chrome.heading("Online softmax: never write the square")]
+        heading = self.own(
+            chrome.heading("Online softmax: never write the square"))
         self._layout = pn.Column(
             *heading, self.url_note, self._controls, self._message, self._step_note,
             self._stepper, walk,
@@ -553,27 +553,3 @@ class OnlineSoftmaxPanel(StatePanel):
             self._attention_intro, self._attention_stepper, self._attention,
             pn.Spacer(height=6), self._memory,
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
-
-
-STYLE = """
-.ae-readout { font-variant-numeric: tabular-nums; }
-.ae-small { font-size: max(12px, 0.85em); opacity: 0.8; margin: 2px 0; }
-div.ae-small:empty { display: none; }
-.ae-end { margin-top: 6px; background: rgb(0 114 178 / 0.14); border-left: 4px solid #0072b2;
-          padding: 4px 8px; }
-.ae-end:has(> b:empty), .ae-if:has(> b:empty), .ae-if:has(> span:empty) { display: none; }
-.ae-scroll { overflow-x: auto; max-width: 100%; position: relative; }  /* holds .ae-sr */
-.ae-arith { border-collapse: collapse; font-size: max(12px, 0.85em);
-          font-variant-numeric: tabular-nums; }
-.ae-arith th, .ae-arith td { padding: 2px 6px; text-align: right; white-space: nowrap; }
-.ae-arith thead th { border-bottom: 1px solid #888; font-weight: 600; }
-.ae-arith tbody tr:has(> th:empty) { display: none; }
-.ae-arith tr:has(> td.ae-now:not(:empty)) > * { background: rgb(230 159 0 / 0.2); }
-.ae-arith td.ae-now { text-align: left; font-size: max(12px, 0.9em); }
-.ae-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-.ae-msg { background: rgb(230 159 0 / 0.16); border-left: 3px solid #e69f00;
-          padding: 4px 8px; overflow-wrap: anywhere; }
-.ae-msg:empty { display: none; }
-.ae-list { margin: 2px 0; padding-left: 18px; }
-.ae-readout p { margin: 4px 0; }
-"""

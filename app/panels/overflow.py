@@ -19,7 +19,7 @@ import param
 from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 from bokeh.plotting import figure
 
-from app import chrome, fmt, states
+from app import chrome, fmt, resources, states
 from app.chrome import readout_class, scroll_box, slot
 from app.states import Control, Part, StatePanel
 from app.theme import ink
@@ -222,8 +222,20 @@ def caption_values(nums):  # -> {slot: text} of the caption under the bars
     return {"dtype": nums.steps.dtype, "broken": extra}
 
 
+# Text keeps the theme's own colour (light on dark, dark on light); boxes are tinted with a
+# translucent Okabe-Ito colour, which reads on either background.
+STYLE = resources.stylesheet("overflow.css")
+
+# the toggle: outlined when off, solid when on, with "off" / "on" beside its name. The state
+# is styled on the button's own `active` class: changing the widget's variant instead would
+# change its CSS classes, and Bokeh lays the whole page out again after every such change.
+TOGGLE_STYLE = resources.stylesheet("toggle.css") + resources.stylesheet("toggle-on-off.css")
+
+
 class OverflowPanel(StatePanel):
     """Softmax step by step in float32 or float16, with and without subtracting the max."""
+
+    readout_css = STYLE  # each readout carries it: a shadow root of its own
 
     scores = param.String(default="2, 1, 0.1", label="scores",
                           doc=f"up to {MAX_SCORES} numbers separated by commas")
@@ -243,9 +255,7 @@ class OverflowPanel(StatePanel):
     def parts(cls):
         return [Part(("scores", "precision", "subtract_max"), softmax_state)]
 
-    def __init__(self, in_article=False, **params):
-        # in_article: the chapter's section heading stands above, so leave out the panel's own
-        self.in_article = in_article
+    def __init__(self, **params):
         self._ink = ink()
         self._good = (2.0, 1.0, 0.1)
         self._error = None
@@ -340,65 +350,17 @@ class OverflowPanel(StatePanel):
                                           min_width=240)
 
     def _build_readouts(self, state):
-        def readout(cls, values, **kw):  # its own shadow root: it needs the stylesheet
-            return cls(values, sizing_mode="stretch_width", stylesheets=[STYLE],
-                       margin=(0, 10), **kw)
-
-        self._message = readout(MessageReadout, {"text": ""})
-        self._table = readout(TableReadout, state["slots:table"])
-        self._verdict = readout(VerdictReadout, state["slots:verdict"])
-        self._caption = readout(CaptionReadout, state["slots:caption"])
+        self._message = self.new_readout(MessageReadout, {"text": ""})
+        self._table = self.new_readout(TableReadout, state["slots:table"])
+        self._verdict = self.new_readout(VerdictReadout, state["slots:verdict"])
+        self._caption = self.new_readout(CaptionReadout, state["slots:caption"])
         table_col = pn.Column(self._table, sizing_mode="stretch_width",
                               styles={"flex": "1 1 320px", "min-width": "0"})
         chart_col = pn.Column(self._figure_pane, self._caption, sizing_mode="stretch_width",
                               styles={"flex": "1 1 300px", "min-width": "0"})
-        heading = [] if self.in_article else [
-            chrome.heading("Softmax and the overflow trap")]
+        heading = self.own(
+            chrome.heading("Softmax and the overflow trap"))
         self._layout = pn.Column(
             *heading, self.url_note, self._controls, self._message, self._verdict,
             pn.FlexBox(table_col, chart_col, sizing_mode="stretch_width"),
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])
-
-
-# Text keeps the theme's own colour (light on dark, dark on light); boxes are tinted with a
-# translucent Okabe-Ito colour, which reads on either background.
-STYLE = """
-.ae-readout { font-variant-numeric: tabular-nums; }
-.ae-label { font-size: max(12px, 0.9em); }
-.ae-small { font-size: max(12px, 0.85em); opacity: 0.8; margin: 2px 0; }
-.ae-scroll { overflow-x: auto; max-width: 100%; position: relative; }  /* holds .ae-sr */
-.ae-arith { border-collapse: collapse; font-size: max(12px, 0.9em);
-          font-variant-numeric: tabular-nums; }
-.ae-arith th, .ae-arith td { padding: 2px 8px; text-align: right; white-space: nowrap; }
-.ae-arith thead th { border-bottom: 1px solid #888; font-weight: 600; }
-.ae-arith .ae-sum th, .ae-arith .ae-sum td { border-top: 1px solid #888; }
-.ae-arith tr:has(> td.ae-x:empty) { display: none; }
-.ae-arith tr:has(> td.ae-f:not(:empty)) td { font-weight: 600; background: rgb(213 94 0 / 0.2); }
-.ae-arith td.ae-f { padding: 2px 4px; color: #d55e00; }
-.ae-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-.ae-msg { background: rgb(230 159 0 / 0.16); border-left: 3px solid #e69f00;
-          padding: 4px 8px; overflow-wrap: anywhere; }
-.ae-msg:empty { display: none; }
-.ae-alarm:has(> b:empty), .ae-okay:has(> span:empty) { display: none; }
-.ae-alarm { background: rgb(213 94 0 / 0.14); border-left: 4px solid #d55e00; padding: 6px 8px; }
-.ae-okay { background: rgb(0 114 178 / 0.14); border-left: 4px solid #0072b2; padding: 6px 8px; }
-"""
-
-# the toggle: outlined when off, solid when on, with "off" / "on" beside its name. The state
-# is styled on the button's own `active` class: changing the widget's variant instead would
-# change its CSS classes, and Bokeh lays the whole page out again after every such change.
-TOGGLE_STYLE = """
-:host(.outline) .bk-btn-primary.bk-active,
-:host(.outline) .bk-btn-primary.bk-active:hover {
-  background-color: var(--primary-color);
-  color: var(--button-primary-text-color);
-  border-color: transparent;
-  box-shadow: inset 0px 3px 5px rgb(0 0 0 / 25%);
-}
-.bk-btn::after {
-  content: "off" / "";
-  display: inline-block; margin-left: 0.6em; padding: 0 0.35em; border-radius: 3px;
-  border: 1px solid currentColor; font-size: max(12px, 0.8em); line-height: 1.3; font-weight: 600;
-}
-.bk-btn.bk-active::after { content: "on" / ""; }
-"""

@@ -34,7 +34,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 from bokeh.transform import transform
 
-from app import chrome, fmt, states
+from app import chrome, fmt, resources, states
 from app.chrome import readout_class, slot
 from app.states import Control, Part, StatePanel, merge_parts
 from app.theme import ink
@@ -243,8 +243,13 @@ def _bar_figure(source, column, title, colour):
     return fig
 
 
+STYLE = resources.stylesheet("sqrt-dk.css")
+
+
 class SqrtDkPanel(StatePanel):
     """Softmax of the same random scores with and without the √d_k divisor, swept over d_k."""
+
+    readout_css = STYLE  # each readout carries it: a shadow root of its own
 
     d_k = param.Integer(default=128, bounds=(1, core.MAX_D_K), label="d_k", doc="""
         Head width: how many components each dot product sums over.""")
@@ -253,12 +258,9 @@ class SqrtDkPanel(StatePanel):
 
     url_keys = ("d_k", "keys")
 
-    def __init__(self, mean_draws=None, in_article=False, **params):
-        # mean_draws: fix the mean curve's number of draws (tests); None = budget by keys.
-        # in_article: the article's section heading and prose already say what the panel's
-        # own heading and introduction say, so leave those out there.
+    def __init__(self, mean_draws=None, **params):
+        # mean_draws: fix the mean curve's number of draws (tests); None = budget by keys
         self._fixed_draws = mean_draws
-        self.in_article = in_article
         super().__init__(**params)
 
     @classmethod
@@ -289,10 +291,8 @@ class SqrtDkPanel(StatePanel):
         self.scaled_figure = _bar_figure(self.bar_source, "w_scaled",
                                          "Divided: softmax(q·k / √d_k)", BLUE)
         self.curve_figure, self.marker_span, self.all_keys_span = self._curve_figure(state)
-        self.readout = SweepReadout(state["slots:readout"], sizing_mode="stretch_width",
-                                    margin=(0, 10), stylesheets=[STYLE])
-        self.curve_note = CurveNote(state["slots:curve_note"], sizing_mode="stretch_width",
-                                    margin=(0, 10), stylesheets=[STYLE])
+        self.readout = self.new_readout(SweepReadout, state["slots:readout"])
+        self.curve_note = self.new_readout(CurveNote, state["slots:curve_note"])
         self._build_widgets()
         self.targets = {
             "source:curve": self.curve_source, "prop:all_keys.location": self.all_keys_span,
@@ -365,9 +365,9 @@ class SqrtDkPanel(StatePanel):
     def _build_layout(self):
         controls = pn.FlexBox(*self._controls, align_items="flex-end",
                               sizing_mode="stretch_width")
-        own = [] if self.in_article else [
+        own = self.own(
             chrome.heading("The √d_k sweep"),
-            pn.pane.Markdown(INTRO, sizing_mode="stretch_width")]
+            pn.pane.Markdown(INTRO, sizing_mode="stretch_width"))
         return pn.Column(
             *own, self.url_note, controls,
             pn.pane.Markdown(LOOK_FOR, sizing_mode="stretch_width"),
@@ -378,11 +378,6 @@ class SqrtDkPanel(StatePanel):
             pn.pane.Bokeh(self.curve_figure, sizing_mode="stretch_width"),
             self.curve_note,
             css_classes=["ae-panel"], sizing_mode="stretch_width")
-
-
-STYLE = """
-.ae-readout p { margin: 6px 0; }
-"""
 
 
 # The default view's mean curve is shared by every session: compute it once, at import.
