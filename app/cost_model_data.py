@@ -1,0 +1,76 @@
+"""The data static/cost_model.js interprets, taken from the Python core: one source of truth.
+
+`table()` gathers config_families' table (FIGURES, BASE, BASE_WINDOW, FAMILIES, UNKNOWN,
+GPT2_HINT) and costs.py's constants (the caps, the dtypes, the presets, the GPUs) into one
+JSON-able dict; `table_json()` is its text and `table_script()` a classic script that hands it
+to the page as `AE.costTable`, for `AE.costModel.create(AE.costTable)`. Nothing here is typed
+twice: every value is read from attention_core at call time.
+
+It also carries two facts about Python's own strings that the JavaScript cannot ask its
+engine for without risking a different Unicode version: which code points `str.isspace()`
+holds (what `str.strip()` removes) and which `str.isprintable()` refuses (what `repr()`
+escapes), as runs [gap from the previous run's end, length], so a message that quotes a
+model_type is worded the same in both languages.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+
+from attention_core import config_families, costs
+
+
+def _runs(pred) -> list[int]:  # code points where pred holds -> flat [gap, length, ...]
+    out: list[int] = []
+    start, last_end = None, 0
+    for c in range(sys.maxunicode + 2):
+        hit = c <= sys.maxunicode and pred(chr(c))
+        if hit and start is None:
+            start = c
+        elif not hit and start is not None:
+            out += [start - last_end, c - start]
+            start, last_end = None, c
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _unicode() -> dict:
+    return {"space": _runs(str.isspace), "unprintable": _runs(lambda ch: not ch.isprintable())}
+
+
+def table() -> dict:  # -> everything cost_model.js reads, as plain JSON-able data
+    return {
+        "FIGURES": config_families.FIGURES,
+        "BASE": config_families.BASE,
+        "BASE_WINDOW": config_families.BASE_WINDOW,
+        "FAMILIES": config_families.FAMILIES,
+        "UNKNOWN": config_families.UNKNOWN,
+        "GPT2_HINT": config_families.GPT2_HINT,
+        "MAX_CONFIG_BYTES": costs.MAX_CONFIG_BYTES,
+        "MAX_NESTING": costs.MAX_NESTING,
+        "WHOLE_FILE": costs.WHOLE_FILE,
+        "LIMITS": costs.LIMITS,
+        "MAX_EXPERTS": costs.MAX_EXPERTS,
+        "EXPERT_MATRICES": costs.EXPERT_MATRICES,
+        "INT_MAX_STR_DIGITS": sys.get_int_max_str_digits(),
+        "KERNELS": list(costs.KERNELS),
+        "DTYPE_BYTES": costs.DTYPE_BYTES,
+        "DEFAULT_DTYPE": costs.DEFAULT_DTYPE,
+        # as JSON text, which the JS parses as it parses a pasted file (ints stay ints)
+        "PRESETS": {k: json.dumps(v) for k, v in costs.PRESETS.items()},
+        "PRESET_NAMES": costs.PRESET_NAMES,
+        "GPUS": {k: {"name": g.name, "peak_flops": g.peak_flops, "bandwidth": g.bandwidth}
+                 for k, g in costs.GPUS.items()},
+        "UNICODE": _unicode(),
+    }
+
+
+def table_json() -> str:  # -> the table as compact JSON text
+    return json.dumps(table(), separators=(",", ":"), allow_nan=False)
+
+
+def table_script() -> str:  # -> a classic script that gives the page AE.costTable
+    text = table_json().replace("<", "\\u003c")  # no "</script>" can end it early
+    return f"window.AE = window.AE || {{}};\nAE.costTable = {text};\n"

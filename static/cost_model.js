@@ -1,0 +1,1223 @@
+/* The cost model in the browser: attention_core/costs.py, line for line, in JavaScript.
+
+   AE.costModel.create(table) -> the parser and every closed form of costs.py, bound to a
+   table that Python writes (app/cost_model_data.py: config_families' FAMILIES, BASE, ...,
+   and costs.py's caps, dtypes, presets and GPUs). The table is never typed here; the page
+   hands it over as AE.costTable, node as JSON. tests/test_cost_model_js.py runs both on
+   thousands of configs and requires the same answers and the same messages.
+
+   Types, one rule: a Python int is a BigInt here and a Python float a Number. So the exact
+   counts (parameters, pair FLOPs, matmul FLOPs, weight bytes with an integer dtype size)
+   are BigInt and stay exact past 2^53; every function of a length n returns Numbers, as
+   costs.py returns floats. bytes_per_value: a BigInt (2n) is Python's int 2, a Number is
+   a float. A ModelShape's figures are Numbers: the caps keep each under 10^10, so exact.
+
+   Parsed config.json values: objects are Maps (key order and duplicate keys as Python's
+   dict keeps them; no prototype keys), integers BigInt, other numbers Numbers.
+   A classic script: one global, AE.costModel; module.exports in node. */
+(function () {
+  "use strict";
+
+  // Python's json C scanner gives up at about this many open brackets (995 when called
+  // from the top of a program; fewer from deep in a stack); past it costs.py says "nests".
+  var PARSE_DEPTH = 995;
+  var SHOW_LIMIT = 60; // _show: longest quoted value in a message
+  var NAME_LIMIT = 120; // _display_name: longest name
+
+  // --- Python's errors ------------------------------------------------------------------
+
+  function PyError(type, message) {
+    var e = new Error(message);
+    e.name = type;
+    e.pyType = type;
+    return e;
+  }
+
+  function ConfigError(field, problem) {
+    var e = PyError("ConfigError", field + ": " + problem);
+    e.field = field;
+    e.problem = problem;
+    return e;
+  }
+
+  function NonFinite(token) { this.token = token; }
+
+  var MISSING = undefined;
+
+  function hasOwn(obj, key) { return Object.prototype.hasOwnProperty.call(obj, key); }
+  function isMap(v) { return v instanceof Map; }
+  function isInt(v) { return typeof v === "bigint"; }
+  function isFloat(v) { return typeof v === "number"; }
+
+  // --- Python's text: code points, strip(), repr(), json.dumps(), format(n, ",") ----------
+
+  function runsToTest(flat) { // [gap, length, ...] -> code point -> bool
+    var starts = [], ends = [], at = 0;
+    for (var i = 0; i < flat.length; i += 2) {
+      var s = at + flat[i];
+      starts.push(s);
+      ends.push(s + flat[i + 1]);
+      at = s + flat[i + 1];
+    }
+    return function (cp) {
+      var lo = 0, hi = starts.length - 1;
+      while (lo <= hi) {
+        var mid = (lo + hi) >> 1;
+        if (cp < starts[mid]) hi = mid - 1;
+        else if (cp >= ends[mid]) lo = mid + 1;
+        else return true;
+      }
+      return false;
+    };
+  }
+
+  function codePoints(s) { return Array.from(s); } // lone surrogates stay one element each
+
+  function grouped(n) { // Python's format(n, ",")
+    var s = String(n), neg = s[0] === "-";
+    if (neg) s = s.slice(1);
+    var out = s.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    return neg ? "-" + out : out;
+  }
+
+  function floatRepr(x) { // Python's repr(float)
+    if (x !== x) return "nan";
+    if (x === Infinity) return "inf";
+    if (x === -Infinity) return "-inf";
+    if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+    var sign = x < 0 ? "-" : "";
+    var parts = Math.abs(x).toExponential().split("e");
+    var digits = parts[0].replace(".", ""), exp = parseInt(parts[1], 10);
+    if (exp < -4 || exp >= 16) {
+      var mant = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
+      var e = Math.abs(exp);
+      return sign + mant + "e" + (exp < 0 ? "-" : "+") + (e < 10 ? "0" + e : String(e));
+    }
+    if (exp < 0) return sign + "0." + "0".repeat(-exp - 1) + digits;
+    var whole = digits.length > exp + 1 ? digits.slice(0, exp + 1)
+      : digits + "0".repeat(exp + 1 - digits.length);
+    var frac = digits.length > exp + 1 ? digits.slice(exp + 1) : "0";
+    return sign + whole + "." + frac;
+  }
+
+  function hex(n, width) {
+    var h = n.toString(16);
+    return "0".repeat(Math.max(0, width - h.length)) + h;
+  }
+
+  var JSON_ESCAPES = { "\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+    "\b": "\\b", "\f": "\\f" };
+
+  function dumpString(s) { // json.dumps(str), ensure_ascii
+    var out = "\"";
+    for (var i = 0; i < s.length; i++) {
+      var ch = s[i], c = s.charCodeAt(i);
+      if (hasOwn(JSON_ESCAPES, ch)) out += JSON_ESCAPES[ch];
+      else if (c < 0x20 || c > 0x7e) out += "\\u" + hex(c, 4);
+      else out += ch;
+    }
+    return out + "\"";
+  }
+
+  function dumps(v) { // json.dumps(v, allow_nan=True): ", " and ": " separators
+    if (v === null || v === undefined) return "null";
+    if (v === true) return "true";
+    if (v === false) return "false";
+    if (isInt(v)) return v.toString();
+    if (isFloat(v)) {
+      if (v !== v) return "NaN";
+      if (v === Infinity) return "Infinity";
+      if (v === -Infinity) return "-Infinity";
+      return floatRepr(v);
+    }
+    if (typeof v === "string") return dumpString(v);
+    if (Array.isArray(v)) return "[" + v.map(dumps).join(", ") + "]";
+    if (isMap(v)) {
+      var items = [];
+      v.forEach(function (val, key) { items.push(dumpString(key) + ": " + dumps(val)); });
+      return "{" + items.join(", ") + "}";
+    }
+    throw PyError("TypeError", "cannot show " + String(v));
+  }
+
+  function show(value) { // costs._show
+    var text = dumps(value); // ASCII only: code units are code points
+    return text.length <= SHOW_LIMIT ? text : text.slice(0, SHOW_LIMIT - 1) + "\u2026";
+  }
+
+  function jsonType(value) { // costs._json_type
+    if (Array.isArray(value)) return "an array";
+    if (typeof value === "string") return "a string";
+    if (typeof value === "boolean") return "a boolean";
+    if (value === null) return "null";
+    if (value instanceof NonFinite) return "a non-finite number";
+    if (isInt(value) || isFloat(value)) return "a number";
+    return isMap(value) ? "dict" : typeof value;
+  }
+
+  function pyTypeName(v) { // type(v).__name__ for what a caller might hand over
+    if (v === null || v === undefined) return "NoneType";
+    if (typeof v === "boolean") return "bool";
+    if (isInt(v) || (isFloat(v) && Number.isInteger(v))) return "int";
+    if (isFloat(v)) return "float";
+    if (Array.isArray(v)) return "list";
+    return "dict";
+  }
+
+  // --- the model, bound to Python's table -------------------------------------------------
+
+  function create(table) {
+    var T = table;
+    var WHOLE_FILE = T.WHOLE_FILE, MAX_CONFIG_BYTES = T.MAX_CONFIG_BYTES;
+    var MAX_NESTING = T.MAX_NESTING, LIMITS = T.LIMITS;
+    var MAX_LAYERS = LIMITS.layers, MAX_HIDDEN = LIMITS.hidden;
+    var MAX_HEAD_DIM = LIMITS.head_dim, MAX_INTERMEDIATE = LIMITS.intermediate;
+    var MAX_POSITIONS = LIMITS.max_positions, MAX_EXPERTS = T.MAX_EXPERTS;
+    var EXPERT_MATRICES = BigInt(T.EXPERT_MATRICES);
+    var isSpace = runsToTest(T.UNICODE.space);
+    var unprintable = runsToTest(T.UNICODE.unprintable);
+
+    function strip(s) { // str.strip(): Python's whitespace, by code point
+      var cps = codePoints(s), a = 0, b = cps.length;
+      while (a < b && isSpace(cps[a].codePointAt(0))) a++;
+      while (b > a && isSpace(cps[b - 1].codePointAt(0))) b--;
+      return cps.slice(a, b).join("");
+    }
+
+    function reprStr(s) { // repr(str)
+      var quote = s.indexOf("'") >= 0 && s.indexOf("\"") < 0 ? "\"" : "'";
+      var out = quote;
+      codePoints(s).forEach(function (ch) {
+        var cp = ch.codePointAt(0);
+        if (ch === quote || ch === "\\") out += "\\" + ch;
+        else if (ch === "\t") out += "\\t";
+        else if (ch === "\n") out += "\\n";
+        else if (ch === "\r") out += "\\r";
+        else if (cp < 0x20 || cp === 0x7f) out += "\\x" + hex(cp, 2);
+        else if (cp < 0x7f || !unprintable(cp)) out += ch;
+        else if (cp <= 0xff) out += "\\x" + hex(cp, 2);
+        else if (cp <= 0xffff) out += "\\u" + hex(cp, 4);
+        else out += "\\U" + hex(cp, 8);
+      });
+      return out + quote;
+    }
+
+    function repr(v) { // repr() of what a caller may pass as a kernel or dtype name
+      if (typeof v === "string") return reprStr(v);
+      if (v === null || v === undefined) return "None";
+      if (v === true) return "True";
+      if (v === false) return "False";
+      if (isInt(v)) return v.toString();
+      if (isFloat(v)) return floatRepr(v);
+      return dumps(v);
+    }
+
+    // --- parse_config_text --------------------------------------------------------------
+
+    function asText(text) { // costs._as_bytes, then the utf-8-sig decode -> a JS string
+      if (typeof text === "string") {
+        var cps = 0, bytes = 0, bad = false;
+        for (var i = 0; i < text.length; i++) {
+          var c = text.charCodeAt(i);
+          cps++;
+          if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+            var d = text.charCodeAt(i + 1);
+            if (d >= 0xdc00 && d <= 0xdfff) { i++; bytes += 4; continue; }
+          }
+          if (c >= 0xd800 && c <= 0xdfff) bad = true;
+          bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+        }
+        if (cps > MAX_CONFIG_BYTES) {
+          throw ConfigError(WHOLE_FILE, "is over the " + grouped(MAX_CONFIG_BYTES)
+            + "-byte limit");
+        }
+        if (bad) throw ConfigError(WHOLE_FILE, "holds characters that are not valid Unicode");
+        if (bytes > MAX_CONFIG_BYTES) {
+          throw ConfigError(WHOLE_FILE, "is " + grouped(bytes) + " bytes; the limit is "
+            + grouped(MAX_CONFIG_BYTES));
+        }
+        return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+      }
+      var data;
+      if (text instanceof Uint8Array) data = text;
+      else if (text instanceof ArrayBuffer) data = new Uint8Array(text);
+      else throw ConfigError(WHOLE_FILE, "must be text or bytes, got " + pyTypeName(text));
+      if (data.length > MAX_CONFIG_BYTES) {
+        throw ConfigError(WHOLE_FILE, "is " + grouped(data.length) + " bytes; the limit is "
+          + grouped(MAX_CONFIG_BYTES));
+      }
+      if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) data = data.subarray(3);
+      var at = badUtf8(data);
+      if (at >= 0) {
+        throw ConfigError(WHOLE_FILE, "is not UTF-8 text (bad byte at offset " + at
+          + "); is it a binary file?");
+      }
+      return new TextDecoder("utf-8", { ignoreBOM: true }).decode(data);
+    }
+
+    function badUtf8(b) { // -> offset of the first byte Python's decoder refuses, or -1
+      var i = 0, n = b.length;
+      while (i < n) {
+        var c = b[i];
+        if (c < 0x80) { i++; continue; }
+        var need, lo = 0x80, hi = 0xbf;
+        if (c >= 0xc2 && c <= 0xdf) need = 1;
+        else if (c >= 0xe0 && c <= 0xef) {
+          need = 2;
+          if (c === 0xe0) lo = 0xa0;
+          if (c === 0xed) hi = 0x9f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+          need = 3;
+          if (c === 0xf0) lo = 0x90;
+          if (c === 0xf4) hi = 0x8f;
+        } else return i;
+        for (var k = 1; k <= need; k++) {
+          var x = b[i + k];
+          if (x === undefined) return i;
+          if (k === 1 ? (x < lo || x > hi) : (x < 0x80 || x > 0xbf)) return i;
+        }
+        i += need + 1;
+      }
+      return -1;
+    }
+
+    function isWs(c) { return c === 32 || c === 9 || c === 10 || c === 13; }
+    function isDigit(c) { return c >= 48 && c <= 57; }
+
+    function Scanner(s) { this.s = s; this.depth = 0; }
+
+    function decodeError(msg, s, pos) { // JSONDecodeError -> its (msg, lineno, colno)
+      var e = PyError("JSONDecodeError", msg);
+      e.jsonMsg = msg;
+      var head = s.slice(0, pos), nl = head.lastIndexOf("\n");
+      e.lineno = head.split("\n").length;
+      e.colno = codePoints(head).length - (nl < 0 ? -1 : codePoints(s.slice(0, nl)).length);
+      return e;
+    }
+
+    function StopIteration(pos) { this.pos = pos; }
+
+    Scanner.prototype.string = function (end) { // _json's scanstring_unicode -> [str, end]
+      var s = this.s, len = s.length, begin = end - 1, chunks = [], next, c;
+      for (;;) {
+        c = 0;
+        for (next = end; next < len; next++) {
+          c = s.charCodeAt(next);
+          if (c === 34 || c === 92) break;
+          if (c <= 0x1f) throw decodeError("Invalid control character at", s, next);
+        }
+        if (!(c === 34 || c === 92) || next >= len) {
+          throw decodeError("Unterminated string starting at", s, begin);
+        }
+        if (next !== end) chunks.push(s.slice(end, next));
+        next++;
+        if (c === 34) { end = next; break; }
+        if (next === len) throw decodeError("Unterminated string starting at", s, begin);
+        c = s.charCodeAt(next);
+        if (c !== 117) { // not \u
+          end = next + 1;
+          var ch = { 34: "\"", 92: "\\", 47: "/", 98: "\b", 102: "\f", 110: "\n", 114: "\r",
+            116: "\t" }[c];
+          if (ch === undefined) throw decodeError("Invalid \\escape", s, end - 2);
+          chunks.push(ch);
+          continue;
+        }
+        next++;
+        end = next + 4;
+        if (end >= len) throw decodeError("Invalid \\uXXXX escape", s, next - 1);
+        var u = hex4(s, next);
+        if (u < 0) throw decodeError("Invalid \\uXXXX escape", s, end - 5);
+        next = end;
+        if (u >= 0xd800 && u <= 0xdbff && end + 6 < len && s[next] === "\\"
+            && s[next + 1] === "u") {
+          end += 6;
+          var u2 = hex4(s, next + 2);
+          if (u2 < 0) throw decodeError("Invalid \\uXXXX escape", s, end - 5);
+          if (u2 >= 0xdc00 && u2 <= 0xdfff) {
+            chunks.push(String.fromCharCode(u, u2));
+            continue;
+          }
+          end -= 6;
+        }
+        chunks.push(String.fromCharCode(u));
+      }
+      return [chunks.join(""), end];
+    };
+
+    function hex4(s, at) { // 4 hex digits at s[at..] -> value, or -1
+      var v = 0;
+      for (var k = 0; k < 4; k++) {
+        var c = s.charCodeAt(at + k), d;
+        if (c >= 48 && c <= 57) d = c - 48;
+        else if (c >= 97 && c <= 102) d = c - 87;
+        else if (c >= 65 && c <= 70) d = c - 55;
+        else return -1;
+        v = v * 16 + d;
+      }
+      return v;
+    }
+
+    Scanner.prototype.enter = function () {
+      if (++this.depth >= PARSE_DEPTH) {
+        throw ConfigError(WHOLE_FILE, "nests more than " + MAX_NESTING + " levels deep");
+      }
+    };
+
+    Scanner.prototype.object = function (idx) { // -> [Map, end]
+      var s = this.s, end = s.length - 1, out = new Map(), r;
+      while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
+      if (idx > end || s[idx] !== "}") {
+        for (;;) {
+          if (idx > end || s[idx] !== "\"") {
+            throw decodeError("Expecting property name enclosed in double quotes", s, idx);
+          }
+          r = this.string(idx + 1);
+          var key = r[0];
+          idx = r[1];
+          while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
+          if (idx > end || s[idx] !== ":") throw decodeError("Expecting ':' delimiter", s, idx);
+          idx++;
+          while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
+          r = this.value(idx);
+          out.set(key, r[0]);
+          idx = r[1];
+          while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
+          if (idx <= end && s[idx] === "}") break;
+          if (idx > end || s[idx] !== ",") throw decodeError("Expecting ',' delimiter", s, idx);
+          idx++;
+          while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
+        }
+      }
+      return [out, idx + 1];
+    };
+
+    Scanner.prototype.array = function (idx) { // -> [Array, end]
+      var s = this.s, end = s.length - 1, out = [], r;
+      while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
+      if (idx > end || s[idx] !== "]") {
+        for (;;) {
+          r = this.value(idx);
+          out.push(r[0]);
+          idx = r[1];
+          while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
+          if (idx <= end && s[idx] === "]") break;
+          if (idx > end || s[idx] !== ",") throw decodeError("Expecting ',' delimiter", s, idx);
+          idx++;
+          while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
+        }
+      }
+      return [out, idx + 1];
+    };
+
+    Scanner.prototype.value = function (idx) { // _json's scan_once_unicode -> [value, end]
+      var s = this.s, len = s.length, r;
+      if (idx >= len) throw new StopIteration(idx);
+      var ch = s[idx];
+      if (ch === "\"") return this.string(idx + 1);
+      if (ch === "{" || ch === "[") {
+        this.enter();
+        r = ch === "{" ? this.object(idx + 1) : this.array(idx + 1);
+        this.depth--;
+        return r;
+      }
+      if (ch === "n" && s.substr(idx, 4) === "null") return [null, idx + 4];
+      if (ch === "t" && s.substr(idx, 4) === "true") return [true, idx + 4];
+      if (ch === "f" && s.substr(idx, 5) === "false") return [false, idx + 5];
+      if (ch === "N" && s.substr(idx, 3) === "NaN") return [new NonFinite("NaN"), idx + 3];
+      if (ch === "I" && s.substr(idx, 8) === "Infinity") {
+        return [new NonFinite("Infinity"), idx + 8];
+      }
+      if (ch === "-" && s.substr(idx, 9) === "-Infinity") {
+        return [new NonFinite("-Infinity"), idx + 9];
+      }
+      return this.number(idx);
+    };
+
+    Scanner.prototype.number = function (start) { // _match_number_unicode
+      var s = this.s, endIdx = s.length - 1, idx = start, isFloat_ = false;
+      if (s[idx] === "-") {
+        idx++;
+        if (idx > endIdx) throw new StopIteration(start);
+      }
+      var c = s.charCodeAt(idx);
+      if (c >= 49 && c <= 57) {
+        idx++;
+        while (idx <= endIdx && isDigit(s.charCodeAt(idx))) idx++;
+      } else if (c === 48) idx++;
+      else throw new StopIteration(start);
+      if (idx < endIdx && s[idx] === "." && isDigit(s.charCodeAt(idx + 1))) {
+        isFloat_ = true;
+        idx += 2;
+        while (idx <= endIdx && isDigit(s.charCodeAt(idx))) idx++;
+      }
+      if (idx < endIdx && (s[idx] === "e" || s[idx] === "E")) {
+        var eStart = idx;
+        idx++;
+        if (idx < endIdx && (s[idx] === "-" || s[idx] === "+")) idx++;
+        while (idx <= endIdx && isDigit(s.charCodeAt(idx))) idx++;
+        if (isDigit(s.charCodeAt(idx - 1))) isFloat_ = true;
+        else idx = eStart;
+      }
+      var token = s.slice(start, idx);
+      if (isFloat_) { // costs._finite_float
+        var x = Number(token);
+        return [isFinite(x) ? x : new NonFinite(token), idx];
+      }
+      var digits = token[0] === "-" ? token.length - 1 : token.length;
+      if (digits > T.INT_MAX_STR_DIGITS) {
+        var e = PyError("ValueError", "Exceeds the limit (" + T.INT_MAX_STR_DIGITS
+          + " digits) for integer string conversion: value has " + digits
+          + " digits; use sys.set_int_max_str_digits() to increase the limit");
+        throw e;
+      }
+      return [BigInt(token), idx];
+    };
+
+    function jsonLoads(s) { // json.loads(s) with costs' parse_constant and parse_float
+      if (s.charCodeAt(0) === 0xfeff) {
+        throw decodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", s, 0);
+      }
+      var sc = new Scanner(s), idx = 0, r;
+      while (idx < s.length && isWs(s.charCodeAt(idx))) idx++;
+      try {
+        r = sc.value(idx);
+      } catch (e) {
+        if (e instanceof StopIteration) throw decodeError("Expecting value", s, e.pos);
+        throw e;
+      }
+      var end = r[1];
+      while (end < s.length && isWs(s.charCodeAt(end))) end++;
+      if (end !== s.length) throw decodeError("Extra data", s, end);
+      return r[0];
+    }
+
+    function checkTree(cfg) { // costs._check_tree
+      var stack = [[cfg, null, 1]];
+      while (stack.length) {
+        var top = stack.pop(), value = top[0], path = top[1], depth = top[2];
+        if (value instanceof NonFinite) {
+          throw ConfigError(path, value.token + " is not a finite number");
+        }
+        if (isMap(value) || Array.isArray(value)) {
+          if (depth > MAX_NESTING) {
+            throw ConfigError(WHOLE_FILE, "nests more than " + MAX_NESTING + " levels deep");
+          }
+          if (Array.isArray(value)) {
+            for (var i = 0; i < value.length; i++) {
+              stack.push([value[i], path + "[" + i + "]", depth + 1]);
+            }
+          } else {
+            value.forEach(function (child, key) {
+              stack.push([child, path === null ? key : path + "." + key, depth + 1]);
+            });
+          }
+        }
+      }
+    }
+
+    function parse_config_text(text) { // config.json contents -> Map, or ConfigError
+      var decoded = asText(text);
+      if (decoded.indexOf("\u0000") >= 0) {
+        throw ConfigError(WHOLE_FILE, "contains NUL bytes; is it a binary file?");
+      }
+      if (!strip(decoded)) throw ConfigError(WHOLE_FILE, "is empty");
+      var cfg;
+      try {
+        cfg = jsonLoads(decoded);
+      } catch (e) {
+        if (e.pyType === "JSONDecodeError") {
+          throw ConfigError(WHOLE_FILE, "is not valid JSON (" + e.jsonMsg + " at line "
+            + e.lineno + ", column " + e.colno + ")");
+        }
+        if (e.pyType === "ValueError") {
+          throw ConfigError(WHOLE_FILE, "is not valid JSON (" + e.message + ")");
+        }
+        throw e;
+      }
+      if (!isMap(cfg)) {
+        throw ConfigError(WHOLE_FILE, "must be a JSON object {...}, got " + jsonType(cfg));
+      }
+      checkTree(cfg);
+      return cfg;
+    }
+
+    // --- reading fields -----------------------------------------------------------------
+
+    function get(cfg, key) { return cfg.has(key) ? cfg.get(key) : null; } // cfg.get(key)
+
+    function lookup(cfg, name) { // "a.b" -> cfg["a"]["b"]; MISSING if a step is absent
+      var value = cfg, parts = name.split(".");
+      for (var i = 0; i < parts.length; i++) {
+        if (!isMap(value) || !value.has(parts[i])) return MISSING;
+        value = value.get(parts[i]);
+      }
+      return value;
+    }
+
+    function pick(cfg, keys) { // aliases -> [name used, value]
+      for (var i = 0; i < keys.length; i++) {
+        var value = lookup(cfg, keys[i]);
+        if (value !== MISSING) return [keys[i], value];
+      }
+      return [keys[0], MISSING];
+    }
+
+    function missing(keys) {
+      var also = keys.length > 1 ? " (also looked for " + keys.slice(1).join(", ") + ")" : "";
+      return ConfigError(keys[0], "is missing" + also);
+    }
+
+    function present(cfg, key) { return get(cfg, key) !== null; }
+
+    // -> a validated count (a Number), or dflt when absent/null (NO_DEFAULT: required)
+    var NO_DEFAULT = {};
+    function count(cfg, keys, limit, dflt, minimum) {
+      if (dflt === undefined) dflt = NO_DEFAULT;
+      if (minimum === undefined) minimum = 1;
+      var kv = pick(cfg, keys), key = kv[0], value = kv[1];
+      if (value === MISSING || value === null) {
+        if (dflt !== NO_DEFAULT) return dflt;
+        if (value === MISSING) throw missing(keys);
+        throw ConfigError(key, "is null; it is required");
+      }
+      var kind = minimum === 1 ? "positive" : "non-negative";
+      if (!isInt(value) || value < BigInt(minimum)) {
+        throw ConfigError(key, "must be a " + kind + " integer, got " + show(value));
+      }
+      if (value > BigInt(limit)) {
+        throw ConfigError(key, "is " + show(value) + ", more than any real model ("
+          + grouped(limit) + ")");
+      }
+      return Number(value);
+    }
+
+    function flag(cfg, key) { // optional boolean field -> true, false or null
+      var value = get(cfg, key);
+      if (value !== null && typeof value !== "boolean") {
+        throw ConfigError(key, "must be true or false, got " + show(value));
+      }
+      return value;
+    }
+
+    function languageModel(cfg, notes) { // multimodal config -> its text part
+      if (cfg.has("num_hidden_layers") || cfg.has("n_layer") || !cfg.has("text_config")) {
+        return cfg;
+      }
+      var text = cfg.get("text_config");
+      if (!isMap(text)) throw ConfigError("text_config", "must be an object, got " + jsonType(text));
+      notes.push("Counted the language model in text_config; the vision tower is left out.");
+      var merged = new Map();
+      cfg.forEach(function (v, k) { if (k !== "text_config") merged.set(k, v); });
+      text.forEach(function (v, k) { merged.set(k, v); });
+      return merged;
+    }
+
+    function modelType(cfg) {
+      var value = cfg.has("model_type") ? cfg.get("model_type") : "";
+      if (value === null) return "";
+      if (typeof value !== "string") {
+        throw ConfigError("model_type", "must be a string, got " + show(value));
+      }
+      return value;
+    }
+
+    function family(type, cfg) { // config_families.family -> row
+      if (hasOwn(T.FAMILIES, type)) return T.FAMILIES[type];
+      if (!type && cfg.has(T.GPT2_HINT)) return T.FAMILIES.gpt2;
+      return T.UNKNOWN;
+    }
+
+    function rule(row, figure) {
+      return hasOwn(row.figures, figure) ? row.figures[figure] : T.BASE[figure];
+    }
+
+    function windowRule(row) { return hasOwn(row, "window") ? row.window : T.BASE_WINDOW; }
+
+    function fromTable(v) { // table JSON -> a parsed config's values (ints as BigInt)
+      if (Array.isArray(v)) return v.map(fromTable);
+      if (isFloat(v) && Number.isInteger(v)) return BigInt(v);
+      return v;
+    }
+
+    function chooseCase(cfg, r) { // costs._case
+      var cases = r.cases || [];
+      for (var i = 0; i < cases.length; i++) {
+        var f = flag(cfg, cases[i]["if"]);
+        if (f === null ? cases[i].if_absent : f) return chooseCase(cfg, cases[i].then);
+      }
+      return r;
+    }
+
+    function ratio(cfg, spec, of, limit) { // MPT: expansion_ratio x d_model
+      var key = spec.ratio_field, r = get(cfg, key);
+      if (r === null) r = fromTable(spec.ratio_default);
+      var ok = isInt(r) ? r > 0n : isFloat(r) && r > 0 && r < Infinity;
+      if (!ok) throw ConfigError(key, "must be a positive number, got " + show(r));
+      var width;
+      if (isInt(r)) width = r * BigInt(of);
+      else {
+        width = Math.floor(r * of);
+        if (!isFinite(width)) {
+          throw PyError("OverflowError", "cannot convert float infinity to integer");
+        }
+      }
+      if (!(width >= 1 && width <= limit)) {
+        throw ConfigError(key, "(" + show(r) + ") x " + grouped(of)
+          + " is no MLP width a real model has (1 to " + grouped(limit) + ")");
+      }
+      return Number(width);
+    }
+
+    function dflt(cfg, spec, got, used, limit) { // costs._default
+      if (hasOwn(spec, "value")) return spec.value;
+      if (hasOwn(spec, "same_as")) return got[spec.same_as];
+      if (hasOwn(spec, "times")) return spec.times * got[spec.of];
+      if (hasOwn(spec, "divide")) {
+        var whole = got[spec.divide], part = got[spec.by];
+        if (whole % part) {
+          throw ConfigError(used[spec.by], "(" + part + ") does not divide the hidden size ("
+            + whole + ") and there is no head_dim field to say how wide a head is");
+        }
+        return whole / part;
+      }
+      return ratio(cfg, spec, got[spec.of], limit);
+    }
+
+    function figure(cfg, name, r, got, used) { // -> [value, the field read]
+      r = chooseCase(cfg, r);
+      var names = r.names;
+      var kv = names.length ? pick(cfg, names) : [name, MISSING];
+      if ((kv[1] === MISSING || kv[1] === null) && hasOwn(r, "default")) {
+        return [dflt(cfg, r["default"], got, used, LIMITS[name]), kv[0]];
+      }
+      return [count(cfg, names, LIMITS[name]), kv[0]];
+    }
+
+    function figures(cfg, row, skip) { // -> [{figure: value}, {figure: field}]
+      var got = {}, used = {};
+      T.FIGURES.forEach(function (f) {
+        if (skip.indexOf(f) < 0) {
+          var r = figure(cfg, f, rule(row, f), got, used);
+          got[f] = r[0];
+          used[f] = r[1];
+        }
+      });
+      if (got.heads % got.kv_heads) {
+        throw ConfigError(used.kv_heads, "(" + got.kv_heads + ") must divide " + used.heads
+          + " (" + got.heads + "): each KV head serves a whole group of query heads");
+      }
+      return [got, used];
+    }
+
+    function mlaHeads(cfg, heads, kvHeads, notes) {
+      var kvRank = count(cfg, ["kv_lora_rank"], MAX_HIDDEN);
+      var qRank = count(cfg, ["q_lora_rank"], MAX_HIDDEN, null);
+      var nope = count(cfg, ["qk_nope_head_dim"], MAX_HEAD_DIM, NO_DEFAULT, 0);
+      var rope = count(cfg, ["qk_rope_head_dim"], MAX_HEAD_DIM, NO_DEFAULT, 0);
+      var vDim = count(cfg, ["v_head_dim"], MAX_HEAD_DIM);
+      if (nope + rope === 0) throw ConfigError("qk_nope_head_dim", "and qk_rope_head_dim are both 0");
+      notes.push("MLA counted in its decompressed form: each of the " + heads + " query heads "
+        + "scores over " + (nope + rope) + " dims and sums " + vDim + " value dims; the cache "
+        + "holds the " + (kvRank + rope) + "-value latent once per layer (kv_lora_rank + "
+        + "qk_rope_head_dim).");
+      return { head_dim: nope + rope, v_head_dim: vDim, kv_heads: kvHeads, mla: true,
+        q_lora_rank: qRank, kv_lora_rank: kvRank, qk_rope_head_dim: rope };
+    }
+
+    function topK(cfg, experts) {
+      var k = count(cfg, ["num_experts_per_tok"], MAX_EXPERTS);
+      if (k > experts) {
+        throw ConfigError("num_experts_per_tok", "(" + k + ") is more than the " + experts
+          + " experts");
+      }
+      return k;
+    }
+
+    function layerIndices(cfg, key) { // -> Set of BigInt layer numbers
+      var value = get(cfg, key);
+      if (value === null) return new Set();
+      if (!Array.isArray(value) || value.some(function (i) { return !isInt(i); })) {
+        throw ConfigError(key, "must be a list of layer numbers");
+      }
+      return new Set(value);
+    }
+
+    function moe(cfg, layers, hidden, intermediate, notes) {
+      var dense = { num_experts: 0, experts_per_token: 0, moe_intermediate: 0,
+        shared_experts: 0, shared_intermediate: 0, dense_layers: layers };
+      var experts, k, size, shared, sharedWidth, moeLayers = 0, i;
+      if (present(cfg, "n_routed_experts")) { // DeepSeek-V2/V3
+        experts = count(cfg, ["n_routed_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
+        if (!experts) return dense;
+        k = topK(cfg, experts);
+        size = count(cfg, ["moe_intermediate_size"], MAX_INTERMEDIATE);
+        shared = count(cfg, ["n_shared_experts"], MAX_EXPERTS, 0, 0);
+        var firstDense = count(cfg, ["first_k_dense_replace"], MAX_LAYERS, 0, 0);
+        var every = count(cfg, ["moe_layer_freq"], MAX_LAYERS, 1);
+        for (i = 0; i < layers; i++) if (i >= firstDense && i % every === 0) moeLayers++;
+        sharedWidth = shared * size;
+      } else if (present(cfg, "num_local_experts")) { // Mixtral
+        experts = count(cfg, ["num_local_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
+        if (!experts) return dense;
+        k = topK(cfg, experts);
+        size = intermediate;
+        shared = 0;
+        sharedWidth = 0;
+        moeLayers = layers;
+      } else if (present(cfg, "num_experts")) { // Qwen2-MoE / Qwen3-MoE
+        experts = count(cfg, ["num_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
+        if (!experts) return dense;
+        k = topK(cfg, experts);
+        size = count(cfg, ["moe_intermediate_size"], MAX_INTERMEDIATE);
+        sharedWidth = count(cfg, ["shared_expert_intermediate_size"], MAX_INTERMEDIATE, 0, 0);
+        shared = sharedWidth ? 1 : 0;
+        var step = count(cfg, ["decoder_sparse_step"], MAX_LAYERS, 1);
+        var denseOnly = layerIndices(cfg, "mlp_only_layers");
+        for (i = 0; i < layers; i++) {
+          if (!denseOnly.has(BigInt(i)) && (i + 1) % step === 0) moeLayers++;
+        }
+        if (shared) notes.push("The shared expert's one-output gate (hidden x 1) is left out.");
+      } else {
+        return dense;
+      }
+      notes.push("Mixture of experts: " + k + " of " + experts + " routed experts active per "
+        + "token" + (shared ? ", plus " + shared + " shared" : "") + "; "
+        + (layers - moeLayers) + " of " + layers + " layers have a dense MLP.");
+      return { num_experts: experts, experts_per_token: k, moe_intermediate: size,
+        shared_experts: shared, shared_intermediate: sharedWidth,
+        dense_layers: layers - moeLayers };
+    }
+
+    function localLayers(cfg, layers, win) { // GPT-Neo's attention_types -> local layers
+      var key = win.layer_pattern, spec = get(cfg, key);
+      if (spec === null) spec = fromTable(win.layer_pattern_default);
+      var bad = ConfigError(key, "must be a list of [[\"global\" or \"local\", ...], repeat] "
+        + "pairs");
+      if (!Array.isArray(spec)) throw bad;
+      var total = 0, local = 0;
+      spec.forEach(function (pair) {
+        if (!(Array.isArray(pair) && pair.length === 2 && Array.isArray(pair[0])
+            && pair[0].every(function (t) { return t === "global" || t === "local"; })
+            && isInt(pair[1]) && pair[1] >= 0n && pair[1] <= BigInt(MAX_LAYERS))) {
+          throw bad;
+        }
+        var times = Number(pair[1]);
+        total += pair[0].length * times;
+        local += pair[0].filter(function (t) { return t === "local"; }).length * times;
+      });
+      if (total !== layers) {
+        throw ConfigError(key, "describes " + total + " layers for " + layers + " layers");
+      }
+      return local;
+    }
+
+    function slidingCount(cfg, layers, win, notes) {
+      if (hasOwn(win, "layer_pattern")) return localLayers(cfg, layers, win);
+      var types = get(cfg, "layer_types");
+      if (types !== null) {
+        if (!Array.isArray(types) || !types.every(function (t) { return typeof t === "string"; })) {
+          throw ConfigError("layer_types", "must be a list of strings");
+        }
+        if (types.length !== layers) {
+          throw ConfigError("layer_types", "has " + types.length + " entries for " + layers
+            + " layers");
+        }
+        if (types.some(function (t) { return t !== "sliding_attention" && t !== "full_attention"; })) {
+          notes.push("Layer types other than sliding/full attention are counted as full.");
+        }
+        return types.filter(function (t) { return t === "sliding_attention"; }).length;
+      }
+      if (present(cfg, "sliding_window_pattern") || hasOwn(win, "pattern_default")) {
+        var every = count(cfg, ["sliding_window_pattern"], MAX_LAYERS,
+          hasOwn(win, "pattern_default") ? win.pattern_default : NO_DEFAULT);
+        return layers - Math.floor(layers / every);
+      }
+      if (win.alternate) return Math.floor((layers + 1) / 2);
+      if (get(cfg, "use_sliding_window") === true && present(cfg, "max_window_layers")) {
+        var first = count(cfg, ["max_window_layers"], MAX_LAYERS, NO_DEFAULT, 0);
+        return Math.max(layers - first, 0);
+      }
+      return layers;
+    }
+
+    function windowOf(cfg, layers, row, notes) {
+      var unwindowed = { sliding_window: null, sliding_layers: 0 };
+      if (flag(cfg, "use_sliding_window") === false) return unwindowed;
+      var r = windowRule(row), value = pick(cfg, r.names)[1], width;
+      if (value === MISSING || value === null) width = r["default"].value;
+      else width = count(cfg, r.names, MAX_POSITIONS);
+      if (width === null) return unwindowed;
+      var sliding = slidingCount(cfg, layers, r, notes);
+      if (!sliding) return unwindowed;
+      var w = grouped(width);
+      notes.push("Sliding window of " + w + " tokens on " + sliding + " of " + layers
+        + " layers: there a query sees at most " + w + " keys and the cache holds at most "
+        + w + " tokens.");
+      return { sliding_window: width, sliding_layers: sliding };
+    }
+
+    function tied(cfg, row, notes) {
+      var t = flag(cfg, "tie_word_embeddings");
+      if (t !== null) return t;
+      if (row.tied === null) {
+        notes.push("tie_word_embeddings is absent: assumed untied (a separate lm_head).");
+        return false;
+      }
+      return row.tied;
+    }
+
+    function mlpMatrices(row, type, notes) {
+      if (row.mlp_matrices === null) {
+        notes.push("model_type " + reprStr(type || "(none)") + " is not one we know: "
+          + "assumed a gated MLP (3 matrices).");
+        return 3;
+      }
+      return row.mlp_matrices;
+    }
+
+    function displayName(cfg, name, type) {
+      var candidates = [name, get(cfg, "_name_or_path"), type];
+      for (var i = 0; i < candidates.length; i++) {
+        var c = candidates[i];
+        if (typeof c === "string" && strip(c)) return codePoints(strip(c)).slice(0, NAME_LIMIT).join("");
+      }
+      return "custom model";
+    }
+
+    function from_config(cfg, name) { // parsed config (a Map) -> ModelShape, or ConfigError
+      if (!isMap(cfg)) throw ConfigError(WHOLE_FILE, "must be a JSON object, got " + jsonType(cfg));
+      var notes = [];
+      cfg = languageModel(cfg, notes);
+      var type = modelType(cfg), row = family(type, cfg), mla = present(cfg, "kv_lora_rank");
+      var got = figures(cfg, row, mla ? ["head_dim"] : [])[0];
+      var attention = mla ? mlaHeads(cfg, got.heads, got.kv_heads, notes)
+        : { head_dim: got.head_dim, v_head_dim: got.head_dim, kv_heads: got.kv_heads };
+      var m = { name: displayName(cfg, name, type), layers: got.layers, hidden: got.hidden,
+        intermediate: got.intermediate, heads: got.heads, kv_heads: attention.kv_heads,
+        head_dim: attention.head_dim, v_head_dim: attention.v_head_dim, vocab: got.vocab };
+      m.tied = tied(cfg, row, notes);
+      m.max_positions = got.max_positions;
+      m.mlp_matrices = mlpMatrices(row, type, notes);
+      var experts = moe(cfg, got.layers, got.hidden, got.intermediate, notes);
+      var win = windowOf(cfg, got.layers, row, notes);
+      Object.assign(m, experts, win);
+      m.mla = !!attention.mla;
+      m.q_lora_rank = attention.mla ? attention.q_lora_rank : null;
+      m.kv_lora_rank = attention.mla ? attention.kv_lora_rank : 0;
+      m.qk_rope_head_dim = attention.mla ? attention.qk_rope_head_dim : 0;
+      m.learned_positions = row.learned_positions;
+      m.notes = notes;
+      m.moe_layers = m.layers - m.dense_layers;
+      return Object.freeze(m);
+    }
+
+    function preset(key) { // "qwen3-8b" -> ModelShape
+      if (typeof key !== "string" || !hasOwn(T.PRESETS, key)) {
+        throw ConfigError("model", "unknown preset " + show(key) + "; choose one of "
+          + Object.keys(T.PRESETS).sort().join(", "));
+      }
+      return from_config(parse_config_text(T.PRESETS[key]),
+        T.PRESET_NAMES[key]);
+    }
+
+    // --- parameters (exact: BigInt) -------------------------------------------------------
+
+    var B = BigInt;
+
+    function attention_params(m) {
+      if (m.mla) return mlaParams(m);
+      var q = B(m.hidden) * B(m.heads) * B(m.head_dim);
+      var k = B(m.hidden) * B(m.kv_heads) * B(m.head_dim);
+      var v = B(m.hidden) * B(m.kv_heads) * B(m.v_head_dim);
+      var o = B(m.heads) * B(m.v_head_dim) * B(m.hidden);
+      return q + k + v + o;
+    }
+
+    function mlaParams(m) {
+      var q = m.q_lora_rank === null ? B(m.hidden) * B(m.heads) * B(m.head_dim)
+        : B(m.hidden) * B(m.q_lora_rank) + B(m.q_lora_rank) * B(m.heads) * B(m.head_dim);
+      var kvA = B(m.hidden) * (B(m.kv_lora_rank) + B(m.qk_rope_head_dim));
+      var nope = B(m.head_dim) - B(m.qk_rope_head_dim);
+      var kvB = B(m.kv_lora_rank) * B(m.heads) * (nope + B(m.v_head_dim));
+      var o = B(m.heads) * B(m.v_head_dim) * B(m.hidden);
+      return q + kvA + kvB + o;
+    }
+
+    function dense_mlp_params(m) { return B(m.mlp_matrices) * B(m.hidden) * B(m.intermediate); }
+
+    function routerAndShared(m) {
+      return B(m.hidden) * B(m.num_experts) + EXPERT_MATRICES * B(m.hidden)
+        * B(m.shared_intermediate);
+    }
+
+    function moe_active_params(m) {
+      return routerAndShared(m) + B(m.experts_per_token) * EXPERT_MATRICES * B(m.hidden)
+        * B(m.moe_intermediate);
+    }
+
+    function moe_stored_params(m) {
+      return routerAndShared(m) + B(m.num_experts) * EXPERT_MATRICES * B(m.hidden)
+        * B(m.moe_intermediate);
+    }
+
+    function lm_head_params(m) { return B(m.vocab) * B(m.hidden); }
+
+    function matmul_params(m) {
+      return B(m.layers) * attention_params(m) + B(m.dense_layers) * dense_mlp_params(m)
+        + B(m.moe_layers) * moe_active_params(m) + lm_head_params(m);
+    }
+
+    function total_params(m) {
+      var stack = B(m.layers) * attention_params(m) + B(m.dense_layers) * dense_mlp_params(m)
+        + B(m.moe_layers) * moe_stored_params(m);
+      var embedding = B(m.vocab) * B(m.hidden);
+      if (m.learned_positions && m.max_positions) embedding += B(m.max_positions) * B(m.hidden);
+      var lmHead = m.tied ? 0n : lm_head_params(m);
+      var norms = (2n * B(m.layers) + 1n) * B(m.hidden);
+      return stack + embedding + lmHead + norms;
+    }
+
+    // --- vectorised helpers: a Number or an array of them, as numpy broadcasts ------------
+
+    function vec(f) { // f(x, y, ...) on Numbers -> the same over arrays, broadcast
+      return function () {
+        var args = Array.prototype.slice.call(arguments), n = -1;
+        args.forEach(function (a) { if (Array.isArray(a)) n = a.length; });
+        if (n < 0) return f.apply(null, args);
+        var out = [];
+        for (var i = 0; i < n; i++) {
+          out.push(f.apply(null, args.map(function (a) { return Array.isArray(a) ? a[i] : a; })));
+        }
+        return out;
+      };
+    }
+
+    function num(x) { return Array.isArray(x) ? x.map(Number) : Number(x); } // _lengths
+
+    function checkKernel(kernel) {
+      if (T.KERNELS.indexOf(kernel) < 0) {
+        throw PyError("ValueError", "kernel must be 'naive' or 'triangular', got "
+          + repr(kernel));
+      }
+    }
+
+    function layerMean(m, full, sliding) {
+      var s = m.sliding_layers;
+      return ((m.layers - s) * full + s * sliding) / m.layers;
+    }
+
+    var share = vec(function (part, rest) {
+      var total = part + rest;
+      return total > 0 ? part / total : 0;
+    });
+
+    // --- prefill ------------------------------------------------------------------------
+
+    function pair_flops(m) {
+      return 2n * B(m.layers) * B(m.heads) * (B(m.head_dim) + B(m.v_head_dim));
+    }
+
+    function prefill_pairs(m, n, kernel) {
+      if (kernel === undefined) kernel = "triangular";
+      checkKernel(kernel);
+      return vec(function (x) {
+        if (kernel === "naive") return x * x;
+        var full = x * x / 2;
+        if (!m.sliding_layers) return full;
+        var w = m.sliding_window, head = Math.min(x, w);
+        var band = head * head / 2 + Math.max(x - w, 0) * w;
+        return layerMean(m, full, band);
+      })(num(n));
+    }
+
+    function attention_flops_prefill(m, n, kernel) {
+      var pf = Number(pair_flops(m));
+      return vec(function (p) { return pf * p; })(prefill_pairs(m, n, kernel));
+    }
+
+    function other_flops_prefill(m, n) {
+      var rest = 2.0 * Number(matmul_params(m));
+      return vec(function (x) { return rest * x; })(num(n));
+    }
+
+    function prefill_attention_share(m, n, kernel) {
+      return share(attention_flops_prefill(m, n, kernel), other_flops_prefill(m, n));
+    }
+
+    // --- decode -------------------------------------------------------------------------
+
+    function decode_pairs(m, n) {
+      return vec(function (x) {
+        if (!m.sliding_layers) return x;
+        return layerMean(m, x, Math.min(x, m.sliding_window));
+      })(num(n));
+    }
+
+    function attention_flops_decode(m, n) {
+      var pf = Number(pair_flops(m));
+      return vec(function (p) { return pf * p; })(decode_pairs(m, n));
+    }
+
+    function other_flops_decode(m) { return 2n * matmul_params(m); }
+
+    function decode_attention_share(m, n) {
+      return share(attention_flops_decode(m, n), Number(other_flops_decode(m)));
+    }
+
+    function decode_dot_products(m, n) {
+      var lh = m.layers * m.heads;
+      return vec(function (p) { return lh * p; })(decode_pairs(m, n));
+    }
+
+    function decode_score_flops(m, n) {
+      var k = 2.0 * m.head_dim;
+      return vec(function (d) { return k * d; })(decode_dot_products(m, n));
+    }
+
+    function decode_value_flops(m, n) {
+      var k = 2.0 * m.v_head_dim;
+      return vec(function (d) { return k * d; })(decode_dot_products(m, n));
+    }
+
+    // --- the crossover ------------------------------------------------------------------
+
+    function crossover_tokens(m, kernel) {
+      if (kernel === undefined) kernel = "triangular";
+      checkKernel(kernel);
+      var pf = Number(pair_flops(m)), rest = 2.0 * Number(matmul_params(m));
+      var unwindowed = kernel === "naive" ? rest / pf : 2 * rest / pf;
+      var w = m.sliding_window;
+      if (kernel === "naive" || !m.sliding_layers || unwindowed <= w) return unwindowed;
+      var s = m.sliding_layers, L = m.layers;
+      var a = (L - s) / 2;
+      var b = s * w - rest * L / pf;
+      var sww = B(s) * B(w) * B(w); // up to 10^24: exact, as Python's int
+      var c = Number(-sww) / 2;
+      if (a === 0) return b > 0 ? Number(sww) / (2 * b) : Infinity;
+      var root = Math.sqrt(b * b - 4 * a * c);
+      return b <= 0 ? (-b + root) / (2 * a) : -2 * c / (b + root);
+    }
+
+    // --- dtypes -------------------------------------------------------------------------
+
+    var DTYPE_BYTES = {};
+    Object.keys(T.DTYPE_BYTES).forEach(function (k) { DTYPE_BYTES[k] = B(T.DTYPE_BYTES[k]); });
+
+    function dtype_bytes(name) { // "int8" -> 1n
+      if (typeof name !== "string" || !hasOwn(DTYPE_BYTES, name)) {
+        throw PyError("ValueError", "dtype must be one of " + Object.keys(DTYPE_BYTES).join(", ")
+          + ", got " + repr(name));
+      }
+      return DTYPE_BYTES[name];
+    }
+
+    // --- memory -------------------------------------------------------------------------
+
+    function bpvOr(bpv, fallback) { return bpv === undefined ? fallback : bpv; }
+
+    function kv_bytes_per_token_per_layer(m, bpv) { // BigInt bpv -> BigInt; Number -> Number
+      bpv = bpvOr(bpv, 2n);
+      var values = m.mla ? m.kv_lora_rank + m.qk_rope_head_dim
+        : m.kv_heads * (m.head_dim + m.v_head_dim);
+      return isInt(bpv) ? B(values) * bpv : values * bpv;
+    }
+
+    function kv_bytes_per_token(m, bpv) {
+      var per = kv_bytes_per_token_per_layer(m, bpvOr(bpv, 2n));
+      return isInt(per) ? B(m.layers) * per : m.layers * per;
+    }
+
+    function kv_cache_bytes(m, context, users, bpv) {
+      var perToken = Number(kv_bytes_per_token(m, bpvOr(bpv, 2n)));
+      return vec(function (u, t) { return u * perToken * t; })(
+        num(users === undefined ? 1 : users), decode_pairs(m, context));
+    }
+
+    function decode_arithmetic_intensity(m, context, bpv) {
+      var ratio = Number(pair_flops(m)) / Number(kv_bytes_per_token(m, bpvOr(bpv, 2n)));
+      return vec(function () { return ratio; })(num(context));
+    }
+
+    function weight_bytes(m, bpv) { // BigInt bpv -> exact BigInt; Number -> Number
+      bpv = bpvOr(bpv, 2n);
+      return isInt(bpv) ? total_params(m) * bpv : Number(total_params(m)) * bpv;
+    }
+
+    // opts: {kv_bytes_per_value, weight_bytes_per_value} (Python's keyword-only arguments)
+    function decode_step_arithmetic_intensity(m, context, users, opts) {
+      opts = opts || {};
+      users = num(users === undefined ? 1 : users);
+      var other = Number(other_flops_decode(m));
+      var weights = Number(weight_bytes(m, bpvOr(opts.weight_bytes_per_value, 2n)));
+      var cache = kv_cache_bytes(m, context, users, bpvOr(opts.kv_bytes_per_value, 2n));
+      return vec(function (u, attn, c) { return u * (other + attn) / (weights + c); })(
+        users, attention_flops_decode(m, context), cache);
+    }
+
+    // opts: {weight_bytes_per_value}; null or absent: the cache's own
+    function kv_outweighs_weights_context(m, users, bpv, opts) {
+      opts = opts || {};
+      bpv = bpvOr(bpv, 2n);
+      var wbpv = opts.weight_bytes_per_value;
+      if (wbpv === undefined || wbpv === null) wbpv = bpv;
+      var weights = Number(weight_bytes(m, wbpv));
+      var perValue = Number(kv_bytes_per_token_per_layer(m, bpv));
+      return vec(function (u) {
+        var perLayer = perValue * u;
+        var linear = weights / (m.layers * perLayer);
+        if (!m.sliding_layers) return linear;
+        var w = m.sliding_window, full = m.layers - m.sliding_layers;
+        var atWindow = m.layers * perLayer * w, beyond;
+        if (full) beyond = w + (weights - atWindow) / (full * perLayer);
+        else beyond = Infinity;
+        return linear <= w ? linear : beyond;
+      })(num(users === undefined ? 1 : users));
+    }
+
+    function eager_score_matrix_bytes(m, n, batch, bpv) {
+      var b = Number(bpvOr(bpv, 2n));
+      return vec(function (bt, x) { return bt * m.heads * x * x * b; })(
+        num(batch === undefined ? 1 : batch), num(n));
+    }
+
+    // --- GPUs ---------------------------------------------------------------------------
+
+    var GPUS = {};
+    Object.keys(T.GPUS).forEach(function (k) {
+      var g = T.GPUS[k];
+      GPUS[k] = Object.freeze({ name: g.name, peak_flops: g.peak_flops, bandwidth: g.bandwidth,
+        ridge_point: g.peak_flops / g.bandwidth });
+    });
+
+    return {
+      parse_config_text: parse_config_text, from_config: from_config, preset: preset,
+      attention_params: attention_params, dense_mlp_params: dense_mlp_params,
+      moe_active_params: moe_active_params, moe_stored_params: moe_stored_params,
+      lm_head_params: lm_head_params, matmul_params: matmul_params, total_params: total_params,
+      pair_flops: pair_flops, prefill_pairs: prefill_pairs,
+      attention_flops_prefill: attention_flops_prefill, other_flops_prefill: other_flops_prefill,
+      prefill_attention_share: prefill_attention_share, decode_pairs: decode_pairs,
+      attention_flops_decode: attention_flops_decode, other_flops_decode: other_flops_decode,
+      decode_attention_share: decode_attention_share, decode_dot_products: decode_dot_products,
+      decode_score_flops: decode_score_flops, decode_value_flops: decode_value_flops,
+      crossover_tokens: crossover_tokens, dtype_bytes: dtype_bytes,
+      kv_bytes_per_token_per_layer: kv_bytes_per_token_per_layer,
+      kv_bytes_per_token: kv_bytes_per_token, kv_cache_bytes: kv_cache_bytes,
+      decode_arithmetic_intensity: decode_arithmetic_intensity,
+      decode_step_arithmetic_intensity: decode_step_arithmetic_intensity,
+      weight_bytes: weight_bytes, kv_outweighs_weights_context: kv_outweighs_weights_context,
+      eager_score_matrix_bytes: eager_score_matrix_bytes,
+      DTYPE_BYTES: Object.freeze(DTYPE_BYTES), DEFAULT_DTYPE: T.DEFAULT_DTYPE,
+      KERNELS: T.KERNELS.slice(), GPUS: Object.freeze(GPUS),
+      PRESET_NAMES: Object.assign({}, T.PRESET_NAMES),
+      show: show, repr: repr, strip: strip,
+    };
+  }
+
+  var costModel = { create: create };
+  if (typeof window !== "undefined") {
+    window.AE = window.AE || {};
+    window.AE.costModel = costModel;
+  }
+  if (typeof module !== "undefined" && module.exports) module.exports = costModel;
+})();

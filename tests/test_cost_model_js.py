@@ -1,0 +1,537 @@
+"""static/cost_model.js, the browser's twin of attention_core/costs.py, gives the same answers.
+
+Every case runs in both languages: the JavaScript in one node process (the cases go in as one
+JSON array on stdin, tests/js/cost_model_cases.js), the Python here. Expected values are the
+Python core's; the JavaScript is the independent implementation under test. Compared: the
+shape read (every figure, the name, the notes), every public closed form at several lengths,
+users and dtypes, and for a config either language refuses, the error's type, field and
+words. Integers (Python int, JavaScript BigInt) must agree exactly, floats to 1e-12 relative.
+A disagreement fails the test and prints the config.
+"""
+
+import base64
+import copy
+import dataclasses
+import json
+import math
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from app import cost_model_data
+from attention_core import config_families, costs
+from tests.test_costs import BASES
+from tests.test_hostile_input import HOSTILE_CONFIGS
+
+ROOT = Path(__file__).resolve().parents[1]
+JS = ROOT / "static" / "cost_model.js"
+HARNESS = ROOT / "tests" / "js" / "cost_model_cases.js"
+SEED = 20261203
+RTOL = 1e-12
+
+
+def node() -> str:
+    found = shutil.which("node") or shutil.which("nodejs")
+    if not found:
+        pytest.fail("node is not installed: install Node.js (Debian: apt-get install nodejs; "
+                    "`make system-packages` does it) to test static/cost_model.js")
+    return found
+
+
+def run_js(cases: list, script: Path = JS) -> list:  # every case through the JavaScript
+    job = json.dumps({"table": cost_model_data.table(), "cases": cases})
+    out = subprocess.run([node(), str(HARNESS), str(script)], input=job, capture_output=True,
+                         text=True, timeout=120, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    results = json.loads(out.stdout)
+    assert len(results) == len(cases)
+    return results
+
+
+# --- the Python side of the protocol (tests/js/cost_model_cases.js is the other) ---------
+
+def shape_dict(m: costs.ModelShape) -> dict:
+    d = dataclasses.asdict(m)
+    d["notes"] = list(m.notes)
+    d["moe_layers"] = m.moe_layers
+    return d
+
+
+def encode(v):  # a Python result -> what the harness writes for the JavaScript's
+    if isinstance(v, costs.ModelShape):
+        return shape_dict(v)
+    if isinstance(v, costs.GPU):
+        return {"name": v.name, "peak_flops": encode(v.peak_flops),
+                "bandwidth": encode(v.bandwidth), "ridge_point": encode(v.ridge_point)}
+    if v is None or isinstance(v, (bool, str)):
+        return v
+    if isinstance(v, int):
+        return {"i": str(v)}
+    if isinstance(v, (float, np.floating)):
+        v = float(v)
+        if math.isnan(v):
+            return "nan"
+        return v if math.isfinite(v) else ("inf" if v > 0 else "-inf")
+    if isinstance(v, np.ndarray):
+        return [encode(float(x)) for x in v.ravel()]
+    if isinstance(v, (list, tuple)):
+        return [encode(x) for x in v]
+    if isinstance(v, dict):
+        return {k: encode(x) for k, x in v.items()}
+    raise TypeError(f"cannot encode {type(v).__name__}")
+
+
+def failure(e: Exception) -> dict:
+    return {"error": {"type": type(e).__name__, "message": str(e),
+                      "field": getattr(e, "field", None), "problem": getattr(e, "problem", None)}}
+
+
+def decode_arg(a, m):
+    if a == "M":
+        return m
+    if isinstance(a, dict) and "i" in a:
+        return int(a["i"])
+    return a
+
+
+def python_input(spec: dict):
+    if "text" in spec:
+        return spec["text"]
+    if "b64" in spec:
+        return base64.b64decode(spec["b64"])
+    return spec["value"]
+
+
+def run_py(case: dict) -> dict:
+    out: dict = {}
+    m = None
+    try:
+        m = costs.ModelShape.from_config(costs.parse_config_text(python_input(case["input"])),
+                                         name=case.get("name"))
+        out["shape"] = shape_dict(m)
+    except (ValueError, OverflowError) as e:  # ConfigError, and the bug noted in the report
+        out.update(failure(e))
+    calls = []
+    for name, *args in case.get("calls", []):
+        if m is None and "M" in args:
+            calls.append(None)
+            continue
+        if name.startswith("."):
+            calls.append({"value": encode(getattr(costs, name[1:]))})
+            continue
+        kw = {}
+        if args and isinstance(args[-1], dict) and "kw" in args[-1]:
+            kw = {k: decode_arg(v, m) for k, v in args.pop()["kw"].items()}
+        try:
+            value = getattr(costs, name)(*[decode_arg(a, m) for a in args], **kw)
+            calls.append({"value": encode(value)})
+        except ValueError as e:
+            calls.append(failure(e))
+    out["calls"] = calls
+    return out
+
+
+def differences(py, js, where="") -> list[str]:  # -> what differs, each with its path
+    if isinstance(py, float) or (isinstance(js, float) and isinstance(py, int)
+                                 and not isinstance(py, bool)):
+        if isinstance(js, bool) or not isinstance(js, (int, float)):
+            return [f"{where}: python {py!r}, javascript {js!r}"]
+        js = float(js)  # JSON.stringify writes 1e20 as 100000000000000000000
+        if py == js or abs(py - js) <= RTOL * max(abs(py), abs(js)):
+            return []
+        return [f"{where}: python {py!r}, javascript {js!r}"]
+    if isinstance(py, dict) and isinstance(js, dict):
+        if py.keys() != js.keys():
+            return [f"{where}: keys {sorted(py)} vs {sorted(js)}"]
+        return [d for k in py for d in differences(py[k], js[k], f"{where}.{k}")]
+    if isinstance(py, list) and isinstance(js, list) and len(py) == len(js):
+        return [d for i, (a, b) in enumerate(zip(py, js))
+                for d in differences(a, b, f"{where}[{i}]")]
+    if type(py) is not type(js) or py != js:  # ints, strings, booleans, None: exactly
+        return [f"{where}: python {py!r}, javascript {js!r}"]
+    return []
+
+
+def shape_differences(py: dict, js: dict) -> list[str]:  # figures are ints both sides
+    if json.dumps(py, sort_keys=True) == json.dumps(js, sort_keys=True):
+        return []
+    return [f".shape.{k}: python {py.get(k)!r}, javascript {js.get(k)!r}"
+            for k in sorted(set(py) | set(js)) if py.get(k) != js.get(k)
+            or type(py.get(k)) is not type(js.get(k))] or [".shape: differs"]
+
+
+def compare(cases, py_results, js_results) -> list[str]:  # -> one report per case that differs
+    bad = []
+    for case, py, js in zip(cases, py_results, js_results):
+        found = []
+        if "shape" in py or "shape" in js:
+            found += shape_differences(py.get("shape"), js.get("shape"))
+        found += differences(py.get("error"), js.get("error"), ".error")
+        if len(py["calls"]) != len(js["calls"]):
+            found.append(f".calls: {len(py['calls'])} in Python, {len(js['calls'])} in JS")
+        for (name, *args), a, b in zip(case.get("calls", []), py["calls"], js["calls"]):
+            found += differences(a, b, f".{name}{json.dumps(args)[:80]}")
+        if found:
+            shown = json.dumps(case["input"])[:1500]
+            bad.append(f"case {case['id']} ({case['kind']}): {shown}\n  " + "\n  ".join(found[:8]))
+    return bad
+
+
+# --- the cases ------------------------------------------------------------------------------
+
+def text_case(kind, cfg_or_text, calls=None, name=None) -> dict:
+    text = cfg_or_text if isinstance(cfg_or_text, str) else json.dumps(cfg_or_text)
+    case = {"kind": kind, "input": {"text": text}, "calls": calls or []}
+    if name is not None:
+        case["name"] = name
+    return case
+
+
+def length_calls(rng: random.Random, window=None) -> list:
+    """The closed forms: at several lengths, users and dtypes (a JSON int: a Python int)."""
+    ns = [0, 1, 2, 7, 256, 4096, 4097, rng.randint(1, 10**6), rng.randint(1, 10**12), 2**53]
+    if window:
+        ns += [window - 1, window, window + 1, 2 * window + rng.randint(0, 99)]
+    n = rng.choice(ns[1:])
+    users = [0, 1, 3, rng.randint(1, 4096)]
+    ints = [{"i": str(v)} for v in (1, 2, 4)]
+    calls = [[f, "M"] for f in ("attention_params", "dense_mlp_params", "moe_active_params",
+                                "moe_stored_params", "lm_head_params", "matmul_params",
+                                "total_params", "pair_flops", "other_flops_decode")]
+    for bpv in [*ints, 2.0, 0.5]:
+        calls += [["weight_bytes", "M", bpv], ["kv_bytes_per_token_per_layer", "M", bpv],
+                  ["kv_bytes_per_token", "M", bpv]]
+    calls += [["weight_bytes", "M"], ["kv_bytes_per_token", "M"]]
+    for kernel in ("naive", "triangular"):
+        calls += [["prefill_pairs", "M", ns, kernel], ["attention_flops_prefill", "M", ns, kernel],
+                  ["prefill_attention_share", "M", ns, kernel], ["crossover_tokens", "M", kernel],
+                  ["prefill_attention_share", "M", n, kernel]]
+    calls += [["crossover_tokens", "M"], ["prefill_pairs", "M", n]]
+    for f in ("other_flops_prefill", "decode_pairs", "attention_flops_decode",
+              "decode_attention_share", "decode_dot_products", "decode_score_flops",
+              "decode_value_flops", "kv_cache_bytes", "decode_arithmetic_intensity",
+              "eager_score_matrix_bytes"):
+        calls += [[f, "M", ns], [f, "M", n]]
+    kv, w = rng.choice(ints + [1.0]), rng.choice(ints)
+    calls += [
+        ["kv_cache_bytes", "M", ns, rng.choice(users), kv], ["kv_cache_bytes", "M", n, users],
+        ["decode_arithmetic_intensity", "M", n, kv],
+        ["eager_score_matrix_bytes", "M", ns, rng.randint(1, 64), kv],
+        ["decode_step_arithmetic_intensity", "M", n], ["decode_step_arithmetic_intensity", "M",
+                                                       ns, rng.choice(users[1:])],
+        ["decode_step_arithmetic_intensity", "M", n, users,
+         {"kw": {"kv_bytes_per_value": kv, "weight_bytes_per_value": w}}],
+        ["kv_outweighs_weights_context", "M"], ["kv_outweighs_weights_context", "M", users, kv],
+        ["kv_outweighs_weights_context", "M", rng.choice(users), kv,
+         {"kw": {"weight_bytes_per_value": w}}],
+        ["kv_outweighs_weights_context", "M", users, 2.0, {"kw": {"weight_bytes_per_value": None}}],
+    ]
+    return calls
+
+
+SIZES = [1, 2, 3, 4, 6, 8, 12, 16, 32, 40, 64, 96, 128, 256, 512, 1000, 4096, 8192, 10_000]
+
+
+def family_config(rng: random.Random, family: str) -> dict:
+    """A random config spelled the way the table says `family` spells it, nulls and gaps too."""
+    row = config_families.FAMILIES.get(family, config_families.UNKNOWN)
+    cfg: dict = {} if family == "" else {"model_type": family}
+    heads = rng.choice([1, 2, 4, 8, 12, 16, 32, 64, 128, 100_000])
+    kv = rng.choice([k for k in (1, 2, 4, 8, heads) if heads % k == 0])
+    head_dim = rng.choice([8, 64, 80, 128, 256])
+    hidden = rng.choice([heads * head_dim, heads * head_dim, rng.choice(SIZES) * 64])
+    values = {"layers": rng.choice([1, 2, 12, 24, 32, 61, 80, 10_000]), "hidden": hidden,
+              "heads": heads, "kv_heads": kv, "head_dim": head_dim,
+              "intermediate": rng.choice([4 * hidden, 11008, 14336, 10_000_000, 1]),
+              "vocab": rng.choice([1000, 32000, 50257, 151936, 100_000_000]),
+              "max_positions": rng.choice([1024, 2048, 131072, 10_000_000_000])}
+    if hidden > 1_000_000:
+        values["hidden"] = rng.choice(SIZES) * 64
+    for figure in config_families.FIGURES:
+        rule = config_families.rule(row, figure)
+        names = rule["names"] or ["ffn_hidden_size"]
+        roll, rate = rng.random(), (0.1 if "default" in rule else 0.01)
+        if roll < rate:
+            continue  # absent: the default, or "is missing"
+        if roll < 2 * rate:
+            cfg[rng.choice(names)] = None  # null: the default, or "is null; it is required"
+        else:
+            name = names[0] if rng.random() < 0.8 else rng.choice(names)
+            if "." in name:
+                outer, inner = name.split(".")
+                cfg.setdefault(outer, {})[inner] = values[figure]
+            else:
+                cfg[name] = values[figure]
+    for flag in ("multi_query", "new_decoder_architecture", "tie_word_embeddings"):
+        if rng.random() < 0.3:
+            cfg[flag] = rng.choice([True, False, None])
+    if family in ("falcon", "RefinedWebModel", "RefinedWeb") and rng.random() < 0.5:
+        cfg[rng.choice(["num_kv_heads", "n_head_kv"])] = kv
+    if family == "mpt" and rng.random() < 0.7:
+        cfg["expansion_ratio"] = rng.choice([4, 2.5, 8 / 3, 1e-9, 0, -1, True, "4", 1e308, 3.0])
+    return cfg
+
+
+def with_window(rng: random.Random, cfg: dict) -> dict:  # windows and mixed layer types
+    layers = cfg.get("num_hidden_layers") or cfg.get("n_layer") or cfg.get("num_layers")
+    layers = layers if isinstance(layers, int) and layers <= 200 else None
+    window = rng.choice([1, 64, 256, 4096, 32768, 10_000_000_000])
+    pick = rng.random()
+    if cfg.get("model_type") == "gpt_neo":
+        cfg["window_size"] = rng.choice([window, None])
+        if layers and rng.random() < 0.8:
+            local = rng.randint(0, layers)
+            cfg["attention_types"] = [[["local"], local], [["global"], layers - local]]
+        elif rng.random() < 0.5:
+            cfg["attention_types"] = rng.choice([[[["global", "local"], 6]], "x", [[["x"], 1]]])
+        return cfg
+    cfg["sliding_window"] = window
+    if pick < 0.3 and layers:
+        cfg["layer_types"] = [rng.choice(["sliding_attention", "full_attention", "chunked"])
+                              for _ in range(layers)]
+    elif pick < 0.45:
+        cfg["sliding_window_pattern"] = rng.choice([1, 2, 6, None, 0])
+    elif pick < 0.6:
+        cfg["use_sliding_window"] = rng.choice([True, False, None, "yes"])
+        cfg["max_window_layers"] = rng.choice([0, 4, 28, 10_000, None])
+    elif pick < 0.65 and layers:
+        cfg["layer_types"] = ["sliding_attention"] * (layers + 1)
+    return cfg
+
+
+def with_moe(rng: random.Random, cfg: dict) -> dict:
+    experts = rng.choice([0, 1, 8, 60, 128, 256, 100_000])
+    k = rng.choice([1, 2, 8, experts + 1])
+    kind = rng.choice(["deepseek", "mixtral", "qwen"])
+    cfg["num_experts_per_tok"] = k
+    if kind == "deepseek":
+        cfg.update(n_routed_experts=experts, moe_intermediate_size=rng.choice([768, 2048]),
+                   n_shared_experts=rng.choice([0, 1, 2, None]),
+                   first_k_dense_replace=rng.choice([0, 1, 3, None]),
+                   moe_layer_freq=rng.choice([1, 2, None]))
+    elif kind == "mixtral":
+        cfg["num_local_experts"] = experts
+    else:
+        cfg.update(num_experts=experts, moe_intermediate_size=rng.choice([768, 1408]),
+                   shared_expert_intermediate_size=rng.choice([0, 5632, None]),
+                   decoder_sparse_step=rng.choice([1, 2, None]),
+                   mlp_only_layers=rng.choice([[], [0, 1], [0, 3, 99], None, [True], "0"]))
+    return cfg
+
+
+def with_mla(rng: random.Random, cfg: dict) -> dict:
+    cfg.update(kv_lora_rank=rng.choice([512, 1, 1_000_000]),
+               q_lora_rank=rng.choice([1536, None, 0]),
+               qk_nope_head_dim=rng.choice([128, 0]), qk_rope_head_dim=rng.choice([64, 0]),
+               v_head_dim=rng.choice([128, 1, 100_000]))
+    return cfg
+
+
+BAD_VALUES = [0, -4, 32.0, 32.5, True, "32", None, [32], {"n": 32}, 2**63, 10**12, 1e-300,
+              -0.0, 1e16, 123456789.123, "x" * 200, "<script>", "\u00e9\U0001F600",
+              [[["global", "local"], 12]], ["sliding_attention"], 1e300]
+FIELDS = sorted({name for rule in config_families.BASE.values() for name in rule["names"]}
+                | {"model_type", "tie_word_embeddings", "text_config", "_name_or_path",
+                   "sliding_window", "use_sliding_window", "layer_types", "max_window_layers",
+                   "sliding_window_pattern", "num_local_experts", "num_experts",
+                   "n_routed_experts", "num_experts_per_tok", "kv_lora_rank", "expansion_ratio",
+                   "attention_types", "window_size", "multi_query", "new_decoder_architecture",
+                   "attn_config", "mlp_only_layers", "ffn_dim", "n_embed", "d_model"})
+MODEL_TYPES = [*config_families.FAMILIES, "", "mystery", "it's", 'say "hi"', "a\nb\tc\\",
+               "\u00e9t\u00e9", "\u0378\u200b\ufeff", "\U0001F600", "__proto__", "constructor",
+               "toString", "x" * 300, None, 3]
+
+
+def generated_cases(count: int) -> list[dict]:
+    rng = random.Random(SEED)
+    families = [*config_families.FAMILIES, ""]
+    cases = []
+    for i in range(count):
+        roll = rng.random()
+        if roll < 0.55:
+            cfg = family_config(rng, families[i % len(families)])
+            kind = f"family {families[i % len(families)] or '(none)'}"
+        else:
+            cfg = copy.deepcopy(rng.choice(BASES))
+            kind = "published config, changed"
+        if rng.random() < 0.3:
+            cfg, kind = with_window(rng, cfg), kind + ", window"
+        if rng.random() < 0.2:
+            cfg, kind = with_moe(rng, cfg), kind + ", MoE"
+        if rng.random() < 0.12:
+            cfg, kind = with_mla(rng, cfg), kind + ", MLA"
+        for _ in range(rng.choice([0, 0, 0, 0, 1, 2])):
+            cfg[rng.choice(FIELDS)] = rng.choice(BAD_VALUES)
+        if rng.random() < 0.05:
+            cfg["model_type"] = rng.choice(MODEL_TYPES)
+        if rng.random() < 0.08:  # multimodal: the text model inside
+            outer = {"model_type": rng.choice(["gemma3", "llava", None]),
+                     "tie_word_embeddings": rng.choice([True, False]), "vision_config": {}}
+            cfg = {**outer, "text_config": cfg} if rng.random() < 0.9 else {**outer,
+                                                                               "text_config": 5}
+            kind += ", text_config"
+        if rng.random() < 0.1:
+            cfg["_name_or_path"] = rng.choice(["  org/model  ", "\u3000", "\u00a0x\u2003",
+                                               "\U0001F600" * 130, "", 7])
+        window = cfg.get("sliding_window") if isinstance(cfg.get("sliding_window"), int) else None
+        name = rng.choice([None, None, None, " Named ", "\t", "\U0001F600" * 200])
+        cases.append(text_case(kind, cfg, length_calls(rng, window), name))
+    return cases
+
+
+def malformed_cases(rng: random.Random) -> list[dict]:  # text that is not quite JSON
+    good = json.dumps({"model_type": "llama", "num_hidden_layers": 2, "hidden_size": 64,
+                       "num_attention_heads": 4, "intermediate_size": 256, "vocab_size": 1000,
+                       "s": "a\u00e9\U0001F600\\u00e9", "l": [1, 2.5, None]})
+    texts = ["{not json", "[1, 2]", '"llama"', "32", "null", "", "   \n\t ", "\u00a0\u3000",
+             "\u200b", "\ufeff", "\ufeff\ufeff{}", "\ufeff{}", "{}", "{} x", '{"a":1,}', "[1,]",
+             '{"a" 1}', "{'a':1}", '{"a":"\\q"}', '{"a":"\\u12"}', '{"a":"\\u12x4"}',
+             '{"a":"\x01"}', '{"a":"abc', '{"a":-}', '{"a": 1.}', '{"a": 01}', '{"a": 1e}',
+             '{"a": 1e5x}', '{"a": -Infinity, "b": -NaN}', '{"a":"\\ud800\\u"}',
+             '{"a":"\\ud800\\udc00"', '{"a":"\\ud800\\udc00', '{"a":"\\ud83d\\ude00"}',
+             '{"a":"\\ud800\\u0041"}', '{"a":"\\ud800"}', '{"a":"\\u12\U0001F600"}',
+             '{"\U0001F600": 1, "\U0001F600": NaN}', "\n\n  {\n \"a\": \U0001F600}",
+             '{"a": 1, "a": 2, "b": [NaN, Infinity]}', '{"a": 1e400, "b": -1e400}',
+             '{"a": ' + "9" * 4300 + "}", '{"a": -' + "9" * 4301 + "}",
+             '{"a": ' + "9" * 4301 + ".5}", '{"__proto__": {"x": NaN}}', '{"a": "\ud800"}',
+             "{" + '"a": {' * 63 + "}" * 64, "{" + '"a": {' * 64 + "}" * 65,
+             "{" + '"a": [' * 70 + "]" * 70 + "} x", '{"a": ' + "[" * 500 + "]" * 499 + "}",
+             "[" * 100 + "]" * 100, '{"a": ' + "[" * 10_000 + "]" * 10_000 + "}",
+             "{" * 5000, "[" * 800, "x" * 1_000_001, "\u00e9" * 500_001,
+             '{"pad": "' + "\u00e9" * 499_990 + '"}']
+    for _ in range(300):  # the good text cut, with a character dropped, swapped or added
+        t = list(good)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(t))
+            what = rng.random()
+            if what < 0.3:
+                del t[at]
+            elif what < 0.6:
+                t.insert(at, rng.choice('{}[]",:\\ u0123abcdefnNI-+.eE\n\t\x00\x1f\U0001F600'))
+            else:
+                t[at] = rng.choice('{}[]",:\\ 9e-.\x7f')
+        texts.append("".join(t)[: rng.randint(1, len(t))] if rng.random() < 0.3 else "".join(t))
+    cases = [text_case("malformed text", t) for t in texts]
+    blobs = [b"", b"\xef\xbb\xbf{}", b"\xef\xbb\xbf\xff", b"ab\xe4\x00", b"\xed\xa0\x80",
+             b'{"a": "\xc3\xa9"}', b'{"a": "\xc3"}', b"\xf4\x90\x80\x80", b"\xf0\x8f\xbf\xbf",
+             b"\xc0\xaf", b"\xe0\x80\xaf", b"{\xe2\x82", bytes(range(256)), b"\x00{}",
+             b"\xff" * 1_000_001, good.encode("utf-8")]
+    cases += [{"kind": "bytes", "input": {"b64": base64.b64encode(b).decode()}} for b in blobs]
+    cases += [{"kind": "not text", "input": {"value": v}} for v in (None, 5, 1.5, True, [], {})]
+    return cases
+
+
+def hostile_cases() -> list[dict]:  # tests/test_hostile_input.py's list, and the CLI tests'
+    cases = []
+    for what, text, _ in HOSTILE_CONFIGS:
+        spec = ({"text": text} if isinstance(text, str)
+                else {"b64": base64.b64encode(text).decode()})
+        cases.append({"kind": f"hostile: {what}", "input": spec})
+    cli = [('{"num_hidden_layers": -3, "hidden_size": 4096, "num_attention_heads": 32,'
+            ' "intermediate_size": 11008, "vocab_size": 32000}'),
+           json.dumps({"model_type": "opt", "num_hidden_layers": 2, "hidden_size": 8,
+                       "num_attention_heads": 2, "vocab_size": 10}),
+           '{"model_type": "mpt", "d_model": 8, "n_heads": 2, "vocab_size": 10}']
+    cases += [text_case("CLI test", t) for t in cli]
+    fixtures = sorted((ROOT / "tests" / "fixtures" / "configs").glob("*.json"))
+    rng = random.Random(SEED + 1)
+    cases += [text_case(f"fixture {p.stem}", p.read_text(), length_calls(rng)) for p in fixtures]
+    return cases
+
+
+def module_case(rng) -> dict:  # the tables and the argument checks, once
+    calls = [[".DTYPE_BYTES"], [".DEFAULT_DTYPE"], [".KERNELS"], [".GPUS"]]
+    calls += [["dtype_bytes", name] for name in [*costs.DTYPE_BYTES, "fp4", "", "BF16", None,
+                                                  "it's", "\u00e9"]]
+    calls += [["preset", key] for key in [*costs.PRESETS, "gpt5", None, "<b>x</b>"]]
+    calls += [["prefill_pairs", "M", 10, k] for k in ("flash", None, "na\u00efve", 'a"b')]
+    calls += [["crossover_tokens", "M", "flash"]]
+    return text_case("the module", costs.PRESETS["llama-3-8b"], calls + length_calls(rng))
+
+
+def all_cases() -> list[dict]:
+    rng = random.Random(SEED + 2)
+    cases = [module_case(rng), *hostile_cases(), *malformed_cases(rng), *generated_cases(1700)]
+    for i, case in enumerate(cases):
+        case["id"] = i
+    return cases
+
+
+@pytest.fixture(scope="module")
+def both():  # -> (cases, Python's results, JavaScript's results)
+    cases = all_cases()
+    return cases, [run_py(c) for c in cases], run_js(cases)
+
+
+def test_javascript_and_python_agree_on_every_case(both):
+    cases, py, js = both
+    bad = compare(cases, py, js)
+    assert not bad, f"{len(bad)} of {len(cases)} cases differ:\n" + "\n".join(bad[:10])
+
+
+def test_the_cases_cover_every_family_and_both_outcomes(both):
+    cases, py, _ = both
+    read = [c for c, r in zip(cases, py) if "shape" in r]
+    refused = [r["error"] for r in py if "error" in r]
+    assert len(read) >= 1000, len(read)
+    assert len(refused) >= 300, len(refused)
+    families = {json.loads(c["input"]["text"]).get("model_type") for c in read
+                if c["kind"].startswith("family")}
+    assert set(config_families.FAMILIES) <= families, set(config_families.FAMILIES) - families
+    shapes = [r["shape"] for r in py if "shape" in r]
+    assert any(s["mla"] for s in shapes) and any(s["num_experts"] for s in shapes)
+    assert any(0 < s["sliding_layers"] < s["layers"] for s in shapes)  # mixed layer types
+    assert any(s["sliding_layers"] == s["layers"] for s in shapes)
+    assert any(s["kv_heads"] == 1 < s["heads"] for s in shapes)  # MQA
+    assert any(1 < s["kv_heads"] < s["heads"] for s in shapes)  # GQA
+    assert {True, False} <= {s["tied"] for s in shapes}
+    # integers past 2^53, where a double would round: the BigInt path is exercised
+    big = [v for r in py for call in r["calls"] if call and isinstance(call.get("value"), dict)
+           for v in [int(call["value"].get("i", 0))] if v > 2**53]
+    assert len(big) >= 50, len(big)
+    problems = {e["problem"].split(" (")[0][:30] for e in refused}
+    assert len(problems) >= 40, sorted(problems)
+
+
+MUTANTS = [  # (what, the text in cost_model.js, what it becomes)
+    ("pair FLOPs count 3 per dim", "return 2n * B(m.layers) * B(m.heads)",
+     "return 3n * B(m.layers) * B(m.heads)"),
+    ("messages quote 59 characters", "var SHOW_LIMIT = 60;", "var SHOW_LIMIT = 59;"),
+]
+
+
+@pytest.mark.parametrize("what, old, new", MUTANTS, ids=[m[0] for m in MUTANTS])
+def test_a_changed_constant_is_caught(both, tmp_path, what, old, new):
+    source = JS.read_text()
+    assert source.count(old) == 1, f"{old!r} is no longer in cost_model.js: update MUTANTS"
+    mutant = tmp_path / "cost_model.js"
+    mutant.write_text(source.replace(old, new))
+    cases, py, _ = both
+    assert compare(cases, py, run_js(cases, mutant)), f"the mutant ({what}) passed"
+
+
+def test_the_table_the_page_gets_is_pythons():
+    script = cost_model_data.table_script()
+    assert script.startswith("window.AE = window.AE || {};\nAE.costTable = ")
+    assert "</" not in script
+    table = json.loads(script.split("AE.costTable = ", 1)[1].rstrip(";\n"))
+    assert table["FAMILIES"] == config_families.FAMILIES
+    assert table["BASE"] == config_families.BASE and table["FIGURES"] == config_families.FIGURES
+    assert {k: json.loads(v) for k, v in table["PRESETS"].items()} == costs.PRESETS
+    assert table["LIMITS"] == costs.LIMITS and table["DTYPE_BYTES"] == costs.DTYPE_BYTES
+
+
+def test_one_global_and_no_modules():
+    source = JS.read_text()
+    assert "import " not in source and "export " not in source  # a classic script
+    probe = ("const vm = require('vm'); const ctx = {}; ctx.window = ctx; "
+             "vm.createContext(ctx); vm.runInContext(require('fs').readFileSync(process.argv[1],"
+             " 'utf8'), ctx); console.log(JSON.stringify(Object.keys(ctx)), "
+             "JSON.stringify(Object.keys(ctx.AE)), JSON.stringify(Object.keys(ctx.AE.costModel)))")
+    out = subprocess.run([node(), "-e", probe, str(JS)], capture_output=True, text=True,
+                         timeout=60, check=True)
+    assert out.stdout.split() == ['["window","AE"]', '["costModel"]', '["create"]']
