@@ -27,10 +27,14 @@ browser:
 
 # The scale-out test runs Debian's nginx in front of two app processes (tests/test_nginx.py);
 # install it when it is missing (needs root, as in CI). The test starts its own nginx.
+# tests/test_cost_model_js.py runs static/cost_model.js in node: Debian's nodejs, likewise.
 system-packages: browser
 	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
 	  echo "installing Debian's nginx for the scale-out test"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; }
+	@command -v node >/dev/null 2>&1 || command -v nodejs >/dev/null 2>&1 || { \
+	  echo "installing Debian's nodejs for the JavaScript cost model's test"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs >/dev/null; }
 
 # lint runs first: a style or line-length error fails `make test` before the suite starts.
 # The suite runs in two passes, both always (a failure in the first does not hide the second):

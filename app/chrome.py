@@ -26,6 +26,13 @@ from app.readout import (  # noqa: F401  (re-exported)
 )
 
 A11Y_JS = resources.static_file("a11y.js")
+# a11y.js finds Bokeh's controls by the class names static/bokeh_fence.js exports: every page,
+# live or static, runs the fence's first part (up to its marker, less its comment lines: every
+# document with a panel carries it) just before it
+A11Y_SCRIPT = "".join([*(line + "\n" for line in resources.static_file("bokeh_fence.js")
+                         .read_text(encoding="utf-8").split("// ==== end of the page part")[0]
+                         .splitlines() if not line.lstrip().startswith("//")),
+                       A11Y_JS.read_text(encoding="utf-8")])
 
 CSS = resources.stylesheet("panel.css")
 
@@ -43,7 +50,7 @@ class A11y(ReactiveHTML):
     (slider handles, spin buttons) and the page's main landmark, live and static alike."""
 
     _template = '<div id="box"></div>'
-    _scripts: ClassVar[dict] = {"render": A11Y_JS.read_text(encoding="utf-8")}
+    _scripts: ClassVar[dict] = {"render": A11Y_SCRIPT}
 
 
 def a11y():  # -> the invisible component that names the page's controls

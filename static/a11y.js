@@ -22,28 +22,32 @@
 // the page paint: no one (a screen reader, a test, axe) ever sees a control without its
 // name. The callback names the controls of the roots whose nodes changed (a few
 // querySelectorAll over a small shadow root, microseconds: never the 1-3 ms walk of the
-// whole page) and fixes any shadow root that the added nodes bring. AEA11y.unnamed() lists
-// what still lacks a name, and AEA11y.ready() is what a test waits for: every document
+// whole page) and fixes any shadow root that the added nodes bring. AE.a11y.unnamed() lists
+// what still lacks a name, and AE.a11y.ready() is what a test waits for: every document
 // rendered, no panel still to come, nothing unnamed.
+// Bokeh's class names come from bokeh_fence.js (AE.fence.dom), whose first part every page
+// runs just before this file (app/chrome.py).
 (function () {
   "use strict";
-  if (window.AEA11y) { return; }
+  const AE = window.AE = window.AE || {};
+  if (AE.a11y) { return; }
+  const {dom, documentsIdle} = AE.fence;
 
   const watched = new WeakSet();
 
   function titleOf(root) { // the widget's visible label, without ": value"
-    const title = root.querySelector(".bk-slider-title, .bk-input-group > label, label");
+    const title = root.querySelector(`.${dom.sliderTitle}, ${dom.inputLabel}, label`);
     if (!title) { return ""; }
     return title.textContent.replace(/\s*:\s*[^:]*$/, "").trim() || title.textContent.trim();
   }
 
   function nameSliders(root) {
-    for (const handle of root.querySelectorAll(".noUi-handle[role=slider]")) {
+    for (const handle of root.querySelectorAll(`.${dom.handle}[role=slider]`)) {
       const label = titleOf(root);
       if (label && handle.getAttribute("aria-label") !== label) {
         handle.setAttribute("aria-label", label);
       }
-      const value = root.querySelector(".bk-slider-value");
+      const value = root.querySelector(`.${dom.sliderValue}`);
       const shown = value ? value.textContent.trim() : "";
       if (shown && handle.getAttribute("aria-valuetext") !== shown) {
         handle.setAttribute("aria-valuetext", shown); // the value as the page shows it
@@ -53,8 +57,8 @@
 
   function nameSpinButtons(root) {
     const label = titleOf(root) || "value";
-    for (const button of root.querySelectorAll(".bk-spin-btn-up, .bk-spin-btn-down")) {
-      const verb = button.classList.contains("bk-spin-btn-up") ? "increase" : "decrease";
+    for (const button of root.querySelectorAll(`.${dom.spinUp}, .${dom.spinDown}`)) {
+      const verb = button.classList.contains(dom.spinUp) ? "increase" : "decrease";
       const name = `${verb} ${label}`;
       if (button.getAttribute("aria-label") !== name) { button.setAttribute("aria-label", name); }
       if (!button.hasAttribute("tabindex")) { button.setAttribute("tabindex", "-1"); }
@@ -63,14 +67,15 @@
 
   function markMain() { // the page's Bokeh root: the one main landmark
     if (document.querySelector("main, [role=main]")) { return; }
-    const root = document.querySelector("body > [data-root-id], body > div > [data-root-id]")
-      || document.querySelector("[data-root-id]");
+    const at = `[${dom.rootAttribute}]`;
+    const root = document.querySelector(`body > ${at}, body > div > ${at}`)
+      || document.querySelector(at);
     if (root) { root.setAttribute("role", "main"); }
   }
 
   const FOCUS_CSS = `
-    :focus-visible, .noUi-handle:focus-visible, .bk-btn:focus-visible, input:focus-visible,
-    select:focus-visible, textarea:focus-visible {
+    :focus-visible, .${dom.handle}:focus-visible, .${dom.button}:focus-visible,
+    input:focus-visible, select:focus-visible, textarea:focus-visible {
       outline: 3px solid #d55e00 !important; outline-offset: 2px !important; }
     :host { --handle-width: 24px; --handle-height: 24px; }`;  /* a slider handle is a 24 px target */
   let focusSheet = null;
@@ -87,7 +92,7 @@
   }
 
   function quietFigures(root) {
-    for (const layer of root.querySelectorAll(".bk-events[tabindex]")) {
+    for (const layer of root.querySelectorAll(`.${dom.eventLayer}[tabindex]`)) {
       if (layer.getAttribute("tabindex") !== "-1") { layer.setAttribute("tabindex", "-1"); }
     }
   }
@@ -178,12 +183,11 @@
   }
 
   function loading() { // a live page's panel still to come, or a document not yet drawn
-    const B = window.Bokeh;
-    if (B === undefined || !B.documents.every((doc) => doc.is_idle)) { return true; }
+    if (!documentsIdle()) { return true; }
     const roots = [document];
     while (roots.length > 0) {
       const root = roots.pop();
-      if (root.querySelector(".pn-loading")) { return true; }
+      if (root.querySelector(`.${dom.loading}`)) { return true; }
       for (const el of root.querySelectorAll("*")) {
         if (el.shadowRoot) { roots.push(el.shadowRoot); }
       }
@@ -209,7 +213,7 @@
   let dragging = false;
   document.addEventListener("pointerdown", (event) => {
     const onSlider = event.composedPath().some((el) => el.classList
-      && (el.classList.contains("noUi-handle") || el.classList.contains("noUi-base")));
+      && (el.classList.contains(dom.handle) || el.classList.contains(dom.sliderBase)));
     if (onSlider) { dragging = true; setBusy(true); }
   }, true);
   for (const type of ["pointerup", "pointercancel"]) {
@@ -220,8 +224,8 @@
 
   // idle: no walk waiting (there is none since names are given in the observer's callback;
   // kept for callers). ready: rendered, no panel to come, every control named.
-  window.AEA11y = {fix, stats, unnamed, idle: () => true,
-                   ready: () => !loading() && unnamed().length === 0};
+  AE.a11y = {fix, stats, unnamed, idle: () => true,
+             ready: () => !loading() && unnamed().length === 0};
   markMain();
   stats.pageWalks += 1;
   fix(document);

@@ -2,8 +2,14 @@
 // already HTML; a panel's Bokeh document mounts when the reader nears it, when a deep link
 // or a link in the prose targets it, or when the keyboard reaches it. Bokeh, Panel, the
 // switcher and a panel's table of states load on the first mount, never before.
+// AE.islands: {mount, mountAll, mountFor, show, ...}. It runs after bokeh_fence.js,
+// page_url.js and readout_heights.js (one file as built: app/hosting/build.py SITE_SCRIPTS);
+// window.AEIslands is only the entry point of a panel's document script (receive).
 (function () {
   "use strict";
+  const AE = window.AE = window.AE || {};
+  if (AE.islands) { return; }
+  const {fence} = AE;
   const config = JSON.parse(document.getElementById("ae-islands").textContent);
   const mounts = new Map(); // group -> Promise of its mount
   const loaded = new Map(); // script URL -> Promise of its load
@@ -29,8 +35,7 @@
   function idle() { // -> Promise: every Bokeh document on the page has rendered
     return new Promise(function (resolve) {
       (function check() {
-        const B = window.Bokeh;
-        if (B && B.documents.every(function (d) { return d.is_idle; })) { resolve(); return; }
+        if (fence.documentsIdle()) { resolve(); return; }
         setTimeout(check, 16);
       })();
     });
@@ -132,13 +137,12 @@
         (c) => (typeof c === "string" ? c.slice(LATER.length) : c.id)));
       model.tags = model.tags.slice(0, at);
     }
-    const {nextTask, built} = window.AEStates; // the switcher's: it loads before a document
+    const {nextTask, built} = fence;
     for (const {layout, child, json} of held) {
       const model = doc.get_model_by_id(layout), tags = model.tags;
       if (json !== null) { // its models, made from its JSON in the layout's tags for now
         await nextTask();
-        doc.apply_json_patch({events: [{kind: "ModelChanged", model: {id: layout},
-                                        attr: "tags", new: [...tags, json]}]});
+        fence.setFromJson(doc, model, "tags", [...tags, json]);
         steps.madeLater += 1;
       }
       await nextTask();
@@ -160,32 +164,6 @@
     }
   }
 
-  // Bokeh's embed_items, in two tasks: a document's models are made in one (from_json) and
-  // its roots' views built in the next, so the two never add up to one long task. The same
-  // calls embed_items makes (BokehJS's public Document.from_json, from its "document"
-  // module, and embed.add_document_standalone), with the root elements found the same way.
-  async function embed(docs, items) {
-    const B = window.Bokeh, {nextTask} = window.AEStates;
-    const {Document} = B.require("document");
-    const made = new Map();
-    for (const [id, json] of Object.entries(docs)) {
-      await nextTask();
-      made.set(id, Document.from_json(json));
-    }
-    await nextTask();
-    const find = function (id) {
-      const el = document.getElementById(id);
-      if (el === null) { throw new Error("no element #" + id + " for a panel's root"); }
-      return el;
-    };
-    for (const item of items) {
-      const element = item.elementid != null ? find(item.elementid) : document.body;
-      const roots = (item.root_ids ?? []).map((id) => find(item.roots[id]));
-      await B.embed.add_document_standalone(made.get(item.docid), element, roots,
-                                            item.use_for_title ?? false);
-    }
-  }
-
   function islandsOf(name) {
     return Array.from(document.querySelectorAll('.ae-island[data-group="' + name + '"]'));
   }
@@ -200,12 +178,15 @@
       const docs = received.get(name);
       const held = holdChildren(docs);
       const rootId = Object.keys(group.render_items[0].roots)[0];
-      window.AEStates.beforeMount(); // the switcher's Bokeh patches, before Bokeh draws
-      return embed(docs, group.render_items).then(function () {
+      fence.beforeMount(); // the fence's Bokeh patches, before Bokeh draws
+      // Bokeh's public embed, in a task of its own: the document's models made (most of a
+      // plot's wait in the layouts' tags, above) and its roots' views built, sliced by the
+      // fence where a figure's renderers take long
+      return window.Bokeh.embed.embed_items(docs, group.render_items).then(function () {
         return putBack(held, rootId);
       });
     }).then(idle).then(function () {
-      if (window.AEStates) { window.AEStates.boot(); }
+      if (AE.states) { AE.states.boot(); }
       for (const el of islandsOf(name)) { // the live panel replaces its still
         el.classList.add("ae-mounted");
         const still = el.querySelector(".ae-island-still");
@@ -257,7 +238,7 @@
     if (themeFile()) { return; }
     for (const link of document.querySelectorAll("a[data-theme-file]")) {
       link.addEventListener("click", function () { // keep the reader's deep link
-        if (window.AEStates) { window.AEStates.flushUrl(); }
+        AE.url.flush();
         const url = new URL(link.href);
         const params = new URLSearchParams(window.location.search);
         params.delete("theme");
@@ -299,7 +280,7 @@
     const island = document.getElementById("panel-" + slot);
     if (!island) { return Promise.reject(new Error("no panel " + slot + " on this page")); }
     return mount(island.dataset.group).then(function () {
-      if (query && window.AEStates) { window.AEStates.set(query); }
+      if (query && AE.states) { AE.states.set(query); }
       island.scrollIntoView({block: "start", behavior: "auto"});
       if (!island.hasAttribute("tabindex")) { island.setAttribute("tabindex", "-1"); }
       island.focus({preventScroll: true});
@@ -329,24 +310,24 @@
 
   function printValues() {
     afterPrint();
-    const S = window.AEStates, B = window.Bokeh;
-    if (!S || !B) { return; }
+    const S = AE.states;
+    if (!S) { return; }
     const lists = new Map(), seen = new Set(); // island -> [[label, value]]
     for (const p of S.panels.values()) {
       p.spec.table.controls.forEach(function (c, i) {
         const model = p.controls[i];
         if (!model || seen.has(model.id)) { return; }
         seen.add(model.id);
-        const view = B.index.find_one(model);
-        const island = view ? islandOf(view.el) : null;
+        const [el] = fence.viewElements(model); // the control's element
+        const island = el ? islandOf(el) : null;
         if (!island) { return; }
         const raw = model[c.prop];
         const at = c.raw.findIndex((r) => r === raw || (typeof r === "number" && Number(raw) === r));
         const label = model.title || model.label || c.name;
         if (!lists.has(island)) { lists.set(island, []); }
         lists.get(island).push([label, shown(at >= 0 ? c.values[at] : raw)]);
-        hidden.push([view.el, view.el.style.display]);
-        view.el.style.display = "none";
+        hidden.push([el, el.style.display]);
+        el.style.display = "none";
       });
     }
     for (const [island, lines] of lists) {
@@ -370,8 +351,9 @@
   window.addEventListener("beforeprint", printValues);
   window.addEventListener("afterprint", afterPrint);
 
-  window.AEIslands = {mount, mountAll, mountFor, mounts, show, receive, printValues, steps,
-                      holdChildren}; // holdChildren: for tests
+  AE.islands = {mount, mountAll, mountFor, mounts, show, receive, printValues, steps,
+                holdChildren}; // holdChildren: for tests
+  window.AEIslands = {receive}; // what a panel's document script calls (app/chapter_page.py)
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start, {once: true});
   } else {

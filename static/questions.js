@@ -7,6 +7,7 @@
 // answered wrongly or not at all, and follows every answer. Plain ES2017, no libraries.
 (function () {
   "use strict";
+  const AE = window.AE = window.AE || {};
   const PREFIX = "ae-questions:";
   const questions = new Map(); // id -> {el, data}
 
@@ -131,8 +132,8 @@
     let params = {};
     try { params = JSON.parse(button.dataset.params || "{}"); } catch (error) { params = {}; }
     const query = new URLSearchParams(params).toString();
-    if (window.AEIslands && typeof window.AEIslands.show === "function") {
-      window.AEIslands.show(slot, query);
+    if (AE.islands && typeof AE.islands.show === "function") {
+      AE.islands.show(slot, query);
       return;
     }
     const url = new URL(window.location.href); // no islands here: a deep link does the same
@@ -241,7 +242,7 @@
     review();
   }
 
-  window.AEQuestions = {questions: questions, review: review, within: within, verdict: verdict};
+  AE.questions = {questions: questions, review: review, within: within, verdict: verdict};
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start, {once: true});
   } else {

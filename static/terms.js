@@ -7,6 +7,7 @@
 // Plain ES2017, no libraries.
 (function () {
   "use strict";
+  const AE = window.AE = window.AE || {};
   let tip = null; // the one popover of the page
   let owner = null; // the link it shows now
   let hideTimer = 0;
@@ -106,7 +107,7 @@
     window.addEventListener("resize", function () { if (owner) { place(owner); } });
   }
 
-  window.AETerms = {show: show, hide: hide};
+  AE.terms = {show: show, hide: hide};
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start, {once: true});
   } else {

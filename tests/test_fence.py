@@ -4,8 +4,10 @@ from the fenced modules, and no module reads another of our modules' private nam
 Python: app/panel_internals.py (Panel, Bokeh, Tornado) and kernels/torch_internals.py (torch)
 are the only files that may touch a private name (`x._name`, getattr(x, "_name"), an
 import of a private name or module) of those packages; each such name is listed in the
-fence's INTERNALS with why. JS: the section of static/switcher.js between its fence
-markers is the only place in static/ that reaches a private BokehJS name (`._name`).
+fence's INTERNALS with why. JS: static/bokeh_fence.js is the only file of static/ that
+reaches BokehJS beyond its documented embedding API (a private `._name`, its module loader,
+its views and their elements, Bokeh's and Panel's DOM class names: JS_SCAN), each named in its
+header; and our browser files talk through one namespace, window.AE, not globals.
 
 The Python scan is a pragmatic one over the syntax tree. An access `x._name` outside the
 fence fails when x starts from a name bound to one of those packages (an import of it, or
@@ -27,9 +29,7 @@ OURS = ("app", "kernels", "attention_core")  # our packages: their privates stay
 EXTERNAL = ("panel", "bokeh", "tornado", "torch")
 CONVENTIONAL = {"torch", "pn", "panel", "bokeh", "tornado"}  # names that are the package
 FENCES = {"app/panel_internals.py", "kernels/torch_internals.py"}
-JS_FENCE_FILE = "static/switcher.js"
-JS_FENCE_START = "// ==== fence: BokehJS internals"
-JS_FENCE_END = "// ==== end of fence"
+JS_FENCE_FILE = "static/bokeh_fence.js"
 
 
 def is_private(name):
@@ -219,47 +219,120 @@ def test_every_private_name_the_fence_touches_is_listed_with_why(scanned, path, 
 
 # --- BokehJS --------------------------------------------------------------------------------
 
-JS_PRIVATE = re.compile(r"\.\s*_[A-Za-z]\w*|\[\s*[\"'`]_[A-Za-z]\w*[\"'`]\s*\]")
+# What of BokehJS a file outside the fence may not name: (kind, pattern), each pattern's first
+# group the name the fence's header must list where the fence uses it. The documented
+# embedding API (Bokeh.embed.embed_item(s), Bokeh.documents, a document's get_model_by_id,
+# models' properties and data) is not on it.
+JS_SCAN = (
+    ("private", r"\.\s*(_[A-Za-z]\w*)|\[\s*[\"'`](_[A-Za-z]\w*)[\"'`]\s*\]"),
+    ("module loader", r"\b(require)\s*\("),
+    ("view registry", r"\bBokeh\s*\.\s*(index)\b|\b(index)\s*\.\s*(?:find|find_one|get_one)\b"),
+    ("undocumented name", (r"\b(add_document_standalone|find_one|get_one|button_el"
+                           r"|child_views|lazy_initialize|update_position|context_menu"
+                           r"|x_ranges|y_ranges|is_idle|all_models|apply_json_patch"
+                           r"|from_json)\b")),
+    ("view's element", r"(?<![\w.])(?:view|v|this)\s*\.\s*(el)\b"),  # q.el: a question's own
+    ("model's document", r"\.\s*model\s*\.\s*(document)\b"),
+    ("property descriptors", r"\.\s*(properties)\b"),
+    ("view class", r"\b(\w*View|VisualProperties|InlineStyleSheet)\s*\.\s*prototype\b"),
+    ("Bokeh's DOM", r"(?<![\w-])((?:bk|noUi|pn)-[A-Za-z][\w-]*|data-root-id)"),
+)
+JS_PATTERNS = [(kind, re.compile(pattern)) for kind, pattern in JS_SCAN]
 JS_COMMENT = re.compile(r"/\*.*?\*/|(?:^|(?<=\s))//[^\n]*", re.DOTALL)
+JS_GLOBAL = re.compile(r"\bwindow\s*\.\s*(\w+)\s*=(?!=)")
+OUR_GLOBALS = re.compile(r"\bAE(?:States|Islands|A11y|Questions|Terms)\b")
+# the one namespace, and the two entry points of code Python writes into pages (a table's
+# script and a control's CustomJS call AEStates, a panel's document script AEIslands)
+ENTRY_POINTS = {"static/switcher.js": {"AE", "AEStates"}, "static/islands.js": {"AE", "AEIslands"}}
 
 
-def js_private_lines(text):  # -> [(line number, access)] outside comments and the fence
-    out, fenced = [], False
-    for number, line in enumerate(text.splitlines(), 1):
-        stripped = line.strip()
-        if stripped.startswith(JS_FENCE_START):
-            fenced = True
-        elif stripped.startswith(JS_FENCE_END):
-            fenced = False
-        if fenced:
-            continue
-        code = JS_COMMENT.sub("", line)
-        out += [(number, m.group(0)) for m in JS_PRIVATE.finditer(code)]
+def js_reaches(text):  # -> [(line number, kind, name)] of JS_SCAN's hits outside comments
+    out = []
+    for number, line in enumerate(JS_COMMENT.sub("", text).splitlines(), 1):
+        for kind, pattern in JS_PATTERNS:
+            for m in pattern.finditer(line):
+                out.append((number, kind, next(g for g in m.groups() if g)))
     return out
 
 
-def test_the_js_scanner_catches_a_private_outside_the_fence():
-    text = ("const a = doc._all_models;  // ._not_this\n"
-            f"  {JS_FENCE_START} ===\n  proto._update = f;\n  {JS_FENCE_END} ===\n"
-            "x['_models']; y.all_models; // z._comment\n")
-    assert js_private_lines(text) == [(1, "._all_models"), (5, "['_models']")]
+def js_files():  # -> {relative path: text} of static/'s scripts
+    return {p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8")
+            for p in sorted((ROOT / "static").glob("*.js"))}
 
 
-def test_bokehjs_privates_only_in_the_switchers_fence():
-    fences = {}
-    for path in sorted((ROOT / "static").glob("*.js")):
-        rel = path.relative_to(ROOT).as_posix()
-        text = path.read_text(encoding="utf-8")
-        fences[rel] = text.count(JS_FENCE_START)
-        found = js_private_lines(text)
-        assert not found, f"{rel}: BokehJS privates outside the fence: {found}"
-    assert fences == {p: int(p == JS_FENCE_FILE) for p in fences}, fences
+@pytest.mark.parametrize("snippet, kind, name", [
+    ("const a = doc._all_models;", "private", "_all_models"),
+    ("x['_models'] = 1;", "private", "_models"),
+    ("const {Document} = Bokeh.require('document');", "module loader", "require"),
+    ("const v = window.Bokeh.index;", "view registry", "index"),
+    ("const v = B.index.find(model);", "view registry", "index"),
+    ("await B.embed.add_document_standalone(doc, el, roots);", "undocumented name",
+     "add_document_standalone"),
+    ("const v = B.documents[0].views.find_one(model);", "undocumented name", "find_one"),
+    ("if (doc.is_idle) { go(); }", "undocumented name", "is_idle"),
+    ("const m = [...doc.all_models];", "undocumented name", "all_models"),
+    ("for (const c of view.child_views) {}", "undocumented name", "child_views"),
+    ("view.button_el.disabled = true;", "undocumented name", "button_el"),
+    ("const root = view.el;", "view's element", "el"),
+    ("const d = this.model.document;", "model's document", "document"),
+    ("if (model.properties.x) {}", "property descriptors", "properties"),
+    ("PlotView.prototype.paint = f;", "view class", "PlotView"),
+    ("root.querySelector('.bk-slider-title');", "Bokeh's DOM", "bk-slider-title"),
+    ("e.classList.contains(\"noUi-handle\");", "Bokeh's DOM", "noUi-handle"),
+    ("root.querySelector(`[data-root-id]`);", "Bokeh's DOM", "data-root-id"),
+    ("root.querySelector('.pn-loading');", "Bokeh's DOM", "pn-loading"),
+])
+def test_the_js_scanner_catches_each_kind_of_reach(snippet, kind, name):
+    assert js_reaches(f"let ok = 1;\n{snippet}\n") == [(2, kind, name)]
 
 
-def test_every_private_in_the_js_fence_is_named_in_its_header():
+def test_the_js_scanner_leaves_comments_and_the_documented_api_alone():
+    text = ("// Bokeh.index.find_one(model).el, ._private, .bk-btn\n"
+            "/* doc.is_idle */ const a = 1;  // view.el\n"
+            "Bokeh.embed.embed_items(docs, items); const d = Bokeh.documents[0];\n"
+            "const m = d.get_model_by_id(id); m.tags = []; m.data = {}; m.change.connect(f);\n"
+            "const i = list.indexOf(x); const el = document.body; el.classList.add('ae-x');\n"
+            "q.el.focus(); out.push(`${tag}.${[...el.classList].join('.')}`);\n"
+            "HTMLElement.prototype.showPopover; const u = 'https://example.org/x';\n")
+    assert js_reaches(text) == []
+
+
+def test_bokehjs_beyond_its_embedding_api_only_in_the_fence():
+    files = js_files()
+    assert JS_FENCE_FILE in files
+    outside = [f"{path}:{line}: {kind} {name}" for path, text in files.items()
+               if path != JS_FENCE_FILE for line, kind, name in js_reaches(text)]
+    assert not outside, ("BokehJS beyond its embedding API outside static/bokeh_fence.js (add "
+                         "a function there, named in its header with why):\n"
+                         + "\n".join(outside))
+
+
+def test_every_bokehjs_internal_the_fence_uses_is_named_in_its_header():
     text = (ROOT / JS_FENCE_FILE).read_text(encoding="utf-8")
-    fence = text[text.index(JS_FENCE_START):text.index(JS_FENCE_END)]
-    header = "\n".join(line for line in fence.splitlines() if line.strip().startswith("//"))
-    code = JS_COMMENT.sub("", fence)
-    used = {m.group(0).lstrip(".").strip() for m in JS_PRIVATE.finditer(code)}
-    assert used and all(name in header for name in used), (used, header[:400])
+    header = text[:text.index("(function")]
+    used = {name for _, _, name in js_reaches(text)}
+    assert {"require", "index", "el", "is_idle", "_get_css_value"} <= used, used  # it sees them
+    unnamed = {name for name in used
+               if not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w])", header)}
+    assert not unnamed, f"{JS_FENCE_FILE} uses {sorted(unnamed)} without naming them in its header"
+
+
+def test_our_browser_files_share_one_namespace_not_globals():
+    # window.AE only (and the two entry points of generated code, each where it is defined);
+    # no file reads another's old global (AEStates, AEIslands, ...): it uses AE.states, ...
+    for path, text in js_files().items():
+        code = JS_COMMENT.sub("", text)
+        assigned = set(JS_GLOBAL.findall(code))
+        assert assigned <= ENTRY_POINTS.get(path, {"AE"}), (path, assigned)
+        reads = [m.group(0) for m in OUR_GLOBALS.finditer(code)]
+        assert len(reads) == len(assigned - {"AE"}), (path, reads)
+
+
+def test_the_scanners_see_a_new_reach_or_global_in_a_real_file():
+    text = js_files()["static/islands.js"]
+    patched = text + ("\nconst view = window.Bokeh.index.find_one(model);\nview.el.remove();\n"
+                      "window.AEX = 1;\n")
+    new = [(kind, name) for _, kind, name in js_reaches(patched)]
+    assert ("view registry", "index") in new and ("undocumented name", "find_one") in new
+    assert ("view's element", "el") in new
+    assert "AEX" in JS_GLOBAL.findall(JS_COMMENT.sub("", patched))

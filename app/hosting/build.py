@@ -283,12 +283,25 @@ class Assets:
             self._add(target_out, target, ref)
 
 
-# the app's own scripts the pages load
-SITE_SCRIPTS = ("switcher.js", "islands.js", "questions.js", "terms.js")
+# the app's own scripts the pages load, each made of static/'s modules in this order: classic
+# scripts one after the other (a page opened from file:// runs no ES module), one request a
+# script as before the modules. islands.js carries the fence, the address and the readouts'
+# heights, which the switcher (loaded alone as a panel mounts) needs; docs/architecture.md
+SITE_SCRIPTS = {"islands.js": ("bokeh_fence.js", "page_url.js", "readout_heights.js",
+                               "islands.js"),
+                "switcher.js": ("switcher.js",), "questions.js": ("questions.js",),
+                "terms.js": ("terms.js",)}
 
 
 def site_files():  # -> {name: bytes}: the app's own browser files the pages load
-    return {name: resources.static_file(name).read_bytes() for name in SITE_SCRIPTS}
+    out = {}
+    for name, modules in SITE_SCRIPTS.items():
+        parts = [resources.static_file(module).read_bytes() for module in modules]
+        for module, data in zip(modules, parts):
+            if not data.rstrip().endswith(b";"):  # else the next module's "(" would call it
+                raise BuildError(f"static/{module} must end with a semicolon")
+        out[name] = b"".join(parts)
+    return out
 
 
 # --- one page --------------------------------------------------------------------------------

@@ -10,10 +10,10 @@ until the condition holds.
 # first, as a reader scrolling through would) and every Bokeh document is idle.
 def _until_mounted_and_idle(not_ready):
     return f"""
-  const textOnly = window.AEIslands !== undefined  // a static page of text alone (/numbers)
+  const textOnly = window.AE !== undefined && AE.islands !== undefined  // text alone (/numbers)
     && document.querySelectorAll(".ae-island").length === 0;
-  if (window.AEIslands !== undefined) {{
-    AEIslands.mountAll();
+  if (window.AE !== undefined && AE.islands !== undefined) {{
+    AE.islands.mountAll();
     const islands = document.querySelectorAll(".ae-island");
     if (document.querySelectorAll(".ae-island.ae-mounted").length < islands.length) {{
       return {not_ready};
@@ -27,7 +27,7 @@ def _until_mounted_and_idle(not_ready):
 DOCUMENT_IDLE_JS = "() => {" + _until_mounted_and_idle("false") + "\n  return true;\n}"
 
 # -> every shown control without an accessible name, through shadow roots: [what]. The
-# test's own look, not static/a11y.js's (AEA11y.unnamed), which it checks.
+# test's own look, not static/a11y.js's (AE.a11y.unnamed), which it checks.
 UNNAMED_JS = """() => {
   const out = [], roots = [document];
   const named = (el) => Boolean((el.getAttribute("aria-label") || "").trim()
@@ -55,7 +55,7 @@ UNNAMED_JS = """() => {
 # through a chapter would), every Bokeh document idle, no panel still to come (a live
 # chapter's deferred panels show a loading placeholder until they arrive). Nothing of
 # static/a11y.js is waited for: in the same turn of the page's loop as the condition
-# first holds, the condition returns what lacks a name then (UNNAMED_JS), and AEA11y.ready()
+# first holds, the condition returns what lacks a name then (UNNAMED_JS), and AE.a11y.ready()
 # must agree. Polled every animation frame.
 READY_JS = "() => {" + _until_mounted_and_idle("null") + """
   const roots = [document];
@@ -68,5 +68,5 @@ READY_JS = "() => {" + _until_mounted_and_idle("null") + """
   }
   return {unnamed: (""" + UNNAMED_JS + """)(),
           ready: textOnly ? true  // no panel: nothing of a11y.js to wait for, nor loaded
-            : window.AEA11y && AEA11y.ready ? AEA11y.ready() : null};
+            : window.AE && AE.a11y && AE.a11y.ready ? AE.a11y.ready() : null};
 }"""

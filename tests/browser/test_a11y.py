@@ -126,7 +126,7 @@ def test_the_head_names_its_controls_and_its_table_matches_the_cells(page):
         assert control in tree, control
     assert 'heading "The head" [level=1]' in tree
     slots = page.evaluate(SLOTS_JS)
-    labels = page.evaluate("""() => { const p = [...AEStates.panels.values()][0];
+    labels = page.evaluate("""() => { const p = [...AE.states.panels.values()][0];
         const c = p.targets[p.spec.targets.indexOf("source:cells")].data;
         return [...(c instanceof Map ? c.get("label") : c.label)]; }""")
     for q in range(6):
@@ -155,15 +155,15 @@ def test_names_are_fixed_again_only_where_nodes_changed(page):
     # whole page after every change took 1-3 ms, in the frame of the next step of a slider
     page.goto("/heatmap")
     settle(page)
-    before = page.evaluate("({...AEA11y.stats})")
+    before = page.evaluate("({...AE.a11y.stats})")
     page.get_by_role("button", name="divide scores by √d_k").click()  # readouts' text only
     page.wait_for_timeout(300)
     handle = page.locator(".noUi-handle").first  # sequence length 6 -> 7: Bokeh redraws
     handle.focus()
     handle.press("ArrowRight")
-    page.wait_for_function(f"AEA11y.stats.rootWalks > {before['rootWalks']}")
+    page.wait_for_function(f"AE.a11y.stats.rootWalks > {before['rootWalks']}")
     page.wait_for_timeout(300)
-    after = page.evaluate("({...AEA11y.stats})")
+    after = page.evaluate("({...AE.a11y.stats})")
     assert after["pageWalks"] == before["pageWalks"], (before, after)
     assert after["rootWalks"] > before["rootWalks"]
     valuetext = page.evaluate("""() => { const find = (root) => {

@@ -38,7 +38,7 @@ def chapter(browser, file_server):  # noqa: F811  chapter(query="") -> a fresh r
         else:
             page = context.pages[0]
         page.goto(f"{file_server}/{theme_file}{query}")
-        page.wait_for_function("() => window.AEQuestions !== undefined && "
+        page.wait_for_function("() => window.AE !== undefined && AE.questions !== undefined && "
                                "document.querySelector('.ae-q-toggle') !== null")
         return page
 

@@ -178,6 +178,6 @@ def test_a_script_embed_puts_the_panel_in_a_course_page_at_its_deep_link(browser
 def test_the_live_button_leads_to_the_same_page_live_in_its_state(open_built, file_server,
                                                                   route, live):
     page = open_built(route + "?theme=default", "http")
-    url = page.evaluate("() => AEStates.liveUrl()")
+    url = page.evaluate("() => AE.url.liveUrl()")
     assert url.startswith(file_server + live + "?"), url
     assert "theme=default" in url

@@ -28,7 +28,7 @@ from tests.browser.static_pages import SLOTS_JS, address_shows, prepare, static_
 ROOT = Path(__file__).resolve().parents[2]
 
 # the panel that has a control named `name`
-PANEL_JS = """(name) => [...AEStates.panels.values()].find(
+PANEL_JS = """(name) => [...AE.states.panels.values()].find(
   (p) => p.spec.table.controls.some((c) => c.name === name))"""
 
 # set the panel's controls to each combination, let the page apply it, read what it shows:
@@ -179,7 +179,7 @@ def test_cost_documents_numbers_by_clicks_and_keys(static_page):
 # every readout's host element: its height, its held min-height, its height without the hold
 READOUTS_JS = """() => {
   const out = [];
-  for (const p of AEStates.panels.values()) {
+  for (const p of AE.states.panels.values()) {
     p.spec.targets.forEach((name, i) => {
       if (!name.startsWith("slots:")) { return; }
       for (const v of Bokeh.index.find(p.targets[i])) {
@@ -211,7 +211,7 @@ def test_a_readout_keeps_its_tallest_height_until_the_width_changes(static_page)
     for i in grew:
         assert back[i]["natural"] < taller[i]["height"] - 1, back[i]  # its text is shorter
         assert back[i]["height"] == pytest.approx(taller[i]["height"], abs=0.5), back[i]
-    assert page.evaluate("AEStates.stats.readoutsHeld") > 0
+    assert page.evaluate("AE.heights.stats.readoutsHeld") > 0
     page.set_viewport_size({"width": 700, "height": 900})  # a new width: held heights reset
     page.wait_for_timeout(300)
     for r in page.evaluate(READOUTS_JS):
@@ -240,7 +240,7 @@ def test_your_own_config_opens_the_live_explorable_in_this_state(static_page):
     expect(page.get_by_role("textbox")).to_have_count(0)  # no paste box, no number box
     expect(page.get_by_role("button", name="Open this in the live explorable")).to_be_visible()
     click(page, "Llama-3-8B")
-    live = page.evaluate("() => AEStates.liveUrl()")  # this page's live twin, in this state
+    live = page.evaluate("() => AE.url.liveUrl()")  # this page's live twin, in this state
     assert re.search(r"/live/cost(\.html)?\?.*model=llama-3-8b", live), live
 
 

@@ -15,7 +15,7 @@ from app import url_state
 from app.panels.heatmap import HeadPanel
 from tests.browser.static_pages import SLOTS_JS, address_shows, watched_pages
 
-HEAD_JS = """() => [...AEStates.panels.values()].find(
+HEAD_JS = """() => [...AE.states.panels.values()].find(
   (p) => p.spec.table.controls.some((c) => c.name === "mask"))"""
 
 # set every control of the head to a state, let the page apply it, read what it shows
@@ -129,7 +129,7 @@ def test_the_browser_repairs_a_url_value_as_the_live_page_does(static_page):
     for name in ("length", "query", "mask", "phase"):
         c = controls[name]
         got = page.evaluate(
-            "([control, raws]) => raws.map((raw) => AEStates.coerce(control, control.name, raw))",
+            "([control, raws]) => raws.map((raw) => AE.url.coerce(control, control.name, raw))",
             [{"name": c.name, "kind": c.kind, "values": list(c.values)}, raws])
         for raw, (stop, note) in zip(raws, got):
             value, expected_note = url_state.coerce(panel.param[name], name, raw)
@@ -187,7 +187,7 @@ def test_a_change_of_data_redraws_the_overlay_canvas_alone(static_page):
 def test_bokehs_css_variable_lookup_is_skipped(static_page):
     # the switcher's patch of Bokeh's CSS-variable lookup (static/switcher.js) is in place
     page = static_page()
-    assert page.evaluate("AEStates.internals.cssVisualsSkipped") is True
+    assert page.evaluate("AE.fence.internals.cssVisualsSkipped") is True
     assert page.evaluate("""() => {
       const proto = Bokeh.require("core/visuals/visual").VisualProperties.prototype;
       return proto._get_css_value.toString().replace(/\\s+/g, " ");
@@ -198,11 +198,11 @@ def test_bokeh_rewrites_no_style_that_holds_the_same_text(static_page):
     # the switcher's patch of Bokeh's per-paint position styles (static/switcher.js): a
     # change repaints the figure, and the renderers' unchanged position styles are kept
     page = static_page()
-    assert page.evaluate("AEStates.internals.sameStylesKept") is True
-    kept = page.evaluate("AEStates.internals.sameStylesSkipped")
+    assert page.evaluate("AE.fence.internals.sameStylesKept") is True
+    kept = page.evaluate("AE.fence.internals.sameStylesSkipped")
     page.get_by_role("button", name="causal mask").click()
     address_shows(page, "mask=off")
-    page.wait_for_function(f"AEStates.internals.sameStylesSkipped > {kept}")
+    page.wait_for_function(f"AE.fence.internals.sameStylesSkipped > {kept}")
     assert slots(page)["weight5"] == "0.23"  # the change itself is drawn
 
 
@@ -211,7 +211,7 @@ def test_bokeh_leaves_the_glyph_renderers_empty_elements_where_they_were(static_
     # (static/switcher.js): a new length moves the drawn cells, and with them the box Bokeh
     # would write into the cells' renderer element's <style>; it stays as first written
     page = static_page()
-    assert page.evaluate("AEStates.internals.glyphElementsLeft") is True
+    assert page.evaluate("AE.fence.internals.glyphElementsLeft") is True
     position = """() => { const p = (@HEAD@)();
       const cells = p.targets[p.spec.targets.indexOf("source:cells")];
       const renderers = [...cells.document.all_models].filter(
@@ -223,12 +223,12 @@ def test_bokeh_leaves_the_glyph_renderers_empty_elements_where_they_were(static_
     before = page.evaluate(position)
     assert len(before) == 2 and all(count == 0 for count, _ in before)  # rect, text: empty
     assert all("width" in css for _, css in before)  # placed once, at its first paint
-    skipped = page.evaluate("AEStates.internals.glyphPlacesSkipped")
+    skipped = page.evaluate("AE.fence.internals.glyphPlacesSkipped")
     handle = page.locator(".noUi-handle").first  # the sequence length: 6 -> 7
     handle.focus()
     handle.press("ArrowRight")
     address_shows(page, "length=7")
-    page.wait_for_function(f"AEStates.internals.glyphPlacesSkipped > {skipped}")
+    page.wait_for_function(f"AE.fence.internals.glyphPlacesSkipped > {skipped}")
     assert slots(page)["dots"] == "49"  # the change itself is drawn
     assert page.evaluate(position) == before
 
@@ -287,7 +287,7 @@ def test_the_address_bar_is_written_after_the_change_is_painted(static_page):
       const afterOff = window.location.search;
       changedAt.push(frames);
       set(true);
-      const live = await new Promise((r) => requestAnimationFrame(() => r(AEStates.liveUrl())));
+      const live = await new Promise((r) => requestAnimationFrame(() => r(AE.url.liveUrl())));
       await shows("divide=on");
       await new Promise((r) => setTimeout(r, 300));  // room for a second write, if one came
       running = false;
@@ -308,14 +308,14 @@ def test_a_part_whose_value_is_drawn_is_not_set_again(static_page):
     keep = """() => { const p = (@HEAD@)();
       window.__cells = p.targets[p.spec.targets.indexOf("source:cells")];
       window.__data = window.__cells.data;
-      return AEStates.stats.partsSkipped; }""".replace("@HEAD@", HEAD_JS)
+      return AE.states.stats.partsSkipped; }""".replace("@HEAD@", HEAD_JS)
     skipped = page.evaluate(keep)
     handle = page.locator(".noUi-handle").nth(1)  # the inspected query
     handle.focus()
     handle.press("ArrowRight")
     address_shows(page, "query=3")
     assert page.evaluate("() => window.__cells.data === window.__data") is True
-    assert page.evaluate("AEStates.stats.partsSkipped") == skipped + 2  # places, cells
+    assert page.evaluate("AE.states.stats.partsSkipped") == skipped + 2  # places, cells
     assert slots(page)["eff_row"] == "3, on"
     page.get_by_role("button", name="causal mask").click()  # the cells' part changes
     address_shows(page, "mask=off")

@@ -41,7 +41,7 @@ READOUTS_JS = """() => {
 # set the panel's controls to each combination, let the page apply it, read what it shows:
 # every readout's slots and the named columns of the named sources
 STATES_JS = """async ([combos, sources]) => {
-  const p = [...AEStates.panels.values()][0];
+  const p = [...AE.states.panels.values()][0];
   const readouts = READOUTS_JS;
   const out = [];
   for (const combo of combos) {
@@ -216,9 +216,9 @@ def test_a_walk_button_is_disabled_on_its_element_not_rebuilt(static_page):
     expect(next_block).to_be_disabled()
     assert next_block.evaluate("(el) => el.dataset.aeSeen") == "yes"  # the same element
     model_disabled, set_on_elements = page.evaluate("""() => {
-      const p = [...AEStates.panels.values()][0];
+      const p = [...AE.states.panels.values()][0];
       const next = p.targets[p.spec.targets.indexOf("prop:next.disabled")];
-      return [next.disabled, AEStates.internals.buttonElementsSet]; }""")
+      return [next.disabled, AE.fence.internals.buttonElementsSet]; }""")
     assert model_disabled is False and set_on_elements > 0
     button(page, "Previous").click()
     expect(next_block).to_be_enabled()
@@ -292,25 +292,25 @@ def test_a_figures_axes_are_measured_again_only_when_a_range_moves(static_page):
     # moves no range skips it; sixteen scores move the x range, and the check runs again
     # for the new range, then is skipped again while the range stays
     page = static_page("overflow.html")
-    assert page.evaluate("AEStates.internals.sidePanelsWatched") is True
-    figure = """() => { const p = [...AEStates.panels.values()][0];
+    assert page.evaluate("AE.fence.internals.sidePanelsWatched") is True
+    figure = """() => { const p = [...AE.states.panels.values()][0];
       const bars = p.targets[p.spec.targets.indexOf("source:bars")];
       const doc = Bokeh.documents[0];
       const plot = [...(doc._all_models ? doc._all_models.values() : doc.all_models)]
         .find((m) => Array.isArray(m.renderers) && m.renderers.some((r) => r.data_source === bars));
       const view = [...Bokeh.index.find(plot)][0];
       return {checked: view.aeRangesChecked, end: view.frame.x_range.end,
-              skipped: AEStates.internals.sidePanelChecksSkipped}; }"""
+              skipped: AE.fence.internals.sidePanelChecksSkipped}; }"""
     button(page, "float32").click()  # the same scores: no range moves
     page.wait_for_function(f"() => ({figure})().checked !== undefined")
     before = page.evaluate(figure)
     button(page, "float16").click()
-    page.wait_for_function(f"AEStates.internals.sidePanelChecksSkipped > {before['skipped']}")
+    page.wait_for_function(f"AE.fence.internals.sidePanelChecksSkipped > {before['skipped']}")
     assert page.evaluate(figure)["checked"] == before["checked"]
     pick(page, "scores", "sixteen 9s: each e^9 fits float16, their sum does not")
     page.wait_for_function(f"() => ({figure})().checked.includes(',15.5,')")
     after = page.evaluate(figure)
     assert after["end"] == 15.5 and after["checked"] != before["checked"]
     button(page, "float32").click()
-    page.wait_for_function(f"AEStates.internals.sidePanelChecksSkipped > {after['skipped']}")
+    page.wait_for_function(f"AE.fence.internals.sidePanelChecksSkipped > {after['skipped']}")
     assert page.evaluate(figure)["checked"] == after["checked"]

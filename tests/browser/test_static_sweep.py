@@ -28,7 +28,7 @@ from tests.browser.static_pages import SLOTS_JS, address_shows, prepare, static_
 ROOT = Path(__file__).resolve().parents[2]
 
 # the panel that has a control named `name`
-PANEL_JS = """(name) => [...AEStates.panels.values()].find(
+PANEL_JS = """(name) => [...AE.states.panels.values()].find(
   (p) => p.spec.table.controls.some((c) => c.name === name))"""
 # the ladder's marker of the head's length: [dot products, length]
 HEAD_MARKER_JS = """() => { const p = (PANEL_JS)("prompt");

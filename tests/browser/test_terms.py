@@ -39,7 +39,7 @@ def opened(browser, file_server):  # noqa: F811  opened(route, **context options
         contexts.append((context, Watch(page, urlsplit(file_server).netloc)))
         page.goto(f"{file_server}/{route}")
         if options.get("java_script_enabled", True):
-            page.wait_for_function("() => window.AETerms !== undefined")
+            page.wait_for_function("() => window.AE !== undefined && AE.terms !== undefined")
         return page
 
     yield _open

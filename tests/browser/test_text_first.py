@@ -134,7 +134,7 @@ def test_a_chapter_loads_no_panel_script_before_a_panel_is_near(page):
 
 def test_a_deep_link_mounts_its_panel_at_once(page):
     page.goto("/?mask=off&query=2")
-    page.wait_for_function(DOCUMENT_IDLE_JS.replace("AEIslands.mountAll();", ""),
+    page.wait_for_function(DOCUMENT_IDLE_JS.replace("AE.islands.mountAll();", ""),
                            timeout=RENDER_TIMEOUT_MS)
     assert "ae-mounted" in page.locator("#panel-head").get_attribute("class")
     page.get_by_text("0 of 36").first.wait_for()  # the mask-off state, as the link asks
@@ -184,8 +184,8 @@ BUILT_AND_MOUNTED_CHILDREN_JS = """async (name) => {
       if (model !== null) { plots[id] = model.hold_render; }
     }
   }
-  return {built, mounted, plots, steps: AEIslands.steps.taken,
-          paintsHeld: AEIslands.steps.paintsHeld, madeLater: AEIslands.steps.madeLater};
+  return {built, mounted, plots, steps: AE.islands.steps.taken,
+          paintsHeld: AE.islands.steps.paintsHeld, madeLater: AE.islands.steps.madeLater};
 }"""
 
 
@@ -214,7 +214,7 @@ HELD_PLOT_JS = """(named) => {
   const text = {type: "object", name: "Div", id: "t", attributes: named ? {tags: [{id: "r"}]} : {}};
   const docs = {d: {roots: [{type: "object", name: "Column", id: "c",
                              attributes: {children: [figure, text]}}]}};
-  const held = AEIslands.holdChildren(docs);
+  const held = AE.islands.holdChildren(docs);
   const tags = docs.d.roots[0].attributes.tags;
   return {order: held.map((h) => h.child), later: held.map((h) => h.json !== null),
           inDocument: tags.includes(figure), hold: figure.attributes.hold_render};
@@ -239,7 +239,7 @@ def test_a_panel_is_shown_once_its_figures_views_are_built_in_slices(page):
     # and push the page down
     page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 4})
     page.add_init_script("""document.addEventListener("ae:mounted", () => {
-        const i = AEStates.internals;
+        const i = AE.fence.internals;
         window.atShown = {sliced: i.buildsSliced, yields: i.buildYields,
                           pending: i.buildsPending}; });""")
     page.goto("/heatmap")
@@ -353,7 +353,7 @@ def test_with_javascript_a_still_is_no_taller_than_its_island(page):
 def test_printing_shows_each_mounted_panels_controls_as_their_values(page):
     page.goto("/heatmap?length=5&mask=off")
     page.wait_for_function(DOCUMENT_IDLE_JS, timeout=RENDER_TIMEOUT_MS)
-    page.wait_for_function("() => window.AEStates && [...AEStates.panels.values()]"
+    page.wait_for_function("() => window.AE && AE.states && [...AE.states.panels.values()]"
                            ".every((p) => p.booted)", timeout=RENDER_TIMEOUT_MS)
     page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
     page.emulate_media(media="print")
@@ -363,7 +363,7 @@ def test_printing_shows_each_mounted_panels_controls_as_their_values(page):
     for line in ("sequence length: 5", "causal mask: off", "inspect query: 2",
                  "divide scores by √d_k: on", "phase: prefill"):
         assert line in text, f"{line!r} not in the printed values: {text!r}"
-    hidden = page.evaluate("""() => [...AEStates.panels.values()].flatMap((p) => p.controls)
+    hidden = page.evaluate("""() => [...AE.states.panels.values()].flatMap((p) => p.controls)
       .map((m) => Bokeh.index.find_one(m).el).every((el) => el.offsetParent === null)""")
     assert hidden, "a control's widget still prints"
     page.evaluate("window.dispatchEvent(new Event('afterprint'))")

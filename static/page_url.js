@@ -1,0 +1,136 @@
+// The page's address: its query read as app/url_state.py reads it (a deep link's values
+// coerced, clamped or ignored with a note, as the live pages do), the controls written back
+// into the address bar once the page is idle, and the address of this page's live twin.
+// AE.url: {coerce, write, flush, liveUrl}; switcher.js reads and writes through it.
+(function () {
+  "use strict";
+  const AE = window.AE = window.AE || {};
+  if (AE.url) { return; }
+
+  // --- reading: the query string, coerced as app/url_state.py coerces it --------------------
+
+  const TRUE = ["1", "true", "on", "yes"];
+  const FALSE = ["0", "false", "off", "no"];
+  const MAX_VALUE_CHARS = 100;
+
+  // what Python's float() accepts: digits with single underscores, a point, an exponent,
+  // inf / infinity / nan, a sign
+  const DIGITS = "\\d(?:_?\\d)*";
+  const FLOAT = new RegExp(`^[+-]?(?:(?:${DIGITS})?\\.?${DIGITS}(?:[eE][+-]?${DIGITS})?` +
+    `|${DIGITS}\\.(?:[eE][+-]?${DIGITS})?|inf|infinity|nan)$`, "i");
+
+  function pythonFloat(raw) {
+    const text = raw.replace(/_/g, "").toLowerCase();
+    const sign = text.startsWith("-") ? -1 : 1;
+    const body = text.replace(/^[+-]/, "");
+    if (body === "inf" || body === "infinity") { return sign * Infinity; }
+    if (body === "nan") { return NaN; }
+    return Number(text);
+  }
+
+  function roundHalfEven(x) {
+    const r = Math.round(x);
+    return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
+  }
+
+  // (control, key, raw) -> [stop index or -1 to ignore, note or null]
+  function coerce(control, key, raw) {
+    raw = raw.trim().slice(0, MAX_VALUE_CHARS);
+    const shown = raw.length <= 24 ? raw : raw.slice(0, 24) + "…";
+    const values = control.values;
+    if (control.kind === "boolean") {
+      const low = raw.toLowerCase();
+      if (TRUE.includes(low)) { return [values.indexOf(true), null]; }
+      if (FALSE.includes(low)) { return [values.indexOf(false), null]; }
+      return [-1, `${key}='${shown}' is not on/off; ignored`];
+    }
+    if (control.kind === "choice") {
+      const i = values.findIndex((v) => String(v).toLowerCase() === raw.toLowerCase());
+      if (i >= 0) { return [i, null]; }
+      return [-1, `${key}='${shown}' is not one of ${values.join(", ")}; ignored`];
+    }
+    if (!FLOAT.test(raw)) { return [-1, `${key}='${shown}' is not a number; ignored`]; }
+    const value = pythonFloat(raw);
+    if (!Number.isFinite(value)) { return [-1, `${key}='${shown}' is not a finite number; ignored`]; }
+    const low = Math.min(...values);
+    const high = Math.max(...values);
+    const clamped = Math.min(Math.max(value, low), high);
+    const consecutive = values.every((v, i) => Number.isInteger(v) && (i === 0 || v === values[i - 1] + 1));
+    if (consecutive) { // every whole number in its bounds: clamp and round as Python does
+      const using = roundHalfEven(clamped);
+      const i = values.indexOf(using);
+      return [i, using === value ? null : `${key}=${shown} is out of range; using ${using}`];
+    }
+    let best = 0;
+    values.forEach((v, i) => {
+      if (Math.abs(v - clamped) < Math.abs(values[best] - clamped)) { best = i; }
+    });
+    if (values[best] === value) { return [best, null]; }
+    if (value < low || value > high) {
+      return [best, `${key}=${shown} is out of range; using ${values[best]}`];
+    }
+    return [best, `${key}=${shown} is not one of this page's stops; using ${values[best]}` +
+      " (the live explorable takes any value)"];
+  }
+
+  // --- writing: the address bar follows the controls -----------------------------------
+
+  function encode(value) {
+    if (value === true) { return "on"; }
+    if (value === false) { return "off"; }
+    return String(value);
+  }
+
+  // The address bar follows the controls, under the page's keys. It is written once the page
+  // is idle after the change's frame (at most 250 ms on), not before: Chromium treats each
+  // replaceState as a navigation (0.2-3 ms here) and reads the page's icon again, work that
+  // would otherwise delay the change's frame, or the next one while a slider is dragged.
+  let pendingUrl = null;
+  const whenIdle = typeof window.requestIdleCallback === "function"
+    ? (fn) => window.requestIdleCallback(fn, {timeout: 250}) : (fn) => setTimeout(fn, 50);
+  function flush() {
+    if (pendingUrl === null) { return; }
+    const href = pendingUrl;
+    pendingUrl = null;
+    try {
+      if (href !== window.location.href) { window.history.replaceState(null, "", href); }
+    } catch (e) { /* file:// pages may refuse; the state itself is applied */ }
+  }
+  window.addEventListener("pagehide", flush);
+
+  function write(values) { // {key: value}: set in the address bar once the page is idle
+    const url = new URL(pendingUrl === null ? window.location.href : pendingUrl);
+    for (const [key, value] of Object.entries(values)) { url.searchParams.set(key, encode(value)); }
+    if (pendingUrl === null) { requestAnimationFrame(() => whenIdle(flush)); }
+    pendingUrl = url.href;
+  }
+
+  // --- the live twin ----------------------------------------------------------------------
+
+  // The live counterpart of this page: window.AE_LIVE_URL if the page sets it, else "live/"
+  // at the site's root (the folder holding assets/, where this script lies), as `make serve`
+  // has; then this page's own route (a chapter's keys only a chapter reads) and its query.
+  const here = document.currentScript ? document.currentScript.src : window.location.href;
+  function siteRoot() {
+    const root = new URL(here);
+    const at = root.pathname.lastIndexOf("/assets/");
+    root.pathname = at >= 0 ? root.pathname.slice(0, at + 1)
+      : root.pathname.slice(0, root.pathname.lastIndexOf("/") + 1);
+    root.search = "";
+    root.hash = "";
+    return root;
+  }
+
+  function liveUrl() {
+    flush();
+    const root = siteRoot();
+    const base = window.AE_LIVE_URL ? String(window.AE_LIVE_URL).replace(/\/$/, "")
+      : new URL("live", root).href;
+    let route = window.location.pathname.startsWith(root.pathname)
+      ? window.location.pathname.slice(root.pathname.length) : "";
+    route = route.replace(/(^|\/)index\.html$/, "").replace(/\/$/, "");
+    return base + (route ? "/" + route : "") + window.location.search;
+  }
+
+  AE.url = {coerce, write, flush, liveUrl};
+})();
