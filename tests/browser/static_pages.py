@@ -32,8 +32,11 @@ SLOTS_JS = """() => {
   return out;
 }"""
 
-BOOTED_JS = ("() => window.AEStates && AEStates.panels.size > 0 && "
-             "[...AEStates.panels.values()].every((p) => p.booted)")
+BOOTED_JS = ("() => window.AE && AE.states && AE.states.panels.size > 0 && "
+             "[...AE.states.panels.values()].every((p) => p.booted)")
+# what a saved page loads before its documents: the switcher and the modules it needs, which a
+# built page's islands.js carries (app/hosting/build.py SITE_SCRIPTS)
+MODULES = ("bokeh_fence.js", "page_url.js", "readout_heights.js", "switcher.js")
 
 
 def table_scripts(tables):  # {ref: table} -> <script> tags registering them
@@ -45,7 +48,8 @@ def prepare(out):  # a folder for hand-saved pages: the packages' assets and the
     (out / "static").mkdir()
     (out / "static" / "panel").symlink_to(Path(pn.__file__).parent / "dist")
     (out / "static" / "bokeh").symlink_to(Path(bokeh.__file__).parent / "server" / "static")
-    shutil.copy(ROOT / "static" / "switcher.js", out / "switcher.js")
+    for name in MODULES:
+        shutil.copy(ROOT / "static" / name, out / name)
     return out
 
 
@@ -57,8 +61,8 @@ def static_html(layout, path):  # a layout built in a static build -> a page tha
     html = html.replace(f"https://cdn.holoviz.org/panel/{pn.__version__}/dist/", "static/panel/")
     html = re.sub(rf"https://cdn\.bokeh\.org/bokeh/release/(bokeh[\w-]*?)-"
                   rf"{re.escape(bokeh.__version__)}\.min\.js", r"static/bokeh/js/\1.min.js", html)
-    html = html.replace("<head>", '<head><script src="switcher.js"></script>'
-                        + table_scripts(site.tables), 1)
+    scripts = "".join(f'<script src="{name}"></script>' for name in MODULES)
+    html = html.replace("<head>", "<head>" + scripts + table_scripts(site.tables), 1)
     path.write_text(html)
 
 
