@@ -443,6 +443,50 @@ def hostile_cases() -> list[dict]:  # tests/test_hostile_input.py's list, and th
     return cases
 
 
+def edge_cases(rng: random.Random) -> list[dict]:  # the corners, each named
+    mpt = {"model_type": "mpt", "n_layers": 2, "d_model": 64, "n_heads": 4, "vocab_size": 100}
+    llama = {"model_type": "llama", "num_hidden_layers": 10_000, "hidden_size": 1_000_000,
+             "num_attention_heads": 100_000, "num_key_value_heads": 100_000, "head_dim": 100_000,
+             "intermediate_size": 10_000_000, "vocab_size": 100_000_000,
+             "max_position_embeddings": 10_000_000_000}
+    moe = {**llama, "num_experts": 100_000, "num_experts_per_tok": 100_000,
+           "moe_intermediate_size": 10_000_000, "shared_expert_intermediate_size": 10_000_000}
+    configs = [
+        ("MPT ratio 1e308: Python's math.floor(inf) raises OverflowError", {
+            **mpt, "expansion_ratio": 1e308}),
+        ("MPT ratio a 400-digit int", {**mpt, "expansion_ratio": 10**400}),
+        ("MPT ratio 8/3", {**mpt, "expansion_ratio": 8 / 3}),
+        ("MPT ratio too small", {**mpt, "expansion_ratio": 1e-3}),
+        ("every cap at once: integers far past 2^53", llama),
+        ("MoE at the caps", moe),
+        ("MLA at the caps", {**llama, "kv_lora_rank": 1_000_000, "q_lora_rank": 1_000_000,
+                             "qk_nope_head_dim": 100_000, "qk_rope_head_dim": 100_000,
+                             "v_head_dim": 100_000}),
+        ("every layer slides, a wide window", {**costs.PRESETS["llama-3-8b"],
+                                                "sliding_window": 10_000_000_000}),
+        ("every layer slides, a narrow window", {**costs.PRESETS["llama-3-8b"],
+                                                  "sliding_window": 1}),
+        ("mixed layer types and an unknown one", {
+            **costs.PRESETS["llama-3-8b"], "sliding_window": 4096,
+            "layer_types": ["sliding_attention", "full_attention", "chunked_attention",
+                            "sliding_attention"] * 8}),
+        ("text_config inside, tying outside", {
+            "model_type": "gemma3", "tie_word_embeddings": False, "text_config": {
+                "num_hidden_layers": 34, "hidden_size": 2560, "intermediate_size": 10240}}),
+        ("no model_type, GPT-2's n_embd", {"n_layer": 2, "n_embd": 64, "n_head": 4,
+                                           "vocab_size": 10}),
+        ("duplicate keys: the last wins, the first's place", (
+            '{"model_type": "llama", "num_hidden_layers": 0, "hidden_size": 64, '
+            '"num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8, '
+            '"num_hidden_layers": 3}')),
+    ]
+    small = {"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4,
+             "intermediate_size": 8, "vocab_size": 8}
+    configs += [(f"model_type {t!r}: repr() in the note", {**small, "model_type": t})
+                for t in MODEL_TYPES]  # quotes, escapes, unassigned and invisible characters
+    return [text_case(f"edge: {what}", cfg, length_calls(rng)) for what, cfg in configs]
+
+
 def module_case(rng) -> dict:  # the tables and the argument checks, once
     calls = [[".DTYPE_BYTES"], [".DEFAULT_DTYPE"], [".KERNELS"], [".GPUS"]]
     calls += [["dtype_bytes", name] for name in [*costs.DTYPE_BYTES, "fp4", "", "BF16", None,
@@ -455,7 +499,8 @@ def module_case(rng) -> dict:  # the tables and the argument checks, once
 
 def all_cases() -> list[dict]:
     rng = random.Random(SEED + 2)
-    cases = [module_case(rng), *hostile_cases(), *malformed_cases(rng), *generated_cases(1700)]
+    cases = [module_case(rng), *edge_cases(rng), *hostile_cases(), *malformed_cases(rng),
+             *generated_cases(1700)]
     for i, case in enumerate(cases):
         case["id"] = i
     return cases
