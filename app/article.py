@@ -4,7 +4,7 @@ The prose follows the lesson's sections: what attention is, the formula, one rea
 what the causal mask masks, where the n² lives, how much of the bill attention is, why the
 √d_k, and how to check it on a real system. Each panel sits under the paragraph that
 invites the reader to try it. All panels on the page share one query string, so each
-URL key is carried by exactly one panel (see `url_plan`).
+URL key is carried by exactly one panel (see `url_state.url_plan`).
 
 The machinery here is shared with the second chapter (`app.article_math`): a chapter is a
 list of sections and a table of panels, and `render` turns it into a live page
@@ -41,9 +41,6 @@ MATH_TITLE = content.load("math.md").title
 ROUTE = "./"
 MATH_ROUTE = "math"
 
-# Query keys the page itself uses; no panel may take them.
-PAGE_KEYS = frozenset({"theme"})
-
 # slot -> registry.ChapterPanel (class, builder), from the one table of panels (app/registry.py)
 PANELS = registry.chapter_panels(CHAPTER_FILE)
 
@@ -70,27 +67,6 @@ class Shelf:
 def build_panels(panels=PANELS):  # -> {slot: Viewer}, one fresh set, built now, in page order
     shelf = Shelf(panels)
     return {slot: shelf(slot) for slot in panels}
-
-
-def url_plan(panels, follows=FOLLOWS, page_keys=PAGE_KEYS):
-    # {slot: Viewer or Viewer class} -> {slot: {query key: parameter}}, no key twice: a name
-    # two panels share goes plain to the first and as `<slot>_<name>` to the later one
-    taken, plan = set(page_keys), {}
-    for slot, viewer in panels.items():
-        leader = plan.get(follows.get(slot), {})
-        keys = {}
-        for name in viewer.url_keys:
-            if name in leader.values():  # the leader's URL already sets it
-                continue
-            key = name if name not in taken else f"{slot}_{name}"
-            keys[key] = name
-            taken.add(key)
-        plan[slot] = keys
-    return plan
-
-
-def chapter_plan(panels=PANELS, follows=FOLLOWS):  # the URL plan from the classes alone
-    return url_plan({slot: cls for slot, (cls, _) in panels.items()}, follows)
 
 
 # The prose, in order, from app/content/attention.md. A string is a block of markdown;
@@ -164,7 +140,7 @@ class Later:
 def panel_block(slot, get, keys):  # -> the slot's URL note and viewer
     try:
         viewer = get(slot)
-        notes = chrome.with_url_state(viewer, keys)  # restores first, then mirrors
+        notes = url_state.with_url_state(viewer, keys)  # restores first, then mirrors
     except Exception:  # one broken panel must not keep the others from loading
         log.exception("the %s panel could not be built", slot)
         return [chrome.placeholder("This panel could not be loaded",
@@ -233,7 +209,7 @@ def render(sections, panels, *, title, follows=FOLLOWS, back=None, defer=True, s
     from app.live_chapter import LiveChapter
 
     shelf = Shelf(panels) if shelf is None else shelf
-    plan = chapter_plan(panels, follows)
+    plan = url_state.chapter_plan(panels, follows)
     later = Later() if defer else None
     asked = chapter_questions(sections, shelf, plan)
     notes = apparatus.Apparatus(sections)

@@ -217,10 +217,10 @@ def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: pro
 
 def asked_questions(record):  # a panel's registry record -> (its slot, its chapter's
     # questions about it, their "show me" keys renamed to the page's own)
-    from app import article
+    from app import url_state
 
     panels = registry.chapter_panels(record.chapter)
-    plan = article.chapter_plan(panels, registry.follows(record.chapter))[record.slot]
+    plan = url_state.chapter_plan(panels, registry.follows(record.chapter))[record.slot]
     asked = [dataclasses.replace(q, show_params={plan[k]: v for k, v in q.show_params.items()
                                                  if k in plan})
              for q in questions.questions_of(content.load(record.chapter))

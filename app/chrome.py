@@ -1,4 +1,4 @@
-"""What every page shares: the stylesheet, the theme, the URL-state note, the page frames.
+"""What every page shares: the stylesheet, the theme, the page frames.
 
 Colours come from the variables Panel's design sets on every component (light by
 default, dark with `?theme=dark`), so one stylesheet serves both themes. Nothing here
@@ -9,13 +9,12 @@ import contextvars
 import functools
 import html
 import math
-from collections.abc import Mapping
 from typing import ClassVar
 
 import panel as pn
 from panel.reactive import ReactiveHTML
 
-from app import content, resources, states, url_state
+from app import content, resources, url_state
 from app.readout import (  # noqa: F401  (re-exported)
     Readout,
     UrlNote,
@@ -101,58 +100,6 @@ def theme_button():  # -> a labelled button that switches light <-> dark
     return button
 
 
-def notes_pane(notes):  # list of str -> a visible warning, escaped, or an empty hidden pane
-    text = "; ".join(html.escape(n) for n in notes)
-    return pn.pane.HTML(f'<div class="ae-note" role="status">URL: {text}</div>' if notes else "",
-                        visible=bool(notes), sizing_mode="stretch_width", stylesheets=[CSS])
-
-
-def key_map(viewer, keys=None):  # -> {query key: parameter name}
-    keys = viewer.url_keys if keys is None else keys
-    if isinstance(keys, Mapping):
-        return dict(keys)
-    return {name: name for name in keys}
-
-
-def _rename_note(note, names):  # a note about a parameter -> the same note about its query key
-    for param_name, key in names.items():
-        if key != param_name and note.startswith((param_name + "=", param_name + " ")):
-            return key + note[len(param_name):]
-    return note
-
-
-def _mirror(viewer, keys):  # keep the address bar in step under the (maybe renamed) keys
-    if all(key == name for key, name in keys.items()):
-        url_state.mirror(viewer, list(keys))
-        return
-    location = pn.state.location
-    if location is None:
-        return
-    by_param = {name: key for key, name in keys.items()}
-
-    def write(*events):
-        location.update_query(**{by_param[e.name]: url_state.encode(e.new) for e in events})
-
-    viewer.param.watch(write, list(by_param))
-
-
-def with_url_state(viewer, keys=None):
-    # restore the viewer from the query, mirror it back; -> notes pane.
-    # keys: the parameters the URL carries (default viewer.url_keys), or a mapping
-    # {query key: parameter} when a page holding several panels must rename one.
-    keys = key_map(viewer, keys)
-    if states.is_static():  # no session: the browser's switcher reads the query itself
-        viewer.url_map = keys
-        return notes_pane([])
-    args = pn.state.session_args or {}
-    present = {name: args[key] for key, name in keys.items() if key in args}
-    notes = url_state.restore(viewer, list(keys.values()), present)
-    by_param = {name: key for key, name in keys.items()}
-    notes = [_rename_note(n, by_param) for n in notes]
-    _mirror(viewer, keys)
-    return notes_pane(notes)
-
-
 # True while a single-panel page's viewer is being built (its headings start at h1)
 _single_page = contextvars.ContextVar("single_page", default=False)
 
@@ -176,7 +123,7 @@ def single_page(viewer, title):  # one panel, minimal chrome, for an iframe
             viewer = viewer()
         finally:
             _single_page.reset(token)
-    notes = with_url_state(viewer)
+    notes = url_state.with_url_state(viewer)
     apply_figure_theme()
     return pn.Column(a11y(), notes, viewer, sizing_mode="stretch_width", stylesheets=[CSS],
                      styles={"padding": "8px"}, name=title)

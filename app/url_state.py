@@ -1,14 +1,25 @@
-"""A panel's state in the URL query: restored on load, mirrored on every change.
+"""A panel's state in the URL query: the one place that maps parameters to query keys.
 
-Values from a URL are untrusted: each is coerced to its parameter's type and clamped to
-its bounds, or ignored, and every such repair becomes a note the page shows. Nothing
-from the query is ever allowed to raise.
+A chapter's plan gives each panel its keys (`url_plan`: a name two panels share goes plain to
+the first and as `<slot>_<name>` to the later one); `with_url_state` restores a panel from
+the query on load and mirrors every change back, under those keys. Values from a URL are
+untrusted: each is coerced to its parameter's type and clamped to its bounds, or ignored, and
+every such repair becomes a note the page shows. Nothing from the query is ever allowed to
+raise. On a static page the browser's switcher reads the query with the same keys.
 """
 
+import html
 import math
+from collections.abc import Mapping
 
 import panel as pn
 import param
+
+from app import resources, states
+
+# Query keys a page itself uses; no panel may take them.
+PAGE_KEYS = frozenset({"theme"})
+NOTE_CSS = resources.stylesheet("panel.css")
 
 TRUE = {"1", "true", "on", "yes"}
 FALSE = {"0", "false", "off", "no"}
@@ -69,19 +80,78 @@ def restore(viewer, names, args=None):  # -> list of notes; sets what it can
     return notes
 
 
-def mirror(viewer, names):
+def mirror(viewer, keys):  # keys: {query key: parameter}
     # keep the address bar's query in step, so the page's URL is always a deep link
     location = pn.state.location
     if location is None:
         return
+    by_param = {name: key for key, name in keys.items()}
 
     def write(*events):
-        location.update_query(**{e.name: encode(e.new) for e in events})
+        location.update_query(**{by_param[e.name]: encode(e.new) for e in events})
 
-    viewer.param.watch(write, list(names))
+    viewer.param.watch(write, list(by_param))
 
 
 def encode(value):
     if isinstance(value, bool):
         return "on" if value else "off"
     return str(value)
+
+
+def key_map(viewer, keys=None):  # -> {query key: parameter name}
+    keys = viewer.url_keys if keys is None else keys
+    if isinstance(keys, Mapping):
+        return dict(keys)
+    return {name: name for name in keys}
+
+
+def rename_note(note, by_param):  # a note about a parameter -> the same about its query key
+    for param_name, key in by_param.items():
+        if key != param_name and note.startswith((param_name + "=", param_name + " ")):
+            return key + note[len(param_name):]
+    return note
+
+
+def notes_pane(notes):  # list of str -> a visible warning, escaped, or an empty hidden pane
+    text = "; ".join(html.escape(n) for n in notes)
+    return pn.pane.HTML(f'<div class="ae-note" role="status">URL: {text}</div>' if notes else "",
+                        visible=bool(notes), sizing_mode="stretch_width", stylesheets=[NOTE_CSS])
+
+
+def with_url_state(viewer, keys=None):
+    # restore the viewer from the query, mirror it back; -> notes pane.
+    # keys: the parameters the URL carries (default viewer.url_keys), or a mapping
+    # {query key: parameter} when a page holding several panels must rename one.
+    keys = key_map(viewer, keys)
+    if states.is_static():  # no session: the browser's switcher reads the query itself
+        viewer.url_map = keys
+        return notes_pane([])
+    args = pn.state.session_args or {}
+    present = {name: args[key] for key, name in keys.items() if key in args}
+    notes = restore(viewer, list(keys.values()), present)
+    by_param = {name: key for key, name in keys.items()}
+    mirror(viewer, keys)
+    return notes_pane([rename_note(n, by_param) for n in notes])
+
+
+def url_plan(panels, follows, page_keys=PAGE_KEYS):
+    # {slot: Viewer or Viewer class} -> {slot: {query key: parameter}}, no key twice: a name
+    # two panels share goes plain to the first and as `<slot>_<name>` to the later one; a
+    # follower (follows: {slot: leader slot}) leaves its leader's names to the leader
+    taken, plan = set(page_keys), {}
+    for slot, viewer in panels.items():
+        leader = plan.get(follows.get(slot), {})
+        keys = {}
+        for name in viewer.url_keys:
+            if name in leader.values():  # the leader's URL already sets it
+                continue
+            key = name if name not in taken else f"{slot}_{name}"
+            keys[key] = name
+            taken.add(key)
+        plan[slot] = keys
+    return plan
+
+
+def chapter_plan(panels, follows):  # {slot: ChapterPanel} -> the URL plan from the classes
+    return url_plan({slot: panel.cls for slot, panel in panels.items()}, follows)

@@ -8,7 +8,7 @@ import panel as pn
 import param
 import pytest
 
-from app import article, chrome
+from app import article, url_state
 from app.hosting import server
 from attention_core import claims, costs, sqrt_dk
 from tests.prose_check import ProseCheck
@@ -63,10 +63,10 @@ def test_a_follower_built_first_still_gets_its_leader():
 
 def test_url_plan_gives_every_key_to_exactly_one_panel():
     panels = article.build_panels()
-    plan = article.url_plan(panels)
+    plan = url_state.url_plan(panels, article.FOLLOWS)
     keys = [key for carried in plan.values() for key in carried]
     assert len(keys) == len(set(keys))
-    assert not set(keys) & article.PAGE_KEYS
+    assert not set(keys) & url_state.PAGE_KEYS
     # the ladder follows the head here, so only the head carries length and phase
     assert {"length", "phase"} <= set(plan["head"].values())
     assert not {"length", "phase"} & set(plan["ladder"].values())
@@ -75,7 +75,7 @@ def test_url_plan_gives_every_key_to_exactly_one_panel():
     # the lab's prompt length would clash with the head's sequence length
     assert plan["lab"]["lab_length"] == "length"
     # the plan made from the classes, before anything is built, is the same plan
-    assert article.chapter_plan() == plan
+    assert url_state.chapter_plan(article.PANELS, article.FOLLOWS) == plan
 
 
 class Fake(param.Parameterized):
@@ -84,7 +84,7 @@ class Fake(param.Parameterized):
 
 
 def test_url_plan_renames_a_clash_instead_of_sharing_a_key():
-    plan = article.url_plan({"a": Fake(), "b": Fake()})
+    plan = url_state.url_plan({"a": Fake(), "b": Fake()}, {})
     assert plan == {"a": {"length": "length"}, "b": {"b_length": "length"}}
 
 
@@ -92,7 +92,7 @@ def test_with_url_state_restores_under_a_renamed_key(monkeypatch):
     monkeypatch.setattr(type(pn.state), "session_args",
                         property(lambda self: {"b_length": [b"99"], "length": [b"2"]}))
     viewer = Fake()
-    notes = chrome.with_url_state(viewer, {"b_length": "length"})
+    notes = url_state.with_url_state(viewer, {"b_length": "length"})
     assert viewer.length == 9
     assert notes.visible and "b_length=99 is out of range; using 9" in notes.object
 
@@ -153,7 +153,7 @@ def test_a_panel_that_fails_to_build_leaves_the_others(monkeypatch):
     def broken(get):
         raise RuntimeError("boom")
 
-    panels = dict(article.PANELS, cost=(article.PANELS["cost"][0], broken))
+    panels = dict(article.PANELS, cost=article.PANELS["cost"]._replace(build=broken))
     shelf = article.Shelf(panels)
     page = article.render(article.SECTIONS, panels, title="t", defer=False, shelf=shelf)
     assert any("could not be loaded" in str(p.object) for p in page.select(pn.pane.HTML))

@@ -11,7 +11,7 @@ import numpy as np
 import panel as pn
 import pytest
 
-from app import article, article_math
+from app import article, article_math, url_state
 from app.hosting import server
 from app.panels.agreement import AgreementPanel
 from app.panels.decode_bill import DecodeBillPanel
@@ -64,16 +64,16 @@ def test_each_panel_sits_under_a_paragraph_that_invites_trying_it():
 
 
 def test_url_plan_prefixes_the_names_two_panels_share():
-    plan = article.chapter_plan(article_math.PANELS, article_math.FOLLOWS)
+    plan = url_state.chapter_plan(article_math.PANELS, article_math.FOLLOWS)
     keys = [key for carried in plan.values() for key in carried]
-    assert len(keys) == len(set(keys)) and not set(keys) & article.PAGE_KEYS
+    assert len(keys) == len(set(keys)) and not set(keys) & url_state.PAGE_KEYS
     assert plan["decode"] == {"model": "model", "context": "context", "users": "users",
                               "gpu": "gpu"}
     assert plan["memory"] == {"memory_model": "model", "memory_users": "users",
                               "memory_context": "context", "prompt": "prompt", "dtype": "dtype"}
     assert plan["online"] == {"online_scores": "scores", "block": "block", "step": "step"}
     built = article.build_panels(article_math.PANELS)
-    assert article.url_plan(built, article_math.FOLLOWS) == plan
+    assert url_state.url_plan(built, article_math.FOLLOWS) == plan
     for slot, carried in plan.items():
         assert set(carried.values()) <= set(built[slot].param)
 

@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 import pytest
 
-from app import chrome, lab, url_state
+from app import lab, url_state
 from app.model_picker import ModelPicker
 from app.panels.heatmap import HeadPanel
 
@@ -135,7 +135,7 @@ def test_a_hostile_query_is_repaired_with_a_note(args, expect, note):
 
 
 def test_notes_are_shown_escaped():
-    pane = chrome.notes_pane([f"phase={SCRIPT!r} is not one of prefill, decode; ignored"])
+    pane = url_state.notes_pane([f"phase={SCRIPT!r} is not one of prefill, decode; ignored"])
     assert "<script" not in pane.object and "&lt;script&gt;" in pane.object
 
 

@@ -61,7 +61,7 @@ def test_the_computed_answer_is_right_and_a_wrong_one_is_not(chapter, question):
                          ids=lambda v: getattr(v, "id", ""))
 def test_show_me_sets_the_panel_as_its_query_says(chapter, question):
     shelf = article.Shelf(chapter.PANELS)
-    plan = article.chapter_plan(chapter.PANELS, chapter.FOLLOWS)
+    plan = url_state.chapter_plan(chapter.PANELS, chapter.FOLLOWS)
     live = LiveQuestion(question, show=lambda slot, params: article.show_state(
         shelf, plan, slot, params))
     live.show()

@@ -8,7 +8,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from app import article, article_math, chapter_page, content, fmt, questions, resources
+from app import article, article_math, chapter_page, content, fmt, questions, resources, url_state
 from app.hosting import build
 from app.live_question import LiveQuestion
 from app.url_state import coerce
@@ -213,7 +213,7 @@ def test_the_number_answers_themselves():
 @pytest.mark.parametrize("name, q", ALL, ids=[q.id for _, q in ALL])
 def test_show_me_names_keys_its_panel_really_carries(name, q):
     module = CHAPTERS[name]
-    plan = article.chapter_plan(module.PANELS, module.FOLLOWS)
+    plan = url_state.chapter_plan(module.PANELS, module.FOLLOWS)
     assert q.show_slot in plan, f"{q.id}: no panel {q.show_slot!r} in {name}"
     cls = module.PANELS[q.show_slot][0]
     for key, value in q.show_params.items():

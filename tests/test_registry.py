@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app import article, article_math, chapter_page, content, registry
+from app import article, article_math, chapter_page, content, registry, url_state
 from app.hosting import build, routes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +35,7 @@ def test_the_added_record_has_a_route_a_page_and_an_island(with_throwaway):
     assert list(panels)[-1] == "count" and panels["count"].cls.__name__ == "CountPanel"
     built = article.Shelf(panels)("count")
     assert built.in_article and built.count == 2
-    plan = article.chapter_plan(panels, registry.follows("math.md"))
+    plan = url_state.chapter_plan(panels, registry.follows("math.md"))
     assert plan["count"] == {"count": "count"}  # no other panel of the chapter takes `count`
 
 

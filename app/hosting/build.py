@@ -313,12 +313,12 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
     # page's canonical link (none without it: a wrong one is worse than none)
     import importlib
 
-    from app import article, chapter_page, content
+    from app import article, chapter_page, content, url_state
 
     module = importlib.import_module(page.factory.split(":")[0])
     if page.route in routes.CHAPTER_ROUTES:
         shelf = article.Shelf(module.PANELS)
-        plan = article.chapter_plan(module.PANELS, module.FOLLOWS)
+        plan = url_state.chapter_plan(module.PANELS, module.FOLLOWS)
         groups = chapter_page.groups_of(module.PANELS, module.FOLLOWS)
         builds = [chapter_page.chapter_blocks(g, shelf, plan) for g in groups]
         chapter, about = chapter_page.chapter_of(module), None

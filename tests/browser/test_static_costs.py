@@ -3,7 +3,7 @@ Chromium: no server, no websocket.
 
 Four pages are built here, as a static build writes them: each panel alone, and the decode
 and memory bills together under the second chapter's keys (the memory bill's `model`, `users`
-and `context` renamed, as `article.url_plan` renames them). The documents' numbers are
+and `context` renamed, as `url_state.url_plan` renames them). The documents' numbers are
 reached by operating the controls; deep links restore, bad values are repaired with a visible
 note; your own config.json is offered as the live explorable; and for a sample of states the
 page shows exactly what the live panel's `state()` gives: every text slot, the sources' columns
@@ -19,7 +19,7 @@ import panel as pn
 import pytest
 from playwright.sync_api import expect
 
-from app import article, article_math, chrome, states
+from app import article_math, chrome, states, url_state
 from app.panels.cost import CostPanel
 from app.panels.decode_bill import DecodeBillPanel
 from app.panels.memory_bill import MemoryBillPanel
@@ -64,7 +64,7 @@ STATES_JS = """async ([control, combos]) => {
   return out;
 }""".replace("PANEL_JS", PANEL_JS).replace("SLOTS_JS", SLOTS_JS)
 
-MATH_KEYS = article.chapter_plan(article_math.PANELS, article_math.FOLLOWS)  # slot -> keys
+MATH_KEYS = url_state.chapter_plan(article_math.PANELS, article_math.FOLLOWS)  # slot -> keys
 
 
 @pytest.fixture(scope="session")
@@ -76,8 +76,8 @@ def site(tmp_path_factory):  # -> the folder holding cost.html, decode.html, mem
         static_html(chrome.single_page(DecodeBillPanel(), "The decode bill"), out / "decode.html")
         static_html(chrome.single_page(MemoryBillPanel(), "The memory bill"), out / "memory.html")
         decode, memory = DecodeBillPanel(in_article=True), MemoryBillPanel(in_article=True)
-        notes = [chrome.with_url_state(decode, MATH_KEYS["decode"]),
-                 chrome.with_url_state(memory, MATH_KEYS["memory"])]
+        notes = [url_state.with_url_state(decode, MATH_KEYS["decode"]),
+                 url_state.with_url_state(memory, MATH_KEYS["memory"])]
         static_html(pn.Column(notes[0], decode, notes[1], memory, sizing_mode="stretch_width"),
                     out / "math.html")
     return out

@@ -18,7 +18,7 @@ import panel as pn
 import pytest
 from playwright.sync_api import expect
 
-from app import chrome, states
+from app import chrome, states, url_state
 from app.panels.heatmap import HeadPanel
 from app.panels.ladder import LadderPanel
 from app.panels.sqrt_dk import SqrtDkPanel
@@ -69,8 +69,8 @@ def site(tmp_path_factory):  # -> the folder holding ladder.html, sweep.html, ar
         static_html(chrome.single_page(SqrtDkPanel(), "The √d_k sweep"), out / "sweep.html")
         head = HeadPanel()
         ladder = LadderPanel(head=head, in_article=True)
-        notes = [chrome.with_url_state(head),
-                 chrome.with_url_state(ladder, {"prompt": "prompt", "response": "response"})]
+        notes = [url_state.with_url_state(head),
+                 url_state.with_url_state(ladder, {"prompt": "prompt", "response": "response"})]
         static_html(pn.Column(notes[0], head, notes[1], ladder, sizing_mode="stretch_width"),
                     out / "article.html")
     return out
