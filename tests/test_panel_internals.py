@@ -32,6 +32,7 @@ sys.path.append(str(ROOT / "benchmarks"))
 import load  # benchmarks/load.py: a Bokeh-protocol client (found on the path set above)
 
 PANES = 4  # the small page: a text input whose watcher rewrites four panes
+THINK_S = 0.1  # a visitor's pause between two changes (see interact)
 
 SERVER = textwrap.dedent('''
     import itertools
@@ -112,12 +113,12 @@ def up(url):
         return False
 
 
-def wait_for(ready, server, timeout):
+def wait_for(ready, server, timeout, what="server did not come up"):
     deadline = time.monotonic() + timeout
     while not ready():
         if server.proc.poll() is not None or time.monotonic() > deadline:
-            raise AssertionError(f"server did not come up:\n{server.log.read_text()[-3000:]}")
-        time.sleep(0.2)
+            raise AssertionError(f"{what}:\n{server.log.read_text()[-3000:]}")
+        time.sleep(0.2)  # bounded poll: a deadline and the condition each turn
 
 
 def builds(server):  # -> sessions the page factory has built so far
@@ -129,28 +130,39 @@ async def interact(base, n):  # -> [(ms to the first patch, PATCH-DOC messages, 
     await session.open(load.AsyncHTTPClient(force_instance=True))
     try:
         box = load.find_model(session.doc, "panel.models.widgets.TextInput")
-        await asyncio.sleep(0.3)
-        out = []
-        for i in range(n):
-            value = f"v{i}x"
-            session.drain()
+        # open() ends by sending document_ready; Panel runs its on-load (the session is then
+        # "loaded", and batches changes) while it handles that message, before its OK reply
+        await session.expect("OK", timeout=10)
+        # n measured values, then a last one that only closes the window of the one before:
+        # the server handles the changes in the order sent, so a patch that trails value i
+        # arrives before every pane has value i + 1 (each value's text is unique: v1x, v10x)
+        values = [f"v{i}x" for i in range(n + 1)]
+        messages, firsts = {v: [] for v in values}, {}
+        for value in values:
+            # a visitor's pause before each change: part of the scenario measured (a change
+            # made on an idle connection), not a wait for a condition. Sent back to back, a
+            # change here waited ~45 ms for TCP's delayed ACK of the patch before it.
+            await asyncio.sleep(THINK_S)
             t0 = time.perf_counter()
             await session.send("PATCH-DOC", {"events": [load.changed(box, "value", value)]})
-            first, messages, seen = None, [], set()
+            seen = set()
             while len(seen) < PANES:  # until every pane has its new text
                 arrived, patch = await session.expect("PATCH-DOC", timeout=10)
+                for v in values:  # this value's, or one that trails an earlier value
+                    if f"says {v}" in patch.raw:
+                        messages[v].append(patch.raw)
                 if f"says {value}" in patch.raw:
-                    first = first or arrived
-                    messages.append(patch.raw)
+                    firsts.setdefault(value, arrived - t0)
                     seen |= set(re.findall(rf"pane (\d) says {value}", patch.raw))
-            await asyncio.sleep(0.1)  # anything that trails the last pane counts too
-            while not session.inbox.empty():
-                item = session.inbox.get_nowait()
-                if isinstance(item, tuple) and item[1].msgtype == "PATCH-DOC" \
-                        and f"says {value}" in item[1].raw:
-                    messages.append(item[1].raw)
-            out.append(((first - t0) * 1000, len(messages), "".join(messages)))
-        return out
+        return [(firsts[v] * 1000, len(messages[v]), "".join(messages[v])) for v in values[:-1]]
+    finally:
+        await session.close()
+
+
+async def opened_and_closed(base):  # a visitor's session: GET, socket, PULL-DOC, ready
+    session = load.Session(base, "/t")
+    try:
+        await session.open(load.AsyncHTTPClient(force_instance=True))
     finally:
         await session.close()
 
@@ -266,8 +278,16 @@ def test_the_write_lock_wait_finds_the_live_sessions_socket(measured):
     assert all("locks=1" in text for _, _, text in measured["patched"])
 
 
+class CountedLock(Lock):  # a socket's write lock that counts who asked for it
+    asked = 0
+
+    def acquire(self, timeout=None):
+        self.asked += 1
+        return super().acquire(timeout)
+
+
 def test_a_change_is_handled_only_after_pending_writes():
-    lock, order = Lock(), []
+    lock, order = CountedLock(), []
     socket = types.SimpleNamespace(write_lock=lock)
     session = types.SimpleNamespace(_subscribed_connections=[types.SimpleNamespace(_socket=socket)])
     doc = types.SimpleNamespace(session_context=types.SimpleNamespace(session=session))
@@ -280,10 +300,15 @@ def test_a_change_is_handled_only_after_pending_writes():
     async def scenario():
         await lock.acquire()  # an "OK" reply is being written
         task = asyncio.ensure_future(wrapped(None, doc))
-        await asyncio.sleep(0.05)
+        deadline = time.monotonic() + 5
+        while lock.asked < 2 and not task.done() and time.monotonic() < deadline:
+            await asyncio.sleep(0)  # let the task run up to the lock (a bounded poll)
+        # positive control: the wrapped handler did reach the lock, and waits on it
+        assert lock.asked == 2 and not task.done(), "the handler never asked for the lock"
+        assert order == []  # not handled while the write holds the lock
         order.append("write done")
         lock.release()
-        await task
+        await asyncio.wait_for(task, 5)
 
     load.run_sync(scenario())  # on a thread of its own: a browser test may hold a loop here
     assert order == ["write done", "handled"]
@@ -317,9 +342,14 @@ def test_reused_first_paints_are_built_before_any_visitor(servers):
         for query in ("", "?x=1", "?theme=dark", ""):
             with urllib.request.urlopen(s.url + "/t" + query, timeout=30) as r:
                 assert r.status == 200
-    time.sleep(0.3)
-    assert builds(patched) == before["patched"], "a GET built a session: the cache was missed"
+    # plain Panel builds each GET's session before it answers: its log has them now
     assert builds(plain) >= before["plain"] + 4, "plain Panel builds one per GET"
+    # positive control, and the end of the window: a visitor's socket does build a session on
+    # the patched server, after anything the GETs set going there (one IO loop, in order)
+    load.run_sync(opened_and_closed(patched.url))
+    wait_for(lambda: builds(patched) > before["patched"], patched, 30,
+             "the patched server built no session for a visitor's socket")
+    assert builds(patched) == before["patched"] + 1, "a GET built a session: the cache was missed"
 
 
 # --- the admin page: what `panel serve --admin` sets, set by admin_context ------------------
