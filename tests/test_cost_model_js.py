@@ -403,18 +403,24 @@ def malformed_cases(rng: random.Random) -> list[dict]:  # text that is not quite
              "[" * 100 + "]" * 100, '{"a": ' + "[" * 10_000 + "]" * 10_000 + "}",
              "{" * 5000, "[" * 800, "x" * 1_000_001, "\u00e9" * 500_001,
              '{"pad": "' + "\u00e9" * 499_990 + '"}']
-    for _ in range(300):  # the good text cut, with a character dropped, swapped or added
-        t = list(good)
-        for _ in range(rng.randint(1, 3)):
-            at = rng.randrange(len(t))
+    escapes = ('{"s": "\\ud800\\udc00\\u0041\\"\\\\\\/\\b\\f\\n\\r\\t", "n": -0, '
+               '"e": 1E+2, "f": 0.5e-1}')
+    goods = [good, escapes, '[{"a":[]},{},[[]],-Infinity,NaN,Infinity,"\U0001F600"]']
+    alphabet = '{}[]",:\\ u0123abcdefABCDEFnNI-+.eE\n\t\r\x00\x1f\x7f\U0001F600\ud83d\ude00xlrs'
+    for _ in range(2000):  # a good text with characters dropped, swapped or added, or cut
+        t = list(rng.choice(goods))
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randrange(len(t) + 1)
             what = rng.random()
-            if what < 0.3:
+            if what < 0.3 and at < len(t):
                 del t[at]
-            elif what < 0.6:
-                t.insert(at, rng.choice('{}[]",:\\ u0123abcdefnNI-+.eE\n\t\x00\x1f\U0001F600'))
-            else:
-                t[at] = rng.choice('{}[]",:\\ 9e-.\x7f')
-        texts.append("".join(t)[: rng.randint(1, len(t))] if rng.random() < 0.3 else "".join(t))
+            elif what < 0.7:
+                t.insert(at, rng.choice(alphabet))
+            elif at < len(t):
+                t[at] = rng.choice(alphabet)
+        text = "".join(t)
+        text = text[: rng.randint(0, len(text))] if rng.random() < 0.3 else text
+        texts.append('{"k": ' + text + "}" if rng.random() < 0.3 else text)
     cases = [text_case("malformed text", t) for t in texts]
     blobs = [b"", b"\xef\xbb\xbf{}", b"\xef\xbb\xbf\xff", b"ab\xe4\x00", b"\xed\xa0\x80",
              b'{"a": "\xc3\xa9"}', b'{"a": "\xc3"}', b"\xf4\x90\x80\x80", b"\xf0\x8f\xbf\xbf",
