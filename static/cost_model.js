@@ -12,6 +12,9 @@
    costs.py returns floats. bytes_per_value: a BigInt (2n) is Python's int 2, a Number is
    a float. A ModelShape's figures are Numbers: the caps keep each under 10^10, so exact.
 
+   Errors are Error objects whose name is Python's class: "ConfigError" (with .field and
+   .problem, the message "field: problem"), "ValueError" (a bad kernel or dtype name).
+
    Parsed config.json values: objects are Maps (key order and duplicate keys as Python's
    dict keeps them; no prototype keys), integers BigInt, other numbers Numbers.
    A classic script: one global, AE.costModel; module.exports in node. */
@@ -1210,7 +1213,6 @@
       DTYPE_BYTES: Object.freeze(DTYPE_BYTES), DEFAULT_DTYPE: T.DEFAULT_DTYPE,
       KERNELS: T.KERNELS.slice(), GPUS: Object.freeze(GPUS),
       PRESET_NAMES: Object.assign({}, T.PRESET_NAMES),
-      show: show, repr: repr, strip: strip,
     };
   }
 
