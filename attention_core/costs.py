@@ -258,7 +258,8 @@ def _ratio(cfg: dict, spec: dict, of: int, limit: int) -> int:  # MPT: expansion
     if (isinstance(ratio, bool) or not isinstance(ratio, (int, float))
             or not 0 < ratio < math.inf):
         raise ConfigError(key, f"must be a positive number, got {_show(ratio)}")
-    width = math.floor(ratio * of)  # as llm-foundry does: int(d_model * expansion_ratio)
+    product = ratio * of  # a float ratio near the largest float overflows to inf here
+    width = math.inf if product == math.inf else math.floor(product)  # llm-foundry: int()
     if not 1 <= width <= limit:
         raise ConfigError(key, f"({_show(ratio)}) x {of:,} is no MLP width a real model has "
                           f"(1 to {limit:,})")

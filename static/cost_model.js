@@ -658,12 +658,7 @@
       if (!ok) throw ConfigError(key, "must be a positive number, got " + show(r));
       var width;
       if (isInt(r)) width = r * BigInt(of);
-      else {
-        width = Math.floor(r * of);
-        if (!isFinite(width)) {
-          throw PyError("OverflowError", "cannot convert float infinity to integer");
-        }
-      }
+      else width = Math.floor(r * of); // Infinity when it overflows: no real width either
       if (!(width >= 1 && width <= limit)) {
         throw ConfigError(key, "(" + show(r) + ") x " + grouped(of)
           + " is no MLP width a real model has (1 to " + grouped(limit) + ")");

@@ -113,7 +113,7 @@ def run_py(case: dict) -> dict:
         m = costs.ModelShape.from_config(costs.parse_config_text(python_input(case["input"])),
                                          name=case.get("name"))
         out["shape"] = shape_dict(m)
-    except (ValueError, OverflowError) as e:  # ConfigError, and the bug noted in the report
+    except ValueError as e:  # ConfigError and JSONDecodeError are ValueErrors
         out.update(failure(e))
     calls = []
     for name, *args in case.get("calls", []):
@@ -458,7 +458,7 @@ def edge_cases(rng: random.Random) -> list[dict]:  # the corners, each named
     moe = {**llama, "num_experts": 100_000, "num_experts_per_tok": 100_000,
            "moe_intermediate_size": 10_000_000, "shared_expert_intermediate_size": 10_000_000}
     configs = [
-        ("MPT ratio 1e308: Python's math.floor(inf) raises OverflowError", {
+        ("MPT ratio 1e308: the width overflows, and is no real model's", {
             **mpt, "expansion_ratio": 1e308}),
         ("MPT ratio a 400-digit int", {**mpt, "expansion_ratio": 10**400}),
         ("MPT ratio 8/3", {**mpt, "expansion_ratio": 8 / 3}),
