@@ -74,7 +74,7 @@ def test_panel_serve_gives_the_chapter_text_first_as_our_server_does(tmp_path):
             try:
                 page = urllib.request.urlopen(url, timeout=30).read().decode()
             except OSError:
-                time.sleep(0.5)
+                time.sleep(0.5)  # bounded poll: deadline, process and page each turn
         assert page, (tmp_path / "panel.log").read_text()[-2000:]
     finally:
         proc.terminate()
@@ -347,7 +347,7 @@ def test_unused_sessions_are_dropped(site):
     while time.monotonic() < deadline:
         if site.log.read_text().count("Discarding session") - before >= 4:
             break
-        time.sleep(0.25)
+        time.sleep(0.25)  # bounded poll: the deadline and the log each turn
     assert site.log.read_text().count("Discarding session") - before >= 4
     assert site.proc.poll() is None
 
@@ -368,7 +368,7 @@ def test_num_procs_serves_from_forked_processes_that_end_with_their_parent(tmp_p
         load.stop_server(proc)
     deadline = time.monotonic() + 15
     while time.monotonic() < deadline and any(Path(f"/proc/{c}").exists() for c in children):
-        time.sleep(0.2)
+        time.sleep(0.2)  # bounded poll: the deadline and the processes each turn
     alive = [c for c in children if Path(f"/proc/{c}/stat").exists()
              and Path(f"/proc/{c}/stat").read_text().split(") ")[1][0] != "Z"]
     assert not alive, f"server processes outlived their parent: {alive}"

@@ -154,7 +154,7 @@ def logged(stack, what, count, since=0):  # -> the access log's lines from `sinc
         lines = access_lines(stack)[since:]
         if sum(what in line for line in lines) >= count or time.monotonic() > deadline:
             return lines
-        time.sleep(0.05)
+        time.sleep(0.05)  # bounded poll: LOG_WAIT_S and the count each turn
 
 
 def upstreams(lines, what):  # lines of the access log -> [upstream=...] of requests for `what`

@@ -39,7 +39,7 @@ def server():
             urllib.request.urlopen(base + "/health", timeout=5)
             break
         except OSError:
-            time.sleep(0.3)
+            time.sleep(0.3)  # bounded poll: the deadline and /health each turn
     else:
         proc.kill()
         pytest.fail("server did not answer within 120 s")

@@ -71,7 +71,7 @@ def wait_until_answering(proc, url, log_path, timeout=SERVER_START_TIMEOUT_S):
                     return
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             pass
-        time.sleep(0.2)
+        time.sleep(0.2)  # bounded poll: the deadline, the process and the URL
     pytest.fail(f"the server did not answer {url} within {timeout} s:\n"
                 + Path(log_path).read_text(errors="replace")[-4000:])
 
