@@ -161,7 +161,7 @@ def add_part(page, item, get, plan, notes, later=None, asked=None):
     elif item[0] == "references":
         page.add_html(notes.references_html())
     elif item[0] == "placeholder":
-        page.add_html(content.placeholder_html(item[1], item[2]))
+        page.add_html(chrome.placeholder_html(item[1], item[2]))
     elif item[0] == "link":
         page.add_html(chapter_link(item[1], item[2]))
     elif item[0] in ("question", "review"):
@@ -171,7 +171,7 @@ def add_part(page, item, get, plan, notes, later=None, asked=None):
         page.add_root(item[0], name, shown if shown is not None else
                       pn.pane.HTML("", visible=False, margin=0))
     elif item[1] not in plan:
-        page.add_html(content.placeholder_html("A panel is coming here",
+        page.add_html(chrome.placeholder_html("A panel is coming here",
                                                f"The {item[1]} panel is on its way."))
     else:
         slot = item[1]

@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import io
 import json
 import os
 import re
 
 from app import apparatus, content, questions, registry
 from app.content import TAG, description, markdown_html, plain_text
-from app.panel_internals import DOCS_JSON, RENDER_ITEMS, SCRIPT_SRC  # Panel's saved page
+from app.panel_internals import document_parts  # what Panel's save would put in a page
 from app.resources import minify_css
 
 NO_SCRIPT_NOTE = "The controls of this panel need JavaScript; the text above gives its numbers."
@@ -38,7 +37,7 @@ class Group:
     name: str  # "g0", "g1", ...: the key islands.js knows it by
     slots: list  # the panels' slots, leader first
     scripts: list = dataclasses.field(default_factory=list)  # Bokeh and Panel script URLs
-    docs_json: str = ""  # the document, as Panel saved it
+    docs_json: str = ""  # the document's JSON text, as Panel would save it
     render_items: list = dataclasses.field(default_factory=list)  # [{docid, roots, ...}]
     tables: dict = dataclasses.field(default_factory=dict)  # {ref: table} its panels ship
     elements: dict = dataclasses.field(default_factory=dict)  # slot -> element id
@@ -75,20 +74,18 @@ def chapter_blocks(group, shelf, plan):  # -> a builder of the group's [(slot, b
     return build
 
 
-def save_group(group, build, theme, title, clean=lambda text: text):
+def save_group(group, build, theme, scripts_used=lambda scripts, docs_json: scripts):
     # Group -> the same, filled: build() -> [(slot, [viewables])], each slot one root of one
-    # Document, built in a static build in `theme` and saved by Panel; clean: the saved
-    # page -> the same without what the build does not ship
-    import bokeh.resources
+    # Document, built in a static build in `theme`; its document, render items and scripts
+    # as Panel's save would write them (panel_internals.document_parts); scripts_used:
+    # (scripts, the document's JSON) -> the scripts the build ships
     import panel as pn
     from bokeh.document import Document
-    from panel.io.save import save
     from panel.io.state import set_curdoc
 
     from app import chrome, states
 
     doc = Document()
-    buffer = io.StringIO()
     with states.static_build() as site, pn.config.set(theme=theme), set_curdoc(doc):
         chrome.apply_figure_theme()
         built = build()
@@ -103,13 +100,9 @@ def save_group(group, build, theme, title, clean=lambda text: text):
             model = column.get_root(doc)
             doc.add_root(model)
             roots[model.id] = slot
-        save(doc, buffer, resources=bokeh.resources.CDN, title=title)
+        group.docs_json, group.render_items, scripts = document_parts(doc)
         group.tables = site.tables
-    saved = clean(buffer.getvalue())
-    group.scripts = SCRIPT_SRC.findall(saved.split("</head>", 1)[0])
-    match = DOCS_JSON.search(saved)
-    group.docs_json = match.group(2)
-    group.render_items = json.loads(RENDER_ITEMS.search(saved).group(1))
+    group.scripts = scripts_used(scripts, group.docs_json)
     for item in group.render_items:
         for root_id, element in item["roots"].items():
             group.elements[roots[root_id]] = element
@@ -186,6 +179,8 @@ def chapter_href(page_folder, route, theme):  # the other chapter's file, relati
 
 
 def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: prose, islands
+    from app import chrome
+
     group_of = {slot: g for g in groups for slot in g.slots}
     notes = apparatus.Apparatus(chapter.sections)
     parts = []
@@ -199,7 +194,7 @@ def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: pro
             parts.append(f'<p><a class="ae-chapter-link" href="{html.escape(href or "./")}">'
                          f"{html.escape(item[1])}</a></p>")
         elif item[0] == "placeholder":
-            parts.append(content.placeholder_html(item[1], item[2]))
+            parts.append(chrome.placeholder_html(item[1], item[2]))
         elif item[0] == "question":
             parts.append(questions.html(item[1], questions.answer(item[1])))
         elif item[0] == "review":
@@ -363,10 +358,9 @@ def used_model_defs(docs):  # docs (parsed) -> the same, each document's "defs" 
 
 
 def doc_script(group):  # -> the JS file that hands a group's document to islands.js
-    # the document as a JS object literal, not JSON text (Panel's page held it HTML-escaped
-    # in a <script> tag): each recurring stylesheet stands once, in an array S, and every
-    # place that used it names S[i]
-    text = html.unescape(group.docs_json)
+    # the document as a JS object literal, not JSON text: each recurring stylesheet stands
+    # once, in an array S, and every place that used it names S[i]
+    text = group.docs_json
     if "\\u0001" in text:  # the marker must be ours alone
         raise ValueError(f"group {group.name}: its document holds the text marker \\u0001")
     docs, texts = shared_stylesheets(used_model_defs(json.loads(text)))

@@ -14,7 +14,7 @@ from typing import ClassVar
 import panel as pn
 from panel.reactive import ReactiveHTML
 
-from app import content, resources, url_state
+from app import resources, url_state
 from app.readout import (  # noqa: F401  (re-exported)
     Readout,
     UrlNote,
@@ -76,8 +76,13 @@ def link_css():  # links with AA contrast on this session's background (Panel's 
     return f"a {{ color: {'#8cc8ff' if theme() == 'dark' else '#005f99'}; }}"
 
 
+def placeholder_html(title, text):  # -> a dashed box's HTML (`::: placeholder TITLE | TEXT`)
+    return (f'<div class="ae-placeholder" role="note"><strong>{html.escape(title)}</strong> '
+            f"{html.escape(text)}</div>")
+
+
 def placeholder(title, text):  # str, str -> a dashed box saying what will stand here
-    body = content.placeholder_html(title, text)
+    body = placeholder_html(title, text)
     return pn.pane.HTML(body, sizing_mode="stretch_width", stylesheets=[CSS, PLACEHOLDER_CSS])
 
 

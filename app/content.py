@@ -270,11 +270,6 @@ def markdown_html(text):  # Markdown (with inline HTML) -> HTML: the static and 
     return markdown_parser().render(text)
 
 
-def placeholder_html(title, text):  # `::: placeholder TITLE | TEXT` -> its dashed box
-    return (f'<div class="ae-placeholder" role="note"><strong>{html.escape(title)}</strong> '
-            f"{html.escape(text)}</div>")
-
-
 def plain_text(markdown):  # -> the words of a block, without tags or Markdown marks
     text = TAG.sub("", markdown_html(markdown))
     return " ".join(html.unescape(text).replace("*", "").split())

@@ -56,10 +56,10 @@ Other internals, used through the functions here:
 
 The undocumented surfaces, text Panel and Bokeh write that we read (SURFACES):
 
-7. The page panel.io.save.save writes: its <script src> tags, the document's JSON script
-   and `const render_items = [...]` (SCRIPT_SRC, DOCS_JSON, RENDER_ITEMS; app/chapter_page.py
-   lifts a group's document out of it), Panel's icon links (ICON_LINKS) and each script's
-   tag (script_tag; app/hosting/build.py drops the ones a page does not use).
+7. What a saved page holds, asked of the functions panel.io.save.file_html calls rather than
+   read back out of the page it writes (document_parts): the document's JSON, which root
+   renders into which element, and the scripts to load (app/chapter_page.py ships them; the
+   build drops the scripts a page does not use).
 8. The file names on Bokeh's CDN (BOKEH_CDN, bokeh_cdn_file; app/hosting/build.py maps them onto
    the package's own files).
 9. Panel's autoload.js names es-module-shims by a path relative to the page
@@ -99,11 +99,9 @@ INTERNALS = (
 
 # (surface, who writes it, what we read): undocumented text and names, no underscore
 SURFACES = (
-    ("SCRIPT_SRC", "panel.io.save.save", "the <script src> tags of a saved page's head"),
-    ("DOCS_JSON", "panel.io.save.save", "the document's JSON, in a script tag of its own"),
-    ("RENDER_ITEMS", "panel.io.save.save", "which root renders into which element"),
-    ("ICON_LINKS", "panel.io.save.save", "Panel's icon links, replaced by the build's"),
-    ("script_tag", "panel.io.save.save", "a script's tag, dropped when a page does not use it"),
+    ("document_parts", "panel.io.save.file_html", ("its steps, called in the same order: "
+     "bokeh.embed.util's OutputDocumentFor and standalone_docs_json_and_render_items, "
+     "panel.io.resources' Resources.from_bokeh, set_resource_mode and bundle_resources")),
     ("BOKEH_CDN", "bokeh.resources.CDN", "the CDN's file names, mapped onto the package"),
     ("AUTOLOAD_RELATIVE_STATIC", "panel autoload.js", "es-module-shims' relative path"),
     ("AUTOLOAD_URL_ARG", "bokeh autoload.js", "the server's URL, as the embed passed it"),
@@ -338,17 +336,22 @@ def app_routes():  # -> [(route suffix, handler class, ...)]: the routes Panel s
 
 # ---------------------------------------------------------------- the text Panel and Bokeh write
 
-# the page panel.io.save.save writes (resources=CDN): its head's scripts, the document's JSON
-# and the map from root to element
-SCRIPT_SRC = re.compile(r'<script type="text/javascript" src="([^"]+)"></script>')
-DOCS_JSON = re.compile(r'<script type="application/json" id="([^"]+)">(.*?)</script>', re.DOTALL)
-RENDER_ITEMS = re.compile(r"const render_items = (\[.*?\]);\n")
-ICON_LINKS = re.compile(r'<link rel="(?:apple-touch-icon|icon)"[^>]*>\s*')
+def document_parts(doc):  # a Document of Panel roots -> (docs_json: JSON text of {docid:
+    # document},
+    # render_items: [{docid, roots: {root id: element id}, root_ids}], scripts: [CDN URL]):
+    # what Panel's own save puts in a page, asked of the functions it calls instead of read
+    # back out of the page it writes (panel.io.save.file_html does exactly these steps)
+    import bokeh.resources
+    from bokeh.core.json_encoder import serialize_json
+    from bokeh.embed.util import OutputDocumentFor, standalone_docs_json_and_render_items
+    from panel.io.resources import Resources, bundle_resources, set_resource_mode
 
-
-def script_tag(name):  # -> a pattern for the <script src> tag of a CDN file named so
-    return re.compile(rf'<script type="text/javascript" src="[^"]*/{re.escape(name)}[^"]*">'
-                      r"</script>\s*")
+    resources = Resources.from_bokeh(bokeh.resources.CDN, absolute=True)
+    with set_resource_mode(resources.mode), OutputDocumentFor(doc.roots):
+        docs_json, items = standalone_docs_json_and_render_items(doc.roots,
+                                                                 suppress_callback_warning=True)
+        scripts = [str(url) for url in bundle_resources(doc.roots, resources).js_files]
+    return serialize_json(docs_json), [item.to_json() for item in items], scripts
 
 
 # Bokeh's CDN: https://cdn.bokeh.org/bokeh/release/bokeh-widgets-3.9.2.min.js

@@ -401,3 +401,14 @@ def test_a_documents_recurring_stylesheets_stand_once_and_come_back_whole():
     assert script.count(sheet) == 2  # once in the array S, once as the one text field
     assert script.count(other) == 1
     assert chapter_page.read_doc_script(script) == ("g0", docs)
+
+
+def test_a_document_keeps_only_the_scripts_it_uses():
+    cdn = "https://cdn.bokeh.org/bokeh/release/"
+    scripts = [cdn + "bokeh-3.9.2.min.js", cdn + "bokeh-gl-3.9.2.min.js",
+               "https://cdn.holoviz.org/panel/1.9.4/dist/bundled/es-module-shims.min.js"]
+    assert build.without_unused(scripts, '{"output_backend":"canvas"}') == scripts[:1]
+    webgl = build.without_unused(scripts, '{"output_backend": "webgl"}')
+    assert webgl == scripts[:2]  # a figure drawn with WebGL keeps its extension
+    esm = build.without_unused(scripts, '{"type":"panel.models.esm.ReactESM"}')
+    assert esm == [scripts[0], scripts[2]]

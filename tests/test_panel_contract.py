@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from app import registry, states
-from tests.state_checks import sample_states
+from tests.state_checks import mismatches, sample_states
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -101,3 +101,16 @@ def test_stylesheets_live_in_static_css_not_in_python():
     for path in (ROOT / "static" / "css").glob("*.css"):  # each one read by some module
         assert any(f'"{path.name}"' in p.read_text(encoding="utf-8")
                    for p in (ROOT / "app").rglob("*.py")), path.name
+
+
+@pytest.mark.parametrize("record", SHAPED, ids=lambda r: r.slot)
+def test_a_live_panel_holds_exactly_what_state_gives(record):
+    # a live session pushes each new state into the models: after every change, each target
+    # holds its value of state() (the live half of "live and static apply the same state";
+    # a log's lines depend on the order of changes, so they are left to the panels' tests)
+    cls = record.viewer_class
+    panel = cls()
+    for params in sample_states(cls, 25, seed=11):
+        panel.param.update(**params)
+        expected = {k: v for k, v in cls.state(**params).items() if not k.startswith("log:")}
+        assert mismatches(panel, expected) == [], params

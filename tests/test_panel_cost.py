@@ -167,16 +167,8 @@ def test_state_is_pure_and_touches_no_widget(panel):
     assert not mismatches(panel, CostPanel.state(**panel.params()))
 
 
-def test_live_panel_shows_exactly_the_state(panel):
-    for params in sample_states(CostPanel, 40, seed=1):
-        panel.param.update(**params)
-        assert mismatches(panel, CostPanel.state(**params)) == [], params
-
-
-def test_defaults_are_stops_and_the_documents_states_are_in_the_table():
-    controls = {c.name: c for c in CostPanel.controls()}
-    for name, c in controls.items():
-        assert CostPanel.param[name].default in c.values, name
+def test_the_documents_states_are_in_the_table():
+    controls = {c.name: c for c in CostPanel.controls()}  # (defaults: the contract test)
     for value in (256, 1024, 4096, 32_768, 131_072):
         assert value in controls["prompt"].values
     assert controls["model"].values == ("qwen3-8b", "gpt2", "llama-3-8b")

@@ -239,16 +239,8 @@ def test_state_is_pure_and_touches_no_widget(panel):
     assert not mismatches(panel, DecodeBillPanel.state(**panel.params()))
 
 
-def test_live_panel_shows_exactly_the_state(panel):
-    for params in sample_states(DecodeBillPanel, 40, seed=1):
-        panel.param.update(**params)
-        assert mismatches(panel, DecodeBillPanel.state(**params)) == [], params
-
-
-def test_defaults_are_stops():
-    controls = {c.name: c for c in DecodeBillPanel.controls()}
-    for name, c in controls.items():
-        assert DecodeBillPanel.param[name].default in c.values, name
+def test_the_documents_settings_are_stops():
+    controls = {c.name: c for c in DecodeBillPanel.controls()}  # (defaults: the contract test)
     assert 32 in controls["users"].values and 64 in controls["users"].values
     assert controls["gpu"].values == tuple(costs.GPUS)
 

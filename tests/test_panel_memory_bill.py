@@ -123,16 +123,8 @@ def test_state_is_pure_and_touches_no_widget(panel):
     assert not mismatches(panel, MemoryBillPanel.state(**panel.params()))
 
 
-def test_live_panel_shows_exactly_the_state(panel):
-    for params in sample_states(MemoryBillPanel, 40, seed=1):
-        panel.param.update(**params)
-        assert mismatches(panel, MemoryBillPanel.state(**params)) == [], params
-
-
-def test_defaults_are_stops():
-    controls = {c.name: c for c in MemoryBillPanel.controls()}
-    for name, c in controls.items():
-        assert MemoryBillPanel.param[name].default in c.values, name
+def test_the_documents_settings_are_stops():
+    controls = {c.name: c for c in MemoryBillPanel.controls()}  # (defaults: the contract test)
     assert 32 in controls["users"].values and 8192 in controls["prompt"].values
 
 

@@ -46,7 +46,7 @@ from pathlib import Path
 
 from app import registry, resources
 from app.hosting import routes
-from app.panel_internals import BOKEH_CDN, ICON_LINKS, bokeh_cdn_file, script_tag
+from app.panel_internals import BOKEH_CDN, bokeh_cdn_file
 
 ROOT = resources.SOURCE_ROOT
 STATIC_DIR = resources.STATIC_DIR
@@ -332,7 +332,7 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
         about = chapter_page.panel_description(module, title)
     tables = {}
     for group, build_group in zip(groups, builds):
-        chapter_page.save_group(group, build_group, theme, title, clean=without_unused)
+        chapter_page.save_group(group, build_group, theme, scripts_used=without_unused)
         tables.update(group.tables)
     docs = {}  # assets path -> a group's document as a script (named by its content)
     for group in groups:
@@ -377,16 +377,16 @@ def localize(text, page, assets, warnings):  # a page or script -> the same, fro
     return URL.sub(swap, text)
 
 
-def without_unused(text):
+def without_unused(scripts, docs_json):  # -> the scripts a group's document needs
     # Panel names, on every page, Bokeh's WebGL extension (56 KB gzipped; our figures draw on
-    # a canvas), es-module-shims (13 KB; for ESM components, none here: the readouts are
-    # ReactiveHTML) and two icons (19 KB; a tiny one of ours stands in). A page that does
-    # use WebGL or an ESM component keeps its script.
-    if not ('"output_backend":"webgl"' in text.replace(" ", "") or "&quot;webgl&quot;" in text):
-        text = script_tag("bokeh-gl").sub("", text)
-    if "panel.models.esm." not in text:
-        text = script_tag("es-module-shims").sub("", text)
-    return ICON_LINKS.sub("", text).replace("<head>", "<head>\n" + ICON, 1)
+    # a canvas) and es-module-shims (13 KB; for ESM components, none here: the readouts are
+    # ReactiveHTML). A document that does use WebGL or an ESM component keeps its script.
+    unused = set()
+    if '"output_backend":"webgl"' not in docs_json.replace(" ", ""):
+        unused.add("bokeh-gl")
+    if "panel.models.esm." not in docs_json:
+        unused.add("es-module-shims")
+    return [s for s in scripts if not any(f"/{name}" in s for name in unused)]
 
 
 # --- embed snippets ---------------------------------------------------------------------------
