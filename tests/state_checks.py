@@ -2,6 +2,7 @@
 controls (every one, or a random sample), and checks that a live panel's models hold exactly
 what its `state()` gives."""
 
+import contextlib
 import itertools
 import random
 
@@ -43,3 +44,13 @@ def assert_models_hold(panel, state):  # every target of `state` holds its value
 def widget_values(panel):  # every widget's value and every readout's text, as drawn now
     return ({name: w.value for name, w in panel.widgets.items()},
             {name: dict(getattr(m, "values", {})) for name, m in panel.targets.items()})
+
+
+def built_article(static):  # -> the Shelf of the first chapter's viewers, built with its page
+    # (static: inside a static build, as `attention-explorable build` makes it)
+    from app import article, states
+
+    shelf = article.Shelf(article.PANELS)
+    with states.static_build() if static else contextlib.nullcontext():
+        article.page(defer=False, shelf=shelf)
+    return shelf

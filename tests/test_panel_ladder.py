@@ -10,7 +10,7 @@ import pytest
 from app import states
 from app.panels.heatmap import HeadPanel
 from app.panels.ladder import LENGTHS, TOKEN_STOPS, LadderPanel, decode_total
-from tests.state_checks import mismatches
+from tests.state_checks import built_article, mismatches
 
 
 def bars(panel, phase):  # -> bar heights of one phase for n = 3..8
@@ -159,14 +159,7 @@ def test_a_static_build_has_no_number_boxes_and_carries_the_switcher():
 
 @pytest.mark.parametrize("static", [False, True], ids=["live", "static"])
 def test_the_article_builds_the_ladder_following_its_head(static):
-    from app import article
-
-    shelf = article.Shelf(article.PANELS)
-    if static:
-        with states.static_build():
-            article.page(defer=False, shelf=shelf)
-    else:
-        article.page(defer=False, shelf=shelf)
+    shelf = built_article(static)
     head, ladder = shelf("head"), shelf("ladder")
     assert ladder.head is head and ladder.in_article
     assert ladder.widgets["length"] is head.widgets["length"]

@@ -12,7 +12,7 @@ from app import registry, states, url_state
 from app.panels import sqrt_dk as panel_module
 from app.panels.sqrt_dk import D_K_STOPS, KEY_STOPS, SqrtDkPanel
 from attention_core import sqrt_dk as core
-from tests.state_checks import mismatches
+from tests.state_checks import built_article, mismatches
 
 DOC_D_KS = (4, 16, 128, 512)
 # The documents' figures over 16 keys: effective keys without and with the divisor.
@@ -276,14 +276,7 @@ def test_a_static_build_hides_the_any_value_boxes():
 
 @pytest.mark.parametrize("static", [False, True], ids=["live", "static"])
 def test_the_article_builds_the_sweep(static):
-    from app import article
-
-    shelf = article.Shelf(article.PANELS)
-    if static:
-        with states.static_build():
-            article.page(defer=False, shelf=shelf)
-    else:
-        article.page(defer=False, shelf=shelf)
+    shelf = built_article(static)
     sweep = shelf("sweep")
     assert sweep.in_article and sweep.url_map == {"d_k": "d_k", "keys": "keys"}
     sweep.d_k = 512
