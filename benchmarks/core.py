@@ -34,9 +34,10 @@ def cost_curve():
     costs.decode_attention_share(model, n)
 
 
-def head_state():
+def head_state():  # what app/panels/heatmap.py head_numbers computes for one UI state
     worked_example.run(6, causal=True, scaled=True, phase="prefill")
     worked_example.truncate(6, 2, causal=True, scaled=True)
+    worked_example.truncate(6, 2, causal=True, scaled=True, exact=False)  # the BLAS comparison
 
 
 def head_only():
@@ -55,7 +56,8 @@ def main():
     print("| what | median | p10-p90 | target |")
     print("|---|---|---|---|")
     report("cost model, 10^5 prompt lengths (3 share curves)", measure(cost_curve, 30), 10)
-    report("head math for one UI state (head + truncate check)", measure(head_state, 50, 20), 0.2)
+    report("head math for one UI state (head + truncate check + BLAS comparison)",
+           measure(head_state, 50, 20), 0.2)
     report("head alone (one pass)", measure(head_only, 50, 20), 0.2)
 
 
