@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -66,6 +68,7 @@ document.getElementById("hides").addEventListener("click", () => { counter.value
 </script></body></html>"""
 
 
+@pytest.mark.browser  # Chromium, a few seconds
 def test_operate_tells_a_change_with_no_dom_from_no_change_in_chromium(tmp_path):
     import os
 
