@@ -1,9 +1,11 @@
 """Which model the cost panels count: one of the documents' three, or your own config.json.
 
 A preset is a discrete choice: a static page switches between the three in the browser, from
-states computed here. Your own config.json needs Python, so it stays live: a static page
-shows the presets and a button to the live explorable; a live session parses the upload and
-counts it with the same pure functions a preset goes through.
+states computed here. Your own config.json is counted live: a static page shows the presets
+and a button to the live explorable; a live session parses the upload and counts it with the
+same pure functions a preset goes through. The cost panel's own static page (`calculator=True`)
+also carries an empty box, `CALCULATOR`, which static/cost_calculator.js fills: your config
+counted in the browser by the JavaScript twin of the cost core, sent nowhere.
 
 `Model` is what a panel's parts count: a shape, the config fields that set its FLOPs per
 (query, key) pair, and where it came from. A part is given a preset's key (the table's
@@ -45,6 +47,11 @@ FIELD_ROWS = 4  # pair_fields: layers, query heads, KV heads, head width
 NOTE_LINES = 8  # the most approximations a config gets (costs.ModelShape.from_config)
 
 PICKER_CSS = resources.stylesheet("model-picker.css")
+# the static page's box for a config of your own, counted in the browser: the build loads
+# static/cost_calculator.js on a page whose document holds this class (app/hosting/build.py)
+CALCULATOR_CLASS = "ae-cost-calculator"
+CALCULATOR = (f'<div class="{CALCULATOR_CLASS}"><p class="ae-hint">Or count a config.json of '
+              "your own here, in this browser, once the page's script has loaded.</p></div>")
 
 
 def model_selector(default):  # -> a param.Selector over the presets and "custom"
@@ -204,9 +211,11 @@ class ModelPicker(pn.viewable.Viewer):
         The last model that parsed cleanly; a bad config leaves it as it was.""")
     error = param.String(default="", doc="The last config's problem, as plain text (unescaped).")
 
-    def __init__(self, hosted=False, route=None, **params):
+    def __init__(self, hosted=False, route=None, calculator=False, **params):
+        # calculator: a static page also gets the in-browser calculator's box (CALCULATOR)
         super().__init__(**params)
         self._hosted, self._route, self._static = hosted, route, states.is_static()
+        self._calculator = calculator
         self._custom = None  # Model of the last good config of your own
         self._last = preset_model(self.model if self.model in costs.PRESETS else PRESET_KEYS[0])
         if self.shape is None:
@@ -312,6 +321,9 @@ class ModelPicker(pn.viewable.Viewer):
                              margin=(0, 10), stylesheets=[PICKER_CSS]),
                 chrome.live_button(self._route), align_items="center",
                 sizing_mode="stretch_width", margin=0)]
+            if self._calculator:
+                live.append(pn.pane.HTML(CALCULATOR, sizing_mode="stretch_width", margin=0,
+                                         stylesheets=[PICKER_CSS]))
             self._layout = pn.Column(
                 label, self.model_buttons, self.status, *live, self.fields,
                 sizing_mode="stretch_width", margin=0, stylesheets=[chrome.CSS, PICKER_CSS])

@@ -11,6 +11,7 @@ writes
     OUT/assets/bokeh-<v>/...       the BokehJS files the pages load (from the bokeh package)
     OUT/assets/panel-<v>/...       the Panel files they load (from panel/dist)
     OUT/assets/site-<hash>/...     static/switcher.js, islands.js, questions.js, terms.js
+    OUT/assets/calculator-<hash>/  the cost page's calculator and the cost model it loads
     OUT/assets/docs/...            each panel document of a page, a script loaded as it mounts
     OUT/.build-inputs              a hash of every input; the same hash skips the next build
 
@@ -224,7 +225,7 @@ class Assets:
     """Maps the CDN URLs a saved page names onto files of the installed packages, and
     records which files the build must copy: {path in OUT: source file}."""
 
-    def __init__(self, site_files):
+    def __init__(self, site_files, calculator=None):
         import bokeh
         import panel
         from bokeh.util.paths import bokehjs_path
@@ -243,6 +244,11 @@ class Assets:
         for name, data in sorted(site_files.items()):
             digest.update(name.encode() + b"\0" + data + b"\0")
         self.site_out = f"assets/site-{digest.hexdigest()[:10]}"
+        self.calculator_files = calculator_files() if calculator is None else calculator
+        digest = hashlib.sha256()
+        for name, data in sorted(self.calculator_files.items()):
+            digest.update(name.encode() + b"\0" + data + b"\0")
+        self.calculator_out = f"assets/calculator-{digest.hexdigest()[:10]}"
 
     def local(self, url):  # CDN URL -> path in OUT, or None when it is not a CDN file
         path = url.split("#", 1)[0].split("?", 1)[0]
@@ -304,6 +310,27 @@ def site_files():  # -> {name: bytes}: the app's own browser files the pages loa
     return out
 
 
+def calculator_files():  # -> {name: bytes}: the cost page's calculator of your own config.json
+    # (static/cost_calculator.js) and the JavaScript twin of the cost core it loads on first
+    # use: static/cost_model.js and its table (app/cost_model_data.py) as one file. A folder
+    # of their own, so the other pages' references (assets/site-<hash>) stay as they were.
+    from app import cost_model_data
+
+    twin = resources.static_file("cost_model.js").read_bytes()
+    return {"cost_calculator.js": resources.static_file("cost_calculator.js").read_bytes(),
+            "cost_model.js": twin.rstrip() + b"\n" + cost_model_data.table_script().encode()}
+
+
+def with_calculator(text, page, assets):  # a page holding the calculator's box -> it loads
+    # the calculator, deferred after the page's own scripts; the twin's address rides along
+    # in data-model, fetched only when the reader first uses the calculator
+    folder = f"{page.up}{assets.calculator_out}"
+    tag = (f'<script src="{folder}/cost_calculator.js" data-model="{folder}/cost_model.js" '
+           "defer></script>\n")
+    head, body_end, tail = text.rpartition("</body>")
+    return head + tag + body_end + tail
+
+
 # --- one page --------------------------------------------------------------------------------
 
 def render(page, title, theme, assets, live_url=None, site_url=None):
@@ -353,6 +380,10 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
                                   live_url=live_url, about=about,
                                   top=page.route in routes.CHAPTER_ROUTES,
                                   canonical=f"{site_url}{page.route}" if site_url else None)
+    from app.model_picker import CALCULATOR_CLASS
+
+    if any(CALCULATOR_CLASS in g.docs_json for g in groups):
+        text = with_calculator(text, page, assets)
     return text, tables, docs
 
 
@@ -566,6 +597,8 @@ def _build_into(tmp, log, live_url=None, site_url=None):  # -> Result for a fres
     total += write(tmp, "embed.js", (STATIC_DIR / "embed.js").read_bytes())  # script embeds
     for name, data in assets.site_files.items():
         total += write(tmp, f"{assets.site_out}/{name}", data)
+    for name, data in assets.calculator_files.items():
+        total += write(tmp, f"{assets.calculator_out}/{name}", data)
     for rel, source in sorted(assets.copies.items()):
         total += write(tmp, rel, source.read_bytes())
     if total > MAX_BYTES:  # a warning, not a failure: `serve` must still start

@@ -60,6 +60,9 @@ class CostStatePanel(StatePanel):
     readout_css = READOUT_CSS  # each readout carries it: a shadow root of its own
 
     route = ""  # the live route your own config.json opens
+    # the routes whose own static page also counts your config.json in the browser
+    # (static/cost_calculator.js); in a chapter the panel keeps the live button alone
+    CALCULATOR_ROUTES = ("/cost",)
     title = ""
     intro = ""
     conventions = ""
@@ -68,7 +71,9 @@ class CostStatePanel(StatePanel):
         self._ink = ink()
         # the picker comes first: the first state asks it what "custom" counts
         model = params.get("model", type(self).param["model"].default)
-        self.picker = ModelPicker(model=model, hosted=True, route=self.route)
+        calculator = self.route in self.CALCULATOR_ROUTES and not params.get("in_article")
+        self.picker = ModelPicker(model=model, hosted=True, route=self.route,
+                                  calculator=calculator)
         super().__init__(**params)
         link_model(self, self.picker)
         self.picker.param.watch(self._on_shape, "shape")

@@ -1,0 +1,478 @@
+// Your own config.json on a static cost page, counted in this browser.
+// The cost panel's static build (app/model_picker.py) leaves an empty box, class
+// "ae-cost-calculator", where a live page would take an upload; the build loads this
+// script on that page only (app/hosting/build.py). It fills the box: a drop zone, a file
+// dialog and a paste box, a prompt length, a context and two dtypes the reader types or
+// picks, and readouts of what `attention-explorable costs --config FILE --json` prints,
+// computed by the JavaScript twin of the cost core (static/cost_model.js with its table,
+// AE.costModel.create(AE.costTable)). The twin loads on first use (a focus, a tap or a drag
+// over the box), from the same folder, so a reader who never counts a config never fetches
+// it. A file is read with FileReader's promise API (Blob.arrayBuffer): nothing is sent
+// anywhere, no fetch, no XHR. A bad config shows the CLI's own message (the twin's
+// ConfigError, "field: problem") in an alert, and the numbers stay as they were.
+// Numbers read as app/fmt.py writes them (Python's rounding: half to even, on the exact
+// value); each readout also carries its full value in data-value (tests compare it).
+// Classic script, one global name: AE.costCalculator.
+(function () {
+  "use strict";
+  var AE = window.AE = window.AE || {};
+  if (AE.costCalculator) { return; }
+  var BOX = "ae-cost-calculator";
+  var here = document.currentScript;
+  var MODEL_SRC = (here && here.getAttribute("data-model"))
+    || (here && here.src ? new URL("cost_model.js", here.src).href : "cost_model.js");
+  var MAX_TOKENS = 100000000; // the CLI's --prompt and --generate: 1..100,000,000
+  var MAX_BYTES = 1000000; // costs.MAX_CONFIG_BYTES (the table says it again once loaded)
+  var DTYPES = ["bf16", "fp16", "fp8", "int8", "fp32"];
+  var DTYPE_BYTES = {bf16: 2, fp16: 2, fp8: 1, int8: 1, fp32: 4};
+  var MINUS = "\u2212";
+
+  // --- app/fmt.py, with Python's rounding ----------------------------------------------
+
+  function exact(x) { // |x| -> [integer digits, fraction digits], the double's exact value
+    var a = Math.abs(x);
+    if (a >= 1e21) { return [BigInt(a).toString(), ""]; }
+    var parts = a.toFixed(100).split(".");
+    return [parts[0], parts[1].replace(/0+$/, "")];
+  }
+
+  function rounded(x, places) { // -> [integer digits, fraction digits]: Python's round,
+    // half to even on the exact value; places < 0 rounds to tens, hundreds, ...
+    var e = exact(x), digits = e[0] + e[1].padEnd(Math.max(places, 0), "0");
+    var cut = e[0].length + places; // digits kept
+    var rest = (e[0] + e[1]).slice(Math.max(cut, 0));
+    var kept = cut > 0 ? digits.slice(0, cut) : "0";
+    var up = false;
+    if (cut >= 0 && rest.length) {
+      var first = rest[0], tail = /[1-9]/.test(rest.slice(1));
+      up = first > "5" || (first === "5" && (tail || Number(kept[kept.length - 1]) % 2 === 1));
+    }
+    if (up) { kept = (BigInt(kept) + 1n).toString().padStart(kept.length, "0"); }
+    var fracLen = Math.max(places, 0), intLen = kept.length - fracLen;
+    var whole = intLen > 0 ? kept.slice(0, intLen) : "0";
+    if (places < 0) { whole = (BigInt(whole) * 10n ** BigInt(-places)).toString(); }
+    whole = whole.replace(/^0+(?=\d)/, "");
+    return [whole, fracLen ? kept.slice(intLen).padStart(fracLen, "0") : ""];
+  }
+
+  function grouped(digits) { return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
+
+  function fixed(x, places, group) { // f"{x:,.{places}f}" (group) or f"{x:.{places}f}"
+    var r = rounded(x, places), whole = group ? grouped(r[0]) : r[0];
+    var neg = x < 0 && /[1-9]/.test(r[0] + r[1]) ? "-" : "";
+    return neg + whole + (places > 0 ? "." + r[1] : "");
+  }
+
+  function count(n) { // f"{n:,}" of a Python int (a BigInt or a whole Number)
+    return typeof n === "bigint" ? grouped(n.toString()) : fixed(n, 0, true);
+  }
+
+  function thousands(x) { return typeof x === "bigint" ? count(x) : fixed(Number(x), 0, true); }
+
+  function significant(x, digits) {
+    if (x === 0) { return "0"; }
+    var places = digits - 1 - Math.floor(Math.log10(Math.abs(x)));
+    return fixed(x, places, true);
+  }
+
+  function scaleWords(x, digits) {
+    if (digits === undefined) { digits = 3; }
+    if (!isFinite(x)) { return "\u221e"; }
+    var scales = [[1e12, "trillion"], [1e9, "billion"], [1e6, "million"], [1e3, "thousand"]];
+    for (var i = 0; i < scales.length; i++) {
+      if (Math.abs(x) >= scales[i][0]) {
+        return significant(x / scales[i][0], digits) + " " + scales[i][1];
+      }
+    }
+    return significant(x, digits);
+  }
+
+  function percent(share, digits) {
+    if (digits === undefined) { digits = 2; }
+    var text = significant(share * 100, digits);
+    while (/^100(\.00?)?$/.test(text) && share < 1 && digits < 8) {
+      digits += 1; // never 100% for something short of all of it
+      text = significant(share * 100, digits);
+    }
+    return text + "%";
+  }
+
+  function gbAndGib(nbytes, digits) {
+    if (digits === undefined) { digits = 2; }
+    if (!isFinite(nbytes)) { return "\u221e"; }
+    var units = [[3, "GB", "GiB"], [2, "MB", "MiB"], [1, "kB", "KiB"]];
+    for (var i = 0; i < units.length; i++) {
+      var p = units[i][0];
+      if (nbytes >= Math.pow(1000, p) / 10) {
+        return significant(nbytes / Math.pow(1000, p), digits) + " " + units[i][1] + " ("
+          + significant(nbytes / Math.pow(1024, p), digits) + " " + units[i][2] + ")";
+      }
+    }
+    return fixed(nbytes, 0, true) + " bytes";
+  }
+
+  function tokensOrNever(n) { return isFinite(n) ? thousands(n) : "never"; }
+
+  var fmt = {fixed: fixed, count: count, thousands: thousands, significant: significant,
+             scaleWords: scaleWords, percent: percent, gbAndGib: gbAndGib,
+             tokensOrNever: tokensOrNever};
+
+  // --- the twin, loaded on first use ---------------------------------------------------
+
+  var twin = null; // Promise of AE.costModel.create(AE.costTable)
+  var twinReady = null; // the same once made: show() is synchronous
+
+  function loadModel() {
+    if (twin) { return twin; }
+    twin = new Promise(function (resolve, reject) {
+      if (AE.costModel && AE.costTable) { resolve(); return; }
+      var s = document.createElement("script");
+      s.src = MODEL_SRC;
+      s.onload = function () { resolve(); };
+      s.onerror = function () { reject(new Error("could not load " + MODEL_SRC)); };
+      document.head.appendChild(s);
+    }).then(function () {
+      twinReady = AE.costModel.create(AE.costTable);
+      MAX_BYTES = AE.costTable.MAX_CONFIG_BYTES;
+      return twinReady;
+    });
+    twin.catch(function () { twin = null; }); // a later use tries again
+    return twin;
+  }
+
+  // --- the box -------------------------------------------------------------------------
+
+  var CSS = [
+    ".ae-calc{margin:6px 10px 10px;max-width:44rem}",
+    ".ae-calc h3{font-size:1em;margin:8px 0 4px}",
+    ".ae-calc-drop{border:2px dashed;border-radius:6px;padding:8px 10px;margin:4px 0}",
+    ".ae-calc-drop.ae-over{background:rgba(0,114,178,.15)}",
+    ".ae-calc label{display:block;font-weight:600;margin:6px 0 2px}",
+    ".ae-calc textarea{width:100%;box-sizing:border-box;font:12px/1.4 ui-monospace,monospace}",
+    ".ae-calc input,.ae-calc select,.ae-calc button,.ae-calc textarea{font-size:16px}",
+    ".ae-calc button{min-height:40px;padding:4px 14px;margin:6px 0}",
+    ".ae-calc-row{display:flex;flex-wrap:wrap;gap:4px 16px;align-items:flex-start}",
+    ".ae-calc-row input{width:9em}",
+    ".ae-calc-bad{color:var(--danger-text-color,#9b1c1c);font-size:max(12px,.85em)}",
+    ".ae-calc table{border-collapse:collapse;margin:6px 0;font-variant-numeric:tabular-nums}",
+    ".ae-calc th,.ae-calc td{text-align:left;vertical-align:top;padding:2px 10px 2px 0}",
+    ".ae-calc th{font-weight:normal}",
+  ].join("");
+
+  var uid = 0;
+
+  function el(tag, attrs, children) {
+    var e = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") { e.textContent = attrs[k]; } else { e.setAttribute(k, attrs[k]); }
+    });
+    (children || []).forEach(function (c) {
+      e.appendChild(typeof c === "string" ? document.createTextNode(c) : c);
+    });
+    return e;
+  }
+
+  // the readouts: [key, label]; a key is the CLI's JSON name (shape.x: its shape's field)
+  var ROWS = [
+    ["shape.layers", "Layers"], ["shape.heads", "Query heads"], ["shape.kv_heads", "KV heads"],
+    ["shape.head_dim", "Head width (head_dim)"], ["shape.v_head_dim", "Value head width"],
+    ["shape.hidden", "Hidden size"], ["shape.intermediate", "MLP width"],
+    ["shape.vocab", "Vocabulary"],
+    ["pair_flops", "FLOPs per (query, key) pair, all layers"],
+    ["matmul_params", "Matmul parameters"],
+    ["crossover_triangular", "Crossover, triangular kernel (tokens)"],
+    ["crossover_naive", "Crossover, naive kernel (tokens)"],
+    ["share_triangular", "Attention share of prefill, triangular kernel"],
+    ["share_naive", "Attention share of prefill, naive kernel"],
+    ["kv_bytes_per_token", "KV cache bytes per token"],
+    ["kv_bytes_per_user", "KV cache per user"],
+    ["weight_bytes", "Weights"],
+    ["kv_outweighs_weights_context", "One user's cache outweighs the weights at"],
+    ["decode_arithmetic_intensity", "Decode arithmetic intensity (attention over the cache)"],
+  ];
+
+  // what one box shows: kept across a re-render of the box (Bokeh may draw its pane again)
+  var state = {model: null, source: "", error: "", errorSource: "", errorId: 0,
+               prompt: "4096", context: "8192", kvDtype: "bf16", weightDtype: "bf16", status: ""};
+  var views = []; // every filled box: {box, refs}
+
+  function input(id, label, value, hint) {
+    var field = el("input", {id: id, type: "text", inputmode: "numeric", autocomplete: "off",
+                             spellcheck: "false", "aria-describedby": id + "-bad"});
+    field.value = value;
+    return el("div", {}, [el("label", {for: id, text: label}), field,
+                          el("div", {id: id + "-bad", class: "ae-calc-bad"}),
+                          el("div", {class: "ae-hint", text: hint})]);
+  }
+
+  function select(id, label, value) {
+    var s = el("select", {id: id});
+    DTYPES.forEach(function (d) {
+      var o = el("option", {value: d, text: d + " (" + DTYPE_BYTES[d] + " byte"
+        + (DTYPE_BYTES[d] > 1 ? "s" : "") + ")"});
+      s.appendChild(o);
+    });
+    s.value = value;
+    return el("div", {}, [el("label", {for: id, text: label}), s]);
+  }
+
+  function fill(box) { // an empty box -> the calculator in it
+    var id = "ae-calc-" + (++uid);
+    var file = el("input", {id: id + "-file", type: "file", accept: ".json,application/json"});
+    var text = el("textarea", {id: id + "-text", rows: "4", spellcheck: "false",
+                               placeholder: "{\"num_hidden_layers\": 32, ...}"});
+    var use = el("button", {type: "button", text: "Count the pasted config"});
+    var drop = el("div", {class: "ae-calc-drop"}, [
+      el("p", {class: "ae-hint", text: "Drop a config.json here, or choose one:"}),
+      el("label", {for: id + "-file", text: "Your config.json"}), file]);
+    var table = el("table", {class: "ae-calc-out"});
+    var caption = el("caption", {class: "ae-hint",
+                                 text: "What it costs, counted in this browser"});
+    table.appendChild(caption);
+    var cells = {};
+    ROWS.forEach(function (row) {
+      var td = el("td", {"data-k": row[0]});
+      cells[row[0]] = td;
+      table.appendChild(el("tr", {}, [el("th", {scope: "row", text: row[1]}), td]));
+    });
+    var refs = {
+      file: file, text: text, use: use, drop: drop, table: table, cells: cells,
+      error: el("div", {class: "ae-error", role: "alert"}),
+      status: el("p", {class: "ae-calc-status", "aria-live": "polite"}),
+      notes: el("ul", {class: "ae-hint ae-calc-notes"}),
+      prompt: null, context: null, kv: null, weight: null,
+    };
+    var prompt = input(id + "-prompt", "Prompt tokens", state.prompt,
+                       "for prefill's attention share");
+    var context = input(id + "-context", "Context tokens", state.context,
+                        "for one user's KV cache");
+    var kv = select(id + "-kv", "KV cache dtype", state.kvDtype);
+    var weight = select(id + "-weights", "Weights dtype", state.weightDtype);
+    refs.prompt = prompt.querySelector("input");
+    refs.context = context.querySelector("input");
+    refs.kv = kv.querySelector("select");
+    refs.weight = weight.querySelector("select");
+    var section = el("section", {class: "ae-calc", "aria-labelledby": id + "-h"}, [
+      el("style", {text: CSS}),
+      el("h3", {id: id + "-h", text: "Or count a config.json of your own, here"}),
+      el("p", {class: "ae-hint", text: "Counted by this page's script in your browser: the "
+        + "file is read here and sent nowhere, and the address stays as it is. Limit: "
+        + count(MAX_BYTES) + " bytes."}),
+      drop, el("label", {for: id + "-text", text: "or paste config.json here"}), text, use,
+      refs.error, refs.status,
+      el("div", {class: "ae-calc-row"}, [prompt, context, kv, weight]),
+      table, refs.notes,
+    ]);
+    box.textContent = "";
+    box.appendChild(section);
+    wire(box, refs);
+    var view = {box: box, refs: refs};
+    views.push(view);
+    show(view);
+  }
+
+  function wire(box, refs) {
+    var warm = function () { loadModel().catch(function () {}); };
+    ["focusin", "pointerdown", "dragenter"].forEach(function (type) {
+      box.addEventListener(type, warm, {once: true, passive: true});
+    });
+    box.addEventListener("dragover", function (event) { // a file dropped anywhere in the
+      event.preventDefault(); // box is counted, never opened by the browser instead
+      refs.drop.classList.add("ae-over");
+    });
+    box.addEventListener("dragleave", function () { refs.drop.classList.remove("ae-over"); });
+    box.addEventListener("drop", function (event) {
+      event.preventDefault();
+      refs.drop.classList.remove("ae-over");
+      var files = event.dataTransfer && event.dataTransfer.files;
+      if (files && files.length) { readFile(files[0]); }
+    });
+    refs.file.addEventListener("change", function () {
+      if (refs.file.files.length) { readFile(refs.file.files[0]); }
+    });
+    refs.use.addEventListener("click", function () {
+      countConfig(refs.text.value, "the pasted text");
+    });
+    [["prompt", refs.prompt], ["context", refs.context]].forEach(function (pair) {
+      pair[1].addEventListener("input", function () {
+        state[pair[0]] = pair[1].value;
+        redraw();
+      });
+    });
+    refs.kv.addEventListener("change", function () { state.kvDtype = refs.kv.value; redraw(); });
+    refs.weight.addEventListener("change", function () {
+      state.weightDtype = refs.weight.value;
+      redraw();
+    });
+  }
+
+  function readFile(file) { // at most one byte over the limit, as the CLI reads
+    var name = file.name || "the file";
+    file.slice(0, MAX_BYTES + 1).arrayBuffer().then(function (buffer) {
+      return countConfig(new Uint8Array(buffer), name);
+    }, function (error) {
+      fail(name, "config.json: cannot read " + name + ": " + (error.message || error));
+    });
+  }
+
+  function countConfig(data, source) { // -> Promise; the numbers change only on success
+    return loadModel().then(function (cm) {
+      var shape;
+      try {
+        shape = cm.from_config(cm.parse_config_text(data));
+      } catch (error) {
+        if (error.name === "ConfigError") { fail(source, error.message); return; }
+        fail(source, "config.json: could not be read (" + (error.name || "Error") + ")");
+        return;
+      }
+      state.model = shape;
+      state.source = source;
+      state.error = "";
+      state.errorId += 1;
+      state.status = "Counting " + shape.name + ", from " + source + ".";
+      redraw();
+    }, function (error) {
+      fail(source, "the calculator could not start (" + error.message + ")");
+    });
+  }
+
+  function fail(source, message) {
+    state.error = message;
+    state.errorSource = source;
+    state.errorId += 1;
+    redraw();
+  }
+
+  function tokens(text) { // -> a whole number in 1..100,000,000, or an error string
+    var clean = String(text).replace(/[\s,_]/g, "");
+    if (!/^\d+$/.test(clean)) { return "expected a whole number, got '" + text + "'"; }
+    var n = Number(clean);
+    if (n < 1 || n > MAX_TOKENS) { return "expected 1..100,000,000, got " + count(n); }
+    return n;
+  }
+
+  function figures(cm, m, prompt, context) { // -> {key: [value, text]}
+    var kvB = cm.dtype_bytes(state.kvDtype), wB = cm.dtype_bytes(state.weightDtype);
+    var out = {};
+    ["layers", "heads", "kv_heads", "head_dim", "v_head_dim", "hidden", "intermediate",
+     "vocab"].forEach(function (k) { out["shape." + k] = [m[k], count(m[k])]; });
+    var params = cm.matmul_params(m);
+    out.pair_flops = [cm.pair_flops(m), thousands(cm.pair_flops(m))];
+    out.matmul_params = [params, thousands(params) + " (\u2248 "
+      + scaleWords(Number(params)) + ")"];
+    ["triangular", "naive"].forEach(function (k) {
+      var cross = cm.crossover_tokens(m, k);
+      out["crossover_" + k] = [cross, tokensOrNever(cross)];
+      if (typeof prompt === "number") {
+        var share = cm.prefill_attention_share(m, prompt, k);
+        out["share_" + k] = [share, percent(share) + " at " + count(prompt) + " tokens"];
+      }
+    });
+    var perToken = cm.kv_bytes_per_token(m, kvB);
+    out.kv_bytes_per_token = [perToken, thousands(perToken) + " bytes (" + state.kvDtype + ")"];
+    if (typeof context === "number") {
+      var user = BigInt(Math.trunc(cm.kv_cache_bytes(m, context, 1, kvB))); // int(), as the CLI
+      out.kv_bytes_per_user = [user, count(user) + " bytes = " + gbAndGib(Number(user))
+        + " at " + count(context) + " tokens"];
+    }
+    var weights = cm.weight_bytes(m, wB);
+    out.weight_bytes = [weights, gbAndGib(Number(weights)) + " (" + state.weightDtype + ", "
+      + thousands(weights) + " bytes)"];
+    var cross = cm.kv_outweighs_weights_context(m, 1, kvB, {weight_bytes_per_value: wB});
+    out.kv_outweighs_weights_context = [cross, isFinite(cross)
+      ? tokensOrNever(cross) + " tokens (\u2248 " + scaleWords(cross, 2) + ")"
+      : "never: the window caps the cache below the weights"];
+    var intensity = cm.decode_arithmetic_intensity(m, 1, kvB);
+    out.decode_arithmetic_intensity = [intensity, fixed(intensity, 1, false) + " FLOP/byte"];
+    return out;
+  }
+
+  function show(view) { // state -> one box
+    var r = view.refs;
+    if (r.shownError !== state.errorId) { // an alert speaks once per failure, not per redraw
+      r.shownError = state.errorId;
+      r.error.textContent = "";
+      if (state.error) {
+        r.error.appendChild(el("b", {text: "Could not count " + state.errorSource + ". "}));
+        r.error.appendChild(el("span", {class: "ae-calc-message", text: state.error}));
+        r.error.appendChild(document.createTextNode(state.model
+          ? " Still counting " + state.model.name + "." : ""));
+      }
+    }
+    var status = state.model ? state.status
+      : "No config counted yet: the readouts below fill in when one is.";
+    if (r.status.textContent !== status) { r.status.textContent = status; }
+    if (r.prompt.value !== state.prompt) { r.prompt.value = state.prompt; }
+    if (r.context.value !== state.context) { r.context.value = state.context; }
+    r.kv.value = state.kvDtype;
+    r.weight.value = state.weightDtype;
+    var prompt = tokens(state.prompt), context = tokens(state.context);
+    [[r.prompt, prompt], [r.context, context]].forEach(function (pair) {
+      var bad = typeof pair[1] === "string";
+      pair[0].setAttribute("aria-invalid", bad ? "true" : "false");
+      var note = pair[0].parentNode.querySelector(".ae-calc-bad");
+      var text = bad ? pair[1] + "; the readouts keep the last good value" : "";
+      if (note.textContent !== text) { note.textContent = text; }
+    });
+    r.table.hidden = !state.model;
+    r.notes.textContent = "";
+    if (!state.model || !twinReady) { return; }
+    var got = figures(twinReady, state.model, prompt, context);
+    Object.keys(got).forEach(function (k) {
+      var cell = r.cells[k];
+      cell.textContent = got[k][1];
+      cell.setAttribute("data-value", String(got[k][0]));
+    });
+    state.model.notes.forEach(function (note) { r.notes.appendChild(el("li", {text: note})); });
+  }
+
+  function redraw() {
+    views = views.filter(function (v) { return v.box.isConnected; });
+    views.forEach(show);
+  }
+
+  // --- finding the boxes: in the page and in every shadow root (Bokeh draws panes there) ---
+
+  function boxes() {
+    var out = [], roots = [document];
+    while (roots.length) {
+      var root = roots.pop();
+      var found = root.querySelectorAll("." + BOX);
+      for (var i = 0; i < found.length; i++) { out.push(found[i]); }
+      var all = root.querySelectorAll("*");
+      for (var j = 0; j < all.length; j++) {
+        if (all[j].shadowRoot) { roots.push(all[j].shadowRoot); }
+      }
+    }
+    return out.filter(function (b) { return !b.closest(".ae-island-still"); });
+  }
+
+  var watched = new WeakSet();
+
+  function fillIn(found) { // the boxes not filled yet -> filled
+    found.forEach(function (box) { if (!box.querySelector(".ae-calc")) { fill(box); } });
+  }
+
+  function scan() { // fill every box; watch each one's root, in case its pane is drawn again
+    boxes().forEach(function (box) {
+      fillIn([box]);
+      var root = box.getRootNode();
+      if (!watched.has(root) && window.MutationObserver) {
+        watched.add(root);
+        new MutationObserver(function () {
+          fillIn(Array.prototype.slice.call(root.querySelectorAll("." + BOX)));
+        }).observe(root, {childList: true, subtree: true});
+      }
+    });
+  }
+
+  document.addEventListener("ae:mounted", scan);
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", scan);
+  } else {
+    scan();
+  }
+
+  AE.costCalculator = {scan: scan, load: loadModel, count: countConfig, fmt: fmt,
+                       state: state};
+})();
