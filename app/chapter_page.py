@@ -22,7 +22,9 @@ import json
 import os
 import re
 
-from app import apparatus, content, questions, registry
+import jinja2
+
+from app import apparatus, content, questions, registry, resources
 from app.content import TAG, description, markdown_html, plain_text
 from app.panel_internals import document_parts  # what Panel's save would put in a page
 from app.resources import minify_css
@@ -235,35 +237,11 @@ def header(back, page_folder, theme):  # -> the top row: a link to the other cha
             f'data-theme-file>{label}</a></header>')
 
 
-PAGE = """<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title>
-<meta name="description" content="{description}">
-<meta property="og:type" content="article">
-<meta property="og:title" content="{title}">
-<meta property="og:description" content="{description}">
-{canonical}<meta name="twitter:card" content="summary">
-<meta name="twitter:title" content="{title}">
-<meta name="twitter:description" content="{description}">
-<meta name="color-scheme" content="{color_scheme}">
-<style>{css}</style>
-<script>document.documentElement.classList.add("ae-js"); window.AE_THEME = "{theme}";{live}</script>
-</head>
-<body class="ae-page ae-theme-{theme}">
-{header}
-<main class="ae-article" id="main">
-{main}
-</main>
-<script type="application/json" id="ae-islands">{config}</script>
-<script src="{islands_js}" defer></script>
-<script src="{questions_js}" defer></script>
-<script src="{terms_js}" defer></script>
-</body>
-</html>
-"""
+# the page around a chapter: app/templates/chapter.html, a Jinja2 template (Bokeh's own
+# template engine); every value is escaped unless the template marks it as our own HTML
+TEMPLATES = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(str(resources.package_dir() / "templates")),
+    autoescape=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
 
 
 def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_url=None,
@@ -279,20 +257,13 @@ def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_ur
         config["groups"][g.name] = {"doc": urls["doc"](g), "render_items": g.render_items,
                                     "slots": g.slots,
                                     "tables": [urls["table"](ref) for ref in g.tables]}
-    live = f" window.AE_LIVE_URL = {json.dumps(live_url)};" if live_url else ""
     config_text = json.dumps(config, separators=(",", ":")).replace("</", "<\\/")
-    about = description(chapter) if about is None else about
-    canonical = (f'<link rel="canonical" href="{html.escape(canonical)}">\n'
-                 f'<meta property="og:url" content="{html.escape(canonical)}">\n'
-                 if canonical else "")
-    return PAGE.format(title=html.escape(title), description=html.escape(about),
-                       canonical=canonical,
-                       css=minify_css(urls["css"]), theme=theme, live=live,
-                       color_scheme="dark" if theme == "dark" else "light",
-                       header=header(back, page_folder, theme) if top else "",
-                       main=body(chapter, groups, page_folder, theme), config=config_text,
-                       islands_js=urls["islands"],
-                       questions_js=urls["questions"], terms_js=urls["terms"])
+    return TEMPLATES.get_template("chapter.html").render(
+        title=title, description=description(chapter) if about is None else about,
+        canonical=canonical, css=minify_css(urls["css"]), theme=theme, live_url=live_url,
+        header=header(back, page_folder, theme) if top else "",
+        main=body(chapter, groups, page_folder, theme), config=config_text,
+        islands_js=urls["islands"], questions_js=urls["questions"], terms_js=urls["terms"])
 
 
 SHARED = re.compile(r'"\\u0001(\d+)\\u0001"')

@@ -412,3 +412,17 @@ def test_a_document_keeps_only_the_scripts_it_uses():
     assert webgl == scripts[:2]  # a figure drawn with WebGL keeps its extension
     esm = build.without_unused(scripts, '{"type":"panel.models.esm.ReactESM"}')
     assert esm == [scripts[0], scripts[2]]
+
+
+def test_the_page_template_escapes_every_value_it_is_given():
+    from app import chapter_page, content
+    urls = {"islands": "i.js?a=1&b=2", "questions": "q.js", "terms": "t.js", "switcher": "s.js",
+            "css": "p{color:red}", "doc": lambda g: "d.js", "table": lambda ref: ref}
+    page = chapter_page.page_html(content.load("math.md"), [], title='<script>x</script>"',
+                                  theme="dark", page_folder="", back=None, urls=urls,
+                                  canonical="https://e.example/?q=<b>",
+                                  live_url='https://e.example/"live"')
+    assert "<script>x</script>" not in page and "&lt;script&gt;x&lt;/script&gt;&#34;" in page
+    assert 'href="https://e.example/?q=&lt;b&gt;"' in page and 'src="i.js?a=1&amp;b=2"' in page
+    assert 'window.AE_LIVE_URL = "https://e.example/\\"live\\"";' in page  # a JS string
+    assert "<style>p{color:red}</style>" in page  # our own stylesheet, as it is

@@ -107,7 +107,8 @@ def test_the_wheel_carries_the_browser_files_and_the_content(dists):
     assert {"switcher.js", "islands.js", "chapter.css", "css/panel.css"} <= set(tracked)
     for name in tracked:  # every file of the top-level static/, mapped into the package
         assert f"app/static/{name}" in names, name
-    assert {"app/content/attention.md", "app/content/math.md"} <= names
+    assert {"app/content/attention.md", "app/content/math.md",
+            "app/templates/chapter.html"} <= names
 
 
 def test_a_wheel_installed_elsewhere_numbers_builds_and_serves(dists, venv, tmp_path):
