@@ -1,0 +1,263 @@
+"""Your own config.json on the static /cost page, counted in the browser (static/cost_calculator.js
+and the JavaScript twin of the cost core), against `attention-explorable costs --config FILE
+--json` run here as a subprocess.
+
+The pages are the static build (tests/conftest.py's `site_build`), served by a plain static
+server (Python's http.server) and opened from file://, on a desktop and in Pixel 5 emulation.
+A config goes in through the file dialog's input, a drop on the drop zone and the paste box;
+the readouts must hold the CLI's numbers (integers exactly, floats within 1e-12) and show
+them as app/fmt.py writes them; a prompt between the page's stops (3,000) is counted at
+3,000; a broken file shows the CLI's own message and leaves every number as it was; the twin
+is fetched only once the calculator is used; no request leaves the page's own files; axe
+finds nothing serious.
+"""
+
+import functools
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+from app import fmt
+from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
+from tests.browser.test_static_build import (  # noqa: F401 (built, file_server: fixtures)
+    Watch,
+    built,
+    close_watched,
+    file_server,
+)
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIGS = ROOT / "tests" / "fixtures" / "configs"
+CLI = Path(sys.executable).parent / "attention-explorable"
+PROMPT, CONTEXT = 3000, 5000  # between the page's stops (2,048 and 4,096; 4,096 and 8,192)
+SHAPE = ("layers", "heads", "kv_heads", "head_dim", "v_head_dim", "hidden", "intermediate",
+         "vocab")
+FAILING = ("critical", "serious")
+# axe's defaults, less its preload of stylesheets (an XHR, which file:// refuses): as
+# tests/browser/test_a11y.py runs it
+AXE_OPTIONS = {"resultTypes": ["violations"], "preload": {"assets": ["media"]}}
+
+# every readout: data-k -> [its text, its full value]
+READOUTS_JS = """() => {
+  const out = {}, roots = [document];
+  while (roots.length) {
+    const root = roots.pop();
+    for (const e of root.querySelectorAll(".ae-calc [data-k]")) {
+      out[e.dataset.k] = [e.textContent, e.dataset.value ?? null];
+    }
+    for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) { roots.push(e.shadowRoot); } }
+  }
+  return out;
+}"""
+
+
+@functools.cache  # the same answer for every device and way in: asked once a run
+def cli(config, kernel="triangular", kv_dtype="bf16", stdin=None):
+    # -> (the CLI's JSON, or None, and its stderr): prompt 3,000, context 5,000
+    command = [str(CLI)] if CLI.exists() else [sys.executable, "-m", "app.hosting.cli"]
+    done = subprocess.run([*command, "costs", "--config", str(config), "--prompt", str(PROMPT),
+                           "--generate", str(CONTEXT - PROMPT), "--kernel", kernel,
+                           "--kv-dtype", kv_dtype, "--json"], input=stdin, capture_output=True,
+                          text=True, timeout=120, cwd=ROOT, check=False)
+    return (json.loads(done.stdout) if done.returncode == 0 else None), done.stderr.strip()
+
+
+def cli_message(stderr):  # "attention-explorable costs: field: problem" -> "field: problem"
+    prefix = "attention-explorable costs: "
+    assert stderr.startswith(prefix), stderr
+    return stderr[len(prefix):]
+
+
+@pytest.fixture(params=["desktop", "Pixel 5"])
+def device(request, playwright):
+    if request.param == "desktop":
+        return {"viewport": {"width": 1280, "height": 900}}
+    return dict(playwright.devices["Pixel 5"])
+
+
+@pytest.fixture
+def open_cost(browser, built, file_server, device):  # noqa: F811
+    # open_cost(via) -> (page, requests): /cost of the build, rendered; every request it makes
+    contexts = []
+
+    def _open(via):
+        context = browser.new_context(**device)
+        page = context.new_page()
+        page.set_default_timeout(RENDER_TIMEOUT_MS)
+        requests = []
+        page.on("request", lambda r: requests.append(r.url))
+        if via == "http":
+            watch = Watch(page, urlsplit(file_server).netloc)
+            url = file_server + "/cost/"
+        else:
+            watch = Watch(page, None)
+            url = (built / "cost" / "index.html").as_uri()
+        contexts.append((context, watch))
+        page.goto(url)
+        page.wait_for_function(DOCUMENT_IDLE_JS, timeout=RENDER_TIMEOUT_MS)
+        expect(calc(page)).to_be_visible()
+        origin = file_server if via == "http" else built.as_uri()
+        return page, requests, origin
+
+    yield _open
+    close_watched(contexts)
+
+
+def calc(page):
+    return page.locator(".ae-calc")
+
+
+def readouts(page):
+    return page.evaluate(READOUTS_JS)
+
+
+def counted(page, source):  # wait until the calculator says it counts `source`
+    expect(page.locator(".ae-calc-status")).to_contain_text(f", from {source}.")
+
+
+def close(shown, want):
+    return shown == want or abs(shown - want) <= 1e-12 * abs(want)
+
+
+def check_against_cli(page, config, kv_dtype="bf16"):
+    # the readouts hold the CLI's numbers and show them as app/fmt.py writes them
+    runs = {k: cli(config, k, kv_dtype)[0] for k in ("triangular", "naive")}
+    r, got = runs["triangular"], readouts(page)
+    for key in SHAPE:
+        text, value = got[f"shape.{key}"]
+        assert int(value) == r["shape"][key] and text == f"{r['shape'][key]:,}", key
+    for key in ("pair_flops", "matmul_params", "kv_bytes_per_token", "kv_bytes_per_user",
+                "weight_bytes"):
+        assert int(got[key][1]) == r[key], (key, got[key], r[key])
+    assert got["pair_flops"][0] == fmt.thousands(r["pair_flops"])
+    assert got["matmul_params"][0] == (f"{fmt.thousands(r['matmul_params'])} "
+                                       f"(≈ {fmt.scale_words(r['matmul_params'])})")
+    assert got["kv_bytes_per_token"][0] == f"{r['kv_bytes_per_token']:,} bytes ({kv_dtype})"
+    assert got["kv_bytes_per_user"][0] == (f"{r['kv_bytes_per_user']:,} bytes = "
+                                           f"{fmt.gb_and_gib(r['kv_bytes_per_user'])} at "
+                                           f"{CONTEXT:,} tokens")
+    assert got["weight_bytes"][0].startswith(fmt.gb_and_gib(r["weight_bytes"]) + " (bf16, ")
+    for kernel, run in runs.items():
+        text, value = got[f"share_{kernel}"]
+        assert close(float(value), run["prefill_attention_share"]), (kernel, value)
+        assert text == f"{fmt.percent(run['prefill_attention_share'])} at {PROMPT:,} tokens"
+        text, value = got[f"crossover_{kernel}"]
+        if run["crossover_tokens"] is None:
+            assert (value, text) == ("Infinity", "never"), kernel
+        else:
+            assert close(float(value), run["crossover_tokens"]), (kernel, value)
+            assert text == fmt.tokens_or_never(run["crossover_tokens"])
+    text, value = got["kv_outweighs_weights_context"]
+    if r["kv_outweighs_weights_context"] is None:
+        assert value == "Infinity" and text.startswith("never"), text
+    else:
+        assert close(float(value), r["kv_outweighs_weights_context"])
+        assert text.startswith(fmt.tokens_or_never(r["kv_outweighs_weights_context"]))
+    text, value = got["decode_arithmetic_intensity"]
+    assert close(float(value), r["decode_arithmetic_intensity"])
+    assert text == f"{r['decode_arithmetic_intensity']:.1f} FLOP/byte"
+    return got
+
+
+def set_tokens(page, label, value):
+    page.get_by_label(label, exact=True).fill(str(value))
+
+
+def drop(page, path):  # a file dropped on the drop zone, as a drag from the desktop makes it
+    data = page.evaluate_handle("""([name, text]) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([text], name, {type: "application/json"}));
+      return dt;
+    }""", [path.name, path.read_text()])
+    zone = page.locator(".ae-calc-drop")
+    zone.dispatch_event("dragenter", {"dataTransfer": data})
+    zone.dispatch_event("dragover", {"dataTransfer": data})
+    zone.dispatch_event("drop", {"dataTransfer": data})
+
+
+@pytest.mark.parametrize("via", ["http", "file"])
+def test_your_config_counted_in_the_browser_is_the_clis(open_cost, via, tmp_path):
+    page, requests, origin = open_cost(via)
+    assert not [u for u in requests if u.endswith("cost_model.js")]  # not before first use
+    expect(page.locator(".ae-calc-out")).to_be_hidden()  # nothing counted yet
+
+    # the file dialog's input, then a prompt and a context between the stops
+    mistral = CONFIGS / "mistral-7b-v0.1.json"
+    page.locator(".ae-calc input[type=file]").set_input_files(mistral)
+    counted(page, mistral.name)
+    set_tokens(page, "Prompt tokens", PROMPT)
+    set_tokens(page, "Context tokens", CONTEXT)
+    expect(page.locator('[data-k="share_triangular"]')).to_contain_text(f"at {PROMPT:,} tokens")
+    expect(page.locator('[data-k="kv_bytes_per_user"]')).to_contain_text(f"at {CONTEXT:,} tokens")
+    check_against_cli(page, mistral)
+
+    # a broken file: the CLI's message, in an alert; every number stays
+    before = readouts(page)
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"num_hidden_layers": 0, "hidden_size": 4096}')
+    page.locator(".ae-calc input[type=file]").set_input_files(broken)
+    alert = page.get_by_role("alert").filter(has_text="Could not count broken.json")
+    expect(alert).to_be_visible()
+    message = cli_message(cli(str(broken))[1])
+    expect(alert.locator(".ae-calc-message")).to_have_text(message)
+    expect(alert).to_contain_text("Still counting")
+    assert readouts(page) == before
+    assert "broken.json" not in page.locator(".ae-calc-status").text_content()
+
+    # a prompt that is not a count: said beside the field; the numbers stay
+    set_tokens(page, "Prompt tokens", "3.5")
+    expect(page.locator(".ae-calc-bad").first).to_contain_text("expected a whole number")
+    expect(page.get_by_label("Prompt tokens", exact=True)).to_have_attribute("aria-invalid", "true")
+    assert readouts(page) == before
+    set_tokens(page, "Prompt tokens", PROMPT)
+
+    # a drop on the drop zone, with an fp8 cache: OPT's numbers, and the alert clears
+    opt = CONFIGS / "opt-13b.json"
+    page.get_by_label("KV cache dtype").select_option("fp8")
+    drop(page, opt)
+    counted(page, opt.name)
+    expect(page.locator('[data-k="kv_bytes_per_token"]')).to_contain_text("(fp8)")
+    expect(page.get_by_role("alert").filter(has_text="Could not")).to_have_count(0)
+    check_against_cli(page, opt, kv_dtype="fp8")
+
+    # a broken paste: the same message the CLI gives for the same text on stdin
+    page.get_by_label("or paste config.json here").fill('{"num_hidden_layers": 32,')
+    page.get_by_role("button", name="Count the pasted config").click()
+    message = cli_message(cli("-", stdin='{"num_hidden_layers": 32,')[1])
+    alert = page.get_by_role("alert").filter(has_text="Could not count the pasted text")
+    expect(alert.locator(".ae-calc-message")).to_have_text(message)
+
+    # the twin came once, from the page's own files; nothing else left the page
+    twins = [u for u in requests if u.endswith("cost_model.js")]
+    assert len(twins) == 1 and twins[0].startswith(origin), twins
+    away = [u for u in requests if not u.startswith((origin, "data:", "blob:"))]
+    assert not away, away
+    found = Axe().run(page, options=AXE_OPTIONS).response["violations"]
+    serious = [(v["id"], v["nodes"][0]["target"]) for v in found if v["impact"] in FAILING]
+    assert not serious, serious
+
+
+def test_the_keyboard_alone_counts_a_pasted_config(open_cost):
+    page, _, _ = open_cost("file")
+    text = (CONFIGS / "qwen3-8b.json").read_text()
+    box = page.get_by_label("or paste config.json here")
+    box.focus()
+    box.fill(text)
+    page.keyboard.press("Tab")  # to the button
+    focused = page.evaluate("""() => { let a = document.activeElement;
+      while (a && a.shadowRoot && a.shadowRoot.activeElement) { a = a.shadowRoot.activeElement; }
+      return a.textContent; }""")
+    assert focused == "Count the pasted config"
+    page.keyboard.press("Enter")
+    counted(page, "the pasted text")
+    assert readouts(page)["pair_flops"][0] == "589,824"  # the documents' Qwen3-8B
+    assert not math.isnan(float(readouts(page)["crossover_triangular"][1]))
