@@ -50,7 +50,7 @@ import load  # the sibling benchmark: server start/stop, /proc readings, the Bok
 from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 from tornado.websocket import websocket_connect
 
-from app import chapter_page
+from app import island_documents
 
 MAX_READERS = 2000
 MAX_SECONDS = 600.0
@@ -106,7 +106,7 @@ def island_doc_refs(text):  # a panel document's script -> the stylesheets it na
     # relative to the page that loads it); read as the browser reads it (shared stylesheets
     # put back in place)
     try:
-        _, doc = chapter_page.read_doc_script(text)
+        _, doc = island_documents.read_doc_script(text)
     except (AttributeError, ValueError):  # not a document script: it names nothing
         return []
     return stylesheet_urls(doc)

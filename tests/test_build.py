@@ -20,7 +20,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from app import chapter_page, states
+from app import chapter_page, island_documents, states
 from app.hosting import build
 from app.hosting.server import PANEL_ROUTES
 from tests.test_panel_internals import PATCHES_ON
@@ -89,7 +89,7 @@ def island_docs(path, text, out):  # -> each island's Bokeh document, parsed fro
     docs = []
     for group in islands(text)["groups"].values():
         script = resolves(path, group["doc"], out).read_text(encoding="utf-8")
-        docs.append(chapter_page.read_doc_script(script)[1])
+        docs.append(island_documents.read_doc_script(script)[1])
     return docs
 
 
@@ -372,7 +372,7 @@ def test_a_document_keeps_the_model_definitions_its_models_use():
     docs = {"d": {"roots": [model("Used1", child=model("Inner1"))], "defs": defs},
             "e": {"roots": [model("Column")]}}
     group = chapter_page.Group(name="g0", slots=["head"], docs_json=json.dumps(docs))
-    _, shipped = chapter_page.read_doc_script(chapter_page.doc_script(group))
+    _, shipped = island_documents.read_doc_script(island_documents.doc_script(group))
     assert [d["name"] for d in shipped["d"]["defs"]] == ["Base1", "Used1", "Inner1"]
     assert shipped["d"]["roots"] == docs["d"]["roots"] and shipped["e"] == docs["e"]
 
@@ -381,7 +381,7 @@ def test_every_shipped_documents_model_definitions_are_used(site):
     out, _ = site
     checked = 0
     for path in (out / "assets" / "docs").glob("*.js"):
-        _, docs = chapter_page.read_doc_script(path.read_text(encoding="utf-8"))
+        _, docs = island_documents.read_doc_script(path.read_text(encoding="utf-8"))
         for doc in docs.values():
             names = set(re.findall(r'"name": ?"([^"]+)"', json.dumps(doc["roots"])))
             refs = set(re.findall(r'"id": ?"([^"]+)"', json.dumps(doc["defs"])))
@@ -397,10 +397,10 @@ def test_a_documents_recurring_stylesheets_stand_once_and_come_back_whole():
                             {"attributes": {"stylesheets": [sheet, {"id": "p1"}]}},
                             {"attributes": {"text": sheet, "stylesheets": [sheet]}}]}}
     group = chapter_page.Group(name="g0", slots=["head"], docs_json=json.dumps(docs))
-    script = chapter_page.doc_script(group)
+    script = island_documents.doc_script(group)
     assert script.count(sheet) == 2  # once in the array S, once as the one text field
     assert script.count(other) == 1
-    assert chapter_page.read_doc_script(script) == ("g0", docs)
+    assert island_documents.read_doc_script(script) == ("g0", docs)
 
 
 def test_a_document_keeps_only_the_scripts_it_uses():

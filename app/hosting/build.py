@@ -333,7 +333,7 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
     # page's canonical link (none without it: a wrong one is worse than none)
     import importlib
 
-    from app import article, chapter_page, content, url_state
+    from app import article, chapter_page, content, island_documents, url_state
 
     module = importlib.import_module(page.factory.split(":")[0])
     if page.route in routes.CHAPTER_ROUTES:
@@ -356,7 +356,7 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
         tables.update(group.tables)
     docs = {}  # assets path -> a group's document as a script (named by its content)
     for group in groups:
-        script = chapter_page.doc_script(group)
+        script = island_documents.doc_script(group)
         digest = hashlib.sha256(script.encode()).hexdigest()[:10]
         docs[f"{DOCS_OUT}/{page.folder or 'index'}-{group.name}-{digest}.js"] = script
     doc_src = {g.name: path for g, path in zip(groups, docs)}
