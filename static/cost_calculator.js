@@ -6,8 +6,9 @@
 // picks, and readouts of what `attention-explorable costs --config FILE --json` prints,
 // computed by the JavaScript twin of the cost core (static/cost_model.js with its table,
 // AE.costModel.create(AE.costTable)). The twin loads on first use (a focus, a tap or a drag
-// over the box), from the same folder, so a reader who never counts a config never fetches
-// it. A file is read with FileReader's promise API (Blob.arrayBuffer): nothing is sent
+// over the box), from the address this script's tag names in data-model (else beside it),
+// so a reader who never counts a config never fetches it. A file is read here
+// (Blob.arrayBuffer, at most one byte past the limit, as the CLI reads): nothing is sent
 // anywhere, no fetch, no XHR. A bad config shows the CLI's own message (the twin's
 // ConfigError, "field: problem") in an alert, and the numbers stay as they were.
 // Numbers read as app/fmt.py writes them (Python's rounding: half to even, on the exact
@@ -153,6 +154,7 @@
     ".ae-calc button{min-height:40px;padding:4px 14px;margin:6px 0}",
     ".ae-calc-row{display:flex;flex-wrap:wrap;gap:4px 16px;align-items:flex-start}",
     ".ae-calc-row input{width:9em}",
+    ".ae-calc .ae-error:empty{border:0;padding:0;margin:0}",
     ".ae-calc-bad{color:var(--danger-text-color,#9b1c1c);font-size:max(12px,.85em)}",
     ".ae-calc table{border-collapse:collapse;margin:6px 0;font-variant-numeric:tabular-nums}",
     ".ae-calc th,.ae-calc td{text-align:left;vertical-align:top;padding:2px 10px 2px 0}",
@@ -418,10 +420,17 @@
     r.notes.textContent = "";
     if (!state.model || !twinReady) { return; }
     var got = figures(twinReady, state.model, prompt, context);
-    Object.keys(got).forEach(function (k) {
+    var fresh = view.model !== state.model; // a new model: no figure of the last one stays
+    view.model = state.model;
+    Object.keys(r.cells).forEach(function (k) {
       var cell = r.cells[k];
-      cell.textContent = got[k][1];
-      cell.setAttribute("data-value", String(got[k][0]));
+      if (got[k]) {
+        cell.textContent = got[k][1];
+        cell.setAttribute("data-value", String(got[k][0]));
+      } else if (fresh) { // its count is not a number yet: said beside the field
+        cell.textContent = "\u2014";
+        cell.removeAttribute("data-value");
+      }
     });
     state.model.notes.forEach(function (note) { r.notes.appendChild(el("li", {text: note})); });
   }
