@@ -34,6 +34,42 @@ FOCUSED_JS = """() => {
 }"""
 
 
+# A watch on every node of the page: the document and each shadow root (one that appears
+# later is an added node in its parent's root, so it is seen too), any change at all.
+WATCH_CHANGES_JS = """() => {
+  const w = window.__changes = {seen: 0, last: performance.now()};
+  w.observer = new MutationObserver((records) => {
+    w.seen += records.length; w.last = performance.now(); });
+  const roots = [document];
+  while (roots.length > 0) {
+    const root = roots.pop();
+    w.observer.observe(root, {subtree: true, childList: true, attributes: true,
+                              characterData: true});
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) { roots.push(el.shadowRoot); }
+    }
+  }
+}"""
+# -> the changes the watch saw, once every Bokeh document is idle and nothing has changed for
+# `quietMs` (the stated window); null until then. Polled every frame.
+QUIET_JS = """(quietMs) => {
+  const w = window.__changes;
+  if (!Bokeh.documents.every((doc) => doc.is_idle)) { return null; }
+  if (performance.now() - w.last < quietMs) { return null; }
+  w.observer.disconnect();
+  return w.seen;
+}"""
+QUIET_MS = 300  # nothing changed for this long after the page said it was idle
+
+
+def watch_changes(page):  # start watching every node: before the action that changes them
+    page.evaluate(WATCH_CHANGES_JS)
+
+
+def quiet(page):  # -> how many changes the watch saw, once the page is idle and quiet
+    return page.wait_for_function(QUIET_JS, arg=QUIET_MS, polling="raf").json_value()
+
+
 def settle(page):  # -> once the page is ready; fails if a control lacked its name right then
     found = page.wait_for_function(READY_JS, polling="raf").json_value()
     assert found == {"unnamed": [], "ready": True}, f"{page.url} at ready: {found}"
@@ -156,13 +192,15 @@ def test_names_are_fixed_again_only_where_nodes_changed(page):
     page.goto("/heatmap")
     settle(page)
     before = page.evaluate("({...AE.a11y.stats})")
+    watch_changes(page)
     page.get_by_role("button", name="divide scores by √d_k").click()  # readouts' text only
-    page.wait_for_timeout(300)
+    assert quiet(page) > 0  # the watch saw the click's changes, then none for QUIET_MS
     handle = page.locator(".noUi-handle").first  # sequence length 6 -> 7: Bokeh redraws
     handle.focus()
+    watch_changes(page)
     handle.press("ArrowRight")
     page.wait_for_function(f"AE.a11y.stats.rootWalks > {before['rootWalks']}")
-    page.wait_for_timeout(300)
+    assert quiet(page) > 0  # the step's redraw, then nothing more for QUIET_MS
     after = page.evaluate("({...AE.a11y.stats})")
     assert after["pageWalks"] == before["pageWalks"], (before, after)
     assert after["rootWalks"] > before["rootWalks"]
@@ -275,10 +313,19 @@ def test_a_live_slider_the_server_redraws_keeps_its_name_at_every_frame(page):
     page.evaluate(FRAMES_WATCH_JS)
     handle = page.get_by_role("slider", name="sequence length")
     handle.focus()
+    # the server's answers: changes BokehJS applied from a server patch (those are not synced
+    # back: event.sync is false), other than the slider's own value
+    page.evaluate("""() => { window.__answers = 0;
+      for (const doc of Bokeh.documents) { doc.on_change((event) => {
+        if (event.sync === false && !["value", "value_throttled"].includes(event.attr)) {
+          window.__answers += 1; } }); } }""")
     for key in ["ArrowRight", "ArrowRight", "ArrowLeft", "ArrowLeft"]:
+        answers = page.evaluate("window.__answers")
+        watch_changes(page)
         handle.press(key)
-        page.wait_for_timeout(150)
-    page.wait_for_timeout(500)
+        # the server answered this step, then the page is idle and quiet
+        page.wait_for_function(f"window.__answers > {answers}", polling="raf")
+        assert quiet(page) > 0
     frames = page.evaluate(FRAMES_RESULT_JS)
     assert frames["count"] > 5 and frames["unnamed"] == [], frames
     settle(page)

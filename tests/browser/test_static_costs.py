@@ -195,17 +195,32 @@ READOUTS_JS = """() => {
 }"""
 
 
+# -> READOUTS_JS's answer once it has read the same in three frames running (settled over two
+# frames: Bokeh's layout and the ResizeObserver that holds heights run before a frame's
+# paint), null until then; `token` starts a new count. Polled every animation frame.
+SETTLED_JS = """(token) => {
+  const now = (""" + READOUTS_JS + """)(), key = JSON.stringify(now);
+  const s = window.__settled;
+  if (!s || s.token !== token) { window.__settled = {token, key, same: 0}; return null; }
+  if (key === s.key) { s.same += 1; } else { s.key = key; s.same = 0; }
+  return s.same >= 2 ? now : null;
+}"""
+_settles = itertools.count()
+
+
+def settled_readouts(page):  # -> READOUTS_JS, once the readouts' heights are settled
+    return page.wait_for_function(SETTLED_JS, arg=next(_settles), polling="raf").json_value()
+
+
 def test_a_readout_keeps_its_tallest_height_until_the_width_changes(static_page):
     # GPT-2's cost readout has a sentence more than Qwen3-8B's; back on Qwen3-8B the readout
     # keeps GPT-2's height, so the figure below stays put and Bokeh lays nothing out again
     page = static_page("cost.html")
-    before = page.evaluate(READOUTS_JS)
-    click(page, "GPT-2")
-    page.wait_for_timeout(100)
-    taller = page.evaluate(READOUTS_JS)
+    before = settled_readouts(page)
+    click(page, "GPT-2")  # the state's text is set in the click's handler (slots() reads it)
+    taller = settled_readouts(page)
     click(page, "Qwen3-8B")
-    page.wait_for_timeout(100)
-    back = page.evaluate(READOUTS_JS)
+    back = settled_readouts(page)
     grew = [i for i, (a, b) in enumerate(zip(before, taller)) if b["height"] > a["height"] + 1]
     assert grew, "no readout grew from Qwen3-8B to GPT-2: the test shows nothing"
     for i in grew:
@@ -213,8 +228,8 @@ def test_a_readout_keeps_its_tallest_height_until_the_width_changes(static_page)
         assert back[i]["height"] == pytest.approx(taller[i]["height"], abs=0.5), back[i]
     assert page.evaluate("AE.heights.stats.readoutsHeld") > 0
     page.set_viewport_size({"width": 700, "height": 900})  # a new width: held heights reset
-    page.wait_for_timeout(300)
-    for r in page.evaluate(READOUTS_JS):
+    page.wait_for_function("window.innerWidth === 700", polling="raf")
+    for r in settled_readouts(page):
         assert r["height"] == pytest.approx(r["natural"], abs=0.5), r
 
 

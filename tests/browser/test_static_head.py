@@ -269,7 +269,7 @@ def test_the_address_bar_is_written_after_the_change_is_painted(static_page):
       let running = true;
       const tick = () => { frames += 1; if (running) { requestAnimationFrame(tick); } };
       requestAnimationFrame(tick);  // before any change: runs first in every frame
-      await new Promise((r) => setTimeout(r, 50));
+      while (frames === 0) { await new Promise((r) => requestAnimationFrame(r)); }
       const original = window.history.replaceState;
       const calls = [];
       window.history.replaceState = function (...args) {
@@ -280,7 +280,7 @@ def test_the_address_bar_is_written_after_the_change_is_painted(static_page):
       // machine's timers): wait for the address itself, up to 10 s, never a fixed time
       const shows = async (text) => { const end = performance.now() + 10000;
         while (!window.location.search.includes(text) && performance.now() < end) {
-          await new Promise((r) => setTimeout(r, 20)); } };
+          await new Promise((r) => setTimeout(r, 20)); } };  // a bounded poll of the address
       const changedAt = [frames];
       set(false);
       await shows("divide=off");
@@ -289,7 +289,10 @@ def test_the_address_bar_is_written_after_the_change_is_painted(static_page):
       set(true);
       const live = await new Promise((r) => requestAnimationFrame(() => r(AE.url.liveUrl())));
       await shows("divide=on");
-      await new Promise((r) => setTimeout(r, 300));  // room for a second write, if one came
+      // a second write could come only from the flush the change scheduled (a frame, then an
+      // idle callback); an idle callback asked for two frames later runs after it (in order)
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(
+        () => window.requestIdleCallback(r, {timeout: 250}))));
       running = false;
       window.history.replaceState = original;
       return {calls, changedAt, afterOff, live, after: window.location.search};
