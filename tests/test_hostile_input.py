@@ -377,7 +377,17 @@ def test_kernel_lab_beyond_its_caps_through_the_server(site):
                                  load.changed(backend, "active", 2)])
             await s.wait_patch(lambda raw: "Refused" in raw, 30)
             await s.send_events([load.button_click(run_button)])
-            await asyncio.sleep(1.0)
+            # then a change the server answers: it handles one session's events in the order
+            # sent, so once the plan for a small run (allowed) arrives, the click was handled
+            await s.send("PATCH-DOC", {"events": [load.changed(batch, "value", 1),
+                                                  load.changed(length, "value", 16)]})
+            allowed_plan = ("Will run", "Asking PyTorch", "Nothing can run")  # plan_html's
+            after_click = []
+            while not (after_click and any(p in after_click[-1] for p in allowed_plan)):
+                _, patch = await s.expect("PATCH-DOC", 30)
+                after_click.append(patch.raw)
+            assert not [raw for raw in after_click if "is running on this server" in raw
+                        or " in line" in raw], "the refused run was started"
             assert await still_answers(bystander) < 10
         finally:
             await s.close()
