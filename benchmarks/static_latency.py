@@ -122,10 +122,11 @@ LABEL_JS = """(i) => { const e = window.__controls[i];
   return (e.classList.contains("noUi-handle") ? "slider: " : "") + name; }"""
 
 
-def pages(site, only=None):  # -> [(route, path)] of the single-panel pages
-    routes = sorted(p.parent.name for p in site.glob("*/index.html")
-                    if p.parent.name not in ("math", "embed", "kernel-lab"))
-    return [(f"/{r}", site / r / "index.html") for r in routes if only in (None, f"/{r}")]
+def pages(site, only=None):  # -> [(route, path)] of the single-panel pages with controls in
+    # the browser: every panel of the registry but a stand-in (the lab links to its live page)
+    from app import registry
+    routes = sorted(r.route for r in registry.PANELS if not r.static_stand_in)
+    return [(r, site / r.strip("/") / "index.html") for r in routes if only in (None, r)]
 
 
 def pct(values, q):

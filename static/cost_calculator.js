@@ -145,7 +145,7 @@
 
   var CSS = [
     ".ae-calc{margin:6px 10px 10px;max-width:44rem}",
-    ".ae-calc h3{font-size:1em;margin:8px 0 4px}",
+    ".ae-calc h2{font-size:1em;margin:8px 0 4px}",
     ".ae-calc-drop{border:2px dashed;border-radius:6px;padding:8px 10px;margin:4px 0}",
     ".ae-calc-drop.ae-over{background:rgba(0,114,178,.15)}",
     ".ae-calc label{display:block;font-weight:600;margin:6px 0 2px}",
@@ -256,7 +256,7 @@
     refs.weight = weight.querySelector("select");
     var section = el("section", {class: "ae-calc", "aria-labelledby": id + "-h"}, [
       el("style", {text: CSS}),
-      el("h3", {id: id + "-h", text: "Or count a config.json of your own, here"}),
+      el("h2", {id: id + "-h", text: "Or count a config.json of your own, here"}), // under the h1
       el("p", {class: "ae-hint", text: "Counted by this page's script in your browser: the "
         + "file is read here and sent nowhere, and the address stays as it is. Limit: "
         + count(MAX_BYTES) + " bytes."}),
