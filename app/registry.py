@@ -130,5 +130,16 @@ def island_height(slot):  # -> px, the record's or the default
     return record.island_height if record else DEFAULT_ISLAND_HEIGHT
 
 
+def by_viewer(viewer):  # "module:Class" -> its record, or None
+    return next((r for r in PANELS if r.viewer == viewer), None)
+
+
+def route_of(cls):  # a panel's Viewer class -> its page's route; KeyError names the class
+    record = by_viewer(f"{cls.__module__}:{cls.__name__}")
+    if record is None:
+        raise KeyError(f"{cls.__module__}:{cls.__name__} has no record in app/registry.py")
+    return record.route
+
+
 def routes():  # -> {route: "module:Class"}: each panel's page, in table order
     return {r.route: r.viewer for r in PANELS}

@@ -23,7 +23,7 @@ ALL_ROUTES = {**CHAPTER_ROUTES, **PANEL_ROUTES}
 
 def page_factory(target):  # "module:function" or a panel's "module:Class" -> a callable
     # building a fresh page per session
-    panel = next((r for r in registry.PANELS if r.viewer == target), None)
+    panel = registry.by_viewer(target)
     if panel is not None:
         return panel.page
     module_name, func = target.split(":")

@@ -30,7 +30,7 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from app import chrome, fmt, resources, states
+from app import chrome, fmt, registry, resources, states
 from app.chrome import readout_class, slot
 from app.states import Control, Part, StatePanel
 from app.theme import ink
@@ -38,7 +38,6 @@ from app.typed_numbers import parse_numbers, preset_control, preset_list
 from attention_core import dot_product
 from attention_core.sqrt_dk import effective_count
 
-ROUTE = "/agreement"
 LENGTH = 3  # numbers per vector
 N_KEYS = 8  # keys in the 128-number demonstration
 MAX_D = 4096
@@ -361,7 +360,8 @@ class AgreementPanel(StatePanel):
             for name, presets in (("a", A_PRESETS), ("b", B_PRESETS)))
         picks = [self._a_pick, self._b_pick]
         if static:  # typing needs Python: the live page takes it
-            typed = [chrome.live_button(ROUTE, "Type your own vectors (live explorable)")]
+            route = registry.route_of(type(self))
+            typed = [chrome.live_button(route, "Type your own vectors (live explorable)")]
         else:
             typed = [pn.widgets.TextInput.from_param(
                 self.param[name], label=f"vector {name} (3 numbers, commas between)",

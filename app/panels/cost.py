@@ -215,7 +215,7 @@ class CostPanel(CostStatePanel):
                             doc="Triangular skips the masked blocks (n²/2); naive does n².")
 
     url_keys = ("model", "prompt", "generate", "kernel")
-    route = "/cost"
+    calculator = True
     title = "What attention costs in a real model"
     intro = INTRO
     conventions = CONVENTIONS

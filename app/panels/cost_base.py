@@ -19,7 +19,7 @@ import json
 import panel as pn
 from bokeh.models import CustomJSTickFormatter
 
-from app import chrome, fmt, resources, states
+from app import chrome, fmt, registry, resources, states
 from app.model_picker import (
     CUSTOM,
     PICKER_CSS,
@@ -59,10 +59,9 @@ class CostStatePanel(StatePanel):
 
     readout_css = READOUT_CSS  # each readout carries it: a shadow root of its own
 
-    route = ""  # the live route your own config.json opens
-    # the routes whose own static page also counts your config.json in the browser
+    # whether its own static page also counts your config.json in the browser
     # (static/cost_calculator.js); in a chapter the panel keeps the live button alone
-    CALCULATOR_ROUTES = ("/cost",)
+    calculator = False
     title = ""
     intro = ""
     conventions = ""
@@ -71,9 +70,9 @@ class CostStatePanel(StatePanel):
         self._ink = ink()
         # the picker comes first: the first state asks it what "custom" counts
         model = params.get("model", type(self).param["model"].default)
-        calculator = self.route in self.CALCULATOR_ROUTES and not params.get("in_article")
-        self.picker = ModelPicker(model=model, hosted=True, route=self.route,
-                                  calculator=calculator)
+        route = registry.route_of(type(self))  # the live page your config.json opens
+        self.picker = ModelPicker(model=model, hosted=True, route=route,
+                                  calculator=self.calculator and not params.get("in_article"))
         super().__init__(**params)
         link_model(self, self.picker)
         self.picker.param.watch(self._on_shape, "shape")

@@ -22,14 +22,13 @@ import param
 from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 from bokeh.plotting import figure
 
-from app import chrome, fmt, resources, states
+from app import chrome, fmt, registry, resources, states
 from app.chrome import readout_class, scroll_box, slot
 from app.states import Control, Part, StatePanel
 from app.theme import ink
 from app.typed_numbers import parse_numbers, preset_control, scores_input
 from attention_core import online_softmax as core
 
-ROUTE = "/online-softmax"
 MAX_SCORES = 16  # typed on a live page; the presets hold at most MAX_BLOCK
 MAX_BLOCK = 8
 LIMIT = 1000.0
@@ -460,8 +459,8 @@ class OnlineSoftmaxPanel(StatePanel):
     def _build_widgets(self):
         static = states.is_static()
         self._scores_pick, typed = scores_input(
-            self, PRESETS, static=static, route=ROUTE, max_scores=MAX_SCORES, pick_width=340,
-            box_width=300)
+            self, PRESETS, static=static, route=registry.route_of(type(self)),
+            max_scores=MAX_SCORES, pick_width=340, box_width=300)
         self._block_w = pn.widgets.IntSlider.from_param(self.param.block, width=200)
         self._controls = pn.FlexBox(self._scores_pick, typed, self._block_w,
                                     align_items="flex-end", sizing_mode="stretch_width")

@@ -19,14 +19,13 @@ import param
 from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 from bokeh.plotting import figure
 
-from app import chrome, fmt, resources, states
+from app import chrome, fmt, registry, resources, states
 from app.chrome import readout_class, scroll_box, slot
 from app.states import Control, Part, StatePanel
 from app.theme import ink
 from app.typed_numbers import parse_numbers, preset_control, scores_input
 from attention_core import numerics
 
-ROUTE = "/overflow"
 MAX_SCORES = 16
 LIMIT = 10_000.0  # every typed score must itself be a finite float16
 BLUE, VERMILLION = "#0072B2", "#D55E00"  # Okabe-Ito
@@ -298,8 +297,8 @@ class OverflowPanel(StatePanel):
     def _build_widgets(self):
         static = states.is_static()
         self._scores_pick, typed = scores_input(
-            self, PRESETS, static=static, route=ROUTE, max_scores=MAX_SCORES, pick_width=400,
-            box_width=320)
+            self, PRESETS, static=static, route=registry.route_of(type(self)),
+            max_scores=MAX_SCORES, pick_width=400, box_width=320)
         self._precision_w = pn.widgets.RadioButtonGroup.from_param(
             self.param.precision, label="precision", color="primary",
             variant="outline", width=180)
