@@ -1,4 +1,4 @@
-// The page's address: its query read as app/url_state.py reads it (a deep link's values
+// The page's address: its query read as app/kit/url_state.py reads it (a deep link's values
 // coerced, clamped or ignored with a note, as the live pages do), the controls written back
 // into the address bar once the page is idle, and the address of this page's live twin.
 // AE.url: {coerce, write, flush, liveUrl}; switcher.js reads and writes through it.
@@ -7,11 +7,49 @@
   const AE = window.AE = window.AE || {};
   if (AE.url) { return; }
 
-  // --- reading: the query string, coerced as app/url_state.py coerces it --------------------
+  // --- reading: the query string, coerced as app/kit/url_state.py coerces it --------------------
 
   const TRUE = ["1", "true", "on", "yes"];
   const FALSE = ["0", "false", "off", "no"];
-  const MAX_VALUE_CHARS = 100;
+  const MAX_VALUE_CHARS = 100; // code points, as Python counts a string
+
+  // what Python's str.strip() takes off: its whitespace, which is not String.trim()'s (it has
+  // \x1c-\x1f and U+0085, not the byte-order mark)
+  const SPACE = "[\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+  const STRIP = new RegExp(`^${SPACE}+|${SPACE}+$`, "g");
+
+  // a string as Python's repr() writes it, as a live note quotes a value: its quote, and
+  // control characters, separators and the like escaped
+  const HIDDEN = /^[\p{C}\p{Z}]$/u;
+  function pythonRepr(s) {
+    const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+    const hex = (c, n) => c.toString(16).padStart(n, "0");
+    let out = "";
+    for (const ch of s) {
+      const c = ch.codePointAt(0);
+      if (ch === quote || ch === "\\") { out += "\\" + ch; }
+      else if (ch === "\t") { out += "\\t"; }
+      else if (ch === "\n") { out += "\\n"; }
+      else if (ch === "\r") { out += "\\r"; }
+      else if (c < 0x20 || c === 0x7f) { out += "\\x" + hex(c, 2); }
+      else if (c < 0x7f || !HIDDEN.test(ch)) { out += ch; }
+      else if (c <= 0xff) { out += "\\x" + hex(c, 2); }
+      else if (c <= 0xffff) { out += "\\u" + hex(c, 4); }
+      else { out += "\\U" + hex(c, 8); }
+    }
+    return quote + out + quote;
+  }
+
+  // Python's float() reads any Unicode decimal digit ("１６" and "١٦" are 16). Unicode has them
+  // in runs of whole sets 0-9, so a digit's value is its place in its run, mod 10.
+  const DECIMAL = /\p{Nd}/u;
+  function asciiDigits(text) {
+    return text.replace(/\p{Nd}/gu, (d) => {
+      let start = d.codePointAt(0);
+      while (DECIMAL.test(String.fromCodePoint(start - 1))) { start -= 1; }
+      return String((d.codePointAt(0) - start) % 10);
+    });
+  }
 
   // what Python's float() accepts: digits with single underscores, a point, an exponent,
   // inf / infinity / nan, a sign
@@ -35,31 +73,40 @@
 
   // (control, key, raw) -> [stop index or -1 to ignore, note or null]
   function coerce(control, key, raw) {
-    raw = raw.trim().slice(0, MAX_VALUE_CHARS);
-    const shown = raw.length <= 24 ? raw : raw.slice(0, 24) + "…";
+    const chars = Array.from(raw.replace(STRIP, "")).slice(0, MAX_VALUE_CHARS);
+    raw = chars.join("");
+    const shown = chars.length <= 24 ? raw : chars.slice(0, 24).join("") + "…";
     const values = control.values;
     if (control.kind === "boolean") {
       const low = raw.toLowerCase();
       if (TRUE.includes(low)) { return [values.indexOf(true), null]; }
       if (FALSE.includes(low)) { return [values.indexOf(false), null]; }
-      return [-1, `${key}='${shown}' is not on/off; ignored`];
+      return [-1, `${key}=${pythonRepr(shown)} is not on/off; ignored`];
     }
     if (control.kind === "choice") {
       const i = values.findIndex((v) => String(v).toLowerCase() === raw.toLowerCase());
       if (i >= 0) { return [i, null]; }
-      return [-1, `${key}='${shown}' is not one of ${values.join(", ")}; ignored`];
+      return [-1, `${key}=${pythonRepr(shown)} is not one of ${values.join(", ")}; ignored`];
     }
-    if (!FLOAT.test(raw)) { return [-1, `${key}='${shown}' is not a number; ignored`]; }
-    const value = pythonFloat(raw);
-    if (!Number.isFinite(value)) { return [-1, `${key}='${shown}' is not a finite number; ignored`]; }
+    const number = asciiDigits(raw);
+    if (!FLOAT.test(number)) {
+      return [-1, `${key}=${pythonRepr(shown)} is not a number; ignored`];
+    }
+    const value = pythonFloat(number);
+    if (!Number.isFinite(value)) {
+      return [-1, `${key}=${pythonRepr(shown)} is not a finite number; ignored`];
+    }
     const low = Math.min(...values);
     const high = Math.max(...values);
     const clamped = Math.min(Math.max(value, low), high);
-    const consecutive = values.every((v, i) => Number.isInteger(v) && (i === 0 || v === values[i - 1] + 1));
-    if (consecutive) { // every whole number in its bounds: clamp and round as Python does
+    // whole-number stops: an Integer parameter, clamped and rounded as Python does; the page
+    // takes the result where it is one of its stops ("4.2" is 4, as live), else the nearest
+    if (values.every(Number.isInteger)) {
       const using = roundHalfEven(clamped);
       const i = values.indexOf(using);
-      return [i, using === value ? null : `${key}=${shown} is out of range; using ${using}`];
+      if (i >= 0) {
+        return [i, using === value ? null : `${key}=${shown} is out of range; using ${using}`];
+      }
     }
     let best = 0;
     values.forEach((v, i) => {
