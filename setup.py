@@ -1,6 +1,6 @@
 """The package list, which pyproject.toml cannot express: static/ sits beside app/ in the
 repository, and a wheel or sdist carries it as the package data of `app.static`. An editable
-install finds it in place (app/resources.py looks beside app/ first)."""
+install finds it in place (app/kit/resources.py looks beside app/ first)."""
 
 from setuptools import find_packages, setup
 

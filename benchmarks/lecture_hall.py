@@ -50,7 +50,7 @@ import load  # the sibling benchmark: server start/stop, /proc readings, the Bok
 from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 from tornado.websocket import websocket_connect
 
-from app import island_documents
+from app.kit import island_documents
 
 MAX_READERS = 2000
 MAX_SECONDS = 600.0

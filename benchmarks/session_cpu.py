@@ -35,8 +35,8 @@ def document_cpu(factory):  # -> CPU seconds to build and serialize one session'
 
 
 def main(argv=None):
-    from app import panel_internals
     from app.hosting import server
+    from app.kit import panel_internals
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=15, help="documents per route (default 15)")

@@ -124,7 +124,7 @@ LABEL_JS = """(i) => { const e = window.__controls[i];
 
 def pages(site, only=None):  # -> [(route, path)] of the single-panel pages with controls in
     # the browser: every panel of the registry but a stand-in (the lab links to its live page)
-    from app import registry
+    from app.kit import registry
     routes = sorted(r.route for r in registry.PANELS if not r.static_stand_in)
     return [(r, site / r.strip("/") / "index.html") for r in routes if only in (None, r)]
 

@@ -1,5 +1,5 @@
 // Names for the controls Bokeh draws without one, in one place for every page, live or
-// static (app/chrome.py runs this from the page's first component).
+// static (app/kit/chrome.py runs this from the page's first component).
 //
 // - A slider's handle (noUiSlider, role=slider) gets aria-label = the slider's visible
 //   title without its value ("sequence length"), and aria-valuetext = the value as the
@@ -9,7 +9,7 @@
 // - Every shadow root adopts one stylesheet: a focus ring that shows in both themes
 //   (Okabe-Ito vermillion, over 3:1 against the light and the dark background).
 // - A box that scrolls sideways (.ae-scroll, a wide table on a phone) is in the Tab order,
-//   so a keyboard can scroll it (its template says so: app/readout.py scroll_box; this is
+//   so a keyboard can scroll it (its template says so: app/kit/readout.py scroll_box; this is
 //   the fallback for one that does not).
 // - While a slider's handle is dragged, every live region is aria-busy: a screen reader
 //   announces the value the handle lands on, not every step it passes.
@@ -26,7 +26,7 @@
 // what still lacks a name, and AE.a11y.ready() is what a test waits for: every document
 // rendered, no panel still to come, nothing unnamed.
 // Bokeh's class names come from bokeh_fence.js (AE.fence.dom), whose first part every page
-// runs just before this file (app/chrome.py).
+// runs just before this file (app/kit/chrome.py).
 (function () {
   "use strict";
   const AE = window.AE = window.AE || {};

@@ -7,7 +7,7 @@
 // What it touches, and why (AE.fence.internals says whether each patch took: the browser
 // tests check it):
 //
-// Part 1, Bokeh's page surface (also run on live pages, ahead of a11y.js: app/chrome.py)
+// Part 1, Bokeh's page surface (also run on live pages, ahead of a11y.js: app/kit/chrome.py)
 //   CSS classes and attributes of Bokeh's and Panel's markup   AE.fence.dom
 //     .bk-slider-title, .bk-slider-value, .bk-input-group > label, .bk-spin-btn-up,
 //     .bk-spin-btn-down, .bk-btn, .bk-events, noUiSlider's .noUi-handle and .noUi-base
@@ -65,7 +65,7 @@
     return B !== undefined && B.documents.every((doc) => doc.is_idle);
   };
 })();
-// ==== end of the page part (app/chrome.py runs the file up to here before a11y.js)
+// ==== end of the page part (app/kit/chrome.py runs the file up to here before a11y.js)
 (function () {
   "use strict";
   const AE = window.AE = window.AE || {};

@@ -1,5 +1,5 @@
 // Your own config.json on a static cost page, counted in this browser.
-// The cost panel's static build (app/model_picker.py) leaves an empty box, class
+// The cost panel's static build (app/panels/model_picker.py) leaves an empty box, class
 // "ae-cost-calculator", where a live page would take an upload; the build loads this
 // script on that page only (app/hosting/build.py). It fills the box: a drop zone, a file
 // dialog and a paste box, a prompt length, a context and two dtypes the reader types or
@@ -11,7 +11,7 @@
 // (Blob.arrayBuffer, at most one byte past the limit, as the CLI reads): nothing is sent
 // anywhere, no fetch, no XHR. A bad config shows the CLI's own message (the twin's
 // ConfigError, "field: problem") in an alert, and the numbers stay as they were.
-// Numbers read as app/fmt.py writes them (Python's rounding: half to even, on the exact
+// Numbers read as app/kit/fmt.py writes them (Python's rounding: half to even, on the exact
 // value); each readout also carries its full value in data-value (tests compare it).
 // Classic script, one global name: AE.costCalculator.
 (function () {
@@ -28,7 +28,7 @@
   var DTYPE_BYTES = {bf16: 2, fp16: 2, fp8: 1, int8: 1, fp32: 4};
   var MINUS = "\u2212";
 
-  // --- app/fmt.py, with Python's rounding ----------------------------------------------
+  // --- app/kit/fmt.py, with Python's rounding ----------------------------------------------
 
   function exact(x) { // |x| -> [integer digits, fraction digits], the double's exact value
     var a = Math.abs(x);

@@ -1,7 +1,7 @@
 /* The cost model in the browser: attention_core/costs.py, line for line, in JavaScript.
 
    AE.costModel.create(table) -> the parser and every closed form of costs.py, bound to a
-   table that Python writes (app/cost_model_data.py: config_families' FAMILIES, BASE, ...,
+   table that Python writes (app/hosting/cost_model_data.py: config_families' FAMILIES, BASE, ...,
    and costs.py's caps, dtypes, presets and GPUs). The table is never typed here; the page
    hands it over as AE.costTable, node as JSON. tests/test_cost_model_js.py runs both on
    thousands of configs and requires the same answers and the same messages.

@@ -1,4 +1,4 @@
-// A chapter page's panels as islands (app/chapter_page.py writes the page). The prose is
+// A chapter page's panels as islands (app/chapters/chapter_page.py writes the page). The prose is
 // already HTML; a panel's Bokeh document mounts when the reader nears it, when a deep link
 // or a link in the prose targets it, or when the keyboard reaches it. Bokeh, Panel, the
 // switcher and a panel's table of states load on the first mount, never before.
@@ -353,7 +353,7 @@
 
   AE.islands = {mount, mountAll, mountFor, mounts, show, receive, printValues, steps,
                 holdChildren}; // holdChildren: for tests
-  window.AEIslands = {receive}; // what a panel's document script calls (app/chapter_page.py)
+  window.AEIslands = {receive}; // what a panel's document script calls (app/chapters/chapter_page.py)
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start, {once: true});
   } else {

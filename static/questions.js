@@ -1,4 +1,4 @@
-// Predict, then see: the chapters' questions (app/questions.py writes them into the page).
+// Predict, then see: the chapters' questions (app/chapters/questions.py writes them into the page).
 // "Check" judges the reader's choice or number and says whether it was right, with the
 // computed value and why; "Show me" puts the panel that shows it in that state. Answers stay
 // in this browser only (localStorage, per page and question), so a reload keeps them. A

@@ -1,4 +1,4 @@
-// The browser half of "states in Python, switching in the browser" (app/states.py): state
+// The browser half of "states in Python, switching in the browser" (app/kit/states.py): state
 // lookup and switching.
 //
 // A static page ships, per panel, the table of every state its controls can take, each
@@ -220,7 +220,7 @@
   function boot() {
     fence.beforeMount(); // a page saved with its documents inline is patched only now
     findPanels();
-    // A new document holds the state it was built in (app/states.py pushes it into the
+    // A new document holds the state it was built in (app/kit/states.py pushes it into the
     // models): at the controls' stops as built, no part needs setting again, and setting them
     // would make Bokeh redraw every figure just drawn. Read for every panel before any takes
     // the address's values: a panel that follows another shares its controls.

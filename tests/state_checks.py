@@ -48,7 +48,8 @@ def widget_values(panel):  # every widget's value and every readout's text, as d
 
 def built_article(static):  # -> the Shelf of the first chapter's viewers, built with its page
     # (static: inside a static build, as `attention-explorable build` makes it)
-    from app import article, states
+    from app.chapters import article
+    from app.kit import states
 
     shelf = article.Shelf(article.PANELS)
     with states.static_build() if static else contextlib.nullcontext():

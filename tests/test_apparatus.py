@@ -1,12 +1,13 @@
-"""The chapters' apparatus without a browser (app/apparatus.py): every term is defined where it
-is first used, in each chapter that uses it, and listed in that chapter's glossary; later uses
-link to the glossary; citations are numbered in order and listed; the data files are whole."""
+"""The chapters' apparatus without a browser (app/chapters/apparatus.py): every term is
+defined where it is first used, in each chapter that uses it, and listed in that chapter's
+glossary; later uses link to the glossary; citations are numbered in order and listed; the
+data files are whole."""
 
 import re
 
 import pytest
 
-from app import apparatus, content
+from app.chapters import apparatus, content
 
 CHAPTERS = ("attention.md", "math.md")
 FORMULA = re.compile(r'<div class="ae-formula">.*?</div>', re.DOTALL)  # the formula is not prose

@@ -8,8 +8,9 @@ import panel as pn
 import param
 import pytest
 
-from app import article, url_state
+from app.chapters import article
 from app.hosting import server
+from app.kit import url_state
 from attention_core import claims, costs, sqrt_dk
 from tests.prose_check import ProseCheck
 
@@ -327,8 +328,8 @@ def test_a_live_chapter_puts_its_roots_into_the_document_in_one_go(monkeypatch):
     assert doc.template_variables["ae_parts"][0] == ("html", page.parts[0])  # its text
 
 
-# the statements the review of 2026-12-03 found wrong (app/content/REVIEW.md): gone, and what
-# replaced them there
+# the statements the review of 2026-12-03 found wrong
+# (app/chapters/content/REVIEW.md): gone, and what replaced them there
 CORRECTED = {
     "attention.md": [("under 1% either way", "by the last step (context 4,351)"),
                      ("added to the inputs before attention runs", "rotary position embeddings"),
@@ -346,7 +347,7 @@ CORRECTED = {
 
 @pytest.mark.parametrize("name", sorted(CORRECTED))
 def test_the_reviewed_statements_stay_corrected(name):
-    from app import content
+    from app.chapters import content
 
     text = content.read(name)
     for wrong, right in CORRECTED[name]:

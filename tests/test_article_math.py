@@ -11,8 +11,9 @@ import numpy as np
 import panel as pn
 import pytest
 
-from app import article, article_math, url_state
+from app.chapters import article, article_math
 from app.hosting import server
+from app.kit import url_state
 from app.panels.agreement import AgreementPanel
 from app.panels.decode_bill import DecodeBillPanel
 from app.panels.memory_bill import MemoryBillPanel

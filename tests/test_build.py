@@ -20,9 +20,10 @@ from urllib.parse import unquote
 
 import pytest
 
-from app import chapter_page, island_documents, states
+from app.chapters import chapter_page
 from app.hosting import build
 from app.hosting.server import PANEL_ROUTES
+from app.kit import island_documents, states
 from tests.test_panel_internals import PATCHES_ON
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +48,7 @@ LIVE_URL = "https://explorable.example.edu/live/"  # where the build's "open liv
 def site(tmp_path_factory):  # -> (OUT, the first build's stdout)
     # The CLI as a user runs it, with --live-url, in a process that first imports the server
     # and lists the routes, and last prints which of Panel's patches are on: only a live
-    # server may patch Panel (app/panel_internals.py), and building the whole site is the
+    # server may patch Panel (app/kit/panel_internals.py), and building the whole site is the
     # slow half of that check, so it is this build's last line, not a second build.
     out = tmp_path_factory.mktemp("build") / "site"
     done = subprocess.run([sys.executable, "-c", PATCHES_ON, "build", str(out),
@@ -73,7 +74,7 @@ ISLANDS = re.compile(r'<script type="application/json" id="ae-islands">(.*?)</sc
                      re.DOTALL)
 
 
-def islands(text):  # a page -> its islands' config (app/chapter_page.py)
+def islands(text):  # a page -> its islands' config (app/chapters/chapter_page.py)
     return json.loads(ISLANDS.search(text).group(1))
 
 
@@ -415,7 +416,7 @@ def test_a_document_keeps_only_the_scripts_it_uses():
 
 
 def test_the_page_template_escapes_every_value_it_is_given():
-    from app import chapter_page, content
+    from app.chapters import chapter_page, content
     urls = {"islands": "i.js?a=1&b=2", "questions": "q.js", "terms": "t.js", "switcher": "s.js",
             "css": "p{color:red}", "doc": lambda g: "d.js", "table": lambda ref: ref}
     page = chapter_page.page_html(content.load("math.md"), [], title='<script>x</script>"',

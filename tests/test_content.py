@@ -1,11 +1,11 @@
-"""Chapter files: the marker syntax of app/content.py, and the two real chapters."""
+"""Chapter files: the marker syntax of app/chapters/content.py, and the two real chapters."""
 
 from pathlib import Path
 
 import pytest
 
 import app
-from app import article, article_math, content
+from app.chapters import article, article_math, content
 
 SAMPLE = """# A title
 
@@ -78,13 +78,13 @@ def test_the_real_chapters_load(name, module):
 
 def test_the_titles_are_written_once_in_the_files():
     assert article.MATH_TITLE == article_math.TITLE == content.load("math.md").title
-    source = (Path(app.__file__).parent / "article.py").read_text(encoding="utf-8")
+    source = (Path(app.__file__).parent / "chapters" / "article.py").read_text(encoding="utf-8")
     assert article.TITLE not in source and article.MATH_TITLE not in source
 
 
 def test_the_files_are_found_through_the_package():
-    package = Path(app.__file__).resolve().parent
+    package = Path(app.__file__).resolve().parent / "chapters"
     for name in ("attention.md", "math.md"):
-        found = content.importlib.resources.files("app").joinpath("content", name)
+        found = content.importlib.resources.files("app").joinpath("chapters", "content", name)
         assert Path(str(found)).resolve().parent == package / "content"
         assert content.read(name) == (package / "content" / name).read_text(encoding="utf-8")

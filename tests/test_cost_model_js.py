@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app import cost_model_data
+from app.hosting import cost_model_data
 from attention_core import config_families, costs
 from tests.test_costs import BASES
 from tests.test_hostile_input import HOSTILE_CONFIGS

@@ -1,7 +1,7 @@
 """One fence per language: the private names of Panel, Bokeh, Tornado and torch are reached only
 from the fenced modules, and no module reads another of our modules' private names.
 
-Python: app/panel_internals.py (Panel, Bokeh, Tornado) and kernels/torch_internals.py (torch)
+Python: app/kit/panel_internals.py (Panel, Bokeh, Tornado) and kernels/torch_internals.py (torch)
 are the only files that may touch a private name (`x._name`, getattr(x, "_name"), an
 import of a private name or module) of those packages; each such name is listed in the
 fence's INTERNALS with why. JS: static/bokeh_fence.js is the only file of static/ that
@@ -28,7 +28,7 @@ SCANNED = ("app", "kernels", "attention_core", "benchmarks", "scripts")
 OURS = ("app", "kernels", "attention_core")  # our packages: their privates stay inside them
 EXTERNAL = ("panel", "bokeh", "tornado", "torch")
 CONVENTIONAL = {"torch", "pn", "panel", "bokeh", "tornado"}  # names that are the package
-FENCES = {"app/panel_internals.py", "kernels/torch_internals.py"}
+FENCES = {"app/kit/panel_internals.py", "kernels/torch_internals.py"}
 JS_FENCE_FILE = "static/bokeh_fence.js"
 
 
@@ -193,7 +193,7 @@ def test_private_names_of_panel_bokeh_tornado_and_torch_only_in_the_fence(scanne
     outside = [f"{path}:{line}: {text}" for path, found in scanned.items()
                if path not in FENCES for line, kind, text in found if kind == "external"]
     assert not outside, ("private names of Panel, Bokeh, Tornado or torch outside "
-                         "app/panel_internals.py and kernels/torch_internals.py (add a "
+                         "app/kit/panel_internals.py and kernels/torch_internals.py (add a "
                          "function there, listed in its INTERNALS with why):\n"
                          + "\n".join(outside))
 
@@ -204,7 +204,7 @@ def test_no_module_reads_another_modules_private_names(scanned):
     assert not reads, "give the module a public name for it:\n" + "\n".join(reads)
 
 
-@pytest.mark.parametrize("path, module", [("app/panel_internals.py", "app.panel_internals"),
+@pytest.mark.parametrize("path, module", [("app/kit/panel_internals.py", "app.kit.panel_internals"),
                                           ("kernels/torch_internals.py",
                                            "kernels.torch_internals")])
 def test_every_private_name_the_fence_touches_is_listed_with_why(scanned, path, module):

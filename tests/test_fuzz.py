@@ -11,8 +11,8 @@ import param
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app import url_state
-from app.model_picker import read_config
+from app.kit import url_state
+from app.panels.model_picker import read_config
 from attention_core import costs
 
 FUZZ = settings(max_examples=300, deadline=None, derandomize=True,

@@ -22,9 +22,10 @@ from urllib.parse import quote
 
 import pytest
 
-from app import lab, url_state
-from app.model_picker import ModelPicker
+from app import lab
+from app.kit import url_state
 from app.panels.heatmap import HeadPanel
+from app.panels.model_picker import ModelPicker
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))

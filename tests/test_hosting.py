@@ -61,7 +61,7 @@ def test_every_option_is_in_help_and_in_the_readme():
 
 
 def test_panel_serve_gives_the_chapter_text_first_as_our_server_does(tmp_path):
-    from app import apparatus, article, content
+    from app.chapters import apparatus, article, content
 
     port = load.free_port()
     panel = Path(sys.executable).parent / "panel"

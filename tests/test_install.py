@@ -107,8 +107,8 @@ def test_the_wheel_carries_the_browser_files_and_the_content(dists):
     assert {"switcher.js", "islands.js", "chapter.css", "css/panel.css"} <= set(tracked)
     for name in tracked:  # every file of the top-level static/, mapped into the package
         assert f"app/static/{name}" in names, name
-    assert {"app/content/attention.md", "app/content/math.md",
-            "app/templates/chapter.html"} <= names
+    assert {"app/chapters/content/attention.md", "app/chapters/content/math.md",
+            "app/chapters/templates/chapter.html"} <= names
 
 
 def test_a_wheel_installed_elsewhere_numbers_builds_and_serves(dists, venv, tmp_path):
@@ -167,7 +167,7 @@ def test_an_sdist_installs_the_same_files_and_counts(dists, venv, tmp_path):
     assert "claims match" in out
 
 
-STATIC_DIR = "from app import resources; print(resources.STATIC_DIR)"
+STATIC_DIR = "from app.kit import resources; print(resources.STATIC_DIR)"
 
 
 def test_an_editable_install_reads_static_in_place(dists, venv, tmp_path):
@@ -180,6 +180,6 @@ def test_an_editable_install_reads_static_in_place(dists, venv, tmp_path):
     assert where == src / "static", where  # the repository's folder, not a copy
     # a file added to the folder is served at once, with no reinstall: it is read in place
     (src / "static" / "added.txt").write_text("in place")
-    code = "from app import resources; print(resources.static_file('added.txt').read_text())"
+    code = "from app.kit import resources; print(resources.static_file('added.txt').read_text())"
     assert run([str(venv / "python"), "-c", code], cwd=tmp_path, env=env).stdout.strip() \
         == "in place"

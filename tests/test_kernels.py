@@ -479,7 +479,7 @@ def test_a_fallback_to_math_is_silent_while_math_is_allowed():
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
-    from app import content
+    from app.chapters import content
 
     q, k, v = (torch.randn(2, 8, 16) for _ in range(3))  # 3-D: the fused kernels refuse it
     with warnings.catch_warnings(record=True) as quiet:

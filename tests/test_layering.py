@@ -8,9 +8,11 @@
 - no module of the project imports a module that imports it back, lazily or not (app/ has
   a list of the cycles it still has to break, KNOWN_APP_CYCLES, which may only shrink);
 - every public function of the core runs with torch blocked, and the core's tests pass so;
-- app/'s folders: only app/hosting imports app/hosting; app/lab (the kernel lab's engine)
-  imports no panel, bokeh or param, torch only inside its jobs, and only the lab panel
-  drives it; app/panels/cost_base serves the cost panels alone.
+- app/'s folders stack, bottom up: lab (the kernel lab's engine), kit (states, readouts, URL
+  binding, chrome, the registry, the Panel/Bokeh fence), panels, chapters, hosting; a module
+  imports its own folder and those below, never above. Only app/hosting imports app/hosting;
+  app/lab imports no panel, bokeh or param, torch only inside its jobs, and only the lab
+  panel drives it; app/panels/cost_base serves the cost panels alone.
 
 The static checks read the source with ast, so an import inside a function counts too.
 """
@@ -314,6 +316,31 @@ def app_imports():  # -> {module: {imported app module}}, imports inside functio
     files = module_files()
     return {module: {name for name, _ in imports(path, module) if name in files}
             for module, path in files.items() if module.startswith("app")}
+
+
+# app's folders, bottom up: a module imports its own folder and those below it, never above
+APP_LAYERS = ("app.lab", "app.kit", "app.panels", "app.chapters", "app.hosting")
+
+
+def layer_of(module):  # -> index in APP_LAYERS; app/__init__ alone sits in none
+    return next(i for i, layer in enumerate(APP_LAYERS)
+                if module == layer or module.startswith(layer + "."))
+
+
+def imports_up(graph):  # -> {(module, imported)} where the import runs up APP_LAYERS
+    return {(module, name) for module, names in graph.items() if module != "app"
+            for name in names if name.startswith("app.") and layer_of(name) > layer_of(module)}
+
+
+def test_app_is_five_folders_and_its_imports_point_down():
+    loose = [m for m in module_files() if m.startswith("app.") and m.count(".") == 1
+             and m not in APP_LAYERS]
+    assert not loose, f"modules outside app's folders: {loose}"
+    graph = app_imports()
+    assert not imports_up(graph), f"imports that run up {APP_LAYERS}: {imports_up(graph)}"
+    # the check can fail: the kit reaching up into the chapters, as chrome once did
+    graph["app.kit.chrome"] = graph["app.kit.chrome"] | {"app.chapters.content"}
+    assert imports_up(graph) == {("app.kit.chrome", "app.chapters.content")}
 
 
 def test_only_hosting_imports_hosting():

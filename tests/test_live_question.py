@@ -1,14 +1,15 @@
-"""A question on a live chapter (app/live_question.py): judged in Python with the answer
-app/questions.py computes, by the bands the static page's script uses, and "Show me" puts the
-panel in the state its question names."""
+"""A question on a live chapter (app/chapters/live_question.py): judged in Python with the
+answer app/chapters/questions.py computes, by the bands the static page's script uses, and
+"Show me" puts the panel in the state its question names."""
 
 import math
 
 import pytest
 
-from app import article, article_math, questions, url_state
-from app.live_question import ASKED, ChapterQuestions, LiveQuestion
-from app.questions import within
+from app.chapters import article, article_math, questions
+from app.chapters.live_question import ASKED, ChapterQuestions, LiveQuestion
+from app.chapters.questions import within
+from app.kit import url_state
 
 CHAPTERS = (article, article_math)
 

@@ -6,15 +6,15 @@ import pathlib
 
 import pytest
 
-from app import fmt, states
-from app.model_picker import (
+from app.kit import fmt, states
+from app.kit.theme import DARK_INK, LIGHT_INK, ink
+from app.panels.model_picker import (
     CUSTOM,
     Model,
     ModelPicker,
     picker_state,
     resolve,
 )
-from app.theme import DARK_INK, LIGHT_INK, ink
 from attention_core import costs
 
 LLAMA = costs.PRESETS["llama-3-8b"]
@@ -185,7 +185,7 @@ def test_formatting_helpers():
 
 
 def test_figure_ink_follows_the_theme(monkeypatch):
-    from app import chrome
+    from app.kit import chrome
 
     assert ink() == LIGHT_INK and LIGHT_INK.paper == "#ffffff"
     monkeypatch.setattr(chrome, "theme", lambda: "dark")

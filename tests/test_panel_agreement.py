@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from app import states, typed_numbers, url_state
+from app.kit import states, typed_numbers, url_state
+from app.kit.typed_numbers import parse_numbers
 from app.panels import agreement
 from app.panels.agreement import AgreementPanel
-from app.typed_numbers import parse_numbers
 from attention_core import dot_product
 from attention_core.sqrt_dk import effective_count
 from tests.state_checks import assert_models_hold, every_setting

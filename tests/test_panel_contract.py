@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from app import registry, states
+from app.kit import registry, states
 from tests.state_checks import mismatches, sample_states
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from app import url_state
-from app.model_picker import Model
+from app.kit import url_state
 from app.panels.cost import CostPanel
+from app.panels.model_picker import Model
 from attention_core import costs
 from tests.state_checks import mismatches, sample_states, widget_values
 
@@ -195,7 +195,7 @@ def test_off_stop_values_typed_live_are_counted(panel):
 def test_a_static_page_has_presets_stops_and_the_live_button():
     import panel as pn
 
-    from app import states
+    from app.kit import states
 
     with states.static_build():
         p = CostPanel()

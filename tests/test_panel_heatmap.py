@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from app import url_state
+from app.kit import url_state
 from app.panels.heatmap import HeadPanel
 from attention_core import worked_example
 
@@ -197,8 +197,8 @@ def test_cells_fill_the_fixed_axes_side_by_side(length):
 
 
 def test_a_length_places_every_cell_and_label_it_shows(panel):
+    from app.chapters.stills import column
     from app.panels.heatmap import MASKED_SIZE, place
-    from app.stills import column
 
     for length in (8, 3, 5):
         panel.length = length
@@ -419,8 +419,8 @@ def test_no_glyph_keeps_selected_unselected_or_muted_copies():
     import panel as pn
     from bokeh.models import GlyphRenderer
 
-    from app import article, article_math
-    from app.states import StatePanel
+    from app.chapters import article, article_math
+    from app.kit.states import StatePanel
 
     panels = {**article.build_panels(), **article.build_panels(article_math.PANELS)}
     renderers = [r for viewer in panels.values() if isinstance(viewer, StatePanel)

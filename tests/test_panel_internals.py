@@ -1,4 +1,4 @@
-"""app/panel_internals.py: each patch of a Panel or Bokeh internal is active and has its effect,
+"""app/kit/panel_internals.py: each patch of a Panel or Bokeh internal is active and has its effect,
 and the installed Panel and Bokeh are the minor versions it was checked against.
 
 Behaviour is measured on real servers (subprocesses on free loopback ports) driven over the
@@ -24,7 +24,7 @@ import pytest
 from bokeh.document import Document
 from tornado.locks import Lock
 
-from app import panel_internals as pi
+from app.kit import panel_internals as pi
 
 ROOT = Path(__file__).resolve().parents[1]
 # appended, after the packages: benchmarks/kernels.py must not shadow the kernels package
@@ -42,7 +42,7 @@ SERVER = textwrap.dedent('''
 
     port, mode = int(sys.argv[1]), sys.argv[2]
     if mode == "patched":
-        from app import panel_internals
+        from app.kit import panel_internals
         from app.hosting import server
         panel_internals.install()  # as `attention-explorable serve` does when it starts
     builds = itertools.count(1)
@@ -54,7 +54,7 @@ SERVER = textwrap.dedent('''
         panes = [pn.pane.HTML(f"pane {i}") for i in range(PANES)]
 
         def on(event):
-            from app import panel_internals
+            from app.kit import panel_internals
             locks = len(panel_internals.write_locks(pn.state.curdoc))
             for i, p in enumerate(panes):
                 p.object = f"pane {i} says {event.new} locks={locks}"
@@ -177,7 +177,7 @@ def measured(servers):  # -> {mode: [(ms, messages, text)]}, one mode after the 
 def test_panel_and_bokeh_are_the_minor_versions_the_patches_were_checked_against():
     assert pi.version_problems() == [], (
         "Panel or Bokeh moved to another minor version: check every internal in "
-        "app/panel_internals.py against it, then move CHECKED and the pins in pyproject.toml")
+        "app/kit/panel_internals.py against it, then move CHECKED and the pins in pyproject.toml")
 
 
 def test_a_newer_minor_fails_loudly(monkeypatch):
@@ -218,7 +218,7 @@ def test_every_internal_named_is_still_where_it_is_said_to_be():
 # patches that are on last
 PATCHES_ON = textwrap.dedent('''
     import sys
-    from app import panel_internals as pi
+    from app.kit import panel_internals as pi
     from app.hosting import build, cli, routes, server, static_site  # noqa: F401
     build.pages(), server.routes(), server.serve_settings  # list the routes and their pages
     code = cli.main(sys.argv[1:]) if sys.argv[1:] else 0

@@ -8,7 +8,8 @@ import textwrap
 
 import pytest
 
-from app import lab, registry, url_state
+from app import lab
+from app.kit import registry, url_state
 from app.panels import kernel_lab as panel_module
 from app.panels import kernel_lab_text
 from app.panels.kernel_lab import KernelLabPanel
@@ -209,7 +210,7 @@ NO_TORCH = textwrap.dedent("""
     assert panel.run() is None and "not installed" in panel.status.object
     panel.length = 4096  # the rest still answers
     assert "numpy reference" in panel.plan_pane.object
-    from app import registry
+    from app.kit import registry
     registry.by_route("/kernel-lab").page()
     registry.by_route("/sqrt-dk").page()
     print("ok")
@@ -244,7 +245,7 @@ def test_in_the_article_the_lab_leaves_its_heading_and_notes_to_the_prose():
 def test_inline_code_in_the_notes_is_not_pale_blue():
     import panel as pn
 
-    from app.theme import CODE_CSS
+    from app.kit.theme import CODE_CSS
 
     notes = KernelLabPanel().__panel__().select(pn.pane.Markdown)
     assert notes and all(CODE_CSS in md.stylesheets for md in notes)

@@ -7,7 +7,7 @@ import re
 import panel as pn
 import pytest
 
-from app import states
+from app.kit import states
 from app.panels.heatmap import HeadPanel
 from app.panels.ladder import LENGTHS, TOKEN_STOPS, LadderPanel, decode_total
 from tests.state_checks import built_article, mismatches

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from app import states, url_state
+from app.kit import states, url_state
 from app.panels.memory_bill import MemoryBillPanel
 from attention_core import costs
 from tests.state_checks import mismatches, sample_states, widget_values

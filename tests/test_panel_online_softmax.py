@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from app import states, typed_numbers, url_state
+from app.kit import states, typed_numbers, url_state
 from app.panels import online_softmax as module
 from app.panels.online_softmax import OnlineSoftmaxPanel
 from attention_core import online_softmax as core

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from app import chrome, states, typed_numbers, url_state
+from app.kit import chrome, states, typed_numbers, url_state
 from app.panels import overflow
 from app.panels.overflow import OverflowPanel
 from attention_core import numerics
@@ -196,8 +196,8 @@ def test_in_the_article_the_heading_is_left_to_the_section():
 
 
 def test_dark_theme_paints_the_bar_labels_light(monkeypatch):
-    from app import chrome
-    from app.theme import DARK_INK, LIGHT_INK
+    from app.kit import chrome
+    from app.kit.theme import DARK_INK, LIGHT_INK
 
     def label_colours(p):
         return {g.glyph.text_color for g in p.figure.renderers if hasattr(g.glyph, "text")}

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from app import registry, states, url_state
+from app.kit import registry, states, url_state
 from app.panels import sqrt_dk as panel_module
 from app.panels.sqrt_dk import D_K_STOPS, KEY_STOPS, SqrtDkPanel
 from attention_core import sqrt_dk as core

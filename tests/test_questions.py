@@ -1,5 +1,6 @@
 """Predict, then see, without a browser: the `::: question` and `::: review` syntax of
-app/content.py, the answers app/questions.py computes from attention_core, the HTML they make,
+app/chapters/content.py, the answers app/chapters/questions.py computes from
+attention_core, the HTML they make,
 and where the two chapters ask them (before the prose that gives the answer away)."""
 
 import math
@@ -8,10 +9,11 @@ from html.parser import HTMLParser
 
 import pytest
 
-from app import article, article_math, chapter_page, content, fmt, questions, resources, url_state
+from app.chapters import article, article_math, chapter_page, content, questions
+from app.chapters.live_question import LiveQuestion
 from app.hosting import build
-from app.live_question import LiveQuestion
-from app.url_state import coerce
+from app.kit import fmt, resources, url_state
+from app.kit.url_state import coerce
 from tests.prose_check import ProseCheck
 
 CHAPTERS = {"attention.md": article, "math.md": article_math}

@@ -4,7 +4,7 @@ import importlib
 import pkgutil
 
 import app.panels
-from app.readout import Readout, readout_class, slot
+from app.kit.readout import Readout, readout_class, slot
 
 
 def all_subclasses(cls):

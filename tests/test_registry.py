@@ -1,4 +1,4 @@
-"""One table of panels (app/registry.py): a panel added in one record gets its route, its
+"""One table of panels (app/kit/registry.py): a panel added in one record gets its route, its
 island, its still and its static page, and nothing else names a panel.
 
 The throwaway panel (tests/throwaway_panel.py) is in no chapter's table until the test adds
@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from app import article, article_math, chapter_page, content, registry, url_state
+from app.chapters import article, article_math, chapter_page, content
 from app.hosting import build, routes
+from app.kit import registry, url_state
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = registry.PanelRecord("count", "tests.throwaway_panel:CountPanel", "/count-bars",
@@ -61,8 +62,8 @@ def test_no_module_but_the_registry_names_a_panel():
     # the routes, the chapters, the static page, the build and the stills read the table
     names = {r.slot for r in registry.PANELS} | {r.viewer.split(":")[1] for r in registry.PANELS}
     names |= {r.module.rsplit(".", 1)[1] for r in registry.PANELS}
-    for rel in ("app/hosting/routes.py", "app/article.py", "app/article_math.py",
-                "app/chapter_page.py", "app/hosting/build.py", "app/stills.py"):
+    for rel in ("app/hosting/routes.py", "app/chapters/article.py", "app/chapters/article_math.py",
+                "app/chapters/chapter_page.py", "app/hosting/build.py", "app/chapters/stills.py"):
         code = "\n".join(line.split("#")[0] for line in
                          (ROOT / rel).read_text(encoding="utf-8").splitlines())
         quoted = set(re.findall(r'"([A-Za-z_]+)"', code)) | set(re.findall(r"\b[A-Z]\w+Panel\b",

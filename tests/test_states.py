@@ -9,8 +9,8 @@ import pytest
 from bokeh.document import Document
 from panel.io.state import set_curdoc
 
-from app import chrome, states
 from app.hosting import routes
+from app.kit import chrome, states
 from app.panels.heatmap import HeadPanel
 from app.panels.ladder import LadderPanel
 

@@ -1,7 +1,7 @@
 """Your own config.json on the static /cost page, without a browser: the panel's static build
 holds the calculator's box, the build loads static/cost_calculator.js on that page alone (the
 twin of the cost core beside it, fetched on first use), and the calculator's number formats
-are app/fmt.py's. tests/browser/test_static_calculator.py drives it in Chromium.
+are app/kit/fmt.py's. tests/browser/test_static_calculator.py drives it in Chromium.
 """
 
 import json
@@ -12,12 +12,12 @@ import subprocess
 
 import pytest
 
-from app import fmt, states
 from app.hosting import build, routes
-from app.model_picker import CALCULATOR_CLASS
+from app.kit import fmt, states
 from app.panels.cost import CostPanel
 from app.panels.decode_bill import DecodeBillPanel
 from app.panels.memory_bill import MemoryBillPanel
+from app.panels.model_picker import CALCULATOR_CLASS
 
 CALCULATOR_JS = build.STATIC_DIR / "cost_calculator.js"
 SCRIPT = re.compile(r'<script src="([^"]*/cost_calculator\.js)" data-model="([^"]*)" defer>')
@@ -79,7 +79,7 @@ def test_other_pages_do_not_load_it(rendered):
 
 
 def test_the_shipped_files_are_the_calculator_and_the_twin_with_its_table(tmp_path):
-    from app import cost_model_data
+    from app.hosting import cost_model_data
 
     files = build.calculator_files()
     assert files["cost_calculator.js"] == CALCULATOR_JS.read_bytes()

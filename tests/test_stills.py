@@ -1,4 +1,5 @@
-"""A still picture of each chart (app/stills.py), the canonical link and the inline stylesheet.
+"""A still picture of each chart (app/chapters/stills.py), the canonical link and the inline
+stylesheet.
 
 - Every panel's every Bokeh figure, in its default state, draws as an SVG with role="img",
   an accessible name, and the numbers its figure holds (the head's weights, the cost's
@@ -16,8 +17,9 @@ import pytest
 from bokeh.document import Document
 from panel.io.state import set_curdoc
 
-from app import chapter_page, chrome, resources, states, stills
+from app.chapters import chapter_page, stills
 from app.hosting import build, cli, routes
+from app.kit import chrome, resources, states
 
 
 def figures(route):  # -> the Bokeh figures of a panel page, as built in a static build

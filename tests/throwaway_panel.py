@@ -11,10 +11,10 @@ from bokeh.models import ColumnDataSource, Range1d
 from bokeh.plotting import figure
 from bokeh.transform import transform
 
-from app import chrome
-from app.chrome import readout_class, slot
-from app.states import Control, Part, StatePanel
-from app.transforms import js_transform
+from app.kit import chrome
+from app.kit.chrome import readout_class, slot
+from app.kit.states import Control, Part, StatePanel
+from app.kit.transforms import js_transform
 
 COUNTS = (1, 2, 3, 4)
 CENTRE_JS = "const n = xs.length; return xs.map((k) => (k + 0.5) / n);"

@@ -21,7 +21,7 @@ under any URL prefix; nothing comes from a CDN. Each page is built inside
 `states.static_build()`: its panels carry their table of states and the browser-side
 switcher, and no page needs a server session.
 
-A page is text first (app/chapter_page.py): its panels' Bokeh documents are saved by Panel
+A page is text first (app/chapters/chapter_page.py): its panels' Bokeh documents are saved by Panel
 with CDN resources and then pointed at local copies: the CDN URLs name the exact files (the
 scripts a panel loads as it mounts, and the stylesheets its document names), so only what a
 page references is copied, plus what those stylesheets' url()s name in turn.
@@ -44,9 +44,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from app import registry, resources
 from app.hosting import routes
-from app.panel_internals import BOKEH_CDN, bokeh_cdn_file
+from app.kit import registry, resources
+from app.kit.panel_internals import BOKEH_CDN, bokeh_cdn_file
 
 ROOT = resources.SOURCE_ROOT
 STATIC_DIR = resources.STATIC_DIR
@@ -305,9 +305,9 @@ def site_files():  # -> {name: bytes}: the app's own browser files the pages loa
 
 def calculator_files():  # -> {name: bytes}: the cost page's calculator of your own config.json
     # (static/cost_calculator.js) and the JavaScript twin of the cost core it loads on first
-    # use: static/cost_model.js and its table (app/cost_model_data.py) as one file. A folder
+    # use: static/cost_model.js and its table (app/hosting/cost_model_data.py) as one file. A folder
     # of their own, so the other pages' references (assets/site-<hash>) stay as they were.
-    from app import cost_model_data
+    from app.hosting import cost_model_data
 
     twin = resources.static_file("cost_model.js").read_bytes()
     return {"cost_calculator.js": resources.static_file("cost_calculator.js").read_bytes(),
@@ -328,12 +328,13 @@ def with_calculator(text, page, assets):  # a page holding the calculator's box 
 
 def render(page, title, theme, assets, live_url=None, site_url=None):
     # Page -> (its text-first HTML, {ref: table} its panels ship, {path: script} of its
-    # panels' documents); app/chapter_page.py. A panel's own page is a chapter of one island,
+    # panels' documents); chapters/chapter_page.py. A panel's own page is a chapter of one island,
     # with no prose, that mounts at once. site_url: where the site is published, for each
     # page's canonical link (none without it: a wrong one is worse than none)
     import importlib
 
-    from app import article, chapter_page, content, island_documents, url_state
+    from app.chapters import article, chapter_page, content
+    from app.kit import island_documents, url_state
 
     module = importlib.import_module(page.factory.split(":")[0])
     if page.route in routes.CHAPTER_ROUTES:
@@ -373,7 +374,7 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
                                   live_url=live_url, about=about,
                                   top=page.route in routes.CHAPTER_ROUTES,
                                   canonical=f"{site_url}{page.route}" if site_url else None)
-    from app.model_picker import CALCULATOR_CLASS
+    from app.panels.model_picker import CALCULATOR_CLASS
 
     if any(CALCULATOR_CLASS in g.docs_json for g in groups):
         text = with_calculator(text, page, assets)
@@ -561,7 +562,7 @@ def build(out, force=False, log=print, live_url=None, site_url=None):  # -> Resu
 
 
 def _build_into(tmp, log, live_url=None, site_url=None):  # -> Result for a fresh build
-    from app import states
+    from app.kit import states
 
     result = Result(out=tmp, skipped=False)
     assets = Assets(site_files())

@@ -2,20 +2,21 @@
 
 Importing it builds nothing and changes nothing: it names pages as "module:function" strings
 (a chapter) or "module:Class" (a panel's page of its own, from the one table of panels,
-app/registry.py), and `page_factory` imports a page's module only when asked.
+app/kit/registry.py), and `page_factory` imports a page's module only when asked.
 """
 
 import importlib
 
-from app import content, registry
+from app.chapters import content
+from app.kit import registry
 
 SITE_TITLE = content.load("attention.md").title  # the first chapter's title names the site
 
 # the two chapters and the ledger, then each panel alone (embeddable, and framed by course pages)
 CHAPTER_ROUTES = {
-    "/": "app.article:page",
-    "/math": "app.article_math:page",
-    "/numbers": "app.numbers_page:page",  # the claims ledger, for readers: text only
+    "/": "app.chapters.article:page",
+    "/math": "app.chapters.article_math:page",
+    "/numbers": "app.chapters.numbers_page:page",  # the claims ledger, for readers: text only
 }
 PANEL_ROUTES = registry.routes()  # "/heatmap": "app.panels.heatmap:HeadPanel", ...
 ALL_ROUTES = {**CHAPTER_ROUTES, **PANEL_ROUTES}

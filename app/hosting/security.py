@@ -21,7 +21,12 @@ from urllib.parse import urlsplit
 
 from tornado import web
 
-from app.panel_internals import AUTOLOAD_URL_ARG, absolute_static_urls, admin_context, app_routes
+from app.kit.panel_internals import (
+    AUTOLOAD_URL_ARG,
+    absolute_static_urls,
+    admin_context,
+    app_routes,
+)
 
 HEALTH_PATH = "/health"
 ADMIN_PATH = "/admin"

@@ -6,8 +6,8 @@ import gc
 
 import panel as pn
 
-from app import panel_internals, resources
 from app.hosting.routes import PANEL_ROUTES, SITE_TITLE, page_factory, title, titles
+from app.kit import panel_internals, resources
 
 TITLE = SITE_TITLE
 STATIC_DIR = resources.STATIC_DIR  # served at /assets
@@ -67,7 +67,7 @@ def prepare_session(factory, reconnect=True, title=None):
     # on our server): in a script embed, put ours back each time.
     from panel.io.resources import LOCAL_DIST
 
-    from app.live_chapter import LiveChapter
+    from app.chapters.live_chapter import LiveChapter
 
     def build(*args, **kwargs):
         doc = pn.state.curdoc
@@ -128,7 +128,7 @@ async def warm_reused_sessions(server, paths, themes=("default", "dark")):
     # With reuse on, a route's first paint comes from one cached session. Build them here,
     # from the plain URL, before any visitor's request can: else the first visitor's deep
     # link (and its notes) would be everyone's first paint until their own session arrives.
-    # It fills Panel's private session cache: see app/panel_internals.py.
+    # It fills Panel's private session cache: see app/kit/panel_internals.py.
     return await panel_internals.warm_reused_sessions(server, paths, reuse_key, themes)
 
 
@@ -152,7 +152,7 @@ def main(args):
 
     # Panel's 50 ms hold on incoming changes off, one websocket message per interaction,
     # patches sent as soon as they are made: Panel internals, each named and explained in
-    # app/panel_internals.py. Only a live server needs them, so only it installs them.
+    # app/kit/panel_internals.py. Only a live server needs them, so only it installs them.
     panel_internals.install()
 
     try:

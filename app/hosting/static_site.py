@@ -25,8 +25,8 @@ from pathlib import Path
 
 from tornado import web
 
-from app import resources
 from app.hosting.routes import CHAPTER_ROUTES
+from app.kit import resources
 
 STATIC_DIR = resources.STATIC_DIR  # the app's own files (the example course page), at /assets/
 LIVE = "/live"

@@ -130,7 +130,7 @@ def fmt_bytes(n):  # bytes -> "1.50 GB" / "34 MB" / "12 kB" (decimal units, as t
 SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
-def times_ten(x):  # 5e11 -> "5 × 10¹¹"; 2.7e11 -> "2.7 × 10¹¹" (app.fmt.sci: "5.0e+11")
+def times_ten(x):  # 5e11 -> "5 × 10¹¹"; 2.7e11 -> "2.7 × 10¹¹" (app.kit.fmt.sci: "5.0e+11")
     exponent = math.floor(math.log10(x))
     mantissa = f"{x / 10 ** exponent:.2g}"
     return f"{mantissa} × 10{str(exponent).translate(SUPERSCRIPT)}"

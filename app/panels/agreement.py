@@ -4,7 +4,7 @@ Two three-number vectors show the products, their sum and the angle between the 
 (aligned, perpendicular or opposed). Then vectors of d = 128 numbers: their raw scores
 swing to about ±11 and softmax crowns one key; divided by √d they sit near ±1 and blend.
 
-The panel has the one shape (app/states.py). Its controls are the documents' vectors and a
+The panel has the one shape (app/kit/states.py). Its controls are the documents' vectors and a
 few more that teach something (a vector twice as long, its opposite, the zero vector), and d
 over the powers of two from 1 to 4,096. The state has two parts: the pair of vectors (the
 arithmetic, the verdict, the gauge) and d (the 128-number demonstration, the operations). A
@@ -30,11 +30,11 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from app import chrome, fmt, registry, resources, states
-from app.chrome import readout_class, slot
-from app.states import Control, Part, StatePanel
-from app.theme import ink
-from app.typed_numbers import parse_numbers, preset_control, preset_list
+from app.kit import chrome, fmt, registry, resources, states
+from app.kit.chrome import readout_class, slot
+from app.kit.states import Control, Part, StatePanel
+from app.kit.theme import ink
+from app.kit.typed_numbers import parse_numbers, preset_control, preset_list
 from attention_core import dot_product
 from attention_core.sqrt_dk import effective_count
 

@@ -4,7 +4,7 @@ Attention's (query, key) pairs grow with the square of the prompt; every other m
 linearly. For a real config the learner sees how small attention's share is at ordinary
 lengths, where the crossover lies, and whether the model can even reach it.
 
-The panel has the one shape (app/states.py) on the cost panels' base (app/panels/cost_base.py):
+The panel has the one shape (app/kit/states.py) on the cost panels' base (app/panels/cost_base.py):
 model (three presets) × prompt and tokens to generate on power-of-two stops, 1 to 131,072 ×
 kernel. The state's parts: the share curves and everything fixed by the model alone, the
 crossover marker (model, kernel), the line styles (kernel), prefill (model, prompt, kernel)
@@ -31,11 +31,11 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from app import chrome, fmt
-from app.chrome import readout_class, slot
-from app.model_picker import PICKER_CSS, model_selector, shape_of
+from app.kit import chrome, fmt
+from app.kit.chrome import readout_class, slot
+from app.kit.states import Control, Part
 from app.panels.cost_base import CostStatePanel, power_control, rounded
-from app.states import Control, Part
+from app.panels.model_picker import PICKER_CSS, model_selector, shape_of
 from attention_core import costs
 
 MAX_PROMPT = 131_072

@@ -19,8 +19,10 @@ import json
 import panel as pn
 from bokeh.models import CustomJSTickFormatter
 
-from app import chrome, fmt, registry, resources, states
-from app.model_picker import (
+from app.kit import chrome, fmt, registry, resources, states
+from app.kit.states import Control, Part, StatePanel
+from app.kit.theme import CODE_CSS, ink
+from app.panels.model_picker import (
     CUSTOM,
     PICKER_CSS,
     PRESET_KEYS,
@@ -28,8 +30,6 @@ from app.model_picker import (
     link_model,
     picker_state,
 )
-from app.states import Control, Part, StatePanel
-from app.theme import CODE_CSS, ink
 
 READOUT_CSS = PICKER_CSS + resources.stylesheet("cost-readout.css")
 

@@ -6,7 +6,7 @@ sits far below the ridge point where a GPU's math units could be kept busy: deco
 waits on memory. Grouped-query attention, shown as query heads sharing KV heads, is how
 models shrink that read.
 
-The panel has the one shape (app/states.py) on the cost panels' base (app/panels/cost_base.py):
+The panel has the one shape (app/kit/states.py) on the cost panels' base (app/panels/cost_base.py):
 model (three presets) × context (1 to 1,048,576) and users (1 to 1,024) on power-of-two
 stops × GPU. The parts: the GQA diagram and the per-token bytes (model), the operations
 (model, context), the whole cache (model, context, users), the roofline and ridge point
@@ -36,11 +36,11 @@ from bokeh.models import (
 from bokeh.palettes import cividis
 from bokeh.plotting import figure
 
-from app import chrome, fmt
-from app.chrome import readout_class, slot
-from app.model_picker import model_selector, shape_of
+from app.kit import chrome, fmt
+from app.kit.chrome import readout_class, slot
+from app.kit.states import Control, Part
 from app.panels.cost_base import CostStatePanel, power_control
-from app.states import Control, Part
+from app.panels.model_picker import model_selector, shape_of
 from attention_core import costs
 
 BYTES_PER_VALUE = 2  # bf16

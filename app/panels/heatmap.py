@@ -4,7 +4,7 @@ Every cell of the heatmap is a weight the head computed; the panel under it show
 inspected row's arithmetic step by step, checks the causal mask's promise (row i equals a
 pass over the first i + 1 tokens, bit for bit) and says so when a control changes nothing.
 
-The panel has the one shape (app/states.py): five controls with 384 settings in all, a
+The panel has the one shape (app/kit/states.py): five controls with 384 settings in all, a
 pure `state()` made of three parts (where the masked layer and the position labels sit,
 which depends on the length alone; the cells, which do not depend on the inspected query;
 and the row), and a view built once. The text readouts are `chrome.Readout` slots. A live
@@ -35,11 +35,11 @@ from bokeh.palettes import Cividis256
 from bokeh.plotting import figure
 from bokeh.transform import transform
 
-from app import chrome, fmt, resources, states
-from app.chrome import readout_class, scroll_box, slot
-from app.states import Control, Part, StatePanel
-from app.theme import ink
-from app.transforms import js_transform
+from app.kit import chrome, fmt, resources, states
+from app.kit.chrome import readout_class, scroll_box, slot
+from app.kit.states import Control, Part, StatePanel
+from app.kit.theme import ink
+from app.kit.transforms import js_transform
 from attention_core import head, worked_example
 
 MIN_LENGTH, MAX_LENGTH = 3, len(worked_example.WORDS)

@@ -17,7 +17,9 @@ import param
 from panel.io.state import set_curdoc
 
 import kernels
-from app import chrome, lab
+from app import lab
+from app.kit import chrome
+from app.kit.theme import CODE_CSS
 from app.lab.plan import EXPLAINER, explain
 from app.panels.kernel_lab_charts import SweepCharts
 from app.panels.kernel_lab_text import (
@@ -36,7 +38,6 @@ from app.panels.kernel_lab_text import (
     slope_text,
     sweep_table_html,
 )
-from app.theme import CODE_CSS
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from app import lab
-from app.theme import ink
+from app.kit.theme import ink
 
 # Okabe-Ito: the fused kernel in blue, math in vermillion, guides in the theme's grey
 BLUE, VERMILLION, BLACK = "#0072B2", "#D55E00", "#000000"

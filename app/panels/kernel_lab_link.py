@@ -5,9 +5,9 @@ import functools
 import panel as pn
 import param
 
-from app import chrome
+from app.kit import chrome
+from app.kit.theme import CODE_CSS
 from app.panels.kernel_lab_text import INTRO, STYLE
-from app.theme import CODE_CSS
 
 
 class KernelLabLink(pn.viewable.Viewer):

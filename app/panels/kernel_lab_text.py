@@ -8,7 +8,8 @@ import html
 import os
 
 import kernels
-from app import lab, resources
+from app import lab
+from app.kit import resources
 
 MASKING_NOTE = (
     "<b>causal</b> passes <code>is_causal=True</code>. <b>triangular mask</b> passes the same "

@@ -2,7 +2,7 @@
 runs one query against n keys (n). Generating a response is a sum of such linear steps,
 which is quadratic in total although no single step is.
 
-The panel has the one shape (app/states.py). Four controls: sequence length and phase (on
+The panel has the one shape (app/kit/states.py). Four controls: sequence length and phase (on
 the article these are the head's own widgets: the ladder follows the head), and prompt and
 response tokens on power-of-two stops, 1 to 65,536 (the documents' 256-token prompt and
 4,096-token response are on them). The state has four parts: the n² and n curves (no
@@ -28,10 +28,10 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from app import chrome, fmt, resources, states
-from app.chrome import readout_class, slot
-from app.states import Control, Part, StatePanel
-from app.theme import ink
+from app.kit import chrome, fmt, resources, states
+from app.kit.chrome import readout_class, slot
+from app.kit.states import Control, Part, StatePanel
+from app.kit.theme import ink
 from attention_core import head, worked_example
 
 MIN_LENGTH, MAX_LENGTH = 3, len(worked_example.WORDS)

@@ -5,7 +5,7 @@ token, per user, until it outweighs them. Prefill has a separate problem: a kern
 writes out the n × n scores needs gigabytes of scratch per layer, while a fused kernel keeps
 one small tile at a time and never writes the square.
 
-The panel has the one shape (app/states.py) on the cost panels' base (app/panels/cost_base.py):
+The panel has the one shape (app/kit/states.py) on the cost panels' base (app/panels/cost_base.py):
 model (three presets) × users (1 to 1,024), context (1 to 1,048,576) and prompt (1 to
 131,072) on power-of-two stops × bytes per value. The parts: the weights and one user's
 cache curve (model, bytes), the batch's cache curve and where it catches the weights
@@ -32,11 +32,11 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from app import chrome, fmt
-from app.chrome import readout_class, slot
-from app.model_picker import model_selector, shape_of
+from app.kit import chrome, fmt
+from app.kit.chrome import readout_class, slot
+from app.kit.states import Control, Part
 from app.panels.cost_base import CostStatePanel, power_control, rounded
-from app.states import Control, Part
+from app.panels.model_picker import model_selector, shape_of
 from attention_core import costs
 
 DTYPES = {"bf16": 2, "fp8": 1, "fp32": 4}  # bytes per value

@@ -4,7 +4,7 @@ When a block brings a larger max, the sum so far is rescaled by e^(old max − n
 before the block's terms are added, and the result equals the sum over the whole row.
 Attention walks the same way with an output accumulator, so the n × n scores never exist.
 
-The panel has the one shape (app/states.py). Its controls: the scores (the documents' row
+The panel has the one shape (app/kit/states.py). Its controls: the scores (the documents' row
 2, 1, 3, 0 and a few that rise or hold their max differently), the block size, the step of
 the scores' walk and the step of the attention walk; every step is a stop whose state Python
 computed. The state has four parts: the scores' walk, the note for a step past its end, the
@@ -22,11 +22,11 @@ import param
 from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 from bokeh.plotting import figure
 
-from app import chrome, fmt, registry, resources, states
-from app.chrome import readout_class, scroll_box, slot
-from app.states import Control, Part, StatePanel
-from app.theme import ink
-from app.typed_numbers import parse_numbers, preset_control, scores_input
+from app.kit import chrome, fmt, registry, resources, states
+from app.kit.chrome import readout_class, scroll_box, slot
+from app.kit.states import Control, Part, StatePanel
+from app.kit.theme import ink
+from app.kit.typed_numbers import parse_numbers, preset_control, scores_input
 from attention_core import online_softmax as core
 
 MAX_SCORES = 16  # typed on a live page; the presets hold at most MAX_BLOCK

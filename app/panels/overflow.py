@@ -4,7 +4,7 @@ Each score goes through e^x and is divided by the total. In float16 the largest 
 65,504, so one score of 12 (e^12 ≈ 162,755) becomes inf and spoils the whole row.
 Subtracting the row's max first gives the same weights with every exponent at most 0.
 
-The panel has the one shape (app/states.py): three controls (the scores, from the documents'
+The panel has the one shape (app/kit/states.py): three controls (the scores, from the documents'
 examples and a few more that break a softmax another way; the precision; subtract the max)
 and one pure part over all three. A live page also takes typed scores, computed by the same
 part function.
@@ -19,11 +19,11 @@ import param
 from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 from bokeh.plotting import figure
 
-from app import chrome, fmt, registry, resources, states
-from app.chrome import readout_class, scroll_box, slot
-from app.states import Control, Part, StatePanel
-from app.theme import ink
-from app.typed_numbers import parse_numbers, preset_control, scores_input
+from app.kit import chrome, fmt, registry, resources, states
+from app.kit.chrome import readout_class, scroll_box, slot
+from app.kit.states import Control, Part, StatePanel
+from app.kit.theme import ink
+from app.kit.typed_numbers import parse_numbers, preset_control, scores_input
 from attention_core import numerics
 
 MAX_SCORES = 16

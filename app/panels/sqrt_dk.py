@@ -4,7 +4,7 @@ A dot product of d_k unit-variance products has a spread of √d_k, so without t
 the softmax sharpens onto one key as the head widens; with it, how sharply the head
 attends no longer depends on d_k. The learner drags d_k and watches the two rows part.
 
-The panel has the one shape (app/states.py): d_k on powers of two 1..1024 and the number of
+The panel has the one shape (app/kit/states.py): d_k on powers of two 1..1024 and the number of
 keys on powers of two 2..256 (88 settings), a pure `state()` made of three parts (the
 curves over d_k, which depend on the keys only; the line at d_k; the draw at d_k and keys),
 and a view built once. One fixed draw is shown, with the mean over many fresh draws, all
@@ -34,11 +34,11 @@ from bokeh.models import (
 from bokeh.plotting import figure
 from bokeh.transform import transform
 
-from app import chrome, fmt, resources, states
-from app.chrome import readout_class, slot
-from app.states import Control, Part, StatePanel, merge_parts
-from app.theme import ink
-from app.transforms import js_transform
+from app.kit import chrome, fmt, resources, states
+from app.kit.chrome import readout_class, slot
+from app.kit.states import Control, Part, StatePanel, merge_parts
+from app.kit.theme import ink
+from app.kit.transforms import js_transform
 from attention_core import sqrt_dk as core
 
 # Okabe-Ito: unscaled in warm colours, scaled in cool ones; dash styles carry the same split.
@@ -226,7 +226,7 @@ def _bar_figure(source, column, title, colour):
     fig = figure(title=title, height=170, sizing_mode="stretch_width", min_width=200,
                  x_range=Range1d(0, 1), y_range=Range1d(0, 1.02), tools="",
                  toolbar_location=None)
-    # no outline: the bars draw over the axis (app/states.py), a weight of 0 would be a line
+    # no outline: the bars draw over the axis (app/kit/states.py), a weight of 0 would be a line
     fig.vbar(x=transform("key", js_transform(KEY_CENTRE_JS, key_centre_py)), top=column,
              width=transform("key", js_transform(KEY_WIDTH_JS, key_width_py)), source=source,
              fill_color=colour, line_color=None)

@@ -15,7 +15,7 @@ import panel as pn
 from bokeh.resources import CDN
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from app import states
+from app.kit import states
 from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
 
 ROOT = Path(__file__).resolve().parents[2]

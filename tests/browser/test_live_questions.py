@@ -1,5 +1,5 @@
-"""The live chapter's questions (app/live_question.py) in Chromium: a wrong answer, then the
-right one, each with the computed value; "Show me" sets the head as a deep link would."""
+"""The live chapter's questions (app/chapters/live_question.py) in Chromium: a wrong answer,
+then the right one, each with the computed value; "Show me" sets the head as a deep link would."""
 
 import re
 

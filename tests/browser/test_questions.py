@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from app import content, questions
+from app.chapters import content, questions
 from tests.browser.conftest import RENDER_TIMEOUT_MS
 from tests.browser.static_pages import BOOTED_JS, SLOTS_JS
 from tests.browser.test_a11y import laid_out_at, violations

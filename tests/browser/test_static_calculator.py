@@ -6,7 +6,7 @@ The pages are the static build (tests/conftest.py's `site_build`), served by a p
 server (Python's http.server) and opened from file://, on a desktop and in Pixel 5 emulation.
 A config goes in through the file dialog's input, a drop on the drop zone and the paste box;
 the readouts must hold the CLI's numbers (integers exactly, floats within 1e-12) and show
-them as app/fmt.py writes them; a prompt between the page's stops (3,000) is counted at
+them as app/kit/fmt.py writes them; a prompt between the page's stops (3,000) is counted at
 3,000; a broken file shows the CLI's own message and leaves every number as it was; the twin
 is fetched only once the calculator is used; no request leaves the page's own files; axe
 finds nothing serious.
@@ -24,7 +24,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
-from app import fmt
+from app.kit import fmt
 from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
 from tests.browser.test_static_build import (  # noqa: F401 (built, file_server: fixtures)
     Watch,
@@ -129,7 +129,7 @@ def close(shown, want):
 
 
 def check_against_cli(page, config, kv_dtype="bf16"):
-    # the readouts hold the CLI's numbers and show them as app/fmt.py writes them
+    # the readouts hold the CLI's numbers and show them as app/kit/fmt.py writes them
     runs = {k: cli(config, k, kv_dtype)[0] for k in ("triangular", "naive")}
     r, got = runs["triangular"], readouts(page)
     for key in SHAPE:

@@ -19,7 +19,8 @@ import panel as pn
 import pytest
 from playwright.sync_api import expect
 
-from app import article_math, chrome, states, url_state
+from app.chapters import article_math
+from app.kit import chrome, states, url_state
 from app.panels.cost import CostPanel
 from app.panels.decode_bill import DecodeBillPanel
 from app.panels.memory_bill import MemoryBillPanel

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from app import url_state
+from app.kit import url_state
 from app.panels.heatmap import HeadPanel
 from tests.browser.static_pages import SLOTS_JS, address_shows, watched_pages
 
@@ -155,7 +155,7 @@ CANVASES_JS = """() => {
 
 
 def test_a_change_of_data_redraws_the_overlay_canvas_alone(static_page):
-    # What a state changes is drawn on Bokeh's overlay canvas (app/states.py), so a change
+    # What a state changes is drawn on Bokeh's overlay canvas (app/kit/states.py), so a change
     # of the inspected query repaints that layer and leaves the primary one (masked cells,
     # position labels) as it was; a new length moves those too and repaints both.
     page = static_page()
@@ -234,7 +234,7 @@ def test_bokeh_leaves_the_glyph_renderers_empty_elements_where_they_were(static_
 
 
 def test_a_slots_text_changes_in_its_own_text_node(static_page):
-    # a readout (app/readout.py) changes the data of a slot's one text node: a node put in
+    # a readout (app/kit/readout.py) changes the data of a slot's one text node: a node put in
     # its place would be styled and laid out afresh, and its table's :empty rules checked
     page = static_page()
     keep = """() => { const roots = [document];

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from app import registry, states
+from app.kit import registry, states
+from app.kit.readout import SLOT
 from app.panels import agreement, online_softmax, overflow
-from app.readout import SLOT
 from tests.browser.static_pages import address_shows, prepare, static_html, watched_pages
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -18,7 +18,7 @@ import panel as pn
 import pytest
 from playwright.sync_api import expect
 
-from app import chrome, states, url_state
+from app.kit import chrome, states, url_state
 from app.panels.heatmap import HeadPanel
 from app.panels.ladder import LadderPanel
 from app.panels.sqrt_dk import SqrtDkPanel

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
-from app import apparatus, content
+from app.chapters import apparatus, content
 from tests.browser.conftest import RENDER_TIMEOUT_MS
 from tests.browser.test_a11y import violations
 from tests.browser.test_static_build import Watch, built, close_watched, file_server  # noqa: F401  (fixtures)

@@ -1,5 +1,5 @@
 """Text first, on a phone: a chapter is HTML that paints before any script, and its panels
-are islands that mount when the reader reaches them (app/chapter_page.py, islands.js).
+are islands that mount when the reader reaches them (app/chapters/chapter_page.py, islands.js).
 
 - With JavaScript off, "/" and "/math" show every paragraph of their content files and the
   documents' numbers of each panel's default state (the islands' stills), and say that the
@@ -19,7 +19,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from app import apparatus, chapter_page, content
+from app.chapters import apparatus, chapter_page, content
 from app.hosting import routes
 from app.hosting.static_site import live_route
 from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
@@ -299,7 +299,7 @@ def test_on_a_phone_a_slider_moves_by_touch(browser, base_url, playwright):
         context.close()
 
 
-# --- stills and print (app/stills.py, islands.js) -------------------------------------------
+# --- stills and print (app/chapters/stills.py, islands.js) ---------------------------------
 
 def chart_count(route):  # -> how many Bokeh figures the panel of a panel page draws
     from tests.test_stills import figures

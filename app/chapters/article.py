@@ -6,9 +6,9 @@ what the causal mask masks, where the n² lives, how much of the bill attention 
 invites the reader to try it. All panels on the page share one query string, so each
 URL key is carried by exactly one panel (see `url_state.url_plan`).
 
-The machinery here is shared with the second chapter (`app.article_math`): a chapter is a
+The machinery here is shared with the second chapter (`app.chapters.article_math`): a chapter is a
 list of sections and a table of panels, and `render` turns it into a live page
-(`app.live_chapter.LiveChapter`): its text as HTML in the page itself, the header's buttons,
+(`live_chapter.LiveChapter`): its text as HTML in the page itself, the header's buttons,
 each question, the review and each panel a root of the session's document. Every panel
 sits below the first screenful of prose, so by default each is built after the page has
 appeared (`Later`, on `pn.state.onload`, the hook under Panel's own `defer_load`): opening
@@ -26,12 +26,13 @@ import logging
 import panel as pn
 from panel.io.state import set_curdoc
 
-from app import apparatus, chrome, content, registry, url_state
-from app.live_question import ChapterQuestions
+from app.chapters import apparatus, content
+from app.chapters.live_question import ChapterQuestions
+from app.kit import chrome, registry, url_state
 
 log = logging.getLogger(__name__)
 
-# the prose, titles included, lives in app/content/*.md (see app/content.py)
+# the prose, titles included, lives in app/chapters/content/*.md (see app/chapters/content.py)
 CHAPTER_FILE = "attention.md"
 CHAPTER = content.load(CHAPTER_FILE)
 TITLE = CHAPTER.title
@@ -41,7 +42,7 @@ MATH_TITLE = content.load("math.md").title
 ROUTE = "./"
 MATH_ROUTE = "math"
 
-# slot -> registry.ChapterPanel (class, builder), from the one table of panels (app/registry.py)
+# slot -> registry.ChapterPanel (class, builder), from the one table of panels (app/kit/registry.py)
 PANELS = registry.chapter_panels(CHAPTER_FILE)
 
 # slot -> the slot whose controls it follows; a follower never carries those keys itself
@@ -69,10 +70,10 @@ def build_panels(panels=PANELS):  # -> {slot: Viewer}, one fresh set, built now,
     return {slot: shelf(slot) for slot in panels}
 
 
-# The prose, in order, from app/content/attention.md. A string is a block of markdown;
+# The prose, in order, from app/chapters/content/attention.md. A string is a block of markdown;
 # ("panel", slot) places a panel; ("link", text, route) a link to the other chapter;
 # ("placeholder", title, text) a box for something still to come; ("question", Question) a
-# question the reader answers first (app/questions.py); ("review",) the static page's list of
+# question the reader answers first (questions.py); ("review",) the static page's list of
 # questions to revisit. A slot with no panel in the table shows a placeholder instead.
 SECTIONS = CHAPTER.sections
 
@@ -203,10 +204,10 @@ def chapter_questions(sections, get, plan):  # -> the live page's ChapterQuestio
 
 
 def render(sections, panels, *, title, follows=FOLLOWS, back=None, defer=True, shelf=None):
-    # a chapter -> its live page (app/live_chapter.py). panels: {slot: (class, builder)};
+    # a chapter -> its live page (app/chapters/live_chapter.py). panels: {slot: (class, builder)};
     # back: (text, route) of a link shown above the title; defer: build panels after the
     # page appears; shelf: the Shelf to build into (tests pass one to look at the viewers)
-    from app.live_chapter import LiveChapter
+    from app.chapters.live_chapter import LiveChapter
 
     shelf = Shelf(panels) if shelf is None else shelf
     plan = url_state.chapter_plan(panels, follows)

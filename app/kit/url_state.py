@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import panel as pn
 import param
 
-from app import resources, states
+from app.kit import resources, states
 
 # Query keys a page itself uses; no panel may take them.
 PAGE_KEYS = frozenset({"theme"})

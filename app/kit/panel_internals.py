@@ -58,7 +58,7 @@ The undocumented surfaces, text Panel and Bokeh write that we read (SURFACES):
 
 7. What a saved page holds, asked of the functions panel.io.save.file_html calls rather than
    read back out of the page it writes (document_parts): the document's JSON, which root
-   renders into which element, and the scripts to load (app/chapter_page.py ships them; the
+   renders into which element, and the scripts to load (app/chapters/chapter_page.py ships them; the
    build drops the scripts a page does not use).
 8. The file names on Bokeh's CDN (BOKEH_CDN, bokeh_cdn_file; app/hosting/build.py maps them onto
    the package's own files).
@@ -138,7 +138,7 @@ def version_problems(installed=None):  # -> [str]: each package off the minor ch
         if got != want:
             newer = "a newer" if got > want else "an older"
             out.append(f"{name} {installed[name]} is {newer} minor than the {want[0]}.{want[1]} "
-                       f"that app/panel_internals.py was checked against")
+                       f"that app/kit/panel_internals.py was checked against")
     return out
 
 
@@ -146,7 +146,7 @@ def check_versions(strict=True):  # -> [problems]; raises InternalsChanged when 
     problems = version_problems()
     if problems and strict:
         raise InternalsChanged("; ".join(problems) + ": run tests/test_panel_internals.py, "
-                               "fix app/panel_internals.py, then move CHECKED and the pins")
+                               "fix app/kit/panel_internals.py, then move CHECKED and the pins")
     for problem in problems:
         warnings.warn(f"{problem}; its patches may be inactive (tests/test_panel_internals.py)",
                       RuntimeWarning, stacklevel=2)
@@ -201,7 +201,7 @@ def _after_pending_writes(coroutine):  # async Syncable method -> the same, afte
         try:
             locks = write_locks(doc)
         except InternalsChanged as e:  # never break an interaction: say so loudly, go on
-            _warn_once("write_locks", f"app/panel_internals.py: {e}")
+            _warn_once("write_locks", f"app/kit/panel_internals.py: {e}")
             locks = []
         for lock in locks:
             async with lock:
@@ -215,7 +215,7 @@ def _after_pending_writes(coroutine):  # async Syncable method -> the same, afte
 def _require(owner, name):
     if not callable(getattr(owner, name, None)):
         raise InternalsChanged(f"{owner.__module__}.{owner.__name__}.{name} is gone: "
-                               "app/panel_internals.py must be updated for this Panel")
+                               "app/kit/panel_internals.py must be updated for this Panel")
 
 
 def install():  # -> {patch: "installed" | "already"}; idempotent; raises InternalsChanged

@@ -2,7 +2,7 @@
 
 The static chapters judge a question in the browser (static/questions.js); a live chapter
 is a Panel session, so here the same question is Panel widgets judged in Python, with the
-same answer (`app/questions.py`, computed by `attention_core`) and the same bands. "Show me"
+same answer (`questions.py`, computed by `attention_core`) and the same bands. "Show me"
 sets the panel's controls to the state that shows the answer, as a deep link would.
 """
 
@@ -13,8 +13,9 @@ import panel as pn
 import param
 from panel.reactive import ReactiveHTML
 
-from app import chrome, questions, resources
-from app.readout import readout_class
+from app.chapters import questions
+from app.kit import chrome, resources
+from app.kit.readout import readout_class
 
 PICK = "Pick an answer…"
 ASKED = "ae-asked-box"  # the class of every question and the review: what "Hide" hides

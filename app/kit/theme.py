@@ -1,6 +1,6 @@
 """The page's theme where CSS variables cannot reach: a figure's canvas and inline code.
 
-Colours come from the variables Panel's design sets (app/chrome.py's stylesheets); a Bokeh
+Colours come from the variables Panel's design sets (app/kit/chrome.py's stylesheets); a Bokeh
 figure paints its glyph text and guides on a canvas, where they do not reach, so a panel asks
 `ink()` for this session's colours once, when it is built. `CODE_CSS` styles inline code in
 a Markdown pane in both themes.
@@ -8,7 +8,7 @@ a Markdown pane in both themes.
 
 from dataclasses import dataclass
 
-from app import chrome, resources
+from app.kit import chrome, resources
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Predict, then see: the questions the chapters ask before they reveal an answer.
 
 A question's words live in its chapter's Markdown file (`::: question ID`, parsed by
-app/content.py into a `content.Question`); its answer is computed here, one small pure
+app/chapters/content.py into a `content.Question`); its answer is computed here, one small pure
 function per id, from attention_core alone, never typed in. `answer(question)` gives an
 `Answer`: the right option's key (choice) or the number (number), the texts the question's
 `{name}` placeholders are filled with, and the computed result in words.
@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from app import content, fmt, resources
+from app.chapters import content
+from app.kit import fmt, resources
 from attention_core import costs, dot_product, numerics, online_softmax, sqrt_dk, worked_example
 
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
@@ -321,7 +322,7 @@ ANSWERS = {name.replace("_", "-"): fn for name, fn in {
 def answer_for(qid):  # id -> Answer (every answer is a pure function of attention_core)
     if qid not in ANSWERS:
         raise KeyError(f"no answer function for the question {qid!r}: add one to "
-                       "app/questions.py's ANSWERS")
+                       "app/chapters/questions.py's ANSWERS")
     return ANSWERS[qid]()
 
 

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 
 import panel as pn
 
-from app import resources
-from app.readout import url_note
+from app.kit import resources
+from app.kit.readout import url_note
 
 SWITCHER_JS = resources.static_file("switcher.js")
 

@@ -48,13 +48,13 @@ class PanelRecord:
         return self._make(CHAPTER_ROUTE[self.chapter], **kw)
 
     def page(self):  # -> the panel's page of its own (one panel, minimal chrome, for iframes)
-        from app import chrome
+        from app.kit import chrome
 
         return chrome.single_page(functools.partial(self._make, self.route), self.title)
 
     def _make(self, route, **kw):  # a fresh viewer; on a static page, the stand-in if it has
         # one, which opens `route` live (the chapter it sits in, or its own page)
-        from app.states import is_static
+        from app.kit.states import is_static
 
         if self.static_stand_in and is_static():
             return load(self.static_stand_in)(self.viewer_class, route=route, **kw)
@@ -137,7 +137,7 @@ def by_viewer(viewer):  # "module:Class" -> its record, or None
 def route_of(cls):  # a panel's Viewer class -> its page's route; KeyError names the class
     record = by_viewer(f"{cls.__module__}:{cls.__name__}")
     if record is None:
-        raise KeyError(f"{cls.__module__}:{cls.__name__} has no record in app/registry.py")
+        raise KeyError(f"{cls.__module__}:{cls.__name__} has no record in app/kit/registry.py")
     return record.route
 
 

@@ -2,7 +2,7 @@
 Panel's serialization and the browser, in one place.
 
 A document arrives here as the JSON text Panel's save would put in a page
-(app.panel_internals.document_parts). The island gets it as a script (`doc_script`) that hands
+(app.kit.panel_internals.document_parts). The island gets it as a script (`doc_script`) that hands
 islands.js a JS object literal with two edits, both undone by nothing the browser needs:
 each recurring stylesheet stands once (`shared_stylesheets`), and each document keeps only the
 data-model definitions its models use (`used_model_defs`). `read_doc_script` reads a script

@@ -7,8 +7,9 @@ definition in a popover on hover, focus or tap; with scripts off, and in print, 
 plain link. `[@ID]` cites a reference: a numbered link to the chapter's list, numbered in
 order of first citation. `::: glossary` and `::: references` place the two lists.
 
-The terms live in app/content/glossary.md, the references in app/content/references.md (one
-line each: `ID | ... | ...`). Nothing here knows a chapter by name; it reads the sections.
+The terms live in app/chapters/content/glossary.md, the references in
+app/chapters/content/references.md (one line each: `ID | ... | ...`). Nothing here knows a
+chapter by name; it reads the sections.
 """
 
 import functools
@@ -16,7 +17,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from app import content
+from app.chapters import content
 
 LINE = re.compile(r"([a-z0-9][a-z0-9-]*) \| (.+?) \| (.+)")
 DFN = re.compile(r'<dfn id="term-([a-z0-9-]+)">')
@@ -39,7 +40,7 @@ class Reference:
     url: str
 
 
-def _rows(name):  # app/content/<name> -> [(id, second, third)], in file order
+def _rows(name):  # app/chapters/content/<name> -> [(id, second, third)], in file order
     rows = []
     for number, line in enumerate(content.read(name).splitlines(), start=1):
         if " | " not in line:

@@ -3,7 +3,7 @@
 Some positions are worked out in the browser from a column (a heatmap cell's centre from its
 length, a bar's place from its key), so a state ships a short column instead of the places
 (docs/REPAINT.md). A panel makes each such transform here, as a `(js, py)` pair: the browser
-runs `js`, and the stills (app/stills.py), which draw a figure at build time, apply `py`.
+runs `js`, and the stills (app/chapters/stills.py), which draw a figure at build time, apply `py`.
 No panel is named outside its own file.
 """
 

@@ -8,7 +8,7 @@ raises, and it accepts plain decimals only (no nan, inf, 1_000 or 0x1p3).
 import math
 import re
 
-from app import fmt
+from app.kit import fmt
 
 LIMIT = 1e6  # largest magnitude accepted by default
 TYPED = "typed"  # a preset list's value for typed numbers that are none of its presets
@@ -79,7 +79,7 @@ def scores_input(viewer, presets, *, static, route, max_scores, pick_width, box_
     # or on a static page the button that opens the live one, since typing needs Python)
     import panel as pn
 
-    from app import chrome
+    from app.kit import chrome
 
     pick = preset_list(viewer, "scores", presets, static=static, label="scores",
                        typed_label="your own (typed beside)", sizing_mode="stretch_width",
@@ -93,6 +93,6 @@ def scores_input(viewer, presets, *, static, route, max_scores, pick_width, box_
 
 
 def preset_control(name, presets):  # -> the Control of a preset_list: its Select holds the text
-    from app.states import Control
+    from app.kit.states import Control
 
     return Control(name, tuple(presets), "value", tuple(presets), "choice")

@@ -5,13 +5,14 @@ divided by √128; softmax and how float16 overflows unless the row's max is sub
 one head does for one new token; the operations and bytes of one decoded token against a
 GPU's ridge point; the memory bill of weights against keys and values; online softmax; two
 misconceptions. Each panel sits under the paragraph that invites the reader to try it, and
-the page shares the first chapter's chrome, URL plan and deferred loading (`app.article`).
+the page shares the first chapter's chrome, URL plan and deferred loading (`app.chapters.article`).
 """
 
-from app import article, content, registry
+from app.chapters import article, content
+from app.kit import registry
 
 CHAPTER_FILE = "math.md"
-CHAPTER = content.load(CHAPTER_FILE)  # the prose, from app/content/math.md
+CHAPTER = content.load(CHAPTER_FILE)  # the prose, from app/chapters/content/math.md
 TITLE = CHAPTER.title
 
 # slot -> registry.ChapterPanel, in page order. Two bills share `model`, `context` and

@@ -24,10 +24,11 @@ import re
 
 import jinja2
 
-from app import apparatus, content, questions, registry, resources
-from app.content import TAG, description, markdown_html, plain_text
-from app.panel_internals import document_parts  # what Panel's save would put in a page
-from app.resources import minify_css
+from app.chapters import apparatus, content, questions
+from app.chapters.content import TAG, description, markdown_html, plain_text
+from app.kit import registry, resources
+from app.kit.panel_internals import document_parts  # what Panel's save would put in a page
+from app.kit.resources import minify_css
 
 NO_SCRIPT_NOTE = "The controls of this panel need JavaScript; the text above gives its numbers."
 
@@ -63,7 +64,8 @@ def panel_description(module, title):  # -> a panel page's description: its docs
 
 def chapter_blocks(group, shelf, plan):  # -> a builder of the group's [(slot, blocks)]
     def build():
-        from app import article, chrome
+        from app.chapters import article
+        from app.kit import chrome
 
         blocks = [article.panel_block(slot, shelf, plan[slot]) for slot in group.slots]
         for block in blocks:  # every panel's callbacks on its widgets exist before a root
@@ -85,7 +87,7 @@ def save_group(group, build, theme, scripts_used=lambda scripts, docs_json: scri
     from bokeh.document import Document
     from panel.io.state import set_curdoc
 
-    from app import chrome, states
+    from app.kit import chrome, states
 
     doc = Document()
     with states.static_build() as site, pn.config.set(theme=theme), set_curdoc(doc):
@@ -116,11 +118,11 @@ HEADING = re.compile(r"^\s*<h[1-6]\b")
 
 def still(block):  # a panel's [notes, viewer] -> HTML of its titles, readouts, tables and
     # charts as built (its default state): what the island shows before it mounts, and
-    # without scripts; each chart a picture drawn at build time (app/stills.py)
+    # without scripts; each chart a picture drawn at build time (app/chapters/stills.py)
     import panel as pn
 
-    from app import stills
-    from app.readout import Readout
+    from app.chapters import stills
+    from app.kit.readout import Readout
 
     def shown(obj):
         return isinstance(obj, (Readout, pn.pane.HTML, pn.pane.Markdown, pn.pane.Bokeh))
@@ -181,7 +183,7 @@ def chapter_href(page_folder, route, theme):  # the other chapter's file, relati
 
 
 def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: prose, islands
-    from app import chrome
+    from app.kit import chrome
 
     group_of = {slot: g for g in groups for slot in g.slots}
     notes = apparatus.Apparatus(chapter.sections)
@@ -214,7 +216,7 @@ def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: pro
 
 def asked_questions(record):  # a panel's registry record -> (its slot, its chapter's
     # questions about it, their "show me" keys renamed to the page's own)
-    from app import url_state
+    from app.kit import url_state
 
     panels = registry.chapter_panels(record.chapter)
     plan = url_state.chapter_plan(panels, registry.follows(record.chapter))[record.slot]
@@ -237,10 +239,10 @@ def header(back, page_folder, theme):  # -> the top row: a link to the other cha
             f'data-theme-file>{label}</a></header>')
 
 
-# the page around a chapter: app/templates/chapter.html, a Jinja2 template (Bokeh's own
+# the page around a chapter: app/chapters/templates/chapter.html, a Jinja2 template (Bokeh's own
 # template engine); every value is escaped unless the template marks it as our own HTML
 TEMPLATES = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(str(resources.package_dir() / "templates")),
+    loader=jinja2.FileSystemLoader(str(resources.package_dir() / "chapters" / "templates")),
     autoescape=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
 
 
@@ -266,5 +268,5 @@ def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_ur
         islands_js=urls["islands"], questions_js=urls["questions"], terms_js=urls["terms"])
 
 
-def chapter_of(module):  # the chapter module ("app.article") -> its Chapter, as loaded there
+def chapter_of(module):  # the chapter module (article) -> its Chapter, as loaded there
     return content.Chapter(title=module.TITLE, sections=list(module.SECTIONS))

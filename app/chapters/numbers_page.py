@@ -10,7 +10,7 @@ so the build and the live server make it as they make the chapters.
 import functools
 import html
 
-from app import content
+from app.chapters import content
 from attention_core import claims
 
 TITLE = "Every number, checked"
@@ -188,7 +188,7 @@ def __getattr__(name):  # CHAPTER and SECTIONS, as a chapter module has them, ma
 
 
 def page(defer=True, shelf=None):  # a fresh page per session (the live /live/numbers)
-    from app import article
+    from app.chapters import article
 
     return article.render(chapter().sections, PANELS, title=TITLE, follows=FOLLOWS, back=BACK,
                           defer=defer, shelf=shelf)

@@ -1,11 +1,11 @@
-"""A chapter's prose, read from its Markdown file in app/content/ (see its README.md).
+"""A chapter's prose, read from its Markdown file in app/chapters/content/ (see its README.md).
 
 The file starts with `# Title`. Markdown runs between markers, each alone on its line:
 `::: panel SLOT` places a panel, `::: link ROUTE TEXT` a link to another chapter,
 `::: placeholder TITLE | TEXT` a dashed box, `::: question ID` a question the reader
 answers before the text reveals it (its fields on the lines below, up to a bare `:::`),
 `::: review` the list of questions still to revisit, `::: glossary` and `::: references`
-the chapter's terms and sources (app/apparatus.py), and a bare `:::` ends one prose block.
+the chapter's terms and sources (app/chapters/apparatus.py), and a bare `:::` ends one prose block.
 """
 
 import functools
@@ -39,11 +39,11 @@ class Chapter:
 class Question:
     """A prediction the reader commits to before the text or a panel reveals the answer.
 
-    The answer itself is never written here: app/questions.py computes it from
+    The answer itself is never written here: app/chapters/questions.py computes it from
     attention_core, by the question's id, and fills the `{name}` placeholders of ask, options
     and why with what it computed."""
 
-    id: str  # "mask-off-row2": the element is #q-<id>, app/questions.py's function its name
+    id: str  # "mask-off-row2": the element is #q-<id>, questions.py's function its name
     kind: str  # "choice" or "number"
     ask: str  # Markdown (inline)
     options: tuple = ()  # ((key, Markdown text), ...): choice only
@@ -63,11 +63,12 @@ def markdown_parser():  # -> the one Markdown renderer of the prose and question
     return MarkdownIt("commonmark", {"html": True}).enable("table")
 
 
-def read(name):  # -> the text of app/content/<name>, from the repo or an installed wheel
-    return importlib.resources.files("app").joinpath("content", name).read_text(encoding="utf-8")
+def read(name):  # -> the text of app/chapters/content/<name>, from the repo or an installed wheel
+    folder = importlib.resources.files("app").joinpath("chapters", "content")
+    return folder.joinpath(name).read_text(encoding="utf-8")
 
 
-def load(name):  # -> Chapter of app/content/<name>
+def load(name):  # -> Chapter of app/chapters/content/<name>
     return parse(read(name), source=name)
 
 

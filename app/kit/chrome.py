@@ -14,8 +14,8 @@ from typing import ClassVar
 import panel as pn
 from panel.reactive import ReactiveHTML
 
-from app import resources, url_state
-from app.readout import (  # noqa: F401  (re-exported)
+from app.kit import resources, url_state
+from app.kit.readout import (  # noqa: F401  (re-exported)
     Readout,
     UrlNote,
     readout_class,

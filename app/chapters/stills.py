@@ -1,7 +1,7 @@
 """A still picture of each chart: a panel's Bokeh figures, drawn at build time as small SVGs.
 
 A static page shows each panel's still until its island mounts, and for good without
-JavaScript (app/chapter_page.py): the panel's readouts and tables as built, and here each of
+JavaScript (chapter_page.py): the panel's readouts and tables as built, and here each of
 its charts, drawn from the data its figure holds in that default state (its column data
 sources, ranges, axes, spans, labels and legend). No browser draws it: this is Python, at
 build time, writing SVG.
@@ -19,12 +19,12 @@ import itertools
 import math
 import re
 
-from app import transforms
+from app.kit import transforms
 
 W = 320  # the view box's width, in user units (px at a phone's width)
 CHAR = 7.0  # about the width of one 12 px character (a wide system font)
 LINE = 15  # a line of 12 px type
-# colours that are the theme's ink (app/theme.py: LIGHT_INK, DARK_INK) draw with
+# colours that are the theme's ink (app/kit/theme.py: LIGHT_INK, DARK_INK) draw with
 # classes of chapter.css instead, so a picture follows the page's theme
 INK = {"#000000", "#222222", "#e0e0e0", "#f2f2f2", "black"}
 MUTED = {"#555555", "#6b6b6b", "#888888", "#999999", "#b8b8b8", "#a8a8a8", "#b5b5b5"}
@@ -56,7 +56,7 @@ def esc(text):
 def transformed(values, transform, data):
     name = type(transform).__name__
     if name == "CustomJSTransform":
-        twin = transforms.python_twin(transform)  # declared beside the figure (app/transforms.py)
+        twin = transforms.python_twin(transform)  # declared beside the figure (kit/transforms.py)
         if twin is not None:
             return twin(values, data)
     if name == "LinearColorMapper":

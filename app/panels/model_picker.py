@@ -31,8 +31,8 @@ from dataclasses import dataclass
 import panel as pn
 import param
 
-from app import chrome, readout, resources, states
-from app.chrome import readout_class, slot
+from app.kit import chrome, readout, resources, states
+from app.kit.chrome import readout_class, slot
 from attention_core import costs
 
 PRESET_KEYS = tuple(costs.PRESETS)  # "qwen3-8b", "gpt2", "llama-3-8b"

@@ -22,7 +22,7 @@ import jinja2
 import panel as pn
 from bokeh.models import LayoutDOM
 
-from app import chrome, resources
+from app.kit import chrome, resources
 
 # extends Panel's page template (its head: icons, Bokeh's and Panel's stylesheets); the
 # scripts move from the head to the end of the body, after the text

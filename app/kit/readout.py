@@ -1,6 +1,6 @@
 """The one readout mechanism: text drawn once from an HTML template, then only its slots' text.
 
-Every panel's changing text is a `Readout` (app/chrome.py re-exports it): a live session
+Every panel's changing text is a `Readout` (app/kit/chrome.py re-exports it): a live session
 sends the slots whose text changed; a static page's switcher sets the same slots. A panel
 makes one class per template, at module level, in one line:
 
@@ -15,7 +15,7 @@ import sys
 import param
 from panel.reactive import ReactiveHTML
 
-from app import resources
+from app.kit import resources
 
 CSS_NOTE = resources.stylesheet("url-note.css")
 
