@@ -4,7 +4,7 @@
 // switcher and a panel's table of states load on the first mount, never before.
 // AE.islands: {mount, mountAll, mountFor, show, ...}. It runs after bokeh_fence.js,
 // page_url.js and readout_heights.js (one file as built: app/hosting/build.py SITE_SCRIPTS);
-// window.AEIslands is only the entry point of a panel's document script (receive).
+// A panel's document script calls AE.islands.receive.
 (function () {
   "use strict";
   const AE = window.AE = window.AE || {};
@@ -352,8 +352,7 @@
   window.addEventListener("afterprint", afterPrint);
 
   AE.islands = {mount, mountAll, mountFor, mounts, show, receive, printValues, steps,
-                holdChildren}; // holdChildren: for tests
-  window.AEIslands = {receive}; // what a panel's document script calls (app/chapters/chapter_page.py)
+                holdChildren}; // holdChildren: for tests; receive: a document script's call
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start, {once: true});
   } else {

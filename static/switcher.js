@@ -3,15 +3,13 @@
 //
 // A static page ships, per panel, the table of every state its controls can take, each
 // computed in Python by the same state() a live session pushes. When a control changes,
-// its CustomJS calls AEStates.change: read every control's stop, look up each part's
+// its CustomJS calls AE.states.change: read every control's stop, look up each part's
 // state, set those values on the models they name. No server, no round trip.
 //
 // On load, AE.states.boot() finds the panels (the CustomJS models carrying a spec), applies
 // the page's query string (deep links, read by page_url.js) and from then on mirrors each
 // change back into the address bar. It needs bokeh_fence.js, page_url.js and
 // readout_heights.js loaded first (a built page's islands.js holds them: app/hosting/build.py).
-// window.AEStates is only the entry point of the code Python writes into pages (tables'
-// scripts, CustomJS): our own files use AE.states.
 (function () {
   "use strict";
   const AE = window.AE = window.AE || {};
@@ -248,10 +246,9 @@
     if (tries > 0) { setTimeout(() => whenReady(fn, tries - 1), 25); }
   }
 
+  // also what Python writes into pages calls: a table's script AE.states.register, a
+  // control's CustomJS AE.states.change (a button's calls AE.url.flush or AE.url.liveUrl)
   AE.states = {change, boot, register, panels, get, set, stats};
-  // the entry points of what Python writes into pages: a table's script registers it, a
-  // control's CustomJS calls change, a button's flushes the address or opens the live twin
-  window.AEStates = {change, register, flushUrl: url.flush, liveUrl: url.liveUrl};
   // a page of islands boots each panel group when islands.js has mounted all of it
   if (!AE.islands) { whenReady(boot, 2400); }
 })();

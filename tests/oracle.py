@@ -32,9 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def read_states_file(path):  # assets/states/<ref>.js -> (ref, table)
     text = Path(path).read_text(encoding="utf-8")
-    match = re.fullmatch(r'AEStates\.register\(("[^"]+"), (.*)\);\s*', text, re.DOTALL)
+    match = re.fullmatch(r'AE\.states\.register\(("[^"]+"), (.*)\);\s*', text, re.DOTALL)
     if match is None:
-        raise ValueError(f"{path}: not an AEStates.register(...) file")
+        raise ValueError(f"{path}: not an AE.states.register(...) file")
     return json.loads(match.group(1)), json.loads(match.group(2))
 
 

@@ -317,7 +317,7 @@ def test_each_panels_table_is_one_file_every_page_that_shows_it_names(site):
         assert names <= tables
         assert '"table":{' not in text and '\\"table\\":{' not in text  # not inlined again
     head = next((out / "assets" / "states").glob("HeadPanel-*.js")).read_text(encoding="utf-8")
-    assert head.startswith('AEStates.register("HeadPanel-')
+    assert head.startswith('AE.states.register("HeadPanel-')
 
 
 def test_building_the_whole_site_leaves_panel_as_shipped(site):

@@ -88,7 +88,7 @@ def placeholder(title, text):  # str, str -> a dashed box saying what will stand
 
 # the theme is a query parameter, so switching reloads the page at the same deep link
 _SWITCH_THEME_JS = """
-if (window.AEStates) { AEStates.flushUrl(); }  // a static page writes it once idle after a change
+if (window.AE && AE.url) { AE.url.flush(); }  // a static page writes it once idle after a change
 const url = new URL(window.location.href);
 url.searchParams.set("theme", target);
 window.location.assign(url.toString());
@@ -169,7 +169,7 @@ def power_of_two_slider(viewer, name, label, max_value, **kw):
 
 
 _OPEN_LIVE_JS = """
-window.location.assign(window.AEStates ? AEStates.liveUrl(route)
+window.location.assign(window.AE && AE.url ? AE.url.liveUrl()
                        : "live" + route + window.location.search);
 """
 

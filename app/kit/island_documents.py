@@ -86,10 +86,10 @@ def doc_script(group):  # -> the JS file that hands a group's document to island
     text = f"(function (S) {{ return {body}; }})({sheets})"
     for sep in ("\u2028", "\u2029"):  # line separators end a line in older JS parsers
         text = text.replace(sep, "\\u" + format(ord(sep), "04x"))
-    return f"AEIslands.receive({json.dumps(group.name)}, {text});\n"
+    return f"AE.islands.receive({json.dumps(group.name)}, {text});\n"
 
 
-DOC_SCRIPT = re.compile(r'AEIslands\.receive\(("[^"]*"), \(function \(S\) \{ return (.*); '
+DOC_SCRIPT = re.compile(r'AE\.islands\.receive\(("[^"]*"), \(function \(S\) \{ return (.*); '
                         r'\}\)\((\[.*\])\)\);\n?', re.DOTALL)
 
 

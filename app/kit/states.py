@@ -74,7 +74,7 @@ def current_build():  # -> the StaticBuild in progress here, or None
 
 def table_script(ref, table):  # -> the JS file that registers one table with the switcher
     text = canonical(table).replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
-    return f"AEStates.register({json.dumps(ref)}, {text});\n"
+    return f"AE.states.register({json.dumps(ref)}, {text});\n"
 
 
 @dataclass(frozen=True)
@@ -229,8 +229,8 @@ def write_columns(source, columns):
         source.patch(patches)
 
 
-SWITCH_JS = ("if (window.AEStates) {{ AEStates.change(ae_spec, [{controls}], [{targets}], "
-             "cb_obj) }}")
+SWITCH_JS = ("if (window.AE && AE.states) {{ AE.states.change(ae_spec, [{controls}], "
+             "[{targets}], cb_obj) }}")
 
 
 def switch_arg(name):  # -> JS for one of SWITCH_JS's models: null where this root lacks it

@@ -156,8 +156,8 @@ BUILT_AND_MOUNTED_CHILDREN_JS = """async (name) => {
   const LAYOUT = /(^|\\.)(Column|Row)$/, PLOT = /(^|\\.)(Figure|Plot)$/;
   const group = JSON.parse(document.getElementById("ae-islands").textContent).groups[name];
   let docs = null;
-  new Function("AEIslands", await (await fetch(group.doc)).text())(
-    {receive: (n, d) => { docs = d; }});
+  new Function("AE", await (await fetch(group.doc)).text())(
+    {islands: {receive: (n, d) => { docs = d; }}});
   const built = {}, mounted = {}, plots = {};
   (function walk(o) {
     if (Array.isArray(o)) { o.forEach(walk); return; }
