@@ -1,6 +1,6 @@
 """Lighthouse 12 (mobile defaults: simulated slow 4G, 4x CPU slowdown) on the served pages.
 
-    python benchmarks/lighthouse.py [--runs 3] [--routes / /math /heatmap /cost]
+    python benchmarks/lighthouse.py [--runs 3] [--routes / /math /heatmap /cost] [--against REF]
 
 Starts `attention-explorable serve` on a free loopback port (the static build, sent
 compressed as `make serve` sends it), adds a bare Bokeh page to the build for comparison
@@ -12,9 +12,15 @@ page's in the same run (Lighthouse's, after the first paint, and every long task
 start of the load), and the bytes "/" loads before the reader scrolls (every request of
 a Lighthouse load, which never scrolls). Lighthouse is installed with npm into
 ~/.cache/ae-lighthouse when it is missing; Debian's chromium runs it.
+
+With --against REF (a commit), REF is checked out in a temporary git worktree and served too,
+each side by its own code; each run measures every route on this checkout's server, then at
+once on REF's, so both see the same machine. It prints each side's table, then per route
+this / REF: the medians' ratio, and the run-by-run ratios' min-max.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -24,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 import urllib.request
 from pathlib import Path
 
@@ -34,6 +41,8 @@ BARE = "/assets/bench/bare.html"
 FIGURES = ("performance", "accessibility", "best-practices", "seo")
 METRICS = {"first-contentful-paint": "FCP s", "largest-contentful-paint": "LCP s",
            "total-blocking-time": "TBT ms", "cumulative-layout-shift": "CLS"}
+NAMES = (*FIGURES, *METRICS.values(), "blocking ms", "KB loaded")
+COMPARED = ("performance", "TBT ms", "blocking ms", "KB loaded")
 
 
 def lighthouse_bin():  # -> path of the lighthouse CLI, installed into CACHE if missing
@@ -129,74 +138,153 @@ def figures(report):  # -> {name: value} of one run
     return out
 
 
-def serve(site):  # -> (Popen, base URL) of `attention-explorable serve`, once it answers
+def git(*args):  # -> the stdout of a git command in this checkout, or None if it failed
+    done = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True,
+                          check=False)
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+@contextlib.contextmanager
+def worktree(commit):  # -> Path of a detached worktree of commit, removed on exit
+    folder = Path(tempfile.mkdtemp(prefix="ae-lighthouse-ref-")) / "tree"
+    try:
+        if git("worktree", "add", "--detach", str(folder), commit) is None:
+            raise SystemExit(f"git worktree add {commit} failed")
+        yield folder
+    finally:
+        git("worktree", "remove", "--force", str(folder))
+        shutil.rmtree(folder.parent, ignore_errors=True)
+        git("worktree", "prune")
+
+
+def launcher(tree):  # -> `python -c` code running the tree's own `attention-explorable`
+    with open(tree / "pyproject.toml", "rb") as f:
+        entry = tomllib.load(f)["project"]["scripts"]["attention-explorable"]
+    module, function = entry.split(":")
+    return f"import sys; from {module} import {function}; sys.exit({function}())"
+
+
+@contextlib.contextmanager
+def served(tree):  # -> base URL of tree's `attention-explorable serve`, the bare page added
+    # cwd and PYTHONPATH: the tree's own app package, not the one installed in the venv
+    site = Path(tempfile.mkdtemp(prefix="ae-lighthouse-site-"))
     port = free_port()
-    env = dict(os.environ, AE_BUILD_DIR=str(site))
-    cli = shutil.which("attention-explorable") or str(Path(sys.executable).parent
-                                                      / "attention-explorable")
-    proc = subprocess.Popen([cli, "serve", "--port", str(port)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
+    env = dict(os.environ, AE_BUILD_DIR=str(site), PYTHONPATH=os.pathsep.join(
+        filter(None, [str(tree), os.environ.get("PYTHONPATH")])))
+    with tempfile.TemporaryFile() as log:  # the server's stderr, shown if it fails to start
+        proc = subprocess.Popen([sys.executable, "-c", launcher(tree), "serve", "--port",
+                                 str(port)], cwd=tree, env=env, stdout=subprocess.DEVNULL,
+                                stderr=log)
         try:
-            with urllib.request.urlopen(base + "/health", timeout=5):
-                return proc, base
-        except OSError:
-            if proc.poll() is not None:
-                raise SystemExit("the server exited before it answered")
-            time.sleep(0.5)
-    proc.kill()
-    raise SystemExit("the server did not answer within 240 s")
+            deadline = time.monotonic() + 240
+            while True:
+                try:
+                    with urllib.request.urlopen(base + "/health", timeout=5):
+                        break
+                except OSError:
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        log.seek(0)
+                        tail = log.read().decode(errors="replace")[-2000:]
+                        raise SystemExit(f"the server in {tree} did not answer:\n{tail}")
+                    time.sleep(0.5)
+            add_bare_page(site)
+            yield base
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+            shutil.rmtree(site, ignore_errors=True)
+
+
+def median(runs, name):
+    return statistics.median(r[name] for r in runs)
+
+
+def fmt(name, value):
+    return f"{value:.2f}" if name in ("FCP s", "LCP s", "CLS") else f"{value:.0f}"
+
+
+def table(rows, n):  # print one server's figures, the pages against its bare page
+    bare_tbt, bare_all = median(rows[BARE], "TBT ms"), median(rows[BARE], "blocking ms")
+
+    def to_bare(runs, name):  # -> the page's median as a ratio to the bare page's
+        bare = median(rows[BARE], name)
+        return median(runs, name) / bare if bare else 0
+
+    print(f"Lighthouse 12, mobile defaults, median of {n} (min-max); "
+          f"TBT ratio against the bare Bokeh page's median ({bare_tbt:.0f} ms); blocking ms: "
+          f"every long task over 50 ms from the start, first paint or not (bare "
+          f"{bare_all:.0f} ms)")
+    print("| page | " + " | ".join(NAMES) + " | TBT / bare | blocking / bare | failing audits |")
+    print("|---" * (len(NAMES) + 3) + "|")
+    for route, runs in rows.items():
+        cells = []
+        for name in NAMES:
+            values = [r[name] for r in runs]
+            spread = f" ({fmt(name, min(values))}-{fmt(name, max(values))})" \
+                if min(values) != max(values) else ""
+            cells.append(fmt(name, statistics.median(values)) + spread)
+        failing = sorted({a for r in runs for a in r["failing"]})
+        label = "bare Bokeh page" if route == BARE else route
+        print(f"| {label} | " + " | ".join(cells) + f" | {to_bare(runs, 'TBT ms'):.2f} | "
+              f"{to_bare(runs, 'blocking ms'):.2f} | {', '.join(failing) or '-'} |")
+
+
+def comparison(this, ref, label, ref_label):  # print this / REF per route and figure
+    print(f"{label} / {ref_label}, per figure: this median / REF median = their ratio "
+          f"(min-max of the run-by-run ratios, each run of this against REF's right after "
+          f"it); the bare page, the same file on both, shows the noise")
+    print("| page | " + " | ".join(COMPARED) + " |")
+    print("|---" * (len(COMPARED) + 1) + "|")
+    for route in this:
+        cells = []
+        for name in COMPARED:
+            a, b = median(this[route], name), median(ref[route], name)
+            cell = f"{fmt(name, a)} / {fmt(name, b)} = " + (f"{a / b:.2f}" if b else "-")
+            pairs = [x[name] / y[name] for x, y in zip(this[route], ref[route]) if y[name]]
+            if pairs:
+                cell += f" ({min(pairs):.2f}-{max(pairs):.2f})"
+            cells.append(cell)
+        label = "bare Bokeh page" if route == BARE else route
+        print(f"| {label} | " + " | ".join(cells) + " |")
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--routes", nargs="+", default=["/", "/math", "/heatmap", "/cost"])
+    p.add_argument("--against", metavar="REF",
+                   help="a commit to measure beside this checkout, run for run")
     args = p.parse_args(argv)
+    trees = [ROOT]
+    if args.against:  # a bad REF fails here, before npm, a build or a server
+        commit = git("rev-parse", "--verify", "--quiet", "--end-of-options",
+                     f"{args.against}^{{commit}}")
+        if not commit:
+            p.error(f"--against {args.against!r}: not a commit in {ROOT}")
+        dirty = " + uncommitted changes" if git("status", "--porcelain") else ""
+        labels = (f"this checkout ({git('rev-parse', '--short', 'HEAD')}{dirty})",
+                  f"--against {args.against} ({git('rev-parse', '--short', commit)})")
     binary = lighthouse_bin()
-    site = Path(tempfile.mkdtemp(prefix="ae-lighthouse-site-"))
-    proc, base = serve(site)
-    try:
-        add_bare_page(site)
-        rows = {}
-        for route in [BARE, *args.routes]:
-            runs = [figures(run_lighthouse(binary, base + route)) for _ in range(args.runs)]
-            rows[route] = runs
-            print(f"measured {route} ({args.runs} runs)", file=sys.stderr, flush=True)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        shutil.rmtree(site, ignore_errors=True)
-    def median(runs, name):
-        return statistics.median(r[name] for r in runs)
-
-    def to_bare(runs, name):  # -> the page's median as a ratio to the bare page's
-        bare = median(rows[BARE], name)
-        return median(runs, name) / bare if bare else 0
-
-    bare_tbt, bare_all = median(rows[BARE], "TBT ms"), median(rows[BARE], "blocking ms")
-    names = [*FIGURES, *METRICS.values(), "blocking ms", "KB loaded"]
-    print(f"Lighthouse 12, mobile defaults, median of {args.runs} (min-max); "
-          f"TBT ratio against the bare Bokeh page's median ({bare_tbt:.0f} ms); blocking ms: "
-          f"every long task over 50 ms from the start, first paint or not (bare "
-          f"{bare_all:.0f} ms)")
-    print("| page | " + " | ".join(names) + " | TBT / bare | blocking / bare | failing audits |")
-    print("|---" * (len(names) + 3) + "|")
-    for route, runs in rows.items():
-        cells = []
-        for name in names:
-            values = [r[name] for r in runs]
-            med = statistics.median(values)
-            fmt = "{:.2f}" if name in ("FCP s", "LCP s", "CLS") else "{:.0f}"
-            spread = f" ({fmt.format(min(values))}-{fmt.format(max(values))})" \
-                if min(values) != max(values) else ""
-            cells.append(fmt.format(med) + spread)
-        failing = sorted({a for r in runs for a in r["failing"]})
-        label = "bare Bokeh page" if route == BARE else route
-        print(f"| {label} | " + " | ".join(cells) + f" | {to_bare(runs, 'TBT ms'):.2f} | "
-              f"{to_bare(runs, 'blocking ms'):.2f} | {', '.join(failing) or '-'} |")
+    with contextlib.ExitStack() as stack:
+        if args.against:
+            trees.append(stack.enter_context(worktree(commit)))
+        bases = [stack.enter_context(served(tree)) for tree in trees]
+        sides = [{route: [] for route in [BARE, *args.routes]} for _ in trees]
+        for run in range(args.runs):  # run by run, route by route, side by side: same conditions
+            for route in sides[0]:
+                for base, rows in zip(bases, sides):
+                    rows[route].append(figures(run_lighthouse(binary, base + route)))
+                print(f"measured {route} (run {run + 1} of {args.runs})", file=sys.stderr,
+                      flush=True)
+    if not args.against:
+        table(sides[0], args.runs)
+        return 0
+    for label, rows in zip(labels, sides):
+        print(f"\n{label}:")
+        table(rows, args.runs)
+    print()
+    comparison(*sides, *labels)
     return 0
 
 

@@ -2,6 +2,7 @@
 from the repository, with the script's own folder first on the path (where a
 benchmarks/kernels.py would shadow the kernels package)."""
 
+import os
 import re
 import subprocess
 import sys
@@ -33,6 +34,16 @@ def test_session_cpu_names_the_known_routes_for_an_unknown_one():
     done = run("--route", "/nowhere")
     assert done.returncode == 2
     assert "unknown route(s) ['/nowhere']" in done.stderr and "/heatmap" in done.stderr
+
+
+def test_lighthouse_refuses_an_unknown_against_commit_before_npm_or_a_server(tmp_path):
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "lighthouse.py"),
+                           "--against", "no-such-commit"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=60, check=False,
+                          env={**os.environ, "AE_LIGHTHOUSE_DIR": str(tmp_path / "lh")})
+    assert done.returncode == 2, done.stderr
+    assert "--against 'no-such-commit': not a commit" in done.stderr
+    assert not (tmp_path / "lh").exists() and not done.stdout  # no npm install, no table
 
 
 # --- benchmarks/static_latency.py: an interaction with no DOM change is a slow sample ------
