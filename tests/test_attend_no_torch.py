@@ -13,18 +13,7 @@ import textwrap
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
-BLOCKER = textwrap.dedent("""
-    import sys
-
-    class NoTorch:
-        def find_spec(self, name, path=None, target=None):
-            if name == "torch" or name.startswith("torch."):
-                raise ModuleNotFoundError(f"No module named {name!r} (hidden by the test)",
-                                          name=name)
-            return None
-
-    sys.meta_path.insert(0, NoTorch())
-""")
+from tests.test_layering import BLOCKER  # the sitecustomize.py that hides torch
 
 CHILD = textwrap.dedent("""
     import sys

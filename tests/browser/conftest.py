@@ -126,6 +126,15 @@ def disk_context(browser):  # a context for pages from disk: starts no server
     context.close()
 
 
+@pytest.fixture
+def static_page(disk_context, site):  # -> open(name, query=""): a page of the module's `site`
+    # folder, from disk, whose console errors and requests to a host fail the test
+    from tests.browser.static_pages import watched_pages  # it builds on this file
+    open_, check = watched_pages(disk_context, lambda name: (site / name).as_uri())
+    yield open_
+    check()
+
+
 class PageWatch:
     """What a page did that it should not: console errors, requests off our host."""
 

@@ -32,6 +32,44 @@ SLOTS_JS = """() => {
   return out;
 }"""
 
+# what a test's page.evaluate() builds on: the panel with a control named `name`; a panel's
+# controls set to a combination (a control it leaves out keeps its stop), resolved once the
+# switch's frame is painted; a panel's named columns of its named sources; both, for each
+# combination in turn
+PANEL_HELPERS_JS = """
+  const panelWith = (name) => [...AE.states.panels.values()].find(
+    (p) => p.spec.table.controls.some((c) => c.name === name));
+  const setStops = (p, combo) => {
+    p.spec.table.controls.forEach((c, i) => {
+      if (!(c.name in combo)) { return; }
+      const raw = c.raw[c.values.indexOf(combo[c.name])];
+      if (p.controls[i][c.prop] !== raw) { p.controls[i][c.prop] = raw; }
+    });
+    return new Promise((r) => requestAnimationFrame(() => r()));
+  };
+  const columnsOf = (p, sources) => {
+    const columns = {};
+    for (const [target, names] of Object.entries(sources)) {
+      const data = p.targets[p.spec.targets.indexOf(target)].data;
+      columns[target] = Object.fromEntries(names.map(
+        (n) => [n, [...(data instanceof Map ? data.get(n) : data[n])]]));
+    }
+    return columns;
+  };
+  const statesOf = async (p, combos, read, sources) => { // [{shown: read(), columns}] a combo
+    const out = [];
+    for (const combo of combos) {
+      await setStops(p, combo);
+      out.push({shown: read(), columns: columnsOf(p, sources)});
+    }
+    return out;
+  };
+"""
+
+
+def slots(page):  # -> {slot: text} of every readout on the page
+    return page.evaluate(SLOTS_JS)
+
 BOOTED_JS = ("() => window.AE && AE.states && AE.states.panels.size > 0 && "
              "[...AE.states.panels.values()].every((p) => p.booted)")
 # what a saved page loads before its documents: the switcher and the modules it needs, which a

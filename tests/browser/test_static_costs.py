@@ -24,27 +24,21 @@ from app.kit import chrome, states, url_state
 from app.panels.cost import CostPanel
 from app.panels.decode_bill import DecodeBillPanel
 from app.panels.memory_bill import MemoryBillPanel
-from tests.browser.static_pages import SLOTS_JS, address_shows, prepare, static_html, watched_pages
+from tests.browser import static_pages
+from tests.browser.static_pages import SLOTS_JS, address_shows, prepare, slots, static_html
 
 ROOT = Path(__file__).resolve().parents[2]
-
-# the panel that has a control named `name`
-PANEL_JS = """(name) => [...AE.states.panels.values()].find(
-  (p) => p.spec.table.controls.some((c) => c.name === name))"""
 
 # set the panel's controls to each combination, let the page apply it, read what it shows:
 # every slot's text, every source target's columns, every property target's value
 STATES_JS = """async ([control, combos]) => {
-  const p = (PANEL_JS)(control);
+  HELPERS
+  const p = panelWith(control);
   const slots = SLOTS_JS;
   const get = (o, k) => (o instanceof Map ? o.get(k) : o[k]);
   const out = [];
   for (const combo of combos) {
-    p.spec.table.controls.forEach((c, i) => {
-      const raw = c.raw[c.values.indexOf(combo[c.name])];
-      if (p.controls[i][c.prop] !== raw) { p.controls[i][c.prop] = raw; }
-    });
-    await new Promise((r) => requestAnimationFrame(() => r()));
+    await setStops(p, combo);
     const columns = {}, props = {};
     p.spec.targets.forEach((target, i) => {
       const model = p.targets[i];
@@ -63,7 +57,7 @@ STATES_JS = """async ([control, combos]) => {
     out.push({slots: slots(), columns, props});
   }
   return out;
-}""".replace("PANEL_JS", PANEL_JS).replace("SLOTS_JS", SLOTS_JS)
+}""".replace("HELPERS", static_pages.PANEL_HELPERS_JS).replace("SLOTS_JS", SLOTS_JS)
 
 MATH_KEYS = url_state.chapter_plan(article_math.PANELS, article_math.FOLLOWS)  # slot -> keys
 
@@ -82,17 +76,6 @@ def site(tmp_path_factory):  # -> the folder holding cost.html, decode.html, mem
         static_html(pn.Column(notes[0], decode, notes[1], memory, sizing_mode="stretch_width"),
                     out / "math.html")
     return out
-
-
-@pytest.fixture
-def static_page(disk_context, site):
-    open_, check = watched_pages(disk_context, lambda name: (site / name).as_uri())
-    yield open_
-    check()
-
-
-def slots(page):
-    return page.evaluate(SLOTS_JS)
 
 
 def slide(page, index, exponent):  # the index-th slider's handle to 2**exponent, by keys

@@ -13,7 +13,7 @@ import pytest
 
 from app.kit import url_state
 from app.panels.heatmap import HeadPanel
-from tests.browser.static_pages import SLOTS_JS, address_shows, watched_pages
+from tests.browser.static_pages import SLOTS_JS, address_shows, slots, watched_pages
 
 HEAD_JS = """() => [...AE.states.panels.values()].find(
   (p) => p.spec.table.controls.some((c) => c.name === "mask"))"""
@@ -50,10 +50,6 @@ def static_page(context, site):
     open_, check = watched_pages(context, lambda: (site / "heatmap" / "index.html").as_uri())
     yield lambda query="": open_(query=query)
     check()
-
-
-def slots(page):
-    return page.evaluate(SLOTS_JS)
 
 
 def test_every_state_shows_what_the_live_panels_state_gives(static_page):

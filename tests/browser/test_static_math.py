@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from app.kit import registry, states
 from app.kit.readout import SLOT
 from app.panels import agreement, online_softmax, overflow
-from tests.browser.static_pages import address_shows, prepare, static_html, watched_pages
+from tests.browser.static_pages import PANEL_HELPERS_JS, address_shows, prepare, static_html
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = {"agreement.html": "/agreement", "overflow.html": "/overflow",
@@ -41,25 +41,9 @@ READOUTS_JS = """() => {
 # set the panel's controls to each combination, let the page apply it, read what it shows:
 # every readout's slots and the named columns of the named sources
 STATES_JS = """async ([combos, sources]) => {
-  const p = [...AE.states.panels.values()][0];
-  const readouts = READOUTS_JS;
-  const out = [];
-  for (const combo of combos) {
-    p.spec.table.controls.forEach((c, i) => {
-      const raw = c.raw[c.values.indexOf(combo[c.name])];
-      if (p.controls[i][c.prop] !== raw) { p.controls[i][c.prop] = raw; }
-    });
-    await new Promise((r) => requestAnimationFrame(() => r()));
-    const columns = {};
-    for (const [target, names] of Object.entries(sources)) {
-      const data = p.targets[p.spec.targets.indexOf(target)].data;
-      columns[target] = Object.fromEntries(names.map(
-        (n) => [n, [...(data instanceof Map ? data.get(n) : data[n])]]));
-    }
-    out.push({readouts: readouts(), columns});
-  }
-  return out;
-}""".replace("READOUTS_JS", READOUTS_JS)
+  HELPERS
+  return statesOf([...AE.states.panels.values()][0], combos, READOUTS_JS, sources);
+}""".replace("READOUTS_JS", READOUTS_JS).replace("HELPERS", PANEL_HELPERS_JS)
 
 
 @pytest.fixture(scope="session")
@@ -70,13 +54,6 @@ def site(tmp_path_factory):  # -> the folder holding one page per panel
         with states.static_build():
             static_html(registry.by_route(route).page(), out / name)
     return out
-
-
-@pytest.fixture
-def static_page(disk_context, site):
-    open_, check = watched_pages(disk_context, lambda name: (site / name).as_uri())
-    yield open_
-    check()
 
 
 def slots(page, having=None):
@@ -280,7 +257,7 @@ def test_static_states_are_the_live_states(static_page, name):
     bad = []
     for combo, got in zip(sample, shown):
         state = cls.state(**combo)
-        missing = [r for r in expected_readouts(live, state) if r not in got["readouts"]]
+        missing = [r for r in expected_readouts(live, state) if r not in got["shown"]]
         columns = {t: {n: state[t][n] for n in names} for t, names in sources.items()}
         if missing or got["columns"] != columns:
             bad.append((combo, missing[:1]))

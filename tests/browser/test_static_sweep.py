@@ -22,42 +22,23 @@ from app.kit import chrome, states, url_state
 from app.panels.heatmap import HeadPanel
 from app.panels.ladder import LadderPanel
 from app.panels.sqrt_dk import SqrtDkPanel
+from tests.browser import static_pages
 from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
-from tests.browser.static_pages import SLOTS_JS, address_shows, prepare, static_html, watched_pages
+from tests.browser.static_pages import SLOTS_JS, address_shows, prepare, slots, static_html
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# the panel that has a control named `name`
-PANEL_JS = """(name) => [...AE.states.panels.values()].find(
-  (p) => p.spec.table.controls.some((c) => c.name === name))"""
 # the ladder's marker of the head's length: [dot products, length]
-HEAD_MARKER_JS = """() => { const p = (PANEL_JS)("prompt");
-    const d = p.targets[p.spec.targets.indexOf("source:head_marker")].data;
-    return [...(d instanceof Map ? d.get("y") : d.y)]; }""".replace("PANEL_JS", PANEL_JS)
+HEAD_MARKER_JS = """() => { HELPERS
+  return columnsOf(panelWith("prompt"), {"source:head_marker": ["y"]})["source:head_marker"].y;
+}""".replace("HELPERS", static_pages.PANEL_HELPERS_JS)
 
 # set the panel's controls to each combination, let the page apply it, read what it shows:
 # every slot's text and the named columns of the named sources
 STATES_JS = """async ([control, combos, sources]) => {
-  const p = (PANEL_JS)(control);
-  const slots = SLOTS_JS;
-  const out = [];
-  for (const combo of combos) {
-    p.spec.table.controls.forEach((c, i) => {
-      if (!(c.name in combo)) { return; }
-      const raw = c.raw[c.values.indexOf(combo[c.name])];
-      if (p.controls[i][c.prop] !== raw) { p.controls[i][c.prop] = raw; }
-    });
-    await new Promise((r) => requestAnimationFrame(() => r()));
-    const columns = {};
-    for (const [target, names] of Object.entries(sources)) {
-      const data = p.targets[p.spec.targets.indexOf(target)].data;
-      columns[target] = Object.fromEntries(names.map(
-        (n) => [n, [...(data instanceof Map ? data.get(n) : data[n])]]));
-    }
-    out.push({slots: slots(), columns});
-  }
-  return out;
-}""".replace("PANEL_JS", PANEL_JS).replace("SLOTS_JS", SLOTS_JS)
+  HELPERS
+  return statesOf(panelWith(control), combos, SLOTS_JS, sources);
+}""".replace("HELPERS", static_pages.PANEL_HELPERS_JS).replace("SLOTS_JS", SLOTS_JS)
 
 
 @pytest.fixture(scope="session")
@@ -74,17 +55,6 @@ def site(tmp_path_factory):  # -> the folder holding ladder.html, sweep.html, ar
         static_html(pn.Column(notes[0], head, notes[1], ladder, sizing_mode="stretch_width"),
                     out / "article.html")
     return out
-
-
-@pytest.fixture
-def static_page(disk_context, site):
-    open_, check = watched_pages(disk_context, lambda name: (site / name).as_uri())
-    yield open_
-    check()
-
-
-def slots(page):
-    return page.evaluate(SLOTS_JS)
 
 
 def press(page, handle, key, times=1):  # a slider's handle, by keyboard
@@ -105,7 +75,7 @@ def mismatches(panel_class, combos, shown, slot_targets, sources):
         expected = {}
         for target in slot_targets:
             expected.update(state[target])
-        texts = {k: got["slots"].get(k) for k in expected}
+        texts = {k: got["shown"].get(k) for k in expected}
         columns = {t: {n: state[t][n] for n in names} for t, names in sources.items()}
         if texts != expected or got["columns"] != columns:
             bad.append(combo)
