@@ -68,7 +68,7 @@ def test_every_defined_term_is_in_the_glossary_in_page_order(name):
     page = notes.glossary_html()
     listed = re.findall(r'<dt id="glossary-([a-z0-9-]+)"><a href="#term-\1">', page)
     assert listed == notes.defined
-    assert sections.count(("glossary",)) == 1, f"{name} places its glossary once"
+    assert sections.count(content.Glossary()) == 1, f"{name} places its glossary once"
     for tid in notes.defined:  # each entry carries its definition, by the id links describe
         assert f'<dd id="glossary-{tid}-def">' in page
 
@@ -84,7 +84,7 @@ def test_every_glossary_term_is_defined_somewhere_and_its_data_is_whole():
 def test_the_rule_catches_a_term_used_before_its_definition():  # the test above can fail
     sections = ["# T", "The KV cache grows.",
                 ('Each step reads the <dfn id="term-kv-cache">KV cache</dfn>, the keys and '
-                 "values kept."), ("glossary",)]
+                 "values kept."), content.Glossary()]
     uses, defined = first_uses(sections)
     assert uses["kv-cache"] < defined["kv-cache"]
     sections[1] = "Link to it later: [the cache](#term-kv-cache), <b>KV</b> aside."
@@ -94,8 +94,8 @@ def test_the_rule_catches_a_term_used_before_its_definition():  # the test above
 
 def test_a_later_use_links_to_the_glossary_and_is_described_by_it():
     sections = ["# T", 'The <dfn id="term-kv-cache">KV cache</dfn> holds keys.',
-                "Later, [the cache](#term-kv-cache) grows [@vaswani2017].", ("glossary",),
-                ("references",)]
+                "Later, [the cache](#term-kv-cache) grows [@vaswani2017].", content.Glossary(),
+                content.References()]
     notes = apparatus.Apparatus(sections)
     later = notes.prose(sections[2])
     assert ('<a class="ae-term" href="#glossary-kv-cache" '
@@ -120,7 +120,7 @@ def test_citations_are_numbered_in_order_and_all_listed(name):
     page = notes.references_html()
     assert re.findall(r'<li id="ref-([a-z0-9-]+)">', page) == sorted(notes.numbers,
                                                                      key=notes.numbers.get)
-    assert sections.count(("references",)) == 1
+    assert sections.count(content.References()) == 1
     text = "\n".join(notes.prose(s) for s in sections if isinstance(s, str))
     assert "[@" not in text
 

@@ -8,7 +8,7 @@ import panel as pn
 import param
 import pytest
 
-from app.chapters import article
+from app.chapters import article, content
 from app.hosting import server
 from app.kit import url_state
 from attention_core import claims, costs, sqrt_dk
@@ -30,8 +30,7 @@ def test_page_builds_with_title_and_theme_button():
 
 
 def test_every_panel_slot_in_the_prose_is_built():
-    slots = [item[1] for item in article.SECTIONS if isinstance(item, tuple)
-             and item[0] == "panel"]
+    slots = [item.slot for item in article.SECTIONS if isinstance(item, content.PanelMarker)]
     panels = article.build_panels()
     assert slots == list(panels) == list(article.PANELS), "each panel appears once, in order"
     for slot, (cls, _) in article.PANELS.items():
@@ -39,8 +38,7 @@ def test_every_panel_slot_in_the_prose_is_built():
 
 
 def test_the_kernel_lab_replaces_the_placeholder():
-    assert not [item for item in article.SECTIONS if isinstance(item, tuple)
-                and item[0] == "placeholder"]
+    assert not [item for item in article.SECTIONS if isinstance(item, content.Placeholder)]
     assert "lab" in article.PANELS
     text = prose_text()
     for point in ("you are really running", "triangular mask",
@@ -162,9 +160,11 @@ def test_a_panel_that_fails_to_build_leaves_the_others(monkeypatch):
 
 
 def test_the_first_chapter_ends_with_a_link_to_the_second():
-    links = [item for item in article.SECTIONS if isinstance(item, tuple) and item[0] == "link"]
-    assert links == [("link", "Every figure the sources quote, checked on one page →", "numbers"),
-                     ("link", "Next: dot products, softmax and attention math →", "math")]
+    links = [item for item in article.SECTIONS if isinstance(item, content.ChapterLink)]
+    assert links == [content.ChapterLink("Every figure the sources quote, checked on one page →",
+                                         "numbers"),
+                     content.ChapterLink("Next: dot products, softmax and attention math →",
+                                         "math")]
     assert article.SECTIONS[-1] == links[-1]  # the last thing on the page
     page = article.page(defer=False)
     assert page.html().count("ae-chapter-link") == 2

@@ -11,7 +11,7 @@ import numpy as np
 import panel as pn
 import pytest
 
-from app.chapters import article, article_math
+from app.chapters import article, article_math, content
 from app.hosting import server
 from app.kit import url_state
 from app.panels.agreement import AgreementPanel
@@ -33,7 +33,7 @@ def prose_text():  # every markdown block of the chapter, joined, whitespace col
 
 
 def slots(sections):
-    return [item[1] for item in sections if isinstance(item, tuple) and item[0] == "panel"]
+    return [item.slot for item in sections if isinstance(item, content.PanelMarker)]
 
 
 # --- the page ---------------------------------------------------------------------------
@@ -59,9 +59,9 @@ def test_the_panels_follow_the_lessons_order():
 def test_each_panel_sits_under_a_paragraph_that_invites_trying_it():
     sections = article_math.SECTIONS
     for i, item in enumerate(sections):
-        if isinstance(item, tuple) and item[0] == "panel":
+        if isinstance(item, content.PanelMarker):
             before = sections[i - 1]
-            assert isinstance(before, str) and "**Try it:**" in before, item[1]
+            assert isinstance(before, str) and "**Try it:**" in before, item.slot
 
 
 def test_url_plan_prefixes_the_names_two_panels_share():

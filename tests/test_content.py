@@ -35,10 +35,10 @@ def test_parse_gives_each_marker_kind_its_item():
         "# A title",
         "First block,\ntwo lines.",
         "Second block.",
-        ("panel", "head"),
-        ("link", "Next: the math →", "math"),
-        ("placeholder", "Coming soon", "A box for it."),
-        ("link", "← Back", "./"),
+        content.PanelMarker("head"),
+        content.ChapterLink("Next: the math →", "math"),
+        content.Placeholder("Coming soon", "A box for it."),
+        content.ChapterLink("← Back", "./"),
     ]
 
 
@@ -69,10 +69,9 @@ def test_the_real_chapters_load(name, module):
     chapter = content.load(name)
     assert chapter.sections == module.SECTIONS and chapter.title == module.TITLE
     assert chapter.sections[0] == f"# {chapter.title}"
-    slots = [item[1] for item in chapter.sections if isinstance(item, tuple)
-             and item[0] == "panel"]
+    slots = [item.slot for item in chapter.sections if isinstance(item, content.PanelMarker)]
     assert slots == list(module.PANELS)
-    assert all(isinstance(item, str) and item.strip() == item or isinstance(item, tuple)
+    assert all(isinstance(item, str) and item.strip() == item or not isinstance(item, str)
                for item in chapter.sections), "no block carries blank lines at its ends"
 
 

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from app.chapters import article, article_math, questions
+from app.chapters import article, article_math, content, questions
 from app.chapters.live_question import ASKED, ChapterQuestions, LiveQuestion
 from app.chapters.questions import within
 from app.kit import url_state
@@ -17,8 +17,8 @@ CHAPTERS = (article, article_math)
 def every_question():
     for chapter in CHAPTERS:
         for item in chapter.SECTIONS:
-            if isinstance(item, tuple) and item[0] == "question":
-                yield chapter, item[1]
+            if isinstance(item, content.Question):
+                yield chapter, item
 
 
 @pytest.mark.parametrize(("value", "correct", "band", "right"), [

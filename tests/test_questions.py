@@ -55,16 +55,15 @@ More prose.
 def test_parse_gives_a_question_item_and_a_review():
     sections = content.parse(SAMPLE, source="s.md").sections
     assert sections[0] == "# T\n\nSome prose." and sections[3] == "More prose."
-    assert sections[4] == ("review",)
-    kind, choice = sections[1]
-    assert kind == "question" and choice == content.Question(
+    assert sections[4] == content.Review()
+    assert sections[1] == content.Question(
         id="mask-off-row2", kind="choice",
         ask="Turn the mask off. Which key gains the most weight in row 2?",
         options=(("mat", "*mat*, three words later"), ("none", "none: the mask changes scores")),
         show_slot="head", show_params={"mask": "off", "query": "2"},
         why="Row 2 now gives {mat} to *mat*.", unit="", band=(),
         replies=(("none", "The softmax renormalises every row."),))
-    number = sections[2][1]
+    number = sections[2]
     assert (number.kind, number.unit, number.band, number.options) == (
         "number", "tokens", ("relative", 0.05), ())
     assert number.replies == (("low", "Too low."), ("high", "Too high."),
@@ -152,9 +151,9 @@ def test_enough_questions_in_each_chapter_and_ids_unique():
     assert set(ids) == set(questions.ANSWERS), "one answer function per question, none spare"
     for name in CHAPTERS:  # each chapter ends with its review
         sections = content.load(name).sections
-        assert sections.count(("review",)) == 1
-        assert sections.index(("review",)) > max(i for i, s in enumerate(sections)
-                                                 if isinstance(s, tuple) and s[0] == "question")
+        assert sections.count(content.Review()) == 1
+        assert sections.index(content.Review()) > max(
+            i for i, s in enumerate(sections) if isinstance(s, content.Question))
 
 
 @pytest.mark.parametrize("name, q", ALL, ids=[q.id for _, q in ALL])
@@ -243,8 +242,7 @@ def paragraphs_above(sections, at):  # -> the prose paragraphs before sections[a
 @pytest.mark.parametrize("name, q", ALL, ids=[q.id for _, q in ALL])
 def test_no_question_is_answered_by_the_paragraphs_above_it(name, q):
     sections = content.load(name).sections
-    at = next(i for i, s in enumerate(sections) if isinstance(s, tuple)
-              and s[0] == "question" and s[1].id == q.id)
+    at = next(i for i, s in enumerate(sections) if s == q)
     above = paragraphs_above(sections, at)[-PARAGRAPHS_ABOVE:]
     assert len(above) == PARAGRAPHS_ABOVE or at < 8, (q.id, "too few paragraphs found")
     ans = questions.answer(q)
@@ -258,8 +256,8 @@ def test_no_question_is_answered_by_the_paragraphs_above_it(name, q):
 
 
 def test_the_paragraph_rule_catches_an_answer_three_paragraphs_up():  # the rule can fail
-    sections = ["# T", "Zero.\n\nIt is 28\npairs.\n\nOne.", ("panel", "head"), "Two.",
-                ("question", None)]
+    sections = ["# T", "Zero.\n\nIt is 28\npairs.\n\nOne.", content.PanelMarker("head"), "Two.",
+                content.Review()]
     above = paragraphs_above(sections, 4)
     assert above[-PARAGRAPHS_ABOVE:] == ["It is 28 pairs.", "One.", "Two."]
     assert number_pattern("28").search(" ".join(above[-PARAGRAPHS_ABOVE:]))

@@ -73,13 +73,13 @@ def test_no_module_but_the_registry_names_a_panel():
 
 def test_every_chapter_marker_is_a_record_of_that_chapter_and_back():
     for module in (article, article_math):
-        markers = [item[1] for item in module.SECTIONS
-                   if isinstance(item, tuple) and item[0] == "panel"]
+        markers = [item.slot for item in module.SECTIONS
+                   if isinstance(item, content.PanelMarker)]
         assert markers == list(module.PANELS), module.__name__
     for record in registry.PANELS:
         assert record.chapter in registry.CHAPTER_ROUTE
         chapter = content.load(record.chapter)
-        assert ("panel", record.slot) in chapter.sections, record.slot
+        assert content.PanelMarker(record.slot) in chapter.sections, record.slot
     assert len({r.slot for r in registry.PANELS}) == len(registry.PANELS)
     assert len({r.route for r in registry.PANELS}) == len(registry.PANELS)
 

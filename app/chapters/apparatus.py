@@ -74,8 +74,8 @@ def _texts(sections):  # -> every text of the sections that a reader reads, in p
     for item in sections:
         if isinstance(item, str):
             yield item
-        elif item[0] == "question":
-            q = item[1]
+        elif isinstance(item, content.Question):
+            q = item
             yield from (q.ask, *(text for _, text in q.options), *(t for _, t in q.replies),
                         q.why)
 

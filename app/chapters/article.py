@@ -70,11 +70,9 @@ def build_panels(panels=PANELS):  # -> {slot: Viewer}, one fresh set, built now,
     return {slot: shelf(slot) for slot in panels}
 
 
-# The prose, in order, from app/chapters/content/attention.md. A string is a block of markdown;
-# ("panel", slot) places a panel; ("link", text, route) a link to the other chapter;
-# ("placeholder", title, text) a box for something still to come; ("question", Question) a
-# question the reader answers first (questions.py); ("review",) the static page's list of
-# questions to revisit. A slot with no panel in the table shows a placeholder instead.
+# The prose, in order, from app/chapters/content/attention.md: blocks of Markdown and the
+# sections its markers place (content.py). A slot with no panel in the table shows a
+# placeholder instead.
 SECTIONS = CHAPTER.sections
 
 
@@ -155,32 +153,37 @@ def add_part(page, item, get, plan, notes, later=None, asked=None):
     # panel as a root. asked: the page's ChapterQuestions, or None when the address turned
     # them off (each still has its root, empty and hidden: every session, the same roots);
     # notes: the chapter's apparatus.Apparatus (its terms and references)
-    if isinstance(item, str):
-        page.add_html(notes.prose(item))
-    elif item[0] == "glossary":
-        page.add_html(notes.glossary_html())
-    elif item[0] == "references":
-        page.add_html(notes.references_html())
-    elif item[0] == "placeholder":
-        page.add_html(chrome.placeholder_html(item[1], item[2]))
-    elif item[0] == "link":
-        page.add_html(chapter_link(item[1], item[2]))
-    elif item[0] in ("question", "review"):
-        name = f"q-{item[1].id}" if item[0] == "question" else "review"
-        shown = (None if asked is None else
-                 asked.question(item[1].id) if item[0] == "question" else asked.review)
-        page.add_root(item[0], name, shown if shown is not None else
-                      pn.pane.HTML("", visible=False, margin=0))
-    elif item[1] not in plan:
-        page.add_html(chrome.placeholder_html("A panel is coming here",
-                                               f"The {item[1]} panel is on its way."))
-    else:
-        slot = item[1]
-        build = functools.partial(panel_block, slot, get, plan[slot])
-        box = (later.place(build) if later is not None else
-               pn.Column(*build(), sizing_mode="stretch_width", margin=0,
-                         stylesheets=[chrome.CSS]))
-        page.add_root("panel", f"panel-{slot}", box)
+    match item:
+        case str():
+            page.add_html(notes.prose(item))
+        case content.Glossary():
+            page.add_html(notes.glossary_html())
+        case content.References():
+            page.add_html(notes.references_html())
+        case content.Placeholder(title, text):
+            page.add_html(chrome.placeholder_html(title, text))
+        case content.ChapterLink(text, route):
+            page.add_html(chapter_link(text, route))
+        case content.Question() | content.Review():
+            question = isinstance(item, content.Question)
+            shown = (None if asked is None else
+                     asked.question(item.id) if question else asked.review)
+            page.add_root("question" if question else "review",
+                          f"q-{item.id}" if question else "review",
+                          shown if shown is not None else
+                          pn.pane.HTML("", visible=False, margin=0))
+        case content.PanelMarker(slot) if slot not in plan:
+            page.add_html(chrome.placeholder_html("A panel is coming here",
+                                                   f"The {slot} panel is on its way."))
+        case content.PanelMarker(slot):
+            add_panel(page, slot, get, plan, later)
+
+
+def add_panel(page, slot, get, plan, later):  # a panel's block, a root of the page
+    build = functools.partial(panel_block, slot, get, plan[slot])
+    box = (later.place(build) if later is not None else
+           pn.Column(*build(), sizing_mode="stretch_width", margin=0, stylesheets=[chrome.CSS]))
+    page.add_root("panel", f"panel-{slot}", box)
 
 
 def header(asked=None):  # the header's buttons: "Hide questions" (a live chapter with
@@ -197,7 +200,7 @@ def questions_off():  # -> whether this session's address says ?questions=off
 
 def chapter_questions(sections, get, plan):  # -> the live page's ChapterQuestions, or None
     # (no questions, or ?questions=off: then none are shown)
-    asked = [item[1] for item in sections if isinstance(item, tuple) and item[0] == "question"]
+    asked = [item for item in sections if isinstance(item, content.Question)]
     if not asked or questions_off():
         return None
     return ChapterQuestions(asked, show=functools.partial(show_state, get, plan))

@@ -33,6 +33,12 @@ from app.kit.resources import minify_css
 NO_SCRIPT_NOTE = "The controls of this panel need JavaScript; the text above gives its numbers."
 
 
+@dataclasses.dataclass(frozen=True)
+class Asked:  # a section of a panel's own page: a question of its chapter, hidden in a
+    # template until a link asks for it (?ask=<id>)
+    question: content.Question
+
+
 @dataclasses.dataclass
 class Group:
     """One Bokeh document of the page: the panels mounted together."""
@@ -189,28 +195,29 @@ def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: pro
     notes = apparatus.Apparatus(chapter.sections)
     parts = []
     for item in chapter.sections:
-        if isinstance(item, str):
-            parts.append(notes.prose(item))
-        elif item[0] == "panel" and item[1] in group_of:
-            parts.append(island(item[1], group_of[item[1]]))
-        elif item[0] == "link":
-            href = chapter_href(page_folder, item[2], theme)
-            parts.append(f'<p><a class="ae-chapter-link" href="{html.escape(href or "./")}">'
-                         f"{html.escape(item[1])}</a></p>")
-        elif item[0] == "placeholder":
-            parts.append(chrome.placeholder_html(item[1], item[2]))
-        elif item[0] == "question":
-            parts.append(questions.html(item[1], questions.answer(item[1])))
-        elif item[0] == "review":
-            parts.append(questions.review_html(chapter))
-        elif item[0] == "glossary":
-            parts.append(notes.glossary_html())
-        elif item[0] == "references":
-            parts.append(notes.references_html())
-        elif item[0] == "asked":  # a panel page's question, shown when a link asks for it:
-            q = item[1]  # a template until then, so it is no part of the page (nor its text)
-            parts.append(f'<template class="ae-asked" data-question="{html.escape(q.id)}">'
-                         f"{questions.html(q, questions.answer(q))}</template>")
+        match item:
+            case str():
+                parts.append(notes.prose(item))
+            case content.PanelMarker(slot) if slot in group_of:
+                parts.append(island(slot, group_of[slot]))
+            case content.ChapterLink(text, route):
+                href = chapter_href(page_folder, route, theme)
+                parts.append(f'<p><a class="ae-chapter-link" href="{html.escape(href or "./")}">'
+                             f"{html.escape(text)}</a></p>")
+            case content.Placeholder(title, text):
+                parts.append(chrome.placeholder_html(title, text))
+            case content.Question():
+                parts.append(questions.html(item, questions.answer(item)))
+            case content.Review():
+                parts.append(questions.review_html(chapter))
+            case content.Glossary():
+                parts.append(notes.glossary_html())
+            case content.References():
+                parts.append(notes.references_html())
+            case Asked(q):  # a panel page's question, shown when a link asks for it: a
+                # template until then, so it is no part of the page (nor its text)
+                parts.append(f'<template class="ae-asked" data-question="{html.escape(q.id)}">'
+                             f"{questions.html(q, questions.answer(q))}</template>")
     return "\n".join(parts)
 
 

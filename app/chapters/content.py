@@ -29,10 +29,45 @@ NUMBER_REPLIES = ("low", "high")  # every number question says why an answer is 
 @dataclass(frozen=True)
 class Chapter:
     title: str  # the first line's heading, without the "# "
-    sections: list  # str (a Markdown block), ("panel", slot), ("link", text, route),
-    # ("placeholder", title, text), ("question", Question), ("review",), ("glossary",) or
-    # ("references",), in page order;
-    # the first block is "# <title>"
+    sections: list  # in page order: a str is a block of Markdown (the first "# <title>"),
+    # the rest are the markers' sections below and Questions
+
+
+# --- the sections a marker places, one small class per kind -------------------------------
+
+@dataclass(frozen=True)
+class PanelMarker:  # `::: panel SLOT`: the panel of that slot in the registry
+    slot: str
+
+
+@dataclass(frozen=True)
+class ChapterLink:  # `::: link ROUTE TEXT`: a link to another chapter
+    text: str
+    route: str
+
+
+@dataclass(frozen=True)
+class Placeholder:  # `::: placeholder TITLE | TEXT`: a dashed box for what is still to come
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Review:  # `::: review`: the questions still to revisit (the static page's list)
+    pass
+
+
+@dataclass(frozen=True)
+class Glossary:  # `::: glossary`: the chapter's terms (apparatus.py)
+    pass
+
+
+@dataclass(frozen=True)
+class References:  # `::: references`: the chapter's sources, numbered as cited
+    pass
+
+
+MARKER_SECTIONS = {"review": Review, "glossary": Glossary, "references": References}
 
 
 @dataclass(frozen=True)
@@ -102,9 +137,9 @@ def parse(text, source="<text>"):  # -> Chapter; ValueError names source and lin
             if end is None:
                 raise ValueError(f"{where}: '::: question' is never closed by a bare ':::'")
             item = question(rest, lines[number:end], source, number)
-            if item[1].id in ids:
-                raise ValueError(f"{where}: a second question with the id {item[1].id!r}")
-            ids.add(item[1].id)
+            if item.id in ids:
+                raise ValueError(f"{where}: a second question with the id {item.id!r}")
+            ids.add(item.id)
             sections.append(item)
             number = end + 1
             continue
@@ -123,22 +158,22 @@ def marker(rest, where):  # the words after ":::" -> a section item, or None for
     if kind == "panel":
         if not args or len(args.split()) != 1:
             raise ValueError(f"{where}: '::: panel' needs one slot name, as '::: panel head'")
-        return ("panel", args)
+        return PanelMarker(args)
     if kind == "link":
         route, _, label = args.partition(" ")
         if not route or not label.strip():
             raise ValueError(f"{where}: '::: link' needs a route and the link text, "
                              "as '::: link math Next: the math →'")
-        return ("link", label.strip(), route)
+        return ChapterLink(label.strip(), route)
     if kind == "placeholder":
         title, bar, body = args.partition("|")
         if not bar or not title.strip() or not body.strip():
             raise ValueError(f"{where}: '::: placeholder' needs 'Title | text'")
-        return ("placeholder", title.strip(), body.strip())
-    if kind in ("review", "glossary", "references"):
+        return Placeholder(title.strip(), body.strip())
+    if kind in MARKER_SECTIONS:
         if args:
             raise ValueError(f"{where}: '::: {kind}' takes nothing after it")
-        return (kind,)
+        return MARKER_SECTIONS[kind]()
     raise ValueError(f"{where}: unknown marker kind {kind!r} (known: panel, link, placeholder, "
                      "question, review, glossary, references, or a bare ':::' for a block "
                      "break)")
@@ -226,7 +261,7 @@ def question(rest, body, source, first):
             raise ValueError(f"{where}: the number question {qid!r} needs an 'if {missing[0]}:' "
                              "line: what an answer on that side of the band is told")
     slot, params = parse_show(*fields["show"])
-    return ("question", Question(id=qid, kind=kind, ask=fields["ask"][0], options=tuple(options),
+    return (Question(id=qid, kind=kind, ask=fields["ask"][0], options=tuple(options),
                                  show_slot=slot, show_params=params, why=fields["why"][0],
                                  unit=unit, band=band, replies=tuple(replies)))
 

@@ -506,8 +506,7 @@ def html(question, ans):  # content.Question, Answer -> the question's HTML
 
 
 def questions_of(chapter):  # Chapter -> its Questions, in page order
-    return [item[1] for item in chapter.sections
-            if isinstance(item, tuple) and item[0] == "question"]
+    return [item for item in chapter.sections if isinstance(item, content.Question)]
 
 
 def review_html(chapter):  # Chapter -> the review at its end: every question, as links

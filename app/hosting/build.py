@@ -348,8 +348,8 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
         slot, asked = chapter_page.asked_questions(registry.by_route(page.route))  # ?ask=<id>
         groups = [chapter_page.Group(name="g0", slots=[slot])]
         builds = [lambda: [(slot, [factory()])]]
-        chapter = content.Chapter(title=title, sections=[*(("asked", q) for q in asked),
-                                                         ("panel", slot)])
+        chapter = content.Chapter(title=title, sections=[
+            *(chapter_page.Asked(q) for q in asked), content.PanelMarker(slot)])
         about = chapter_page.panel_description(module, title)
     tables = {}
     for group, build_group in zip(groups, builds):
