@@ -2,7 +2,7 @@
 this project depends on, what each is for, and the versions checked.
 
 Nothing outside this module reaches a private name of Panel, Bokeh or Tornado; torch's are
-in kernels/torch_internals.py, BokehJS's in the fenced section of static/switcher.js.
+in kernels/torch_internals.py, BokehJS's in static/bokeh_fence.js.
 tests/test_fence.py scans the sources and fails on a new private access anywhere else;
 tests/test_panel_internals.py checks that each name below is still there and still works.
 
@@ -336,11 +336,11 @@ def app_routes():  # -> [(route suffix, handler class, ...)]: the routes Panel s
 
 # ---------------------------------------------------------------- the text Panel and Bokeh write
 
-def document_parts(doc):  # a Document of Panel roots -> (docs_json: JSON text of {docid:
-    # document},
-    # render_items: [{docid, roots: {root id: element id}, root_ids}], scripts: [CDN URL]):
-    # what Panel's own save puts in a page, asked of the functions it calls instead of read
-    # back out of the page it writes (panel.io.save.file_html does exactly these steps)
+def document_parts(doc):  # a Document of Panel roots -> (docs_json, render_items, scripts):
+    # docs_json the JSON text of {docid: document}, render_items [{docid, roots: {root id:
+    # element id}, root_ids}], scripts [CDN URL]: what Panel's own save puts in a page, asked
+    # of the functions it calls instead of read back out of the page it writes
+    # (panel.io.save.file_html does exactly these steps)
     import bokeh.resources
     from bokeh.core.json_encoder import serialize_json
     from bokeh.embed.util import OutputDocumentFor, standalone_docs_json_and_render_items
