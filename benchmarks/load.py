@@ -30,6 +30,7 @@ import contextlib
 import dataclasses
 import ipaddress
 import json
+import math
 import os
 import random
 import re
@@ -575,7 +576,8 @@ def print_report(report, command):
         ("interaction round trip, p95", f"{report['round_trip_p95_ms']:.1f} ms"),
         ("interaction round trip, max", f"{report['round_trip_max_ms']:.1f} ms"),
         ("page GET, median, one at a time before the rounds",
-         f"{report['get_alone_median_ms']:.1f} ms"),
+         "not measured (--gets 0)" if math.isnan(report["get_alone_median_ms"])
+         else f"{report['get_alone_median_ms']:.1f} ms"),
         ("page GET, median (under the opening burst)", f"{report['get_median_ms']:.1f} ms"),
         ("time to open all sessions, per round", ", ".join(f"{s:.1f} s"
                                                            for s in report["open_all_s"])),
