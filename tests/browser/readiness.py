@@ -23,6 +23,23 @@ def _until_mounted_and_idle(not_ready):
       || !Bokeh.documents.every((doc) => doc.is_idle))) {{ return {not_ready}; }}"""
 
 
+# Every <link rel=stylesheet> of the page and of every shadow root has loaded (its sheet is
+# null until then): Panel links a component's theme stylesheets, and a colour read before a
+# dark theme's sheet arrives is the default's, dark on dark.
+STYLESHEETS_LOADED_JS = """() => {
+  const roots = [document];
+  while (roots.length > 0) {
+    for (const el of roots.pop().querySelectorAll("*")) {
+      if (el.shadowRoot) { roots.push(el.shadowRoot); }
+      if (el.localName === "link" && el.rel === "stylesheet" && el.sheet === null) {
+        return false;
+      }
+    }
+  }
+  return true;
+}"""
+
+
 # Every Bokeh document on the page has rendered (islands mounted first).
 DOCUMENT_IDLE_JS = "() => {" + _until_mounted_and_idle("false") + "\n  return true;\n}"
 

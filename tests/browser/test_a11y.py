@@ -17,7 +17,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from app.hosting import server
-from tests.browser.readiness import READY_JS, UNNAMED_JS
+from tests.browser.readiness import READY_JS, STYLESHEETS_LOADED_JS, UNNAMED_JS
 from tests.browser.static_pages import SLOTS_JS
 
 ROUTES = ["/", "/math", "/numbers", *server.PANEL_ROUTES]
@@ -73,6 +73,7 @@ def quiet(page):  # -> how many changes the watch saw, once the page is idle and
 def settle(page):  # -> once the page is ready; fails if a control lacked its name right then
     found = page.wait_for_function(READY_JS, polling="raf").json_value()
     assert found == {"unnamed": [], "ready": True}, f"{page.url} at ready: {found}"
+    page.wait_for_function(STYLESHEETS_LOADED_JS, polling="raf")  # before axe reads colours
 
 
 # axe's defaults, less its preload of every stylesheet (CSSOM), which only the rule
