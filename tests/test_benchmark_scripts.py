@@ -36,6 +36,14 @@ def test_session_cpu_names_the_known_routes_for_an_unknown_one():
     assert "unknown route(s) ['/nowhere']" in done.stderr and "/heatmap" in done.stderr
 
 
+def test_chapter_sessions_refuses_a_static_route_before_a_server_starts():
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "chapter_sessions.py"),
+                           "--route", "/heatmap"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=60, check=False)
+    assert done.returncode == 2 and "--route must be a live route" in done.stderr
+    assert not done.stdout
+
+
 def test_lighthouse_refuses_an_unknown_against_commit_before_npm_or_a_server(tmp_path):
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "lighthouse.py"),
                            "--against", "no-such-commit"], capture_output=True, text=True,
