@@ -15,7 +15,6 @@ import dataclasses
 import json
 import math
 import random
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import pytest
 
 from app.hosting import cost_model_data
 from attention_core import config_families, costs
+from tests import js_twin
 from tests.test_costs import BASES
 from tests.test_hostile_input import HOSTILE_CONFIGS
 
@@ -35,11 +35,7 @@ RTOL = 1e-12
 
 
 def node() -> str:
-    found = shutil.which("node") or shutil.which("nodejs")
-    if not found:
-        pytest.fail("node is not installed: install Node.js (Debian: apt-get install nodejs; "
-                    "`make system-packages` does it) to test static/cost_model.js")
-    return found
+    return js_twin.node(JS.name)
 
 
 def run_js(cases: list, script: Path = JS) -> list:  # every case through the JavaScript
@@ -557,12 +553,9 @@ MUTANTS = [  # (what, the text in cost_model.js, what it becomes)
 
 @pytest.mark.parametrize("what, old, new", MUTANTS, ids=[m[0] for m in MUTANTS])
 def test_a_changed_constant_is_caught(both, tmp_path, what, old, new):
-    source = JS.read_text()
-    assert source.count(old) == 1, f"{old!r} is no longer in cost_model.js: update MUTANTS"
-    mutant = tmp_path / "cost_model.js"
-    mutant.write_text(source.replace(old, new))
     cases, py, _ = both
-    assert compare(cases, py, run_js(cases, mutant)), f"the mutant ({what}) passed"
+    changed = js_twin.mutant(JS, tmp_path, old, new)
+    assert compare(cases, py, run_js(cases, changed)), f"the mutant ({what}) passed"
 
 
 def test_the_table_the_page_gets_is_pythons():

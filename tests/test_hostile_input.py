@@ -28,7 +28,7 @@ from app.panels.heatmap import HeadPanel
 from app.panels.model_picker import ModelPicker
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.append(str(ROOT / "benchmarks"))  # after the packages: never shadow `kernels`
 import load
 
 MARKER = f"ae-hostile-{uuid.uuid4().hex}"  # in every hostile payload: found on disk = written

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.append(str(ROOT / "benchmarks"))  # after the packages: never shadow `kernels`
 import load
 
 TEMPLATE = ROOT / "deploy" / "nginx.conf"

@@ -15,7 +15,6 @@ note's every character. A static page has only its stops, so two answers differ 
 import itertools
 import json
 import random
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -23,6 +22,7 @@ import param
 import pytest
 
 from app.kit import registry, states, url_state
+from tests import js_twin
 
 ROOT = Path(__file__).resolve().parents[1]
 JS = ROOT / "static" / "page_url.js"
@@ -50,11 +50,7 @@ process.stdout.write(JSON.stringify(out));
 
 
 def node() -> str:
-    found = shutil.which("node") or shutil.which("nodejs")
-    if not found:
-        pytest.fail("node is not installed: install Node.js (Debian: apt-get install nodejs; "
-                    "`make system-packages` does it) to test static/page_url.js")
-    return found
+    return js_twin.node(JS.name)
 
 
 def run_js(entries: list, cases: list, script: Path = JS) -> list:  # -> [[stop, note], ...]
@@ -238,9 +234,6 @@ MUTANTS = [  # (what, the text in page_url.js, what it becomes)
 
 @pytest.mark.parametrize("what, old, new", MUTANTS, ids=[m[0] for m in MUTANTS])
 def test_a_changed_reading_is_caught(both, tmp_path, what, old, new):
-    source = JS.read_text()
-    assert source.count(old) == 1, f"{old!r} is no longer in page_url.js: update MUTANTS"
-    mutant = tmp_path / "page_url.js"
-    mutant.write_text(source.replace(old, new))
     entries, cases, answers, _ = both
-    assert disagreements(entries, cases, answers, run_js(entries, cases, mutant)), what
+    changed = js_twin.mutant(JS, tmp_path, old, new)
+    assert disagreements(entries, cases, answers, run_js(entries, cases, changed)), what
