@@ -12,50 +12,18 @@ until its Bokeh documents are idle and no panel is still to come. Printed: the s
 
 import argparse
 import os
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+import load  # this folder's: the server's start, health, stop and its /proc figures
+
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # a live chapter is drawn: every document idle, no deferred panel's placeholder left
 DRAWN_JS = """() => window.Bokeh !== undefined && Bokeh.documents.length > 0
   && Bokeh.documents.every((d) => d.is_idle) && !document.querySelector(".ae-loading")"""
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def rss_mib_and_cpu_s(pid):  # the process and its children: (RSS MiB, user + system CPU s)
-    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True,
-                              check=False)  # none: pgrep exits 1
-    rss = cpu = 0.0
-    for p in [pid, *map(int, children.stdout.split())]:
-        status = Path(f"/proc/{p}/status").read_text()
-        rss += int(next(line for line in status.splitlines()
-                        if line.startswith("VmRSS")).split()[1]) / 1024
-        fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
-        cpu += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    return rss, cpu
-
-
-def wait_for_health(base, proc, timeout_s=300):
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            sys.exit(f"the server exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(base + "/health", timeout=2):
-                return
-        except OSError:
-            time.sleep(0.5)
-    sys.exit(f"{base}/health did not answer within {timeout_s} s")
+def rss_mib_and_cpu_s(pid):  # the server and its children: (RSS MiB, user + system CPU s)
+    return load.rss_bytes(pid) / load.MiB, load.cpu_seconds(pid)
 
 
 def main():
@@ -69,13 +37,11 @@ def main():
         p.error("--route must be a live route and --readers 1-50")
     from playwright.sync_api import sync_playwright
 
-    base = f"http://127.0.0.1:{free_port()}"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from app.hosting.cli import main; main()", "serve",
-         "--port", base.rsplit(":", 1)[1]], cwd=ROOT, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    port = load.free_port()
+    base = f"http://127.0.0.1:{port}"
+    proc = load.start_server(port)
     try:
-        wait_for_health(base, proc)
+        load.wait_healthy(base, proc, timeout=300)
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM)
             context = browser.new_context()
@@ -93,8 +59,7 @@ def main():
             rss1, cpu1 = rss_mib_and_cpu_s(proc.pid)
             browser.close()
     finally:
-        proc.terminate()
-        proc.wait(timeout=30)
+        load.stop_server(proc)
     print(f"$ python benchmarks/chapter_sessions.py --route {a.route} --readers {a.readers}")
     print(f"server RSS before / with {a.readers} readers open   {rss0:.0f} / {rss1:.0f} MiB")
     print(f"server memory per reader                          {(rss1 - rss0) / a.readers:.2f} MiB")
