@@ -164,19 +164,22 @@ def add_part(page, item, get, plan, notes, later=None, asked=None):
             page.add_html(chrome.placeholder_html(title, text))
         case content.ChapterLink(text, route):
             page.add_html(chapter_link(text, route))
-        case content.Question() | content.Review():
-            question = isinstance(item, content.Question)
-            shown = (None if asked is None else
-                     asked.question(item.id) if question else asked.review)
-            page.add_root("question" if question else "review",
-                          f"q-{item.id}" if question else "review",
-                          shown if shown is not None else
-                          pn.pane.HTML("", visible=False, margin=0))
+        case content.Question():
+            add_asked(page, "question", f"q-{item.id}",
+                      None if asked is None else asked.question(item.id))
+        case content.Review():
+            add_asked(page, "review", "review", None if asked is None else asked.review)
         case content.PanelMarker(slot) if slot not in plan:
             page.add_html(chrome.placeholder_html("A panel is coming here",
                                                    f"The {slot} panel is on its way."))
         case content.PanelMarker(slot):
             add_panel(page, slot, get, plan, later)
+
+
+def add_asked(page, kind, name, shown):  # a question's or the review's root; empty and
+    # hidden where none is shown, so every session has the same roots
+    page.add_root(kind, name, shown if shown is not None else
+                  pn.pane.HTML("", visible=False, margin=0))
 
 
 def add_panel(page, slot, get, plan, later):  # a panel's block, a root of the page

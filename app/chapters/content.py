@@ -261,9 +261,9 @@ def question(rest, body, source, first):
             raise ValueError(f"{where}: the number question {qid!r} needs an 'if {missing[0]}:' "
                              "line: what an answer on that side of the band is told")
     slot, params = parse_show(*fields["show"])
-    return (Question(id=qid, kind=kind, ask=fields["ask"][0], options=tuple(options),
-                                 show_slot=slot, show_params=params, why=fields["why"][0],
-                                 unit=unit, band=band, replies=tuple(replies)))
+    return Question(id=qid, kind=kind, ask=fields["ask"][0], options=tuple(options),
+                    show_slot=slot, show_params=params, why=fields["why"][0], unit=unit,
+                    band=band, replies=tuple(replies))
 
 
 def parse_band(text, at):
