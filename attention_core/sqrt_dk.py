@@ -35,6 +35,10 @@ def softmax(scores):  # [..., n] -> [..., n]
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def spread(raw):  # [..., n] scores -> [...]: their standard deviation over the n keys (ddof 0)
+    return raw.std(axis=-1)
+
+
 def effective_count(weights):  # [..., n] -> [...]: exp(entropy), 1 for one-hot, n for uniform
     return np.exp(-np.sum(weights * np.log(np.where(weights > 0, weights, 1.0)), axis=-1))
 
@@ -67,7 +71,7 @@ def sweep_point(d_k, n_keys=DEFAULT_KEYS, seed=DEFAULT_SEED):  # int -> SweepPoi
     return SweepPoint(d_k=d_k, raw_scores=raw, scaled_scores=scaled, weights_raw=w_raw,
                       weights_scaled=w_scaled, effective_raw=float(effective_count(w_raw)),
                       effective_scaled=float(effective_count(w_scaled)),
-                      spread=float(raw.std()), sqrt_d_k=float(np.sqrt(d_k)))
+                      spread=float(spread(raw)), sqrt_d_k=float(np.sqrt(d_k)))
 
 
 def scores_over_d_k(q, k, d_ks):  # [D], [n, D], [m] -> raw [m, n]: prefix dot products
@@ -91,6 +95,10 @@ class Expectation:
     effective_scaled: np.ndarray  # [m]
     spread: np.ndarray  # [m] mean measured standard deviation of the raw scores
     draws: int
+    # the standard error of each mean above: the draws' sample standard deviation / √draws
+    effective_raw_se: np.ndarray | None = None
+    effective_scaled_se: np.ndarray | None = None
+    spread_se: np.ndarray | None = None
 
 
 @lru_cache(maxsize=16)
@@ -99,17 +107,24 @@ def _expectation(d_ks, n_keys, draws, seed, chunk=100):
     rng = np.random.default_rng(seed)
     d_max = int(d_ks.max())
     totals = np.zeros((3, d_ks.size))
+    squares = np.zeros((3, d_ks.size))  # for the standard errors of the means
     for start in range(0, draws, chunk):  # chunks keep memory to a few MB
         m = min(chunk, draws - start)
         q = rng.standard_normal((m, 1, d_max))
         k = rng.standard_normal((m, n_keys, d_max))
         raw = np.cumsum(k * q, axis=-1)[:, :, d_ks - 1].transpose(0, 2, 1)  # [m, d, n]
         scaled = raw / np.sqrt(d_ks)[None, :, None]
-        totals += [effective_count(softmax(raw)).sum(0),
-                   effective_count(softmax(scaled)).sum(0), raw.std(axis=-1).sum(0)]
+        per_draw = np.stack([effective_count(softmax(raw)), effective_count(softmax(scaled)),
+                             spread(raw)])  # [3, m, d]
+        totals += per_draw.sum(1)
+        squares += (per_draw ** 2).sum(1)
     mean = totals / draws
+    # sample variance of one draw (ddof 1), then the standard error of the mean of `draws`
+    var = np.maximum(squares - draws * mean ** 2, 0.0) / max(draws - 1, 1)
+    se = np.sqrt(var / draws)
     return Expectation(d_ks=d_ks, effective_raw=mean[0], effective_scaled=mean[1],
-                       spread=mean[2], draws=draws)
+                       spread=mean[2], draws=draws, effective_raw_se=se[0],
+                       effective_scaled_se=se[1], spread_se=se[2])
 
 
 def expectation(d_ks, n_keys=DEFAULT_KEYS, draws=400, seed=1):
