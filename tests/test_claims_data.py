@@ -14,6 +14,7 @@ import math
 import os
 import re
 
+import numpy as np
 import pytest
 
 from attention_core import claims
@@ -24,12 +25,22 @@ DOCUMENTS = (claims.SDPA, claims.MATH)
 # a unit as the documents write it -> that unit in the computed value's units (here, not in
 # the data file: a row's `scale` must agree with its unit)
 UNITS = {"": 1, "%": 0.01, "B": 1e9, "GB": 1e9, "GiB": 2 ** 30, "KB": 1024, "M": 1e6, "k": 1e3,
-         "power of ten": 1, "yes": 1}
-# the rows that only test arithmetic: a square root, e¹², 8192² (each computed with `math` or
-# an operator, nothing of attention_core's): counted apart from the claims
+         "million": 1e6, "power of ten": 1, "yes": 1, "1/x": 1}
+# the rows that only test arithmetic: a square root, e¹², 8192², exp(−∞) (each computed with
+# `math` or an operator, nothing of attention_core's): counted apart from the claims
 IDENTITIES = {(claims.SDPA, "√5, the divisor of a d_k = 5 head"), (claims.SDPA, "√4"),
               (claims.SDPA, "√128"), (claims.SDPA, "√512"), (claims.MATH, "√128"),
-              (claims.MATH, "e¹²"), (claims.MATH, "8,192-token prompt: scores per head")}
+              (claims.MATH, "e¹²"), (claims.MATH, "8,192-token prompt: scores per head"),
+              (claims.SDPA, "exp(−∞), a masked score's exponential")}
+# the rows the worked example's vectors are fitted to (scripts/fit_worked_example.py targets
+# their figures), and the 0.07 again as a percentage: they agree by construction
+FITTED = {(claims.SDPA, w) for w in (
+    "row 2 (sat), mask on: weight on cat", "row 2, mask on: weight on the",
+    "row 2, mask on: weight on the, as a percentage", "row 2, mask on: effective tokens attended",
+    "row 2, mask off: weight on mat", "row 2, divisor off: weight on cat",
+    "row 2, divisor off: effective tokens attended")}
+# the rules that allow a tolerance, each needing a reason from claims.REASONS
+TOLERANT = ("within", "abs", "sampled")
 SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 
 
@@ -49,7 +60,7 @@ def number_text(figure, unit):  # "≈ 4.3 GB", "GB" -> "4.3": the figure withou
     for tex, plain in (("\\mathrm{\\%}", "%"), ("\\approx", "≈"), ("\\mathrm{", ""), ("}", "")):
         text = text.replace(tex, plain)
     text = text.strip().lstrip("~≈±=").strip()
-    if unit and unit not in ("yes", "power of ten"):
+    if unit and unit not in ("yes", "power of ten", "1/x"):
         if not text.endswith(unit):
             return None
         text = text.removesuffix(unit).strip()
@@ -63,10 +74,13 @@ def parse(figure, unit):  # the figure as quoted -> its number (or list of numbe
     if unit == "power of ten":
         match = re.fullmatch(r"10([⁰¹²³⁴⁵⁶⁷⁸⁹]+)", text)
         return int(match.group(1).translate(SUPERSCRIPT)) if match else None
+    if unit == "1/x":  # "1/8" -> 8
+        match = re.fullmatch(r"1/(\d+)", text)
+        return int(match.group(1)) if match else None
     if re.fullmatch(r"\d+(, \d+)+", text):
         return [int(x) for x in text.split(", ")]
-    if re.fullmatch(r"\d{1,3}(,\d{3})*(\.\d+)?|\d+(\.\d+)?", text):
-        return float(text.replace(",", ""))
+    if re.fullmatch(r"[−-]?(\d{1,3}(,\d{3})*(\.\d+)?|\d+(\.\d+)?)", text):
+        return float(text.replace(",", "").replace("−", "-"))
     return None
 
 
@@ -85,9 +99,18 @@ def row_problems(row):  # -> what is wrong with one row on its own (no documents
     if UNITS.get(unit) is None or not math.isclose(row.get("scale", 1), UNITS[unit]):
         out.append(f"{name}: scale {row.get('scale', 1)} is not that of unit {unit!r}")
     rule = row.get("rule")
-    need = {"rounds": "digits", "within": "tolerance", "abs": "tolerance", "exact": None}
-    if rule not in need or (need[rule] and need[rule] not in row):
+    need = {"rounds": ("digits",), "within": ("tolerance",), "abs": ("tolerance",),
+            "sampled": ("sigmas", "digits"), "exact": ()}
+    if rule not in need or any(field not in row for field in need[rule]):
         out.append(f"{name}: rule {rule!r} without what it needs")
+    if rule in TOLERANT and row.get("reason") not in claims.REASONS:
+        out.append(f"{name}: a tolerance ({rule}) without a reason from {claims.REASONS}")
+    if rule == "sampled" and row.get("reason") != "standard-error":
+        out.append(f"{name}: a sampled row's bound is a standard-error bound")
+    if rule not in TOLERANT and "reason" in row:
+        out.append(f"{name}: a reason for a tolerance its rule ({rule}) does not have")
+    if (row.get("kind") == "fitted") != bool(row.get("fitted")):
+        out.append(f"{name}: a fitted row says what fitted it, and only a fitted row")
     parsed = parse(figure, unit)
     if row.get("derived"):  # words, not a number: the derivation is said, and is no parse
         if parsed is not None:
@@ -96,10 +119,14 @@ def row_problems(row):  # -> what is wrong with one row on its own (no documents
         out.append(f"{name}: the figure {figure!r} is not a number in {unit or 'no unit'}")
     elif parsed != row.get("value"):
         out.append(f"{name}: the figure {figure!r} is {parsed}, not {row.get('value')}")
-    if rule == "rounds" and parsed is not None and not row.get("derived"):
+    if rule in ("rounds", "sampled") and parsed is not None and not row.get("derived"):
         text = number_text(figure, unit)
         shown = len(text.rpartition(".")[2]) if "." in text else 0
-        if shown != row["digits"]:
+        if row["digits"] < 0:  # to tens, hundreds, ...: the figure ends in that many zeros
+            if "." in text or len(text) - len(text.rstrip("0")) < -row["digits"]:
+                out.append(f"{name}: rounds to 10^{-row['digits']}; the figure does not end "
+                           "in that many zeros")
+        elif shown != row["digits"]:
             out.append(f"{name}: rounds to {row['digits']} dp; the document shows {shown}")
     return out
 
@@ -158,7 +185,8 @@ def changed_figure(row):  # -> a copy with its figure one unit higher in the las
         return {**row, "figure": new, "quote": row["quote"].replace(figure, new, 1),
                 "value": row["value"] + 1}
     match = list(re.finditer(r"\d+", figure))[-1]
-    bumped = str((int(match.group()) + 1) % 10 ** len(match.group())).zfill(len(match.group()))
+    step = 10 ** max(-row.get("digits", 0), 0)  # "~300" rounded to tens -> "~310"
+    bumped = str((int(match.group()) + step) % 10 ** len(match.group())).zfill(len(match.group()))
     new = figure[:match.start()] + bumped + figure[match.end():]
     out = copy.deepcopy(row)
     out["figure"] = new
@@ -216,17 +244,45 @@ def test_every_row_is_computed_once_and_every_computation_has_a_row():
     assert len(computed) == len(set(computed)) and set(computed) == set(keys)
 
 
-def test_identities_are_the_arithmetic_rows_and_counted_apart():
+def test_identities_and_fitted_rows_are_marked_and_counted_apart():
     kinds = {(r["document"], r["what"]): r["kind"] for r in ROWS}
     assert {k for k, v in kinds.items() if v == "identity"} == IDENTITIES
+    assert {k for k, v in kinds.items() if v == "fitted"} == FITTED
     ledger = claims.all_claims()
-    assert claims.counts(ledger) == (len(ROWS) - len(IDENTITIES), len(IDENTITIES))
+    checked = len(ROWS) - len(IDENTITIES) - len(FITTED)
+    assert claims.counts(ledger) == (checked, len(FITTED), len(IDENTITIES))
     text = claims.table(ledger)
-    assert (f"{len(ROWS) - len(IDENTITIES)} claims of the documents, {len(IDENTITIES)} "
-            "identities") in text
-    assert text.splitlines()[-1] == (f"{len(ROWS) - len(IDENTITIES)} of "
-                                     f"{len(ROWS) - len(IDENTITIES)} claims match, "
-                                     f"{len(IDENTITIES)} of {len(IDENTITIES)} identities hold")
+    assert (f"{checked} claims checked, {len(FITTED)} fitted, {len(IDENTITIES)} identities"
+            in text)
+    assert text.splitlines()[-1] == (f"{checked} of {checked} claims match, {len(FITTED)} of "
+                                     f"{len(FITTED)} fitted rows hold, {len(IDENTITIES)} of "
+                                     f"{len(IDENTITIES)} identities hold")
+    for c in ledger:  # each line of the table says its row's kind
+        line = next(x for x in text.splitlines() if f" {c.what} " in x)
+        assert line.endswith(claims.KIND_SHOWN[c.kind]) and (
+            ("(fitted)" in line) == (c.kind == "fitted")), line
+
+
+def test_the_fitted_rows_are_the_figures_the_fit_targets():
+    # scripts/fit_worked_example.py's own list of targets, run on the committed constants
+    import importlib.util
+
+    from attention_core import worked_example_constants as wec
+
+    path = ROOT / "scripts" / "fit_worked_example.py"
+    spec = importlib.util.spec_from_file_location("fit_for_ledger", path)
+    fit = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fit)
+    emb = np.array([wec.EMBEDDINGS[w] for w in fit.VOCAB])
+    targets = {round(t, 6) for _, t, _ in fit.checks(emb, np.array(wec.W_Q), np.array(wec.W_K),
+                                                     np.array(wec.W_V)).values()}
+    assert len(targets) == 6
+    fitted = [r for r in ROWS if r["kind"] == "fitted"]
+    assert {round(r["value"] * r.get("scale", 1), 6) for r in fitted} == targets
+    claimed = {round(r["value"] * r.get("scale", 1), 6) for r in ROWS
+               if r["kind"] == "claim" and r["document"] == claims.SDPA
+               and isinstance(r["value"], float)}
+    assert not claimed & targets, "a row with a fitted figure is counted as a checked claim"
 
 
 def test_the_ledger_judges_by_the_data_file():  # a changed expected value flips the verdict

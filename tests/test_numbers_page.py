@@ -31,14 +31,26 @@ def test_the_page_lists_every_claim_with_its_figures_and_the_count():
     text = page_html()
     rows = re.findall(r"<tr><td data-label", text)
     identities = sum(c.kind == "identity" for c in LEDGER)
+    fitted = sum(c.kind == "fitted" for c in LEDGER)
     assert len(rows) == len(LEDGER) == len(claims.rows()) and 0 < identities < len(LEDGER)
+    assert 0 < fitted < len(LEDGER)
     for c in LEDGER:
         row = numbers_page.row_html(c)
         assert row in text
         assert ("✓ agrees" if c.ok else "✗ disagrees") in row
     agree = sum(c.ok for c in LEDGER)
-    assert (f"{len(LEDGER) - identities} claims of the documents, {identities} identities; "
+    checked = len(LEDGER) - identities - fitted
+    assert (f"{checked} claims checked, {fitted} fitted, {identities} identities; "
             f"{agree} of {len(LEDGER)} agree.") in text
+
+
+def test_fitted_rows_and_identities_are_labelled_and_plain_claims_are_not():
+    for c in LEDGER:
+        row = numbers_page.row_html(c)
+        assert ("<strong>fitted</strong>" in row) == (c.kind == "fitted"), c.what
+        assert ("<strong>identity</strong>" in row) == (c.kind == "identity"), c.what
+    assert {c.what for c in LEDGER if c.kind == "fitted"} >= {
+        "row 2 (sat), mask on: weight on cat", "row 2, divisor off: effective tokens attended"}
 
 
 def test_a_disagreeing_claim_would_say_so():  # the mark is the claim's, not typed in

@@ -24,6 +24,8 @@ ROWS = {
     "row 2 (sat), mask on: weight on cat": ("softmax over row 2's scores q₂·kⱼ/√5, j ≤ 2",
                                             HEAD + "?query=2"),
     "row 2, mask on: weight on the": ("the same row, key 0", HEAD + "?query=2"),
+    "row 2, mask on: weight on the, as a percentage": ("the same weight, × 100",
+                                                       HEAD + "?query=2"),
     "row 2, mask on: effective tokens attended": ("e to the entropy of row 2's weights",
                                                   HEAD + "?query=2"),
     "row 2, mask off: weight on mat": ("softmax over all six keys of row 2",
@@ -48,6 +50,7 @@ ROWS = {
     "mask off: truncate mismatches (lengths 2-8, rows before the last)": (
         "the same comparison without the mask", HEAD + "?query=2&mask=off"),
     "√5, the divisor of a d_k = 5 head": ("√d_k", HEAD + "?divide=off"),
+    "exp(−∞), a masked score's exponential": ("exp of −∞ in floating point", HEAD + "?query=2"),
     **{f"d_k = {d}: {kind} effective keys (mean of 2000 draws)": (
         (f"e to the entropy of softmax(q·k{'/√d_k' if kind == 'scaled' else ''}), 16 keys, "
          "mean of 2,000 draws"), f"sqrt-dk/?d_k={d}")
@@ -65,6 +68,13 @@ ROWS = {
     **{f"Qwen3-8B, {n:,} prompt: attention share of prefill": (
         "pair FLOPs × n²/2 over that plus 2 × matmul parameters × n",
         f"cost/?model=qwen3-8b&prompt={n}") for n in (256, 4096, 32768, 131072)},
+    "Qwen3-8B, 4,096 prompt: everything but attention, share of prefill": (
+        "1 − the attention share", "cost/?model=qwen3-8b&prompt=4096"),
+    "GPT-2 small: parameters": ("every weight stored, the embeddings included", "cost/?model=gpt2"),
+    "Qwen3-8B, 256: both shares under 1%": ("the larger of the two shares, against 1%",
+                                            "cost/?model=qwen3-8b&prompt=256"),
+    "Qwen3-8B: head_dim": ("the model's config.json", "cost/?model=qwen3-8b"),
+    "Llama-3-8B: head_dim": ("the model's config.json", "cost/?model=llama-3-8b"),
     "Qwen3-8B crossover, triangular kernel (tokens)": (
         "4 × matmul parameters / pair FLOPs", "cost/?model=qwen3-8b"),
     "Qwen3-8B crossover, naive kernel (tokens)": ("2 × matmul parameters / pair FLOPs",
@@ -78,6 +88,26 @@ ROWS = {
         "pair FLOPs × n over that plus 2 × matmul parameters", "cost/?model=qwen3-8b&prompt=256"),
     "eager score matrix, 4,096 tokens, 32 heads, bf16 (GiB per layer)": (
         "heads × n² × 2 bytes", "memory-bill/?prompt=4096"),
+    "note: dot products per decoded token at 4,096 (millions)": (
+        "layers × query heads × context", "decode-bill/"),
+    "note: keys and values read at 4,096 tokens": ("bytes per token × 4,096", "decode-bill/"),
+    "note: the ridge point an H100 needs": ("989 TFLOP/s ÷ 3.35 TB/s, to the nearest ten",
+                                            "decode-bill/?gpu=h100-sxm"),
+    "one head, one decoded token: score operations": ("context × 2 × head_dim", "decode-bill/"),
+    "one head, one decoded token: weighted-sum operations": (
+        "context × 2 × the values' head_dim", "decode-bill/"),
+    "one head, one decoded token: operations": ("the two together", "decode-bill/"),
+    "Llama-3-8B: input embedding table (parameters)": ("vocabulary × hidden width",
+                                                       "memory-bill/"),
+    "Llama-3-8B: parameters that do work": ("every linear weight and the output layer",
+                                            "decode-bill/"),
+    "Llama-3-8B: parameters": ("every weight stored", "memory-bill/"),
+    "Llama-3-8B: embedding table, subtracted": ("vocabulary × hidden width", "memory-bill/"),
+    "Llama-3-8B, 4,096: attention share of a decode step, as 1 in x": (
+        "one over the unrounded share", "decode-bill/"),
+    "Llama-3-8B: query heads": ("the model's config.json", "decode-bill/"),
+    "Llama-3-8B: key/value heads": ("the model's config.json", "decode-bill/"),
+    "the bill: keys and values at 4,096 tokens": ("bytes per token × 4,096", "memory-bill/"),
     "Llama-3-8B, 4,096 context: dot products per decoded token": (
         "layers × query heads × context", "decode-bill/"),
     "Llama-3-8B: attention operations per decoded token": (
@@ -86,7 +116,8 @@ ROWS = {
     "… and the weighted sum of values": ("the same for the weighted sum", "decode-bill/"),
     "Llama-3-8B: weight operations per token": ("2 × matmul parameters", "decode-bill/"),
     "Llama-3-8B, 4,096: attention share of a decode step": (
-        "attention operations over attention plus weight operations", "decode-bill/"),
+        "2.1B over 15B + 2.1B, each computed and rounded as the document shows it",
+        "decode-bill/"),
     "Llama-3-8B KV bytes per token per layer (bf16)": ("2 × KV heads × head_dim × 2 bytes",
                                                        "memory-bill/"),
     "Llama-3-8B KV bytes per token (bf16)": ("the same × layers", "memory-bill/"),
@@ -114,6 +145,8 @@ ROWS = {
     "softmax(2, 1, 0.1): second weight": ("e¹ / (e² + e¹ + e^0.1)", "overflow/"),
     "softmax(2, 1, 0.1): third weight": ("e^0.1 / (e² + e¹ + e^0.1)", "overflow/"),
     "e² (no max subtracted)": ("exp(2)", "overflow/?precision=float32"),
+    "e¹ (no max subtracted)": ("exp(1)", "overflow/?precision=float32"),
+    "e^0.1 (no max subtracted)": ("exp(0.1)", "overflow/?precision=float32"),
     "e² + e¹ + e^0.1": ("the row's sum", "overflow/?precision=float32"),
     "largest float16": ("numpy's finfo(float16).max", "overflow/"),
     "e¹²": ("exp(12) in float64", "overflow/?scores=12,+1,+0.1&precision=float32"),
@@ -122,6 +155,11 @@ ROWS = {
     "… with the max subtracted: finite weights summing to 1": (
         "the same with the max subtracted first",
         "overflow/?scores=12,+1,+0.1&subtract_max=on"),
+    "max subtracted: first score": ("s − max(s)", "overflow/?subtract_max=on"),
+    "max subtracted: second score": ("s − max(s)", "overflow/?subtract_max=on"),
+    "max subtracted: third score": ("s − max(s)", "overflow/?subtract_max=on"),
+    "max subtracted: every exponential at most 1": ("the largest e^(s − max(s))",
+                                                    "overflow/?subtract_max=on"),
     "blocks [2, 1] then [3, 0]: running sum": (
         "the running sum, rescaled by e^(old max − new max) when the max rises",
         "online-softmax/?step=2"),
@@ -130,6 +168,11 @@ ROWS = {
 }
 # the table's columns; a phone shows each cell under its column's name (data-label)
 COLUMNS = ("The document says", "Computed as", "Computed", "Agreement", "Shown at")
+# a row's kind, as its agreement cell names it (a plain claim needs no label)
+KIND_LABEL = {"claim": "",
+              "fitted": (" · <strong>fitted</strong>: the worked example's vectors were fitted "
+                         "to this figure, so it agrees by construction"),
+              "identity": " · <strong>identity</strong>: arithmetic only"}
 DOCUMENTS = {claims.SDPA: "Scaled dot-product attention",
              claims.MATH: "Dot products, softmax and attention math"}
 
@@ -144,7 +187,8 @@ def row_html(claim):  # -> one <tr>: the document's figure, how, computed, agree
     cells = ((f"<q>{html.escape(claim.document)}</q><br>"
               f'<span class="ae-small">{html.escape(claim.what)}</span>'),
              html.escape(how), html.escape(claim.shown),
-             f'{"✓" if claim.ok else "✗"} {mark}: {html.escape(claim.rule)}',
+             (f'{"✓" if claim.ok else "✗"} {mark}: {html.escape(claim.rule)}'
+              f"{KIND_LABEL[claim.kind]}"),
              f'<a href="../{html.escape(where)}">{html.escape(where.split("/")[0])}</a>')
     return "<tr>" + "".join(f'<td data-label="{name}">{cell}</td>'
                             for name, cell in zip(COLUMNS, cells, strict=True)) + "</tr>"
@@ -164,10 +208,15 @@ def sections():  # -> the page's sections, as a chapter's: text blocks only
            (f"Every figure the two source documents quote, recomputed by `attention_core` when "
            f"this page was made: the document's figure, how this site computes it, the value it "
            f"computed, the rule by which the two agree (the digits the document shows, or a "
-           f"stated tolerance for its \"≈\"), and a link to the panel that shows it. "
-           f"**{claims.count_line(ledger)}; {agree} of {len(ledger)} agree.** The command "
-           f"`attention-explorable numbers` "
-           f"prints the same table.")]
+           f"stated tolerance with its reason), and a link to the panel that shows it. "
+           f"**{claims.count_line(ledger)}; {agree} of {len(ledger)} agree.** A row marked "
+           f"fitted is a figure the worked example's vectors were chosen to reproduce "
+           f"(`scripts/fit_worked_example.py`), so its agreement is by construction and it "
+           f"is counted apart from the claims checked, as are the identities (arithmetic "
+           f"only). The numbers in the documents that are not claims (section numbers, "
+           f"years, a control's setting, a formula's constants, a figure restated) are listed "
+           f"with their reasons beside the ledger's rows, in `attention_core/claims.toml`. "
+           f"The command `attention-explorable numbers` prints the same table.")]
     for source, name in DOCUMENTS.items():
         rows = [c for c in ledger if c.source == source]
         out += [f"## {name}", table_html(rows)]
