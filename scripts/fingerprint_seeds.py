@@ -20,6 +20,12 @@ The same file holds, under "quotes", a hash of each passage the claims ledger qu
 (attention_core/claims.toml) that was found, word for word, in its document when the file was
 made: in a clone without the documents, tests/test_claims_data.py checks the ledger's quotes
 against these hashes instead of the documents. A quote not in its document gets no hash.
+
+Under "numbers" it holds, for each document, every number in it as `number_tokens()` reads
+them (the numbers alone, in order: no words), and for each passage the ledger quotes (its
+rows and its list of numbers that are not claims) which of those numbers lie inside it: so
+tests/test_document_numbers.py can check in any clone that every number is a row or is listed
+as not a claim.
 """
 
 import argparse
@@ -69,6 +75,57 @@ def quotes_of(text, claims_text):  # -> sorted hashes of the ledger's quotes fou
     return sorted({quote_digest(r["quote"]) for r in rows if squash(r["quote"]) in squash(text)})
 
 
+# a number as the documents write it: digits with thousands separators, a decimal part, a sign
+# (a Unicode or ASCII minus where it is not a binary minus) and a percent sign (LaTeX's
+# \mathrm{\%} too); or a run of superscript digits (e⁶⁸, 10²⁹, n²)
+NUMBER = re.compile(r"(?P<sup>[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
+                    r"|(?P<sign>[−-])?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+                    r"(?P<pct>%|\\mathrm\{\\%\})?")
+# what may stand before a sign for it to be a sign, not a binary minus (6-4, n−2, B}-0.53)
+NOT_BEFORE_A_SIGN = re.compile(r"[\w)\]}]")
+# digits that are part of a name: after a letter (Qwen3, H100, FP16) or a hyphen that follows a
+# word with a letter in it (GPT-2, Qwen3-8B, FlashAttention-2)
+NAME_PART = re.compile(r"(?:[A-Za-z_]|[A-Za-z][A-Za-z0-9]*-)$")
+
+
+def number_tokens(text):  # text -> [(start, end, token)]: every number in it, in order
+    out = []
+    for m in NUMBER.finditer(text):
+        if m.group("sup"):
+            out.append((m.start(), m.end(), m.group()))
+            continue
+        start = m.start()
+        if m.group("sign") and start and NOT_BEFORE_A_SIGN.match(text[start - 1]):
+            start = m.start("num")  # a binary minus: not part of the number
+        if NAME_PART.search(text[max(start - 40, 0):start]):
+            continue
+        token = text[start:m.end()].replace("\\mathrm{\\%}", "%")
+        out.append((start, m.end(), token))
+    return out
+
+
+def numbers_of(text, quotes):  # a document, its quoted passages -> "numbers" (see above)
+    text = squash(text)
+    found = number_tokens(text)
+    spans = {}
+    for quote in quotes:
+        q = squash(quote)
+        at = text.find(q)
+        if at < 0:
+            continue  # not in the document: no entry, and the tests say so
+        inside = [i for i, (a, b, _) in enumerate(found) if at <= a and b <= at + len(q)]
+        spans[quote_digest(quote)] = [inside[0], len(inside)] if inside else [0, 0]
+    return {"tokens": [t for _, _, t in found], "quotes": dict(sorted(spans.items()))}
+
+
+def ledger_quotes(claims_text):  # claims.toml -> {document: [every passage it quotes]}
+    data = tomllib.loads(claims_text)
+    out = {}
+    for entry in data["row"] + data.get("not_a_claim", []):
+        out.setdefault(entry["document"], []).append(entry["quote"])
+    return out
+
+
 def seeds_dir(root=ROOT):  # -> the seeds/ folder beside (or in) this checkout, or None
     for base in (root / "shared", root.parent / "shared", root):
         if all((base / "seeds" / name).is_file() for name in SEEDS):
@@ -81,13 +138,18 @@ def build(folder, claims=CLAIMS):  # seeds folder -> the document written to FIN
     claims_text = Path(claims).read_text(encoding="utf-8")
     return {
         "about": ("hashes of every run of words of the source documents, and of each passage "
-                  "the claims ledger quotes from them; made by scripts/fingerprint_seeds.py, "
-                  "read by tests/test_article*.py and tests/test_claims_data.py"),
+                  "the claims ledger quotes from them; the documents' numbers (no words) and "
+                  "which of them each quoted passage holds; made by scripts/fingerprint_seeds.py, "
+                  "read by tests/test_article*.py, tests/test_claims_data.py and "
+                  "tests/test_document_numbers.py"),
         "run": RUN,
         "hash": f"blake2b, 8 bytes, person={PERSON.decode()}",
         "documents": {name: fingerprint_of(text) for name, text in texts.items()},
         "quotes": {name.removesuffix(".txt"): quotes_of(text, claims_text)
                    for name, text in texts.items()},
+        "numbers": {name.removesuffix(".txt"): numbers_of(
+            text, ledger_quotes(claims_text).get(name.removesuffix(".txt"), []))
+            for name, text in texts.items()},
     }
 
 
@@ -98,6 +160,10 @@ def dumps(data):  # one hash per line: a changed document shows as a readable di
 def load(path=FINGERPRINT):  # -> {document name: frozenset of hashes}, plus the run length
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     return data["run"], {name: frozenset(doc["runs"]) for name, doc in data["documents"].items()}
+
+
+def load_numbers(path=FINGERPRINT):  # -> {document (no .txt): {"tokens", "quotes"}}
+    return json.loads(Path(path).read_text(encoding="utf-8")).get("numbers", {})
 
 
 def load_quotes(path=FINGERPRINT):  # -> {document (no .txt): frozenset of quote hashes}
