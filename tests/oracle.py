@@ -4,8 +4,9 @@ Every value a panel ships precomputed is recomputed here from the definitions th
 documents give (textbook formulas: attention as softmax(QKᵀ/√d_k)V, the FLOP and byte counts
 of a decoder's config, softmax and its online form), with numpy and nothing of `app` or
 `attention_core`: the only things taken from the project are inputs — the worked example's
-word vectors and projections (attention_core/worked_example_constants.py, read as a data file,
-not imported through the package) — and the model shapes below, typed from the models' cards.
+word vectors and projections (attention_core/worked_example_constants.py, parsed as a data
+file: its literal assignments are read with `ast.literal_eval`, no code of it runs) — and the
+model shapes below, typed from the models' cards.
 
 A table is read as the browser reads it: the file registers {controls, parts}; each part names
 its controls and holds, per combination of their stops (row-major), an index into its values.
@@ -15,8 +16,8 @@ that disagrees, naming the panel, the state (its controls) and the value.
 
 from __future__ import annotations
 
+import ast
 import functools
-import importlib.util
 import itertools
 import json
 import math
@@ -166,13 +167,20 @@ class Checks:
 # --- the worked example's head ---------------------------------------------------------------
 
 
+def literal_assignments(text):  # Python source -> {NAME: value} of its `NAME = <literal>` lines
+    out = {}
+    for node in ast.parse(text).body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)):
+            out[node.targets[0].id] = ast.literal_eval(node.value)  # data only: no code runs
+    return out
+
+
 def worked_example_inputs():  # the word vectors and W_Q, W_K, W_V: data, read from their file
     path = ROOT / "attention_core" / "worked_example_constants.py"
-    spec = importlib.util.spec_from_file_location("_oracle_worked_example_inputs", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return (list(module.WORDS), {w: np.array(v) for w, v in module.EMBEDDINGS.items()},
-            np.array(module.W_Q), np.array(module.W_K), np.array(module.W_V))
+    data = literal_assignments(path.read_text(encoding="utf-8"))
+    return (list(data["WORDS"]), {w: np.array(v) for w, v in data["EMBEDDINGS"].items()},
+            np.array(data["W_Q"]), np.array(data["W_K"]), np.array(data["W_V"]))
 
 
 def dot(a, b):  # a correctly rounded sum of products: the same bits in any pass
