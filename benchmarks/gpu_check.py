@@ -9,7 +9,8 @@ Prints (and with --out writes DIR/gpu_check.md) four parts:
    and PyTorch's reasons for every refused kernel, with the error against the numpy reference;
 3. each named backend forced, and require_fused with an explicit mask (flash refuses masks);
 4. the CUDA rows of benchmarks/kernels.py (bf16, n = 1,024 .. 32,768), then pytest -m gpu.
-Without CUDA it says so and exits 1. Expected run time on one H100/H200: about 2-4 minutes.
+Without CUDA it says so and exits 1; if `pytest -m gpu` fails (or runs no test) it prints
+its output, writes the file, and exits 2. Expected run time on one H100/H200: about 2-4 minutes.
 """
 
 import argparse
@@ -26,6 +27,10 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 import kernels
 from kernels.dispatch import numpy_reference
+
+# the GPU tests, run last; their exit status is this script's verdict
+GPU_TESTS = [sys.executable, "-m", "pytest", "-q", "-m", "gpu", "tests/test_kernels.py"]
+EXIT_NO_CUDA, EXIT_TESTS_FAILED = 1, 2
 
 
 def short(reasons, limit=220):  # {name: (reason, ...)} -> one cell
@@ -110,7 +115,7 @@ def main(argv=None):
     if not kernels.cuda_available():
         print("no CUDA here: nothing to check (kernels.environment(): "
               f"{kernels.environment()})")
-        return 1
+        return EXIT_NO_CUDA
     started = time.perf_counter()
     buffer = io.StringIO()
 
@@ -131,15 +136,16 @@ def main(argv=None):
         bench = _load_benchmark()
         bench.main(["--gpu-only"] + (["--quick"] if args.quick else []))
         print("\n## pytest -m gpu tests/test_kernels.py\n")
-        tests = subprocess.run([sys.executable, "-m", "pytest", "-q", "-m", "gpu",
-                                "tests/test_kernels.py"], cwd=ROOT, capture_output=True,
-                               text=True, check=False)
+        tests = subprocess.run(GPU_TESTS, cwd=ROOT, capture_output=True, text=True,
+                               check=False)
         print("```\n" + tests.stdout[-3000:] + tests.stderr[-1000:] + "\n```")
+        if tests.returncode != 0:  # 5: none ran, which on a GPU machine is a failure too
+            print(f"\nFAILED: pytest -m gpu exited {tests.returncode}")
         print(f"\ntotal {time.perf_counter() - started:.0f} s")
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "gpu_check.md").write_text(buffer.getvalue())
-    return 0
+    return 0 if tests.returncode == 0 else EXIT_TESTS_FAILED
 
 
 def _load_benchmark():  # benchmarks/kernels.py by path: its name collides with the package

@@ -114,3 +114,46 @@ def test_operate_tells_a_change_with_no_dom_from_no_change_in_chromium(tmp_path)
     assert not shown.get("timedOut") and 0 <= shown["dom"] <= shown["painted"] < 300, shown
     assert hidden == {"dom": 300, "painted": 300, "timedOut": True}
     assert noop is None
+
+
+# --- benchmarks/gpu_check.py: its exit status is the GPU tests' verdict ---------------------
+
+def gpu_check_with(monkeypatch, tests_exit):
+    # gpu_check as on a CUDA machine whose matrix and benchmark rows are stubbed, and whose
+    # `pytest -m gpu` is a real child process that exits with `tests_exit`
+    sys.path.append(str(ROOT / "benchmarks"))  # after the packages: kernels.py must not shadow
+    import gpu_check
+    monkeypatch.setattr(gpu_check.kernels, "cuda_available", lambda: True)
+    monkeypatch.setattr(gpu_check.kernels, "environment", lambda: {"device": "stub"})
+    monkeypatch.setattr(gpu_check, "dispatch_matrix", lambda quick: print("matrix"))
+    monkeypatch.setattr(gpu_check, "named_backends", lambda: print("backends"))
+    monkeypatch.setattr(gpu_check, "_load_benchmark",
+                        lambda: type("Bench", (), {"main": staticmethod(lambda argv: None)}))
+    monkeypatch.setattr(gpu_check, "GPU_TESTS", [
+        sys.executable, "-c",
+        f"import sys; print('{'1 failed' if tests_exit else '3 passed'}'); sys.exit({tests_exit})"])
+    return gpu_check
+
+
+@pytest.mark.parametrize("tests_exit", [1, 5])  # a failed test; no test run at all
+def test_gpu_check_exits_nonzero_when_the_gpu_tests_fail(monkeypatch, tmp_path, capfd,
+                                                         tests_exit):
+    gpu_check = gpu_check_with(monkeypatch, tests_exit)
+    assert gpu_check.main(["--out", str(tmp_path)]) == gpu_check.EXIT_TESTS_FAILED != 0
+    written = (tmp_path / "gpu_check.md").read_text()
+    assert "1 failed" in written and f"FAILED: pytest -m gpu exited {tests_exit}" in written
+    assert "FAILED" in capfd.readouterr().out  # the tee writes to the real stdout
+
+
+def test_gpu_check_exits_0_when_the_gpu_tests_pass(monkeypatch, tmp_path):
+    gpu_check = gpu_check_with(monkeypatch, 0)
+    assert gpu_check.main(["--out", str(tmp_path)]) == 0
+    assert "3 passed" in (tmp_path / "gpu_check.md").read_text()
+
+
+def test_gpu_check_without_cuda_says_so_and_exits_1():
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gpu_check.py")],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    if "no CUDA here" not in done.stdout:
+        pytest.skip("this machine has CUDA")
+    assert done.returncode == 1
