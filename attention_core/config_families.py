@@ -20,12 +20,9 @@ A DEFAULT is one of:
     {"same_as": figure}                            an earlier figure
     {"times": k, "of": figure}                     k x an earlier figure
     {"divide": figure, "by": figure}               their quotient, which must be exact
-    {"ratio_field": f, "ratio_default": r, "of": figure}
-                                                   the number in field f (or r when absent or
-                                                   null) x an earlier figure, rounded down
 
 Figures are read in FIGURES' order, so a default may use only a figure before it. Flags
-("if") and ratio fields are top-level fields of the config.
+("if") are top-level fields of the config.
 
 A family's *row*: {"mlp_matrices": 2 | 3, "tied": bool | None, "learned_positions": bool,
 "figures": {figure: RULE, ...}, "window": WINDOW}. "figures" replaces BASE's rule for the
@@ -40,6 +37,25 @@ and said so); "window" says how a sliding (local) window is recorded:
     "alternate": true                              Gemma 2: sliding, full, sliding, ...
     "pattern_default": p                           Gemma 3: every p-th layer full when the config
                                                    has no sliding_window_pattern
+
+A row's "tensors" list the parameters beside the big matrices costs.py counts itself (q, k, v,
+o, the MLP's, the experts, the router, the embedding, a learned position table and lm_head):
+norms, biases, extra projections, as Transformers' model code builds them. Each is
+
+    {"what": text,
+     "per": "model" | "layer" | "dense_layer" | "moe_layer",   how many of it there are
+     "size": [[factor, ...], ...],        a sum of products; a factor is a figure of the
+                                          ModelShape (costs.py), an int, or
+                                          {"field": f, "default": v} (a config number)
+     "matmul": true,                      a weight a token multiplies through (else stored only)
+     "when": [condition, ...]}            all must hold; none: always
+
+and a condition is {"flag": f, "default": bool} (the flag, or when absent or null the default,
+is true), the same with "is": false (it is false), {"present": figure} (the figure is not
+null) or {"field": f, "equals": v, "default": d} (the field, else d, equals v).
+
+A row's "notes" are fields the model code ignores: {"field": f, "expect": v | figure,
+"note": text}; when the config holds f with another value the text is said.
 
 A default is in a row only where a published config relies on it (GPT-J's n_inner: null,
 Falcon's absent MLP width, Gemma 3 4B's absent head counts); a size a config simply forgot is
@@ -66,20 +82,75 @@ BASE_WINDOW = {"names": ["sliding_window"], "default": {"value": None}}
 FOUR_X = {"times": 4, "of": "hidden"}  # the classic MLP: four times the model's width
 
 
-def _row(mlp_matrices, tied, learned_positions=False, figures=None, window=None):
+# --- the tensors beside the big matrices ----------------------------------------------------
+
+def _when(flag=None, default=False, is_=True):
+    return [] if flag is None else [{"flag": flag, "default": default, **({} if is_ else
+                                                                         {"is": False})}]
+
+
+def _t(what, per, size, when=(), matmul=False):
+    term = {"what": what, "per": per, "size": size, "when": list(when)}
+    if matmul:
+        term["matmul"] = True
+    return term
+
+
+def norms(per_layer, *, bias=False, final=True, when=()):  # RMSNorm: weight; LayerNorm: + bias
+    width = [[2, "hidden"]] if bias else [["hidden"]]
+    out = [_t(f"{per_layer} norms per layer", "layer", [[per_layer] + f for f in width], when)]
+    if final:
+        out.append(_t("the final norm", "model", width, when))
+    return out
+
+
+QKV = [["heads", "head_dim"], ["kv_heads", "head_dim"], ["kv_heads", "v_head_dim"]]
+
+
+def qkv_bias(when=()):
+    return [_t("q, k, v biases", "layer", QKV, when)]
+
+
+def o_bias(when=()):
+    return [_t("output projection bias", "layer", [["hidden"]], when)]
+
+
+def mlp_bias(matrices, when=()):  # gate and up (or up alone) are as wide as the MLP; down: hidden
+    return [_t("MLP biases", "dense_layer", [[matrices - 1, "intermediate"], ["hidden"]], when)]
+
+
+def lm_head_bias():
+    return [_t("lm_head bias", "model", [["vocab"]])]
+
+
+def qk_norm(scope):  # "head": one head_dim-wide norm for q and one for k; "all": every head's
+    if scope == "head":
+        return [_t("q and k norms", "layer", [[2, "head_dim"]])]
+    return [_t("q and k norms", "layer", [["heads", "head_dim"], ["kv_heads", "head_dim"]])]
+
+
+def _llama_like(extra=()):  # Llama's optional biases (attention_bias, mlp_bias)
+    return (norms(2) + qkv_bias(_when("attention_bias")) + o_bias(_when("attention_bias"))
+            + mlp_bias(3, _when("mlp_bias")) + list(extra))
+
+
+def _row(mlp_matrices, tied, learned_positions=False, figures=None, window=None, tensors=None,
+         notes=None):
     row = {"mlp_matrices": mlp_matrices, "tied": tied, "learned_positions": learned_positions,
-           "figures": figures or {}}
+           "figures": figures or {}, "tensors": norms(2) if tensors is None else tensors,
+           "notes": notes or []}
     if window is not None:
         row["window"] = window
     return row
 
 
-def _gated(tied=False, figures=None, window=None):  # gate, up and down: SwiGLU / GeGLU
-    return _row(3, tied, figures=figures, window=window)
+def _gated(tied=False, figures=None, window=None, tensors=None):  # gate, up, down: SwiGLU
+    return _row(3, tied, figures=figures, window=window, tensors=tensors)
 
 
-def _plain(tied, learned_positions=False, figures=None, window=None):  # up and down only
-    return _row(2, tied, learned_positions, figures, window)
+def _plain(tied, learned_positions=False, figures=None, window=None, tensors=None,
+           notes=None):  # up and down only
+    return _row(2, tied, learned_positions, figures, window, tensors, notes)
 
 
 # GPT-2 and GPT-J: n_inner null (or absent) is 4 x n_embd.
@@ -104,6 +175,14 @@ _FALCON = {
 _REFINED_WEB = {**_FALCON, "kv_heads": {"names": ["n_head_kv", "num_kv_heads"],
                                         "default": {"same_as": "heads"}}}
 
+_QWEN3 = norms(2) + qk_norm("head") + qkv_bias(_when("attention_bias")) + o_bias(
+    _when("attention_bias"))
+_GEMMA_BIAS = qkv_bias(_when("attention_bias")) + o_bias(_when("attention_bias"))
+# DeepSeek's MLA norms its low-rank q (when q_lora_rank) and its kv latent
+_DEEPSEEK = _gated(tensors=norms(2) + [
+    _t("q latent norm", "layer", [["q_lora_rank"]], [{"present": "q_lora_rank"}]),
+    _t("kv latent norm", "layer", [["kv_lora_rank"]])])
+
 # Gemma 3 4B's text_config leaves out the head counts, head width and vocabulary: these are
 # Gemma3TextConfig's defaults, which the published file relies on.
 _GEMMA3 = _gated(tied=True, figures={
@@ -111,37 +190,87 @@ _GEMMA3 = _gated(tied=True, figures={
     "kv_heads": {"names": ["num_key_value_heads"], "default": {"value": 4}},
     "head_dim": {"names": ["head_dim"], "default": {"value": 256}},
     "vocab": {"names": ["vocab_size"], "default": {"value": 262208}},
-}, window={**BASE_WINDOW, "pattern_default": 6})
+}, window={**BASE_WINDOW, "pattern_default": 6},
+    tensors=norms(4) + qk_norm("head") + _GEMMA_BIAS)
+
+# LayerNorm families: every norm has a bias beside its weight.
+_GPT2 = norms(2, bias=True) + qkv_bias() + o_bias() + mlp_bias(2)
+_GPTJ = norms(1, bias=True) + mlp_bias(2) + lm_head_bias()  # attention in parallel, one norm
+
+# Falcon's norms per layer: two unless attention runs in parallel with one shared norm.
+_PARALLEL = {"flag": "parallel_attn", "default": True}
+_FALCON_NORMS = [
+    _t("2 norms per layer", "layer", [[4, "hidden"]], [{**_PARALLEL, "is": False}]),
+    _t("2 norms per layer", "layer", [[4, "hidden"]],
+       [_PARALLEL, {"field": "num_ln_in_parallel_attn", "in": [2]}]),
+    _t("2 norms per layer", "layer", [[4, "hidden"]],  # the new architecture's default: 2
+       [_PARALLEL, {"field": "num_ln_in_parallel_attn", "in": [None]},
+        {"flag": "new_decoder_architecture", "default": False}]),
+    _t("1 norm per layer", "layer", [[2, "hidden"]],
+       [_PARALLEL, {"field": "num_ln_in_parallel_attn", "not_in": [2, None]}]),
+    _t("1 norm per layer", "layer", [[2, "hidden"]],
+       [_PARALLEL, {"field": "num_ln_in_parallel_attn", "in": [None]},
+        {"flag": "new_decoder_architecture", "default": False, "is": False}]),
+    _t("the final norm", "model", [[2, "hidden"]]),
+] + qkv_bias(_when("bias")) + o_bias(_when("bias")) + mlp_bias(2, _when("bias"))
+
+# OPT: LayerNorms with weights unless layer_norm_elementwise_affine is false; the final one
+# only with pre-norm layers; biases unless enable_bias is false; its position table has two
+# rows more than max_position_embeddings (padding offset).
+_AFFINE = _when("layer_norm_elementwise_affine", True)
+_OPT = (norms(2, bias=True, final=False, when=_AFFINE)
+        + [_t("the final norm", "model", [[2, "hidden"]], _AFFINE + _when(
+            "do_layer_norm_before", True) + _when("_remove_final_layer_norm", False, False))]
+        + qkv_bias(_when("enable_bias", True)) + o_bias(_when("enable_bias", True))
+        + mlp_bias(2, _when("enable_bias", True))
+        + [_t("position table's 2 offset rows", "model", [[2, "hidden"]])])
+
+# BERT and RoBERTa as causal LMs: post-norm layers with no final norm; a norm and a token-type
+# table on the embedding; a prediction head (dense, norm, bias) before the tied decoder.
+_BERT = (norms(2, bias=True, final=False) + qkv_bias() + o_bias() + mlp_bias(2) + [
+    _t("embedding norm", "model", [[2, "hidden"]]),
+    _t("token-type table", "model", [[{"field": "type_vocab_size", "default": 2}, "hidden"]]),
+    _t("prediction head's dense weight", "model", [["hidden", "hidden"]], matmul=True),
+    _t("prediction head's bias and norm", "model", [[3, "hidden"]]),
+] + lm_head_bias())
 
 FAMILIES = {
     # --- gated MLPs (gate, up, down) ---
-    "llama": _gated(),
+    "llama": _gated(tensors=_llama_like()),
     "mistral": _gated(),
     "ministral": _gated(),
     "mixtral": _gated(),
-    "qwen2": _gated(),
-    "qwen3": _gated(),
-    "qwen2_moe": _gated(),
-    "qwen3_moe": _gated(),
+    "qwen2": _gated(tensors=norms(2) + qkv_bias()),
+    "qwen3": _gated(tensors=_QWEN3),
+    # Qwen2-MoE: q, k, v biases unless qkv_bias is false; a one-output gate on the shared
+    # expert in every MoE layer, even when the shared expert has no width
+    "qwen2_moe": _gated(tensors=norms(2) + qkv_bias(_when("qkv_bias", True)) + [
+        _t("shared expert's gate", "moe_layer", [["hidden"]], matmul=True)]),
+    "qwen3_moe": _gated(tensors=_QWEN3),
     "phi3": _gated(),
-    "olmo": _gated(),
-    "olmo2": _gated(),
-    "deepseek_v2": _gated(),
-    "deepseek_v3": _gated(),
-    "gemma": _gated(tied=True),
-    "gemma2": _gated(tied=True, window={**BASE_WINDOW, "alternate": True}),
+    "olmo": _gated(tensors=_GEMMA_BIAS),  # OLMo's LayerNorms have no weights at all
+    "olmo2": _gated(tensors=norms(2) + qk_norm("all") + _GEMMA_BIAS),
+    "deepseek_v2": _DEEPSEEK,
+    "deepseek_v3": _DEEPSEEK,
+    "gemma": _gated(tied=True, tensors=norms(2) + _GEMMA_BIAS),
+    "gemma2": _gated(tied=True, window={**BASE_WINDOW, "alternate": True},
+                     tensors=norms(4) + _GEMMA_BIAS),
     "gemma3_text": _GEMMA3,
     "gemma3": _GEMMA3,  # a multimodal config whose text_config names no model_type
-    "granite": _gated(tied=None),
-    "cohere": _gated(tied=None),
-    "internlm2": _gated(tied=None),
-    "yi": _gated(tied=None),
-    "smollm3": _gated(tied=None),
-    "glm": _gated(tied=None),
-    "glm4": _gated(tied=None),
+    "granite": _gated(tied=None, tensors=_llama_like()),
+    # Cohere: one weight-only LayerNorm per layer (attention and MLP in parallel); optional
+    # per-head q and k norms
+    "cohere": _gated(tied=None, tensors=norms(1) + _GEMMA_BIAS + [
+        _t("q and k norms", "layer", [["heads", "head_dim"], ["kv_heads", "head_dim"]],
+           _when("use_qk_norm"))]),
+    "internlm2": _gated(tied=None, tensors=_llama_like()),
+    "yi": _gated(tied=None, tensors=_llama_like()),
+    "smollm3": _gated(tied=None, tensors=_llama_like()),
+    "glm": _gated(tied=None, tensors=norms(2) + qkv_bias(_when("attention_bias", True))),
+    "glm4": _gated(tied=None, tensors=norms(4) + qkv_bias(_when("attention_bias", True))),
     # --- two-matrix MLPs (up, down) ---
-    "gpt2": _plain(True, learned_positions=True, figures=_N_INNER),
-    "gptj": _plain(False, figures=_N_INNER),
+    "gpt2": _plain(True, learned_positions=True, figures=_N_INNER, tensors=_GPT2),
+    "gptj": _plain(False, figures=_N_INNER, tensors=_GPTJ),
     # GPT-Neo: num_layers / num_heads; intermediate_size null is 4 x hidden; every other
     # layer attends only to the last window_size (256) tokens.
     "gpt_neo": _plain(True, learned_positions=True, figures={
@@ -151,39 +280,60 @@ FAMILIES = {
         "max_positions": {"names": ["max_position_embeddings"], "default": {"value": 2048}},
     }, window={"names": ["window_size"], "default": {"value": 256},
                "layer_pattern": "attention_types",
-               "layer_pattern_default": [[["global", "local"], 12]]}),
-    "gpt_neox": _plain(False),
+               "layer_pattern_default": [[["global", "local"], 12]]},
+        tensors=norms(2, bias=True) + o_bias() + mlp_bias(2)),
+    "gpt_neox": _plain(False, tensors=norms(2, bias=True) + qkv_bias(_when(
+        "attention_bias", True)) + o_bias(_when("attention_bias", True)) + mlp_bias(2)),
     "opt": _plain(True, learned_positions=True, figures={
         "intermediate": {"names": ["ffn_dim"]},
         "max_positions": {"names": ["max_position_embeddings"], "default": {"value": 2048}},
-    }),
-    "falcon": _plain(True, figures=_FALCON),
-    "RefinedWebModel": _plain(True, figures=_FALCON),
-    "RefinedWeb": _plain(True, figures=_REFINED_WEB),
-    # BLOOM: ALiBi (no position table, no maximum), MLP 4 x hidden; its n_inner is unused.
+    }, tensors=_OPT),
+    "falcon": _plain(True, figures=_FALCON, tensors=_FALCON_NORMS),
+    "RefinedWebModel": _plain(True, figures=_FALCON, tensors=_FALCON_NORMS),
+    "RefinedWeb": _plain(True, figures=_REFINED_WEB, tensors=_FALCON_NORMS),
+    # BLOOM: ALiBi (no position table, no maximum), MLP 4 x hidden; its n_inner is unused; a
+    # norm on the embedding.
     "bloom": _plain(True, figures={
         "layers": {"names": ["n_layer", "num_hidden_layers"]},
         "hidden": {"names": ["hidden_size", "n_embed"]},
         "heads": {"names": ["n_head", "num_attention_heads"]},
         "intermediate": {"names": [], "default": FOUR_X},
         "max_positions": {"names": [], "default": {"value": None}},
-    }),
-    # MPT: its own names; MLP expansion_ratio x d_model; GQA only in llm-foundry's attn_config.
+    }, tensors=_GPT2 + [_t("embedding norm", "model", [[2, "hidden"]])]),
+    # MPT: its own names. Transformers' MPT builds a 4 x d_model MLP, one KV head per query
+    # head and no biases whatever expansion_ratio, attn_config.kv_n_heads and no_bias say
+    # (llm-foundry's own code reads them); counted as Transformers builds it, and said.
     "mpt": _plain(True, figures={
         "layers": {"names": ["n_layers"]},
         "hidden": {"names": ["d_model"]},
         "heads": {"names": ["n_heads"]},
-        "kv_heads": {"names": ["attn_config.kv_n_heads"], "default": {"same_as": "heads"}},
-        "intermediate": {"names": [], "default": {"ratio_field": "expansion_ratio",
-                                                  "ratio_default": 4, "of": "hidden"}},
+        "kv_heads": {"names": [], "default": {"same_as": "heads"}},
+        "intermediate": {"names": [], "default": FOUR_X},
         "max_positions": {"names": ["max_seq_len"], "default": {"value": 2048}},
-    }),
-    "gpt_bigcode": _plain(True, learned_positions=True),
-    "phi": _plain(False),
-    "starcoder2": _plain(True),
-    "codegen": _plain(False),
-    "bert": _plain(True, learned_positions=True),
-    "roberta": _plain(True, learned_positions=True),
+    }, tensors=norms(2), notes=[
+        {"field": "no_bias", "expect": True,
+         "note": "Transformers' MPT builds no biases whatever no_bias says; counted as it "
+                 "builds (llm-foundry's own code would add them)."},
+        {"field": "expansion_ratio", "expect": 4,
+         "note": "Transformers' MPT builds a 4 x d_model MLP whatever expansion_ratio says; "
+                 "counted as it builds (llm-foundry's own code would use expansion_ratio)."},
+        {"field": "attn_config.kv_n_heads", "expect": "heads",
+         "note": "Transformers' MPT gives every query head its own keys and values whatever "
+                 "attn_config.kv_n_heads says; counted as it builds (llm-foundry's own code "
+                 "would group them)."}]),
+    # GPT-BigCode (StarCoder): one KV head unless multi_query is false
+    "gpt_bigcode": _plain(True, learned_positions=True, figures={**_N_INNER, "kv_heads": {
+        "names": [], "default": {"same_as": "heads"}, "cases": [
+            {"if": "multi_query", "if_absent": True,
+             "then": {"names": [], "default": {"value": 1}}}]}}, tensors=_GPT2),
+    "phi": _plain(False, tensors=norms(1, bias=True) + qkv_bias() + o_bias() + mlp_bias(2)
+                  + lm_head_bias() + [_t("q and k norms", "layer", [[4, "head_dim"]],
+                                         _when("qk_layernorm"))]),
+    "starcoder2": _plain(True, tensors=norms(2, bias=True) + qkv_bias(_when("use_bias", True))
+                         + o_bias(_when("use_bias", True)) + mlp_bias(2, _when("use_bias", True))),
+    "codegen": _plain(False, figures=_N_INNER, tensors=_GPTJ),
+    "bert": _plain(True, learned_positions=True, tensors=_BERT),
+    "roberta": _plain(True, learned_positions=True, tensors=_BERT),
 }
 
 # A config with no model_type but GPT-2's n_embd is read as GPT-2; anything else unknown

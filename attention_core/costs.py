@@ -250,22 +250,6 @@ def _case(cfg: dict, rule: dict) -> dict:  # a rule -> the rule its first true f
     return rule
 
 
-def _ratio(cfg: dict, spec: dict, of: int, limit: int) -> int:  # MPT: expansion_ratio x d_model
-    key = spec["ratio_field"]
-    ratio = cfg.get(key)
-    if ratio is None:
-        ratio = spec["ratio_default"]
-    if (isinstance(ratio, bool) or not isinstance(ratio, (int, float))
-            or not 0 < ratio < math.inf):
-        raise ConfigError(key, f"must be a positive number, got {_show(ratio)}")
-    product = ratio * of  # a float ratio near the largest float overflows to inf here
-    width = math.inf if product == math.inf else math.floor(product)  # llm-foundry: int()
-    if not 1 <= width <= limit:
-        raise ConfigError(key, f"({_show(ratio)}) x {of:,} is no MLP width a real model has "
-                          f"(1 to {limit:,})")
-    return width
-
-
 def _default(cfg: dict, spec: dict, got: dict, used: dict, limit: int) -> Any:
     """A table default -> its value, from the figures already read (`got`)."""
     if "value" in spec:
@@ -281,7 +265,7 @@ def _default(cfg: dict, spec: dict, got: dict, used: dict, limit: int) -> Any:
                               f"({whole}) and there is no head_dim field to say how wide a "
                               "head is")
         return whole // part
-    return _ratio(cfg, spec, got[spec["of"]], limit)
+    raise ValueError(f"unknown default {spec}")  # config_families' test keeps this unreachable
 
 
 def _figure(cfg: dict, figure: str, rule: dict, got: dict, used: dict) -> tuple[Any, str]:
@@ -365,13 +349,16 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
         every = _count(cfg, ("moe_layer_freq",), MAX_LAYERS, default=1)
         moe_layers = sum(1 for i in range(layers) if i >= first_dense and i % every == 0)
         shared_width = shared * size  # each shared expert is one routed expert's size
-    elif _present(cfg, "num_local_experts"):  # Mixtral: intermediate_size is the expert size
+    elif _present(cfg, "num_local_experts") and not _present(cfg, "moe_intermediate_size"):
+        # Mixtral: intermediate_size is the expert size
         experts = _count(cfg, ("num_local_experts",), MAX_EXPERTS, minimum=0)
         if not experts:
             return dense
         k, size, shared, shared_width, moe_layers = _top_k(cfg, experts), intermediate, 0, 0, layers
-    elif _present(cfg, "num_experts"):  # Qwen2-MoE / Qwen3-MoE
-        experts = _count(cfg, ("num_experts",), MAX_EXPERTS, minimum=0)
+    elif _present(cfg, "num_experts") or _present(cfg, "num_local_experts"):
+        # Qwen2-MoE / Qwen3-MoE: num_experts as Transformers 4 writes it, num_local_experts
+        # as Transformers 5 does; each expert moe_intermediate_size wide
+        experts = _count(cfg, ("num_experts", "num_local_experts"), MAX_EXPERTS, minimum=0)
         if not experts:
             return dense
         k = _top_k(cfg, experts)
@@ -382,8 +369,6 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
         step = _count(cfg, ("decoder_sparse_step",), MAX_LAYERS, default=1)
         dense_only = _layer_indices(cfg, "mlp_only_layers")
         moe_layers = sum(1 for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
-        if shared:
-            notes.append("The shared expert's one-output gate (hidden x 1) is left out.")
     else:
         return dense
     notes.append(
@@ -490,6 +475,64 @@ def _display_name(cfg: dict, name: Any, model_type: str) -> str:
     return "custom model"
 
 
+# --- the tensors beside the big matrices (config_families' "tensors") -----------------------
+
+def _same(value, wanted) -> bool:  # a config value against a table's: numbers by value only
+    if isinstance(value, bool) or isinstance(wanted, bool) or value is None or wanted is None:
+        return value is wanted
+    if isinstance(value, (int, float)) and isinstance(wanted, (int, float)):
+        return value == wanted
+    return False
+
+
+def _holds(cfg: dict, shape: dict, condition: dict) -> bool:  # one "when" condition
+    if "flag" in condition:
+        flag = _flag(cfg, condition["flag"])
+        value = condition["default"] if flag is None else flag
+        return value is condition.get("is", True)
+    if "present" in condition:
+        return shape[condition["present"]] is not None
+    value = _lookup(cfg, condition["field"])
+    value = None if value is _MISSING else value
+    if "in" in condition:
+        return any(_same(value, v) for v in condition["in"])
+    return not any(_same(value, v) for v in condition["not_in"])
+
+
+def _factor(cfg: dict, shape: dict, factor) -> int:  # a figure, an int or a config number
+    if isinstance(factor, int):
+        return factor
+    if isinstance(factor, str):
+        return shape[factor]
+    return _count(cfg, (factor["field"],), MAX_VOCAB, default=factor["default"])
+
+
+def _tensors(cfg: dict, row: dict, shape: dict) -> tuple[int, int]:
+    """A family's small tensors -> (stored only, matmul weights a token multiplies through)."""
+    per = {"model": 1, "layer": shape["layers"], "dense_layer": shape["dense_layers"],
+           "moe_layer": shape["layers"] - shape["dense_layers"]}
+    stored = matmul = 0
+    for term in row["tensors"]:
+        if not all(_holds(cfg, shape, c) for c in term["when"]):
+            continue
+        size = sum(math.prod(_factor(cfg, shape, f) for f in product)
+                   for product in term["size"])
+        if term.get("matmul"):
+            matmul += per[term["per"]] * size
+        else:
+            stored += per[term["per"]] * size
+    return stored, matmul
+
+
+def _ignored_fields(cfg: dict, row: dict, got: dict, notes: list[str]) -> None:
+    for rule in row["notes"]:
+        value = _lookup(cfg, rule["field"])
+        expect = rule["expect"]
+        expect = got[expect] if isinstance(expect, str) else expect
+        if value is not _MISSING and value is not None and not _same(value, expect):
+            notes.append(f"{rule['field']} is {_show(value)}: {rule['note']}")
+
+
 # --- the model shape ---------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -521,6 +564,8 @@ class ModelShape:
     kv_lora_rank: int = 0
     qk_rope_head_dim: int = 0
     learned_positions: bool = False  # a max_positions x hidden table, stored but never a matmul
+    small_params: int = 0  # norms, biases, small tables: stored, never a matmul
+    extra_matmul_params: int = 0  # projections beside q, k, v, o, the MLP and lm_head
     notes: tuple[str, ...] = ()  # approximations made, in words for the UI
 
     def __post_init__(self):
@@ -549,7 +594,7 @@ class ModelShape:
             attention = _mla_heads(cfg, heads, got["kv_heads"], notes)
         else:
             attention = _standard_heads(got)
-        return cls(
+        fields = dict(
             name=_display_name(cfg, name, model_type),
             layers=layers, hidden=hidden, intermediate=got["intermediate"], heads=heads,
             vocab=got["vocab"], tied=_tied(cfg, row, notes), max_positions=got["max_positions"],
@@ -558,8 +603,12 @@ class ModelShape:
             **attention,
             **_moe(cfg, layers, hidden, got["intermediate"], notes),
             **_window(cfg, layers, row, notes),
-            notes=tuple(notes),
         )
+        fields.setdefault("q_lora_rank", None)
+        fields.setdefault("kv_lora_rank", 0)
+        fields["small_params"], fields["extra_matmul_params"] = _tensors(cfg, row, fields)
+        _ignored_fields(cfg, row, got, notes)
+        return cls(**fields, notes=tuple(notes))
 
 
 # --- the documents' models ---------------------------------------------------------------
@@ -663,7 +712,7 @@ def lm_head_params(m: ModelShape) -> int:  # -> vocab x hidden (also the embeddi
 def matmul_params(m: ModelShape) -> int:  # -> weights that do a multiply-add per token
     per_stack = (m.layers * attention_params(m) + m.dense_layers * dense_mlp_params(m)
                  + m.moe_layers * moe_active_params(m))
-    return per_stack + lm_head_params(m)  # lm_head works even when tied
+    return per_stack + m.extra_matmul_params + lm_head_params(m)  # lm_head works when tied
 
 
 def total_params(m: ModelShape) -> int:  # -> every weight stored (the memory bill)
@@ -673,8 +722,7 @@ def total_params(m: ModelShape) -> int:  # -> every weight stored (the memory bi
     if m.learned_positions and m.max_positions:
         embedding += m.max_positions * m.hidden
     lm_head = 0 if m.tied else lm_head_params(m)
-    norms = (2 * m.layers + 1) * m.hidden  # two per layer and a final one
-    return stack + embedding + lm_head + norms
+    return stack + m.extra_matmul_params + embedding + lm_head + m.small_params
 
 
 # --- vectorised helpers ------------------------------------------------------------------

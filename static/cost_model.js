@@ -651,21 +651,6 @@
       return r;
     }
 
-    function ratio(cfg, spec, of, limit) { // MPT: expansion_ratio x d_model
-      var key = spec.ratio_field, r = get(cfg, key);
-      if (r === null) r = fromTable(spec.ratio_default);
-      var ok = isInt(r) ? r > 0n : isFloat(r) && r > 0 && r < Infinity;
-      if (!ok) throw ConfigError(key, "must be a positive number, got " + show(r));
-      var width;
-      if (isInt(r)) width = r * BigInt(of);
-      else width = Math.floor(r * of); // Infinity when it overflows: no real width either
-      if (!(width >= 1 && width <= limit)) {
-        throw ConfigError(key, "(" + show(r) + ") x " + grouped(of)
-          + " is no MLP width a real model has (1 to " + grouped(limit) + ")");
-      }
-      return Number(width);
-    }
-
     function dflt(cfg, spec, got, used, limit) { // costs._default
       if (hasOwn(spec, "value")) return spec.value;
       if (hasOwn(spec, "same_as")) return got[spec.same_as];
@@ -678,7 +663,7 @@
         }
         return whole / part;
       }
-      return ratio(cfg, spec, got[spec.of], limit);
+      throw new Error("unknown default " + JSON.stringify(spec));
     }
 
     function figure(cfg, name, r, got, used) { // -> [value, the field read]
@@ -754,7 +739,8 @@
         var every = count(cfg, ["moe_layer_freq"], MAX_LAYERS, 1);
         for (i = 0; i < layers; i++) if (i >= firstDense && i % every === 0) moeLayers++;
         sharedWidth = shared * size;
-      } else if (present(cfg, "num_local_experts")) { // Mixtral
+      } else if (present(cfg, "num_local_experts") && !present(cfg, "moe_intermediate_size")) {
+        // Mixtral: intermediate_size is the expert size
         experts = count(cfg, ["num_local_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
         if (!experts) return dense;
         k = topK(cfg, experts);
@@ -762,8 +748,9 @@
         shared = 0;
         sharedWidth = 0;
         moeLayers = layers;
-      } else if (present(cfg, "num_experts")) { // Qwen2-MoE / Qwen3-MoE
-        experts = count(cfg, ["num_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
+      } else if (present(cfg, "num_experts") || present(cfg, "num_local_experts")) {
+        // Qwen2-MoE / Qwen3-MoE, in Transformers 4's spelling or 5's
+        experts = count(cfg, ["num_experts", "num_local_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
         if (!experts) return dense;
         k = topK(cfg, experts);
         size = count(cfg, ["moe_intermediate_size"], MAX_INTERMEDIATE);
@@ -774,7 +761,6 @@
         for (i = 0; i < layers; i++) {
           if (!denseOnly.has(BigInt(i)) && (i + 1) % step === 0) moeLayers++;
         }
-        if (shared) notes.push("The shared expert's one-output gate (hidden x 1) is left out.");
       } else {
         return dense;
       }
@@ -784,6 +770,115 @@
       return { num_experts: experts, experts_per_token: k, moe_intermediate: size,
         shared_experts: shared, shared_intermediate: sharedWidth,
         dense_layers: layers - moeLayers };
+    }
+
+    // --- the tensors beside the big matrices (costs._tensors) ---
+
+    function same(value, wanted) { // costs._same: numbers by value, the rest by identity
+      if (typeof value === "boolean" || typeof wanted === "boolean" || value === null
+          || wanted === null) return value === wanted;
+      var numeric = function (v) { return isInt(v) || isFloat(v); };
+      return numeric(value) && numeric(wanted) && Number(value) === Number(wanted)
+        && (!isInt(value) || BigInt(Number(value)) === value);
+    }
+
+    function holds(cfg, shape, c) {
+      if (hasOwn(c, "flag")) {
+        var f = flag(cfg, c.flag);
+        return (f === null ? c["default"] : f) === (hasOwn(c, "is") ? c.is : true);
+      }
+      if (hasOwn(c, "present")) return shape[c.present] !== null;
+      var value = lookup(cfg, c.field);
+      if (value === MISSING) value = null;
+      var hit = function (v) { return same(value, v); };
+      if (hasOwn(c, "in")) return c["in"].some(hit);
+      return !c.not_in.some(hit);
+    }
+
+    function factor(cfg, shape, f) {
+      if (typeof f === "number") return B(f);
+      if (typeof f === "string") return B(shape[f]);
+      return B(count(cfg, [f.field], MAX_VOCAB, f["default"]));
+    }
+
+    function tensors(cfg, row, shape) { // -> [stored only, matmul weights], as Numbers
+      var per = { model: 1n, layer: B(shape.layers), dense_layer: B(shape.dense_layers),
+        moe_layer: B(shape.layers - shape.dense_layers) };
+      var stored = 0n, matmul = 0n;
+      row.tensors.forEach(function (term) {
+        if (!term.when.every(function (c) { return holds(cfg, shape, c); })) return;
+        var size = 0n;
+        term.size.forEach(function (product) {
+          size += product.reduce(function (acc, f) { return acc * factor(cfg, shape, f); }, 1n);
+        });
+        if (term.matmul) matmul += per[term.per] * size;
+        else stored += per[term.per] * size;
+      });
+      return [Number(stored), Number(matmul)];
+    }
+
+    function ignoredFields(cfg, row, got, notes) {
+      row.notes.forEach(function (r) {
+        var value = lookup(cfg, r.field);
+        var expect = typeof r.expect === "string" ? got[r.expect] : r.expect;
+        if (value !== MISSING && value !== null && !same(value, expect)) {
+          notes.push(r.field + " is " + show(value) + ": " + r.note);
+        }
+      });
+    }
+
+    // --- the tensors beside the big matrices (costs._tensors) ---
+
+    function same(value, wanted) { // costs._same: numbers by value, the rest by identity
+      if (typeof value === "boolean" || typeof wanted === "boolean" || value === null
+          || wanted === null) return value === wanted;
+      var numeric = function (v) { return isInt(v) || isFloat(v); };
+      return numeric(value) && numeric(wanted) && Number(value) === Number(wanted);
+    }
+
+    function holds(cfg, shape, c) {
+      if (hasOwn(c, "flag")) {
+        var f = flag(cfg, c.flag);
+        return (f === null ? c["default"] : f) === (hasOwn(c, "is") ? c.is : true);
+      }
+      if (hasOwn(c, "present")) return shape[c.present] !== null;
+      var value = lookup(cfg, c.field);
+      if (value === MISSING) value = null;
+      var hit = function (v) { return same(value, v); };
+      if (hasOwn(c, "in")) return c["in"].some(hit);
+      return !c.not_in.some(hit);
+    }
+
+    function factor(cfg, shape, f) {
+      if (typeof f === "number") return BigInt(f);
+      if (typeof f === "string") return BigInt(shape[f]);
+      return BigInt(count(cfg, [f.field], LIMITS.vocab, f["default"]));
+    }
+
+    function tensors(cfg, row, shape) { // -> [stored only, matmul weights], as Numbers
+      var per = { model: 1n, layer: BigInt(shape.layers), dense_layer: BigInt(shape.dense_layers),
+        moe_layer: BigInt(shape.layers - shape.dense_layers) };
+      var stored = 0n, matmul = 0n;
+      row.tensors.forEach(function (term) {
+        if (!term.when.every(function (c) { return holds(cfg, shape, c); })) return;
+        var size = 0n;
+        term.size.forEach(function (product) {
+          size += product.reduce(function (acc, f) { return acc * factor(cfg, shape, f); }, 1n);
+        });
+        if (term.matmul) matmul += per[term.per] * size;
+        else stored += per[term.per] * size;
+      });
+      return [Number(stored), Number(matmul)];
+    }
+
+    function ignoredFields(cfg, row, got, notes) {
+      row.notes.forEach(function (r) {
+        var value = lookup(cfg, r.field);
+        var expect = typeof r.expect === "string" ? got[r.expect] : r.expect;
+        if (value !== MISSING && value !== null && !same(value, expect)) {
+          notes.push(r.field + " is " + show(value) + ": " + r.note);
+        }
+      });
     }
 
     function localLayers(cfg, layers, win) { // GPT-Neo's attention_types -> local layers
@@ -904,6 +999,10 @@
       m.kv_lora_rank = attention.mla ? attention.kv_lora_rank : 0;
       m.qk_rope_head_dim = attention.mla ? attention.qk_rope_head_dim : 0;
       m.learned_positions = row.learned_positions;
+      var small = tensors(cfg, row, m);
+      m.small_params = small[0];
+      m.extra_matmul_params = small[1];
+      ignoredFields(cfg, row, got, notes);
       m.notes = notes;
       m.moe_layers = m.layers - m.dense_layers;
       return Object.freeze(m);
@@ -962,7 +1061,8 @@
 
     function matmul_params(m) {
       return B(m.layers) * attention_params(m) + B(m.dense_layers) * dense_mlp_params(m)
-        + B(m.moe_layers) * moe_active_params(m) + lm_head_params(m);
+        + B(m.moe_layers) * moe_active_params(m) + B(m.extra_matmul_params)
+        + lm_head_params(m);
     }
 
     function total_params(m) {
@@ -971,8 +1071,7 @@
       var embedding = B(m.vocab) * B(m.hidden);
       if (m.learned_positions && m.max_positions) embedding += B(m.max_positions) * B(m.hidden);
       var lmHead = m.tied ? 0n : lm_head_params(m);
-      var norms = (2n * B(m.layers) + 1n) * B(m.hidden);
-      return stack + embedding + lmHead + norms;
+      return stack + B(m.extra_matmul_params) + embedding + lmHead + B(m.small_params);
     }
 
     // --- vectorised helpers: a Number or an array of them, as numpy broadcasts ------------
