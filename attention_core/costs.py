@@ -533,6 +533,144 @@ def _ignored_fields(cfg: dict, row: dict, got: dict, notes: list[str]) -> None:
             notes.append(f"{rule['field']} is {_show(value)}: {rule['note']}")
 
 
+# --- quantization_config: how a checkpoint stores its linear weights -----------------------
+
+QUANT_METHODS = ("fp8", "fbgemm_fp8", "awq", "gptq")
+NOT_QUANTIZED = {"quant_method": None, "quant_bits": 0, "quant_group": 0,
+                 "quant_block_out": 0, "quant_block_in": 0, "quant_zero_point": False}
+
+
+def _quantization(cfg: dict, notes: list[str]) -> dict:
+    """quantization_config -> the quant_* fields; a method we do not count is said, not guessed.
+
+    fp8: one byte a weight, and a float32 scale per weight_block_size block (DeepSeek-V3,
+    Qwen3-FP8) or per tensor; fbgemm_fp8: a float32 scale per output channel; awq and gptq:
+    `bits` packed into int32 words, an fp16 scale per group of group_size inputs (and packed
+    zeros: AWQ's when zero_point, GPTQ's always; GPTQ's int32 g_idx per input). Embeddings,
+    lm_head, norms, biases and MoE routers stay unquantized (the methods' defaults).
+    """
+    q = cfg.get("quantization_config")
+    if q is None:
+        return dict(NOT_QUANTIZED)
+    if not isinstance(q, dict):
+        raise ConfigError("quantization_config", f"must be an object, got {_json_type(q)}")
+    method = q.get("quant_method")
+    if method not in QUANT_METHODS:
+        notes.append(f"quantization_config's quant_method {_show(method)} is not one counted "
+                     f"here ({', '.join(QUANT_METHODS)}): every weight is billed at the "
+                     "weight dtype chosen.")
+        return dict(NOT_QUANTIZED)
+    out = {**NOT_QUANTIZED, "quant_method": method, "quant_bits": 8}
+    if method == "fp8":
+        block = q.get("weight_block_size")
+        if block is not None:
+            if not (isinstance(block, list) and len(block) == 2
+                    and all(_whole(b) and 1 <= b <= MAX_HIDDEN for b in block)):
+                raise ConfigError("quantization_config.weight_block_size",
+                                  f"must be two positive integers, got {_show(block)}")
+            out["quant_block_out"], out["quant_block_in"] = block
+        return _said(out, notes)
+    if method == "fbgemm_fp8":
+        return _said(out, notes)
+    bits = q.get("bits", q.get("w_bit"))
+    if not (_whole(bits) and bits in (2, 3, 4, 8)):
+        raise ConfigError("quantization_config.bits", f"must be 2, 3, 4 or 8, got {_show(bits)}")
+    group = q.get("group_size", q.get("q_group_size", 128))
+    if not (_whole(group) and (group == -1 or 1 <= group <= MAX_INTERMEDIATE)):
+        raise ConfigError("quantization_config.group_size",
+                          f"must be a positive integer or -1, got {_show(group)}")
+    zero = q.get("zero_point", True)
+    if method == "awq" and not isinstance(zero, bool):
+        raise ConfigError("quantization_config.zero_point",
+                          f"must be true or false, got {_show(zero)}")
+    # -1: one group over each weight's whole input; GPTQ stores zeros whatever sym says
+    out.update(quant_bits=bits, quant_group=max(group, 0),
+               quant_zero_point=method == "gptq" or zero)
+    return _said(out, notes)
+
+
+def _said(q: dict, notes: list[str]) -> dict:  # the quant_* fields -> the same, the rule noted
+    method = q["quant_method"]
+    if method == "fp8":
+        scale = (f"a float32 scale per {q['quant_block_out']} x {q['quant_block_in']} block"
+                 if q["quant_block_out"] else "a float32 scale per tensor")
+        how = f"1 byte a weight and {scale}"
+    elif method == "fbgemm_fp8":
+        how = "1 byte a weight and a float32 scale per output channel"
+    else:
+        group = f"{q['quant_group']:,} inputs" if q["quant_group"] else "each weight's input"
+        zeros = " and a packed zero" if q["quant_zero_point"] else ""
+        g_idx = "; an int32 group index per input" if method == "gptq" else ""
+        how = (f"{q['quant_bits']}-bit values packed in int32 words, an fp16 scale{zeros} "
+               f"per {group}{g_idx}")
+    notes.append(f"Linear weights counted as quantization_config ({method}) stores them: {how}. "
+                 "Embeddings, lm_head, norms, biases and routers at the weight dtype chosen.")
+    return q
+
+
+def _whole(value) -> bool:  # a JSON integer (not a boolean, not 4.0)
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def stack_linears(m: ModelShape) -> list[tuple[int, int, int]]:
+    """-> [(count, inputs, outputs)] of every linear weight in the layers, routers left out.
+
+    Their parameters add up to the stack's share of total_params (a test holds them to it):
+    the weights a quantization method packs.
+    """
+    h, L = m.hidden, m.layers
+    if m.mla:
+        nope = m.head_dim - m.qk_rope_head_dim
+        q = ([(L, h, m.heads * m.head_dim)] if m.q_lora_rank is None else
+             [(L, h, m.q_lora_rank), (L, m.q_lora_rank, m.heads * m.head_dim)])
+        attention = q + [(L, h, m.kv_lora_rank + m.qk_rope_head_dim),
+                         (L, m.kv_lora_rank, m.heads * (nope + m.v_head_dim))]
+    else:
+        attention = [(L, h, m.heads * m.head_dim), (L, h, m.kv_heads * m.head_dim),
+                     (L, h, m.kv_heads * m.v_head_dim)]
+    attention.append((L, m.heads * m.v_head_dim, h))
+    dense = [(m.dense_layers, h, m.intermediate)] * (m.mlp_matrices - 1) + [
+        (m.dense_layers, m.intermediate, h)]
+    moe = []
+    if m.moe_layers:
+        experts = m.moe_layers * m.num_experts
+        moe = [(experts, h, m.moe_intermediate)] * 2 + [(experts, m.moe_intermediate, h)]
+        if m.shared_intermediate:
+            moe += [(m.moe_layers, h, m.shared_intermediate)] * 2 + [
+                (m.moe_layers, m.shared_intermediate, h)]
+    return [t for t in attention + dense + moe if t[0] and t[1] and t[2]]
+
+
+def _packed_bytes(m: ModelShape, inputs: int, outputs: int) -> int:  # one linear, as stored
+    if m.quant_method == "fp8":
+        if m.quant_block_out:
+            blocks = (_ceil_div(outputs, m.quant_block_out)
+                      * _ceil_div(inputs, m.quant_block_in))
+            return inputs * outputs + 4 * blocks
+        return inputs * outputs + 4  # one float32 scale for the tensor
+    if m.quant_method == "fbgemm_fp8":
+        return inputs * outputs + 4 * outputs  # a float32 scale per output channel
+    bits = m.quant_bits
+    groups = _ceil_div(inputs, m.quant_group) if m.quant_group else 1
+    if m.quant_method == "awq":  # qweight [in, out*bits/32], qzeros [groups, out*bits/32]
+        words = _ceil_div(outputs * bits, 32)
+        packed = 4 * inputs * words + 2 * groups * outputs
+        return packed + (4 * groups * words if m.quant_zero_point else 0)
+    # gptq: qweight [in*bits/32, out], qzeros [groups, out*bits/32], scales, g_idx [in]
+    return (4 * _ceil_div(inputs * bits, 32) * outputs + 4 * groups * _ceil_div(outputs * bits, 32)
+            + 2 * groups * outputs + 4 * inputs)
+
+
+def quantized_params(m: ModelShape) -> int:  # -> parameters a quantization method packs
+    if not m.quant_method:
+        return 0
+    return sum(c * i * o for c, i, o in stack_linears(m))
+
+
 # --- the model shape ---------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -566,6 +704,12 @@ class ModelShape:
     learned_positions: bool = False  # a max_positions x hidden table, stored but never a matmul
     small_params: int = 0  # norms, biases, small tables: stored, never a matmul
     extra_matmul_params: int = 0  # projections beside q, k, v, o, the MLP and lm_head
+    quant_method: str | None = None  # quantization_config's: "fp8", "awq", ... None: none
+    quant_bits: int = 0
+    quant_group: int = 0  # inputs per scale (AWQ, GPTQ); 0: one group per weight's input
+    quant_block_out: int = 0  # FP8 block scales: outputs x inputs per block; 0: per tensor
+    quant_block_in: int = 0
+    quant_zero_point: bool = False
     notes: tuple[str, ...] = ()  # approximations made, in words for the UI
 
     def __post_init__(self):
@@ -604,6 +748,7 @@ class ModelShape:
             **_moe(cfg, layers, hidden, got["intermediate"], notes),
             **_window(cfg, layers, row, notes),
         )
+        fields.update(_quantization(cfg, notes))
         fields.setdefault("q_lora_rank", None)
         fields.setdefault("kv_lora_rank", 0)
         fields["small_params"], fields["extra_matmul_params"] = _tensors(cfg, row, fields)
@@ -908,7 +1053,12 @@ def decode_step_arithmetic_intensity(m: ModelShape, context, users=1, *,
 
 
 def weight_bytes(m: ModelShape, bytes_per_value: float = 2):  # -> bytes of stored weights
-    return total_params(m) * bytes_per_value
+    """Every parameter at bytes_per_value, except the linear weights a quantization_config packs,
+    which count as its method stores them (stack_linears, _packed_bytes)."""
+    if not m.quant_method:
+        return total_params(m) * bytes_per_value
+    packed = sum(c * _packed_bytes(m, i, o) for c, i, o in stack_linears(m))
+    return packed + (total_params(m) - quantized_params(m)) * bytes_per_value
 
 
 def kv_outweighs_weights_context(m: ModelShape, users=1, bytes_per_value: float = 2, *,

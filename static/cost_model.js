@@ -772,6 +772,84 @@
         dense_layers: layers - moeLayers };
     }
 
+    // --- quantization_config (costs._quantization) ---
+
+    var QUANT_METHODS = ["fp8", "fbgemm_fp8", "awq", "gptq"];
+    function notQuantized() {
+      return { quant_method: null, quant_bits: 0, quant_group: 0, quant_block_out: 0,
+        quant_block_in: 0, quant_zero_point: false };
+    }
+
+    function whole(v) { return isInt(v); } // costs._whole: a JSON integer, not 4.0
+
+    function quantization(cfg, notes) {
+      var q = get(cfg, "quantization_config");
+      if (q === null) return notQuantized();
+      if (!isMap(q)) {
+        throw ConfigError("quantization_config", "must be an object, got " + jsonType(q));
+      }
+      var method = get(q, "quant_method");
+      if (QUANT_METHODS.indexOf(method) < 0) {
+        notes.push("quantization_config's quant_method " + show(method) + " is not one counted "
+          + "here (" + QUANT_METHODS.join(", ") + "): every weight is billed at the weight "
+          + "dtype chosen.");
+        return notQuantized();
+      }
+      var out = Object.assign(notQuantized(), { quant_method: method, quant_bits: 8 });
+      if (method === "fp8") {
+        var block = get(q, "weight_block_size");
+        if (block !== null) {
+          if (!(Array.isArray(block) && block.length === 2 && block.every(function (b) {
+            return whole(b) && b >= 1n && b <= BigInt(MAX_HIDDEN);
+          }))) {
+            throw ConfigError("quantization_config.weight_block_size",
+              "must be two positive integers, got " + show(block));
+          }
+          out.quant_block_out = Number(block[0]);
+          out.quant_block_in = Number(block[1]);
+        }
+        return said(out, notes);
+      }
+      if (method === "fbgemm_fp8") return said(out, notes);
+      var bits = q.has("bits") ? q.get("bits") : get(q, "w_bit");
+      if (!(whole(bits) && [2n, 3n, 4n, 8n].indexOf(bits) >= 0)) {
+        throw ConfigError("quantization_config.bits", "must be 2, 3, 4 or 8, got " + show(bits));
+      }
+      var group = q.has("group_size") ? q.get("group_size")
+        : q.has("q_group_size") ? q.get("q_group_size") : 128n;
+      if (!(whole(group) && (group === -1n || (group >= 1n && group <= BigInt(MAX_INTERMEDIATE))))) {
+        throw ConfigError("quantization_config.group_size",
+          "must be a positive integer or -1, got " + show(group));
+      }
+      var zero = q.has("zero_point") ? q.get("zero_point") : true;
+      if (method === "awq" && typeof zero !== "boolean") {
+        throw ConfigError("quantization_config.zero_point", "must be true or false, got "
+          + show(zero));
+      }
+      out.quant_bits = Number(bits);
+      out.quant_group = Math.max(Number(group), 0);
+      out.quant_zero_point = method === "gptq" || zero;
+      return said(out, notes);
+    }
+
+    function said(q, notes) {
+      var how, method = q.quant_method;
+      if (method === "fp8") {
+        how = "1 byte a weight and " + (q.quant_block_out ? "a float32 scale per "
+          + q.quant_block_out + " x " + q.quant_block_in + " block" : "a float32 scale per tensor");
+      } else if (method === "fbgemm_fp8") {
+        how = "1 byte a weight and a float32 scale per output channel";
+      } else {
+        var group = q.quant_group ? grouped(q.quant_group) + " inputs" : "each weight's input";
+        how = q.quant_bits + "-bit values packed in int32 words, an fp16 scale"
+          + (q.quant_zero_point ? " and a packed zero" : "") + " per " + group
+          + (method === "gptq" ? "; an int32 group index per input" : "");
+      }
+      notes.push("Linear weights counted as quantization_config (" + method + ") stores them: "
+        + how + ". Embeddings, lm_head, norms, biases and routers at the weight dtype chosen.");
+      return q;
+    }
+
     // --- the tensors beside the big matrices (costs._tensors) ---
 
     function same(value, wanted) { // costs._same: numbers by value, the rest by identity
@@ -825,6 +903,84 @@
           notes.push(r.field + " is " + show(value) + ": " + r.note);
         }
       });
+    }
+
+    // --- quantization_config (costs._quantization) ---
+
+    var QUANT_METHODS = ["fp8", "fbgemm_fp8", "awq", "gptq"];
+    function notQuantized() {
+      return { quant_method: null, quant_bits: 0, quant_group: 0, quant_block_out: 0,
+        quant_block_in: 0, quant_zero_point: false };
+    }
+
+    function whole(v) { return isInt(v); } // costs._whole: a JSON integer, not 4.0
+
+    function quantization(cfg, notes) {
+      var q = get(cfg, "quantization_config");
+      if (q === null) return notQuantized();
+      if (!isMap(q)) {
+        throw ConfigError("quantization_config", "must be an object, got " + jsonType(q));
+      }
+      var method = get(q, "quant_method");
+      if (QUANT_METHODS.indexOf(method) < 0) {
+        notes.push("quantization_config's quant_method " + show(method) + " is not one counted "
+          + "here (" + QUANT_METHODS.join(", ") + "): every weight is billed at the weight "
+          + "dtype chosen.");
+        return notQuantized();
+      }
+      var out = Object.assign(notQuantized(), { quant_method: method, quant_bits: 8 });
+      if (method === "fp8") {
+        var block = get(q, "weight_block_size");
+        if (block !== null) {
+          if (!(Array.isArray(block) && block.length === 2 && block.every(function (b) {
+            return whole(b) && b >= 1n && b <= BigInt(MAX_HIDDEN);
+          }))) {
+            throw ConfigError("quantization_config.weight_block_size",
+              "must be two positive integers, got " + show(block));
+          }
+          out.quant_block_out = Number(block[0]);
+          out.quant_block_in = Number(block[1]);
+        }
+        return said(out, notes);
+      }
+      if (method === "fbgemm_fp8") return said(out, notes);
+      var bits = q.has("bits") ? q.get("bits") : get(q, "w_bit");
+      if (!(whole(bits) && [2n, 3n, 4n, 8n].indexOf(bits) >= 0)) {
+        throw ConfigError("quantization_config.bits", "must be 2, 3, 4 or 8, got " + show(bits));
+      }
+      var group = q.has("group_size") ? q.get("group_size")
+        : q.has("q_group_size") ? q.get("q_group_size") : 128n;
+      if (!(whole(group) && (group === -1n || (group >= 1n && group <= BigInt(MAX_INTERMEDIATE))))) {
+        throw ConfigError("quantization_config.group_size",
+          "must be a positive integer or -1, got " + show(group));
+      }
+      var zero = q.has("zero_point") ? q.get("zero_point") : true;
+      if (method === "awq" && typeof zero !== "boolean") {
+        throw ConfigError("quantization_config.zero_point", "must be true or false, got "
+          + show(zero));
+      }
+      out.quant_bits = Number(bits);
+      out.quant_group = Math.max(Number(group), 0);
+      out.quant_zero_point = method === "gptq" || zero;
+      return said(out, notes);
+    }
+
+    function said(q, notes) {
+      var how, method = q.quant_method;
+      if (method === "fp8") {
+        how = "1 byte a weight and " + (q.quant_block_out ? "a float32 scale per "
+          + q.quant_block_out + " x " + q.quant_block_in + " block" : "a float32 scale per tensor");
+      } else if (method === "fbgemm_fp8") {
+        how = "1 byte a weight and a float32 scale per output channel";
+      } else {
+        var group = q.quant_group ? grouped(q.quant_group) + " inputs" : "each weight's input";
+        how = q.quant_bits + "-bit values packed in int32 words, an fp16 scale"
+          + (q.quant_zero_point ? " and a packed zero" : "") + " per " + group
+          + (method === "gptq" ? "; an int32 group index per input" : "");
+      }
+      notes.push("Linear weights counted as quantization_config (" + method + ") stores them: "
+        + how + ". Embeddings, lm_head, norms, biases and routers at the weight dtype chosen.");
+      return q;
     }
 
     // --- the tensors beside the big matrices (costs._tensors) ---
@@ -999,6 +1155,7 @@
       m.kv_lora_rank = attention.mla ? attention.kv_lora_rank : 0;
       m.qk_rope_head_dim = attention.mla ? attention.qk_rope_head_dim : 0;
       m.learned_positions = row.learned_positions;
+      Object.assign(m, quantization(cfg, notes));
       var small = tensors(cfg, row, m);
       m.small_params = small[0];
       m.extra_matmul_params = small[1];
@@ -1235,9 +1392,74 @@
       return vec(function () { return ratio; })(num(context));
     }
 
+    function ceilDiv(a, b) { return (a + b - 1n) / b; } // BigInt, a >= 0, b > 0
+
+    function stack_linears(m) { // costs.stack_linears -> [[count, inputs, outputs]] (BigInt)
+      var h = m.hidden, L = m.layers, attention, q;
+      if (m.mla) {
+        var nope = m.head_dim - m.qk_rope_head_dim;
+        q = m.q_lora_rank === null ? [[L, h, m.heads * m.head_dim]]
+          : [[L, h, m.q_lora_rank], [L, m.q_lora_rank, m.heads * m.head_dim]];
+        attention = q.concat([[L, h, m.kv_lora_rank + m.qk_rope_head_dim],
+          [L, m.kv_lora_rank, m.heads * (nope + m.v_head_dim)]]);
+      } else {
+        attention = [[L, h, m.heads * m.head_dim], [L, h, m.kv_heads * m.head_dim],
+          [L, h, m.kv_heads * m.v_head_dim]];
+      }
+      attention.push([L, m.heads * m.v_head_dim, h]);
+      var dense = [];
+      for (var i = 0; i < m.mlp_matrices - 1; i++) dense.push([m.dense_layers, h, m.intermediate]);
+      dense.push([m.dense_layers, m.intermediate, h]);
+      var moe = [];
+      if (m.moe_layers) {
+        var experts = m.moe_layers * m.num_experts;
+        moe = [[experts, h, m.moe_intermediate], [experts, h, m.moe_intermediate],
+          [experts, m.moe_intermediate, h]];
+        if (m.shared_intermediate) {
+          moe = moe.concat([[m.moe_layers, h, m.shared_intermediate],
+            [m.moe_layers, h, m.shared_intermediate], [m.moe_layers, m.shared_intermediate, h]]);
+        }
+      }
+      return attention.concat(dense, moe).filter(function (t) { return t[0] && t[1] && t[2]; })
+        .map(function (t) { return t.map(B); }); // ints, as Python's
+    }
+
+    function packedBytes(m, inputs, outputs) { // costs._packed_bytes, BigInt
+      var i = B(inputs), o = B(outputs);
+      if (m.quant_method === "fp8") {
+        if (m.quant_block_out) {
+          return i * o + 4n * ceilDiv(o, B(m.quant_block_out)) * ceilDiv(i, B(m.quant_block_in));
+        }
+        return i * o + 4n;
+      }
+      if (m.quant_method === "fbgemm_fp8") return i * o + 4n * o;
+      var bits = B(m.quant_bits);
+      var groups = m.quant_group ? ceilDiv(i, B(m.quant_group)) : 1n;
+      if (m.quant_method === "awq") {
+        var words = ceilDiv(o * bits, 32n);
+        return 4n * i * words + 2n * groups * o + (m.quant_zero_point ? 4n * groups * words : 0n);
+      }
+      return 4n * ceilDiv(i * bits, 32n) * o + 4n * groups * ceilDiv(o * bits, 32n)
+        + 2n * groups * o + 4n * i;
+    }
+
+    function quantized_params(m) {
+      if (!m.quant_method) return 0n;
+      return stack_linears(m).reduce(function (acc, t) {
+        return acc + B(t[0]) * B(t[1]) * B(t[2]);
+      }, 0n);
+    }
+
     function weight_bytes(m, bpv) { // BigInt bpv -> exact BigInt; Number -> Number
       bpv = bpvOr(bpv, 2n);
-      return isInt(bpv) ? total_params(m) * bpv : Number(total_params(m)) * bpv;
+      if (!m.quant_method) {
+        return isInt(bpv) ? total_params(m) * bpv : Number(total_params(m)) * bpv;
+      }
+      var packed = stack_linears(m).reduce(function (acc, t) {
+        return acc + B(t[0]) * packedBytes(m, t[1], t[2]);
+      }, 0n);
+      var rest = total_params(m) - quantized_params(m);
+      return isInt(bpv) ? packed + rest * bpv : Number(packed) + Number(rest) * bpv;
     }
 
     // opts: {kv_bytes_per_value, weight_bytes_per_value} (Python's keyword-only arguments)
@@ -1302,7 +1524,8 @@
       kv_bytes_per_token: kv_bytes_per_token, kv_cache_bytes: kv_cache_bytes,
       decode_arithmetic_intensity: decode_arithmetic_intensity,
       decode_step_arithmetic_intensity: decode_step_arithmetic_intensity,
-      weight_bytes: weight_bytes, kv_outweighs_weights_context: kv_outweighs_weights_context,
+      weight_bytes: weight_bytes, stack_linears: stack_linears,
+      quantized_params: quantized_params, kv_outweighs_weights_context: kv_outweighs_weights_context,
       eager_score_matrix_bytes: eager_score_matrix_bytes,
       DTYPE_BYTES: Object.freeze(DTYPE_BYTES), DEFAULT_DTYPE: T.DEFAULT_DTYPE,
       KERNELS: T.KERNELS.slice(), GPUS: Object.freeze(GPUS),

@@ -197,7 +197,8 @@ def length_calls(rng: random.Random, window=None) -> list:
     ints = [{"i": str(v)} for v in (1, 2, 4)]
     calls = [[f, "M"] for f in ("attention_params", "dense_mlp_params", "moe_active_params",
                                 "moe_stored_params", "lm_head_params", "matmul_params",
-                                "total_params", "pair_flops", "other_flops_decode")]
+                                "total_params", "pair_flops", "other_flops_decode",
+                                "stack_linears", "quantized_params")]
     for bpv in [*ints, 2.0, 0.5]:
         calls += [["weight_bytes", "M", bpv], ["kv_bytes_per_token_per_layer", "M", bpv],
                   ["kv_bytes_per_token", "M", bpv]]
@@ -319,6 +320,40 @@ def with_moe(rng: random.Random, cfg: dict) -> dict:
     return cfg
 
 
+QUANT_CONFIGS = [
+    {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"},
+    {"quant_method": "awq", "w_bit": 4, "q_group_size": 64, "zero_point": False},
+    {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True},
+    {"quant_method": "gptq", "bits": 3, "group_size": -1},
+    {"quant_method": "gptq", "bits": 8, "group_size": 32},
+    {"quant_method": "fp8", "weight_block_size": [128, 128], "activation_scheme": "dynamic"},
+    {"quant_method": "fp8", "activation_scheme": "static"},
+    {"quant_method": "fbgemm_fp8", "activation_scale_ub": 1200.0},
+    {"quant_method": "bitsandbytes", "load_in_4bit": True}, {"quant_method": None}, {},
+    {"quant_method": "awq", "bits": 5}, {"quant_method": "gptq", "bits": 4.0},
+    {"quant_method": "gptq", "bits": 4, "group_size": 0},
+    {"quant_method": "awq", "bits": 4, "group_size": True},
+    {"quant_method": "awq", "bits": 4, "zero_point": "yes"},
+    {"quant_method": "fp8", "weight_block_size": [128]},
+    {"quant_method": "fp8", "weight_block_size": [128, 0]}, "awq", 4, [1],
+]
+
+
+def with_quant(rng: random.Random, cfg: dict) -> dict:
+    cfg["quantization_config"] = copy.deepcopy(rng.choice(QUANT_CONFIGS))
+    return cfg
+
+
+def _table_fields() -> set:  # every config field a family's tensors or notes read
+    out = set()
+    for row in config_families.FAMILIES.values():
+        for term in row["tensors"]:
+            out |= {c.get("flag") or c.get("field") for c in term["when"]} - {None}
+            out |= {f["field"] for p in term["size"] for f in p if isinstance(f, dict)}
+        out |= {n["field"] for n in row["notes"]}
+    return out
+
+
 def with_mla(rng: random.Random, cfg: dict) -> dict:
     cfg.update(kv_lora_rank=rng.choice([512, 1, 1_000_000]),
                q_lora_rank=rng.choice([1536, None, 0]),
@@ -336,7 +371,8 @@ FIELDS = sorted({name for rule in config_families.BASE.values() for name in rule
                    "sliding_window_pattern", "num_local_experts", "num_experts",
                    "n_routed_experts", "num_experts_per_tok", "kv_lora_rank", "expansion_ratio",
                    "attention_types", "window_size", "multi_query", "new_decoder_architecture",
-                   "attn_config", "mlp_only_layers", "ffn_dim", "n_embed", "d_model"})
+                   "attn_config", "mlp_only_layers", "ffn_dim", "n_embed", "d_model",
+                   "moe_intermediate_size", "quantization_config"} | _table_fields())
 MODEL_TYPES = [*config_families.FAMILIES, "", "mystery", "it's", 'say "hi"', "a\nb\tc\\",
                "\u00e9t\u00e9", "\u0378\u200b\ufeff", "\U0001F600", "__proto__", "constructor",
                "toString", "x" * 300, None, 3]
@@ -360,6 +396,8 @@ def generated_cases(count: int) -> list[dict]:
             cfg, kind = with_moe(rng, cfg), kind + ", MoE"
         if rng.random() < 0.12:
             cfg, kind = with_mla(rng, cfg), kind + ", MLA"
+        if rng.random() < 0.15:
+            cfg, kind = with_quant(rng, cfg), kind + ", quantized"
         for _ in range(rng.choice([0, 0, 0, 0, 1, 2])):
             cfg[rng.choice(FIELDS)] = rng.choice(BAD_VALUES)
         if rng.random() < 0.05:
@@ -536,6 +574,7 @@ def test_the_cases_cover_every_family_and_both_outcomes(both):
     assert any(s["kv_heads"] == 1 < s["heads"] for s in shapes)  # MQA
     assert any(1 < s["kv_heads"] < s["heads"] for s in shapes)  # GQA
     assert {True, False} <= {s["tied"] for s in shapes}
+    assert set(costs.QUANT_METHODS) <= {s["quant_method"] for s in shapes}  # each method read
     # integers past 2^53, where a double would round: the BigInt path is exercised
     big = [v for r in py for call in r["calls"] if call and isinstance(call.get("value"), dict)
            for v in [int(call["value"].get("i", 0))] if v > 2**53]
