@@ -1088,6 +1088,23 @@ def kv_outweighs_weights_context(m: ModelShape, users=1, bytes_per_value: float 
     return _out(np.where(linear <= w, linear, beyond))
 
 
+def cache_convention(m: ModelShape) -> str:  # -> how kv_cache_bytes counts, in words
+    held = [f"{m.kv_lora_rank + m.qk_rope_head_dim:,}-value latent per layer (MLA), not each "
+            "head's keys and values"] if m.mla else [
+        f"keys and values of {m.kv_heads:,} KV heads per layer"]
+    if m.sliding_layers:
+        held.append(f"{m.sliding_layers:,} of {m.layers:,} layers keep only their last "
+                    f"{m.sliding_window:,} tokens")
+    return "As a serving engine holds it: " + "; ".join(held) + "."
+
+
+def weight_convention(m: ModelShape, dtype: str) -> str:  # -> how weight_bytes counts, in words
+    if m.quant_method:
+        return (f"As the checkpoint stores them: linear weights packed by {m.quant_method} "
+                f"({m.quant_bits}-bit), everything else {dtype}; tied weights once.")
+    return f"Every parameter in {dtype}, tied weights once."
+
+
 def eager_score_matrix_bytes(m: ModelShape, n, batch=1, bytes_per_value: float = 2):
     """n prompt tokens -> bytes of one layer's n x n score matrix, all heads, when written out."""
     n = _lengths(n)

@@ -188,7 +188,9 @@
     ["share_naive", "Attention share of prefill, naive kernel"],
     ["kv_bytes_per_token", "KV cache bytes per token"],
     ["kv_bytes_per_user", "KV cache per user"],
+    ["kv_convention", "How the cache is counted"],
     ["weight_bytes", "Weights"],
+    ["weight_convention", "How the weights are counted"],
     ["kv_outweighs_weights_context", "One user's cache outweighs the weights at"],
     ["decode_arithmetic_intensity", "Decode arithmetic intensity (attention over the cache)"],
   ];
@@ -377,6 +379,9 @@
       out.kv_bytes_per_user = [user, count(user) + " bytes = " + gbAndGib(Number(user))
         + " at " + count(context) + " tokens"];
     }
+    var kvRule = cm.cache_convention(m), wRule = cm.weight_convention(m, state.weightDtype);
+    out.kv_convention = [kvRule, kvRule];
+    out.weight_convention = [wRule, wRule];
     var weights = cm.weight_bytes(m, wB);
     out.weight_bytes = [weights, gbAndGib(Number(weights)) + " (" + state.weightDtype + ", "
       + thousands(weights) + " bytes)"];

@@ -1462,6 +1462,25 @@
       return isInt(bpv) ? packed + rest * bpv : Number(packed) + Number(rest) * bpv;
     }
 
+    function cache_convention(m) { // costs.cache_convention
+      var held = [m.mla ? grouped(m.kv_lora_rank + m.qk_rope_head_dim) + "-value latent per "
+        + "layer (MLA), not each head's keys and values"
+        : "keys and values of " + grouped(m.kv_heads) + " KV heads per layer"];
+      if (m.sliding_layers) {
+        held.push(grouped(m.sliding_layers) + " of " + grouped(m.layers) + " layers keep only "
+          + "their last " + grouped(m.sliding_window) + " tokens");
+      }
+      return "As a serving engine holds it: " + held.join("; ") + ".";
+    }
+
+    function weight_convention(m, dtype) { // costs.weight_convention
+      if (m.quant_method) {
+        return "As the checkpoint stores them: linear weights packed by " + m.quant_method + " ("
+          + m.quant_bits + "-bit), everything else " + dtype + "; tied weights once.";
+      }
+      return "Every parameter in " + dtype + ", tied weights once.";
+    }
+
     // opts: {kv_bytes_per_value, weight_bytes_per_value} (Python's keyword-only arguments)
     function decode_step_arithmetic_intensity(m, context, users, opts) {
       opts = opts || {};
@@ -1525,6 +1544,7 @@
       decode_arithmetic_intensity: decode_arithmetic_intensity,
       decode_step_arithmetic_intensity: decode_step_arithmetic_intensity,
       weight_bytes: weight_bytes, stack_linears: stack_linears,
+      cache_convention: cache_convention, weight_convention: weight_convention,
       quantized_params: quantized_params, kv_outweighs_weights_context: kv_outweighs_weights_context,
       eager_score_matrix_bytes: eager_score_matrix_bytes,
       DTYPE_BYTES: Object.freeze(DTYPE_BYTES), DEFAULT_DTYPE: T.DEFAULT_DTYPE,

@@ -66,6 +66,9 @@ FAMILY_FIGURES = [
     # Qwen3-8B model card: 36 layers, 32 query heads and 8 KV heads. The card gives no widths;
     # the config's head_dim (128) and intermediate_size (12,288) are what it publishes.
     ("qwen3-8b", 36, 32, 8, 128, 12_288),
+    # Qwen2.5 technical report, Table 1, 7B: 28 layers, 28 query heads and 4 KV heads; the
+    # AWQ upload's config keeps the widths (3,584 / 28 = 128; intermediate 18,944)
+    ("qwen2.5-7b-instruct-awq", 28, 28, 4, 128, 18_944),
     # Gemma paper (2024), Table 1, 7B: 28 layers, 16 heads, 16 KV heads, head size 256,
     # feedforward hidden dims 49,152, which counts the gate and the up projection: 2 x 24,576
     ("gemma-7b", 28, 16, 16, 256, 49_152 // 2),

@@ -198,7 +198,8 @@ def length_calls(rng: random.Random, window=None) -> list:
     calls = [[f, "M"] for f in ("attention_params", "dense_mlp_params", "moe_active_params",
                                 "moe_stored_params", "lm_head_params", "matmul_params",
                                 "total_params", "pair_flops", "other_flops_decode",
-                                "stack_linears", "quantized_params")]
+                                "stack_linears", "quantized_params", "cache_convention")]
+    calls += [["weight_convention", "M", "bf16"], ["weight_convention", "M", "fp8"]]
     for bpv in [*ints, 2.0, 0.5]:
         calls += [["weight_bytes", "M", bpv], ["kv_bytes_per_token_per_layer", "M", bpv],
                   ["kv_bytes_per_token", "M", bpv]]

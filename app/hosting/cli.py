@@ -62,6 +62,8 @@ def memory_figures(model, context, kv_dtype, weight_dtype):  # -> the dtype-depe
         "kv_bytes_per_token": int(costs.kv_bytes_per_token(model, kv_b)),
         "kv_bytes_per_user": int(costs.kv_cache_bytes(model, context, bytes_per_value=kv_b)),
         "weight_bytes": int(costs.weight_bytes(model, w_b)),
+        "kv_convention": costs.cache_convention(model),
+        "weight_convention": costs.weight_convention(model, weight_dtype),
         "kv_outweighs_weights_context": _finite_or_none(costs.kv_outweighs_weights_context(
             model, 1, kv_b, weight_bytes_per_value=w_b)),
     }
@@ -119,7 +121,9 @@ def print_costs(result):  # the --json object -> the lines a person reads
           + ("never (attention never catches up)" if share is None else f"{share:,.0f} tokens"))
     print(f"  KV bytes per token ({r['kv_dtype']})".ljust(31) + f"{r['kv_bytes_per_token']:,} B")
     print(f"  KV cache per user            {r['kv_bytes_per_user']:,} B (at context {last:,})")
+    print(f"    {r['kv_convention']}")
     print(f"  weights ({r['weight_dtype']})".ljust(31) + f"{r['weight_bytes']:,} B")
+    print(f"    {r['weight_convention']}")
     print("  cache outweighs weights at   "
           + ("never (a window caps the cache)" if cross is None else f"{cross:,.0f} tokens"))
     print(f"  decode arithmetic intensity  {r['decode_arithmetic_intensity']:.2f} FLOP/B"

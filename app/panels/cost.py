@@ -49,6 +49,7 @@ COLOURS = {"triangular": "#0072B2", "naive": "#D55E00"}
 DASHES = {"triangular": "solid", "naive": "dashed"}
 HEIGHT = 360
 SHARE_DIGITS = 5  # the curves only colour a 360-px chart and a hover's 0.1%
+BF16 = costs.dtype_bytes("bf16")  # the memory line's dtype, as the documents assume
 
 CONVENTIONS = (
     "**How this counts.** A multiply-add is 2 FLOPs. *Matmul parameters* are every linear "
@@ -83,7 +84,11 @@ READOUT = (
     '2 FLOPs per token.</p>'
     f'<p><b>FLOPs per (query, key) pair</b>, all layers: {slot("formula")} = '
     f'<b data-s="pair_flops"></b>. Query heads, {slot("kv")}: grouped-query attention '
-    'shrinks the cache, not this.</p></div>')
+    'shrinks the cache, not this.</p>'
+    f'<p><b>Memory</b>, in bf16: the weights take {slot("weights")}. '
+    f'{slot("weight_rule")} The KV cache takes {slot("kv_token")} bytes per token, '
+    f'{slot("kv_user")} for one reader at the first decode step\'s context. '
+    f'{slot("cache_rule")}</p></div>')
 
 CAPTION = (f'<p class="ae-caption" aria-live="polite">{slot("model_name")}: attention\'s share of '
            "prefill arithmetic against prompt length</p>")
@@ -144,6 +149,11 @@ def model_state(model):  # the curves, the max position, and the text fixed by t
                             "naive_tokens": naive_tokens},
         "slots:params": {"params": fmt.thousands(params), "params_short": fmt.scale_words(params)},
         "slots:pairs": {"formula": pair_formula(m), "pair_flops": fmt.thousands(pairs), "kv": kv},
+        "slots:memory": {
+            "weights": fmt.gb_and_gib(costs.weight_bytes(m, BF16)),
+            "weight_rule": costs.weight_convention(m, "bf16"),
+            "kv_token": fmt.thousands(costs.kv_bytes_per_token(m, BF16)),
+            "cache_rule": costs.cache_convention(m)},
     }
 
 
@@ -191,7 +201,8 @@ def first_step_state(model, prompt):  # the first decode step sees the prompt
     m = shape_of(model)
     return {"slots:first_step": {
         "first": fmt.percent(costs.decode_attention_share(m, prompt)),
-        "first_context": fmt.thousands(prompt)}}
+        "first_context": fmt.thousands(prompt),
+        "kv_user": fmt.gb_and_gib(costs.kv_cache_bytes(m, prompt, 1, BF16))}}
 
 
 def last_step_state(model, prompt, generate):
@@ -261,7 +272,7 @@ class CostPanel(CostStatePanel):
                for a in attrs}})
         self.readout = self.add_readout(
             CostReadout, state, "slots:prefill", "slots:first_step", "slots:last_step",
-            "slots:crossover", "slots:reach", "slots:params", "slots:pairs")
+            "slots:crossover", "slots:reach", "slots:params", "slots:pairs", "slots:memory")
         self.caption = self.add_readout(CostCaption, state, "slots:caption")
         self.prompt_slider = self.power_slider(
             "prompt", "prompt tokens, powers of two", MAX_PROMPT, sizing_mode="stretch_width",

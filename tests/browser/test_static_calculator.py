@@ -146,6 +146,8 @@ def check_against_cli(page, config, kv_dtype="bf16"):
                                            f"{fmt.gb_and_gib(r['kv_bytes_per_user'])} at "
                                            f"{CONTEXT:,} tokens")
     assert got["weight_bytes"][0].startswith(fmt.gb_and_gib(r["weight_bytes"]) + " (bf16, ")
+    for key in ("kv_convention", "weight_convention"):  # the line saying how each is counted
+        assert got[key][0] == r[key], (key, got[key], r[key])
     for kernel, run in runs.items():
         text, value = got[f"share_{kernel}"]
         assert close(float(value), run["prefill_attention_share"]), (kernel, value)
@@ -228,6 +230,14 @@ def test_your_config_counted_in_the_browser_is_the_clis(open_cost, via, tmp_path
     expect(page.locator('[data-k="kv_bytes_per_token"]')).to_contain_text("(fp8)")
     expect(page.get_by_role("alert").filter(has_text="Could not")).to_have_count(0)
     check_against_cli(page, opt, kv_dtype="fp8")
+
+    # an AWQ upload: its weights as the checkpoint packs them, not as bf16
+    awq = CONFIGS / "qwen2.5-7b-instruct-awq.json"
+    page.get_by_label("KV cache dtype").select_option("bf16")
+    drop(page, awq)
+    counted(page, awq.name)
+    expect(page.locator('[data-k="weight_convention"]')).to_contain_text("packed by awq")
+    check_against_cli(page, awq)
 
     # a broken paste: the same message the CLI gives for the same text on stdin
     page.get_by_label("or paste config.json here").fill('{"num_hidden_layers": 32,')
