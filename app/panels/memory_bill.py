@@ -54,8 +54,9 @@ WEIGHTS, KV, ONE_USER = "#0072B2", "#D55E00", "#E69F00"  # Okabe-Ito; the crossi
 HEIGHT = 320
 
 CONVENTIONS = (
-    "**How this counts.** Weights are every stored parameter (embedding, every layer, the "
-    "norms, and lm_head unless it is tied to the embedding) × bytes per value. The KV cache "
+    "**How this counts.** Weights are every stored parameter (embedding, every layer's "
+    "matrices, norms and biases, and lm_head unless it is tied to the embedding) × bytes per "
+    "value, as Transformers' model code builds them. The KV cache "
     "holds, per token and per user, 2 (K and V) × layers × KV heads × head_dim values. "
     "Sliding-window layers hold at most their window. Activations and framework overhead "
     "are left out. GB = 10⁹ bytes, GiB = 2³⁰ bytes; MB = 10⁶, MiB = 2²⁰; KiB = 2¹⁰.")
