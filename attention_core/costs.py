@@ -1089,9 +1089,11 @@ def kv_outweighs_weights_context(m: ModelShape, users=1, bytes_per_value: float 
 
 
 def cache_convention(m: ModelShape) -> str:  # -> how kv_cache_bytes counts, in words
-    held = [f"{m.kv_lora_rank + m.qk_rope_head_dim:,}-value latent per layer (MLA), not each "
-            "head's keys and values"] if m.mla else [
-        f"keys and values of {m.kv_heads:,} KV heads per layer"]
+    if m.mla:
+        latent = m.kv_lora_rank + m.qk_rope_head_dim
+        held = [f"{latent:,}-value latent per layer (MLA), not each head's keys and values"]
+    else:
+        held = [f"keys and values of {m.kv_heads:,} KV heads per layer"]
     if m.sliding_layers:
         held.append(f"{m.sliding_layers:,} of {m.layers:,} layers keep only their last "
                     f"{m.sliding_window:,} tokens")
