@@ -28,7 +28,7 @@ SDPA = "scaled-dot-product-attention"
 MATH = "dot-products-softmax-attention-math"
 DATA = "claims.toml"
 KINDS = ("claim", "fitted", "identity")
-# why a row's rule allows a tolerance ("within", "abs", "sampled"): the figure's own rounding,
+# why a row's rule allows a tolerance ("abs", "sampled"): the figure's own rounding,
 # the standard error of a mean over random draws, the document's own approximation, or the
 # rounding of floating-point arithmetic where the document says "exactly"
 REASONS = ("rounding", "standard-error", "document-approximation", "floating-point")
@@ -87,19 +87,12 @@ def display(figure):  # a figure as quoted (LaTeX and all) -> as a reader sees i
     return figure.replace("}", "")
 
 
-def decimals(number):  # 6.68 -> 2, 12 -> 0: the digits the document shows
-    text = repr(float(number)).rstrip("0").rstrip(".")
-    return len(text.partition(".")[2])
-
-
 def judge(row, value):  # -> Claim: the computed value against its row of claims.toml
     rule, unit, scale = row["rule"], row.get("unit", ""), row.get("scale", 1)
     suffix = UNIT_SHOWN.get(unit, "")
     args = (row["document"], row["what"], display(row["figure"]), value, row["value"])
     if rule == "rounds":
         claim = rounds_to(*args, row["digits"], scale, suffix)
-    elif rule == "within":
-        claim = within(*args, row["tolerance"], scale, suffix, max(decimals(row["value"]), 1))
     elif rule == "abs":
         claim = near(*args, row["tolerance"], scale, suffix)
     elif rule == "sampled":
@@ -129,13 +122,6 @@ def rounds_to(source, what, document, value, expected, digits, scale=1.0, unit="
     rule = f"rounds to {digits} dp" if digits >= 0 else f"rounds to the nearest {10 ** -digits:,}"
     return Claim(source, what, document, float(value), shown, rule,
                  round(v, digits) == expected)
-
-
-def within(source, what, document, value, expected, rel, scale=1.0, unit="", digits=2):
-    # the computed value, in the document's unit, is within `rel` of the document's figure
-    v = value / scale
-    return Claim(source, what, document, float(value), f"{v:,.{digits}f}{unit}",
-                 f"within {rel:.0%}", abs(v / expected - 1) <= rel)
 
 
 def near(source, what, document, value, expected, tol, scale=1.0, unit=""):

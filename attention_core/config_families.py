@@ -96,7 +96,7 @@ def _t(what, per, size, when=(), matmul=False):
     return term
 
 
-def norms(per_layer, *, bias=False, final=True, when=()):  # RMSNorm: weight; LayerNorm: + bias
+def _norms(per_layer, *, bias=False, final=True, when=()):  # RMSNorm: weight; LayerNorm: + bias
     width = [[2, "hidden"]] if bias else [["hidden"]]
     out = [_t(f"{per_layer} norms per layer", "layer", [[per_layer] + f for f in width], when)]
     if final:
@@ -107,37 +107,37 @@ def norms(per_layer, *, bias=False, final=True, when=()):  # RMSNorm: weight; La
 QKV = [["heads", "head_dim"], ["kv_heads", "head_dim"], ["kv_heads", "v_head_dim"]]
 
 
-def qkv_bias(when=()):
+def _qkv_bias(when=()):
     return [_t("q, k, v biases", "layer", QKV, when)]
 
 
-def o_bias(when=()):
+def _o_bias(when=()):
     return [_t("output projection bias", "layer", [["hidden"]], when)]
 
 
-def mlp_bias(matrices, when=()):  # gate and up (or up alone) are as wide as the MLP; down: hidden
+def _mlp_bias(matrices, when=()):  # gate and up (or up alone) are as wide as the MLP; down: hidden
     return [_t("MLP biases", "dense_layer", [[matrices - 1, "intermediate"], ["hidden"]], when)]
 
 
-def lm_head_bias():
+def _lm_head_bias():
     return [_t("lm_head bias", "model", [["vocab"]])]
 
 
-def qk_norm(scope):  # "head": one head_dim-wide norm for q and one for k; "all": every head's
+def _qk_norm(scope):  # "head": one head_dim-wide norm for q and one for k; "all": every head's
     if scope == "head":
         return [_t("q and k norms", "layer", [[2, "head_dim"]])]
     return [_t("q and k norms", "layer", [["heads", "head_dim"], ["kv_heads", "head_dim"]])]
 
 
 def _llama_like(extra=()):  # Llama's optional biases (attention_bias, mlp_bias)
-    return (norms(2) + qkv_bias(_when("attention_bias")) + o_bias(_when("attention_bias"))
-            + mlp_bias(3, _when("mlp_bias")) + list(extra))
+    return (_norms(2) + _qkv_bias(_when("attention_bias")) + _o_bias(_when("attention_bias"))
+            + _mlp_bias(3, _when("mlp_bias")) + list(extra))
 
 
 def _row(mlp_matrices, tied, learned_positions=False, figures=None, window=None, tensors=None,
          notes=None):
     row = {"mlp_matrices": mlp_matrices, "tied": tied, "learned_positions": learned_positions,
-           "figures": figures or {}, "tensors": norms(2) if tensors is None else tensors,
+           "figures": figures or {}, "tensors": _norms(2) if tensors is None else tensors,
            "notes": notes or []}
     if window is not None:
         row["window"] = window
@@ -175,11 +175,12 @@ _FALCON = {
 _REFINED_WEB = {**_FALCON, "kv_heads": {"names": ["n_head_kv", "num_kv_heads"],
                                         "default": {"same_as": "heads"}}}
 
-_QWEN3 = norms(2) + qk_norm("head") + qkv_bias(_when("attention_bias")) + o_bias(
+_USE_BIAS = _when("use_bias", True)  # StarCoder2: biases unless use_bias is false
+_QWEN3 = _norms(2) + _qk_norm("head") + _qkv_bias(_when("attention_bias")) + _o_bias(
     _when("attention_bias"))
-_GEMMA_BIAS = qkv_bias(_when("attention_bias")) + o_bias(_when("attention_bias"))
+_GEMMA_BIAS = _qkv_bias(_when("attention_bias")) + _o_bias(_when("attention_bias"))
 # DeepSeek's MLA norms its low-rank q (when q_lora_rank) and its kv latent
-_DEEPSEEK = _gated(tensors=norms(2) + [
+_DEEPSEEK = _gated(tensors=_norms(2) + [
     _t("q latent norm", "layer", [["q_lora_rank"]], [{"present": "q_lora_rank"}]),
     _t("kv latent norm", "layer", [["kv_lora_rank"]])])
 
@@ -191,11 +192,11 @@ _GEMMA3 = _gated(tied=True, figures={
     "head_dim": {"names": ["head_dim"], "default": {"value": 256}},
     "vocab": {"names": ["vocab_size"], "default": {"value": 262208}},
 }, window={**BASE_WINDOW, "pattern_default": 6},
-    tensors=norms(4) + qk_norm("head") + _GEMMA_BIAS)
+    tensors=_norms(4) + _qk_norm("head") + _GEMMA_BIAS)
 
 # LayerNorm families: every norm has a bias beside its weight.
-_GPT2 = norms(2, bias=True) + qkv_bias() + o_bias() + mlp_bias(2)
-_GPTJ = norms(1, bias=True) + mlp_bias(2) + lm_head_bias()  # attention in parallel, one norm
+_GPT2 = _norms(2, bias=True) + _qkv_bias() + _o_bias() + _mlp_bias(2)
+_GPTJ = _norms(1, bias=True) + _mlp_bias(2) + _lm_head_bias()  # attention in parallel, one norm
 
 # Falcon's norms per layer: two unless attention runs in parallel with one shared norm.
 _PARALLEL = {"flag": "parallel_attn", "default": True}
@@ -212,27 +213,27 @@ _FALCON_NORMS = [
        [_PARALLEL, {"field": "num_ln_in_parallel_attn", "in": [None]},
         {"flag": "new_decoder_architecture", "default": False, "is": False}]),
     _t("the final norm", "model", [[2, "hidden"]]),
-] + qkv_bias(_when("bias")) + o_bias(_when("bias")) + mlp_bias(2, _when("bias"))
+] + _qkv_bias(_when("bias")) + _o_bias(_when("bias")) + _mlp_bias(2, _when("bias"))
 
 # OPT: LayerNorms with weights unless layer_norm_elementwise_affine is false; the final one
 # only with pre-norm layers; biases unless enable_bias is false; its position table has two
 # rows more than max_position_embeddings (padding offset).
 _AFFINE = _when("layer_norm_elementwise_affine", True)
-_OPT = (norms(2, bias=True, final=False, when=_AFFINE)
+_OPT = (_norms(2, bias=True, final=False, when=_AFFINE)
         + [_t("the final norm", "model", [[2, "hidden"]], _AFFINE + _when(
             "do_layer_norm_before", True) + _when("_remove_final_layer_norm", False, False))]
-        + qkv_bias(_when("enable_bias", True)) + o_bias(_when("enable_bias", True))
-        + mlp_bias(2, _when("enable_bias", True))
+        + _qkv_bias(_when("enable_bias", True)) + _o_bias(_when("enable_bias", True))
+        + _mlp_bias(2, _when("enable_bias", True))
         + [_t("position table's 2 offset rows", "model", [[2, "hidden"]])])
 
 # BERT and RoBERTa as causal LMs: post-norm layers with no final norm; a norm and a token-type
 # table on the embedding; a prediction head (dense, norm, bias) before the tied decoder.
-_BERT = (norms(2, bias=True, final=False) + qkv_bias() + o_bias() + mlp_bias(2) + [
+_BERT = (_norms(2, bias=True, final=False) + _qkv_bias() + _o_bias() + _mlp_bias(2) + [
     _t("embedding norm", "model", [[2, "hidden"]]),
     _t("token-type table", "model", [[{"field": "type_vocab_size", "default": 2}, "hidden"]]),
     _t("prediction head's dense weight", "model", [["hidden", "hidden"]], matmul=True),
     _t("prediction head's bias and norm", "model", [[3, "hidden"]]),
-] + lm_head_bias())
+] + _lm_head_bias())
 
 FAMILIES = {
     # --- gated MLPs (gate, up, down) ---
@@ -240,34 +241,34 @@ FAMILIES = {
     "mistral": _gated(),
     "ministral": _gated(),
     "mixtral": _gated(),
-    "qwen2": _gated(tensors=norms(2) + qkv_bias()),
+    "qwen2": _gated(tensors=_norms(2) + _qkv_bias()),
     "qwen3": _gated(tensors=_QWEN3),
     # Qwen2-MoE: q, k, v biases unless qkv_bias is false; a one-output gate on the shared
     # expert in every MoE layer, even when the shared expert has no width
-    "qwen2_moe": _gated(tensors=norms(2) + qkv_bias(_when("qkv_bias", True)) + [
+    "qwen2_moe": _gated(tensors=_norms(2) + _qkv_bias(_when("qkv_bias", True)) + [
         _t("shared expert's gate", "moe_layer", [["hidden"]], matmul=True)]),
     "qwen3_moe": _gated(tensors=_QWEN3),
     "phi3": _gated(),
     "olmo": _gated(tensors=_GEMMA_BIAS),  # OLMo's LayerNorms have no weights at all
-    "olmo2": _gated(tensors=norms(2) + qk_norm("all") + _GEMMA_BIAS),
+    "olmo2": _gated(tensors=_norms(2) + _qk_norm("all") + _GEMMA_BIAS),
     "deepseek_v2": _DEEPSEEK,
     "deepseek_v3": _DEEPSEEK,
-    "gemma": _gated(tied=True, tensors=norms(2) + _GEMMA_BIAS),
+    "gemma": _gated(tied=True, tensors=_norms(2) + _GEMMA_BIAS),
     "gemma2": _gated(tied=True, window={**BASE_WINDOW, "alternate": True},
-                     tensors=norms(4) + _GEMMA_BIAS),
+                     tensors=_norms(4) + _GEMMA_BIAS),
     "gemma3_text": _GEMMA3,
     "gemma3": _GEMMA3,  # a multimodal config whose text_config names no model_type
     "granite": _gated(tied=None, tensors=_llama_like()),
     # Cohere: one weight-only LayerNorm per layer (attention and MLP in parallel); optional
     # per-head q and k norms
-    "cohere": _gated(tied=None, tensors=norms(1) + _GEMMA_BIAS + [
+    "cohere": _gated(tied=None, tensors=_norms(1) + _GEMMA_BIAS + [
         _t("q and k norms", "layer", [["heads", "head_dim"], ["kv_heads", "head_dim"]],
            _when("use_qk_norm"))]),
     "internlm2": _gated(tied=None, tensors=_llama_like()),
     "yi": _gated(tied=None, tensors=_llama_like()),
     "smollm3": _gated(tied=None, tensors=_llama_like()),
-    "glm": _gated(tied=None, tensors=norms(2) + qkv_bias(_when("attention_bias", True))),
-    "glm4": _gated(tied=None, tensors=norms(4) + qkv_bias(_when("attention_bias", True))),
+    "glm": _gated(tied=None, tensors=_norms(2) + _qkv_bias(_when("attention_bias", True))),
+    "glm4": _gated(tied=None, tensors=_norms(4) + _qkv_bias(_when("attention_bias", True))),
     # --- two-matrix MLPs (up, down) ---
     "gpt2": _plain(True, learned_positions=True, figures=_N_INNER, tensors=_GPT2),
     "gptj": _plain(False, figures=_N_INNER, tensors=_GPTJ),
@@ -281,9 +282,9 @@ FAMILIES = {
     }, window={"names": ["window_size"], "default": {"value": 256},
                "layer_pattern": "attention_types",
                "layer_pattern_default": [[["global", "local"], 12]]},
-        tensors=norms(2, bias=True) + o_bias() + mlp_bias(2)),
-    "gpt_neox": _plain(False, tensors=norms(2, bias=True) + qkv_bias(_when(
-        "attention_bias", True)) + o_bias(_when("attention_bias", True)) + mlp_bias(2)),
+        tensors=_norms(2, bias=True) + _o_bias() + _mlp_bias(2)),
+    "gpt_neox": _plain(False, tensors=_norms(2, bias=True) + _qkv_bias(_when(
+        "attention_bias", True)) + _o_bias(_when("attention_bias", True)) + _mlp_bias(2)),
     "opt": _plain(True, learned_positions=True, figures={
         "intermediate": {"names": ["ffn_dim"]},
         "max_positions": {"names": ["max_position_embeddings"], "default": {"value": 2048}},
@@ -310,7 +311,7 @@ FAMILIES = {
         "kv_heads": {"names": [], "default": {"same_as": "heads"}},
         "intermediate": {"names": [], "default": FOUR_X},
         "max_positions": {"names": ["max_seq_len"], "default": {"value": 2048}},
-    }, tensors=norms(2), notes=[
+    }, tensors=_norms(2), notes=[
         {"field": "no_bias", "expect": True,
          "note": "Transformers' MPT builds no biases whatever no_bias says; counted as it "
                  "builds (llm-foundry's own code would add them)."},
@@ -326,11 +327,11 @@ FAMILIES = {
         "names": [], "default": {"same_as": "heads"}, "cases": [
             {"if": "multi_query", "if_absent": True,
              "then": {"names": [], "default": {"value": 1}}}]}}, tensors=_GPT2),
-    "phi": _plain(False, tensors=norms(1, bias=True) + qkv_bias() + o_bias() + mlp_bias(2)
-                  + lm_head_bias() + [_t("q and k norms", "layer", [[4, "head_dim"]],
+    "phi": _plain(False, tensors=_norms(1, bias=True) + _qkv_bias() + _o_bias() + _mlp_bias(2)
+                  + _lm_head_bias() + [_t("q and k norms", "layer", [[4, "head_dim"]],
                                          _when("qk_layernorm"))]),
-    "starcoder2": _plain(True, tensors=norms(2, bias=True) + qkv_bias(_when("use_bias", True))
-                         + o_bias(_when("use_bias", True)) + mlp_bias(2, _when("use_bias", True))),
+    "starcoder2": _plain(True, tensors=_norms(2, bias=True) + _qkv_bias(_USE_BIAS)
+                         + _o_bias(_USE_BIAS) + _mlp_bias(2, _USE_BIAS)),
     "codegen": _plain(False, figures=_N_INNER, tensors=_GPTJ),
     "bert": _plain(True, learned_positions=True, tensors=_BERT),
     "roberta": _plain(True, learned_positions=True, tensors=_BERT),

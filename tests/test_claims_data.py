@@ -40,7 +40,7 @@ FITTED = {(claims.SDPA, w) for w in (
     "row 2, mask off: weight on mat", "row 2, divisor off: weight on cat",
     "row 2, divisor off: effective tokens attended")}
 # the rules that allow a tolerance, each needing a reason from claims.REASONS
-TOLERANT = ("within", "abs", "sampled")
+TOLERANT = ("abs", "sampled")
 SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
 
 
@@ -99,7 +99,7 @@ def row_problems(row):  # -> what is wrong with one row on its own (no documents
     if UNITS.get(unit) is None or not math.isclose(row.get("scale", 1), UNITS[unit]):
         out.append(f"{name}: scale {row.get('scale', 1)} is not that of unit {unit!r}")
     rule = row.get("rule")
-    need = {"rounds": ("digits",), "within": ("tolerance",), "abs": ("tolerance",),
+    need = {"rounds": ("digits",), "abs": ("tolerance",),
             "sampled": ("sigmas", "digits"), "exact": ()}
     if rule not in need or any(field not in row for field in need[rule]):
         out.append(f"{name}: rule {rule!r} without what it needs")

@@ -247,6 +247,10 @@ WORKLOAD = textwrap.dedent("""
     assert costs.parse_config_text('{"n_layer": 12}') == {"n_layer": 12}
     assert costs.dtype_bytes("int8") == 1
     assert costs.decode_step_arithmetic_intensity(costs.preset("gpt2"), 1024) > 0
+    awq = costs.ModelShape.from_config({**costs.PRESETS["gpt2"], "quantization_config": {
+        "quant_method": "awq", "bits": 4, "group_size": 128}})
+    assert costs.quantized_params(awq) == sum(c * i * o for c, i, o in costs.stack_linears(awq))
+    assert "awq" in costs.weight_convention(awq, "bf16") and costs.cache_convention(awq)
     assert dot_product.agreement([1, 0], [2, 0]) == "aligned"
     assert 89 < dot_product.angle_degrees([1, 0], [0, 1]) < 91
     assert dot_product.scale_demo().d == 128

@@ -1,7 +1,7 @@
 """Every tolerance in the ledger has a stated reason, and the sampled rows' bound is tight
 enough to notice a wrong statistic.
 
-A row whose rule allows a tolerance ("within", "abs", "sampled") names its reason
+A row whose rule allows a tolerance ("abs", "sampled") names its reason
 (attention_core.claims.REASONS). The √d_k sweep's rows are "sampled": the document's figure
 must lie within 4 standard errors of the mean of 2,000 draws, each standard error measured
 from the draws themselves. The mutation below measures the scores' spread with ddof=1 (the
@@ -18,7 +18,7 @@ import pytest
 from attention_core import claims, costs, sqrt_dk
 
 ROWS = tomllib.loads(claims.data_text())["row"]
-TOLERANT = ("within", "abs", "sampled")
+TOLERANT = ("abs", "sampled")
 
 
 def test_every_row_with_a_tolerance_states_its_reason():
@@ -26,8 +26,8 @@ def test_every_row_with_a_tolerance_states_its_reason():
     assert tolerant
     bad = [r["what"] for r in tolerant if r.get("reason") not in claims.REASONS or not r["why"]]
     assert bad == []
-    # and no rule is left with a bare percentage: the old "within 5%" rows are gone
-    assert all(r["rule"] != "within" or r["reason"] == "document-approximation" for r in ROWS)
+    # and no rule is a bare percentage: the old "within 5%" rule is gone from the ledger
+    assert not [r["what"] for r in ROWS if r["rule"] == "within"]
 
 
 def test_the_sampled_rows_are_the_sweeps_and_their_bound_is_four_standard_errors():
