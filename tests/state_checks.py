@@ -48,10 +48,10 @@ def widget_values(panel):  # every widget's value and every readout's text, as d
 
 def built_article(static):  # -> the Shelf of the first chapter's viewers, built with its page
     # (static: inside a static build, as `attention-explorable build` makes it)
-    from app.chapters import article
+    from app.chapters import live_chapter, page_model
     from app.kit import states
 
-    shelf = article.Shelf(article.PANELS)
+    shelf = live_chapter.Shelf(page_model.at("/").panels)
     with states.static_build() if static else contextlib.nullcontext():
-        article.page(defer=False, shelf=shelf)
+        live_chapter.page("/", defer=False, shelf=shelf)
     return shelf

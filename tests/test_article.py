@@ -1,6 +1,7 @@
 """The article without a browser: it builds, its URL keys never clash, the figures its prose
 quotes are the ones attention_core computes, and its sentences are its own."""
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -8,38 +9,40 @@ import panel as pn
 import param
 import pytest
 
-from app.chapters import article, content
+from app.chapters import content, live_chapter, page_model
 from app.hosting import server
 from app.kit import url_state
 from attention_core import claims, costs, sqrt_dk
 from tests.prose_check import ProseCheck
+
+ARTICLE = page_model.at("/")  # the first chapter's page model
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = "scaled-dot-product-attention.txt"
 
 
 def prose_text():  # every markdown block of the article, joined
-    return "\n".join(item for item in article.SECTIONS if isinstance(item, str))
+    return "\n".join(item for item in ARTICLE.sections if isinstance(item, str))
 
 
 def test_page_builds_with_title_and_theme_button():
-    page = article.page()
-    assert page.title == article.TITLE == server.TITLE == "Scaled dot-product attention, worked"
+    page = live_chapter.page("/")
+    assert page.title == ARTICLE.title == server.TITLE == "Scaled dot-product attention, worked"
     buttons = page.select(pn.widgets.Button)
     assert [b.label for b in buttons if b.label in ("Dark theme", "Light theme")] == ["Dark theme"]
 
 
 def test_every_panel_slot_in_the_prose_is_built():
-    slots = [item.slot for item in article.SECTIONS if isinstance(item, content.PanelMarker)]
-    panels = article.build_panels()
-    assert slots == list(panels) == list(article.PANELS), "each panel appears once, in order"
-    for slot, (cls, _) in article.PANELS.items():
+    slots = [item.slot for item in ARTICLE.sections if isinstance(item, content.PanelMarker)]
+    panels = live_chapter.build_panels(ARTICLE.panels)
+    assert slots == list(panels) == list(ARTICLE.panels), "each panel appears once, in order"
+    for slot, (cls, _) in ARTICLE.panels.items():
         assert isinstance(panels[slot], cls)
 
 
 def test_the_kernel_lab_replaces_the_placeholder():
-    assert not [item for item in article.SECTIONS if isinstance(item, content.Placeholder)]
-    assert "lab" in article.PANELS
+    assert not [item for item in ARTICLE.sections if isinstance(item, content.Placeholder)]
+    assert "lab" in ARTICLE.panels
     text = prose_text()
     for point in ("you are really running", "triangular mask",
                   "SDPBackend.MATH", 'attn_implementation="eager"'):
@@ -47,7 +50,7 @@ def test_the_kernel_lab_replaces_the_placeholder():
 
 
 def test_ladder_follows_the_articles_head():
-    panels = article.build_panels()
+    panels = live_chapter.build_panels(ARTICLE.panels)
     head, ladder = panels["head"], panels["ladder"]
     assert ladder.head is head
     head.param.update(length=8, phase="decode")
@@ -55,14 +58,14 @@ def test_ladder_follows_the_articles_head():
 
 
 def test_a_follower_built_first_still_gets_its_leader():
-    shelf = article.Shelf(article.PANELS)
+    shelf = live_chapter.Shelf(ARTICLE.panels)
     ladder = shelf("ladder")
     assert ladder.head is shelf("head") and list(shelf.built) == ["head", "ladder"]
 
 
 def test_url_plan_gives_every_key_to_exactly_one_panel():
-    panels = article.build_panels()
-    plan = url_state.url_plan(panels, article.FOLLOWS)
+    panels = live_chapter.build_panels(ARTICLE.panels)
+    plan = url_state.url_plan(panels, ARTICLE.follows)
     keys = [key for carried in plan.values() for key in carried]
     assert len(keys) == len(set(keys))
     assert not set(keys) & url_state.PAGE_KEYS
@@ -74,7 +77,7 @@ def test_url_plan_gives_every_key_to_exactly_one_panel():
     # the lab's prompt length would clash with the head's sequence length
     assert plan["lab"]["lab_length"] == "length"
     # the plan made from the classes, before anything is built, is the same plan
-    assert url_state.chapter_plan(article.PANELS, article.FOLLOWS) == plan
+    assert url_state.chapter_plan(ARTICLE.panels, ARTICLE.follows) == plan
 
 
 class Fake(param.Parameterized):
@@ -103,20 +106,20 @@ def query(monkeypatch, args):  # pretend the page was opened with this query str
 
 def test_page_restores_the_head_from_the_query(monkeypatch):
     query(monkeypatch, {"mask": "off", "query": "2"})
-    shelf = article.Shelf(article.PANELS)
-    article.page(defer=False, shelf=shelf)
+    shelf = live_chapter.Shelf(ARTICLE.panels)
+    live_chapter.page("/", defer=False, shelf=shelf)
     head = shelf.built["head"]
     assert (head.mask, head.query) == (False, 2)
     nums = head.numbers()  # row 2 (sat) now reaches mat, three tokens ahead
     assert round(float(nums.result.weights[nums.row, 5]), 2) == 0.23
 
 
-def deferred(monkeypatch, module=article):  # -> (page, shelf, later): built, never filled
-    later = article.Later()
+def deferred(monkeypatch, route="/"):  # -> (page, shelf, later): built, never filled
+    later = live_chapter.Later()
     later.start = lambda: None  # no browser to say "ready"
-    monkeypatch.setattr(article, "Later", lambda: later)
-    shelf = article.Shelf(module.PANELS)
-    return module.page(shelf=shelf), shelf, later
+    monkeypatch.setattr(live_chapter, "Later", lambda: later)
+    shelf = live_chapter.Shelf(page_model.at(route).panels)
+    return live_chapter.page(route, shelf=shelf), shelf, later
 
 
 def test_deferred_page_builds_nothing_until_it_is_filled(monkeypatch):
@@ -124,10 +127,10 @@ def test_deferred_page_builds_nothing_until_it_is_filled(monkeypatch):
     page, shelf, later = deferred(monkeypatch)
     assert shelf.built == {}, "no panel is built while the page is being sent"
     holders = [holder for holder, _ in later.pending]
-    assert len(holders) == len(article.PANELS)
+    assert len(holders) == len(ARTICLE.panels)
     assert all(h.loading and h in page.objects and not h.objects for h in holders)
     later.fill()
-    assert list(shelf.built) == list(article.PANELS)
+    assert list(shelf.built) == list(ARTICLE.panels)
     for holder, (slot, viewer) in zip(holders, shelf.built.items()):  # each box, its panel
         assert not holder.loading and viewer.__panel__() in holder.objects, slot
     head, lab = shelf.built["head"], shelf.built["lab"]
@@ -140,7 +143,7 @@ def test_deferred_page_builds_nothing_until_it_is_filled(monkeypatch):
 def test_deferred_panels_land_where_an_eager_page_puts_them(monkeypatch):
     page, shelf, later = deferred(monkeypatch)
     later.fill()
-    eager = article.page(defer=False)
+    eager = live_chapter.page("/", defer=False)
     assert [r.name for r in page.roots] == [r.name for r in eager.roots]
     for slot, viewer in shelf.built.items():  # each viewer sits right in its root's column
         box, eager_box = page.root(f"panel-{slot}"), eager.root(f"panel-{slot}")
@@ -152,21 +155,22 @@ def test_a_panel_that_fails_to_build_leaves_the_others(monkeypatch):
     def broken(get):
         raise RuntimeError("boom")
 
-    panels = dict(article.PANELS, cost=article.PANELS["cost"]._replace(build=broken))
-    shelf = article.Shelf(panels)
-    page = article.render(article.SECTIONS, panels, title="t", defer=False, shelf=shelf)
+    panels = dict(ARTICLE.panels, cost=ARTICLE.panels["cost"]._replace(build=broken))
+    shelf = live_chapter.Shelf(panels)
+    model = dataclasses.replace(ARTICLE, panels=panels)
+    page = live_chapter.render(model, defer=False, shelf=shelf)
     assert any("could not be loaded" in str(p.object) for p in page.select(pn.pane.HTML))
     assert set(shelf.built) == set(panels) - {"cost"}
 
 
 def test_the_first_chapter_ends_with_a_link_to_the_second():
-    links = [item for item in article.SECTIONS if isinstance(item, content.ChapterLink)]
+    links = [item for item in ARTICLE.sections if isinstance(item, content.ChapterLink)]
     assert links == [content.ChapterLink("Every figure the sources quote, checked on one page →",
                                          "numbers"),
                      content.ChapterLink("Next: dot products, softmax and attention math →",
                                          "math")]
-    assert article.SECTIONS[-1] == links[-1]  # the last thing on the page
-    page = article.page(defer=False)
+    assert ARTICLE.sections[-1] == links[-1]  # the last thing on the page
+    page = live_chapter.page("/", defer=False)
     assert page.html().count("ae-chapter-link") == 2
     assert ('<p><a class="ae-chapter-link" href="math">'
             "Next: dot products, softmax and attention math →</a></p>") in page.html()
@@ -321,7 +325,7 @@ def test_a_live_chapter_puts_its_roots_into_the_document_in_one_go(monkeypatch):
     manager = type(doc.models)
     recompute = manager.recompute
     monkeypatch.setattr(manager, "recompute", lambda self: (walks.append(1), recompute(self)))
-    page = article.page(defer=False)
+    page = live_chapter.page("/", defer=False)
     page.server_doc(doc, title="t")
     assert [r.name for r in doc.roots if r.name != "location"] == [r.name for r in page.roots]
     assert len(walks) == 1, f"the document's models were walked {len(walks)} times"

@@ -11,7 +11,7 @@ import numpy as np
 import panel as pn
 import pytest
 
-from app.chapters import article, article_math, content
+from app.chapters import content, live_chapter, page_model
 from app.hosting import server
 from app.kit import url_state
 from app.panels.agreement import AgreementPanel
@@ -22,13 +22,15 @@ from app.panels.overflow import OverflowPanel
 from attention_core import claims, costs, numerics
 from tests.prose_check import ProseCheck
 
+MATH = page_model.at("/math")  # the second's
+
 ROOT = Path(__file__).resolve().parents[1]
 SEED = "dot-products-softmax-attention-math.txt"
 LLAMA = costs.preset("llama-3-8b")
 
 
 def prose_text():  # every markdown block of the chapter, joined, whitespace collapsed
-    blocks = [item for item in article_math.SECTIONS if isinstance(item, str)]
+    blocks = [item for item in MATH.sections if isinstance(item, str)]
     return re.sub(r"\s+", " ", "\n".join(blocks))
 
 
@@ -39,25 +41,26 @@ def slots(sections):
 # --- the page ---------------------------------------------------------------------------
 
 def test_page_builds_with_the_first_chapters_chrome():
-    page = article_math.page()
-    assert page.title == article_math.TITLE == "Dot products, softmax and attention math"
-    assert "/math" in server.routes() and server.routes()["/math"] is article_math.page
+    page = live_chapter.page("/math")
+    assert page.title == MATH.title == "Dot products, softmax and attention math"
+    made = server.routes()["/math"]
+    assert made.func is live_chapter.page and made.args == ("/math",)
     buttons = page.select(pn.widgets.Button)
     assert [b.label for b in buttons if b.label in ("Dark theme", "Light theme")] == ["Dark theme"]
     assert '<main class="ae-article" id="main">' in page.html()  # the same column as "/"
 
 
 def test_the_panels_follow_the_lessons_order():
-    assert slots(article_math.SECTIONS) == list(article_math.PANELS) == [
+    assert slots(MATH.sections) == list(MATH.panels) == [
         "agreement", "overflow", "decode", "memory", "online"]
-    built = article.build_panels(article_math.PANELS)
+    built = live_chapter.build_panels(MATH.panels)
     for cls, viewer in zip((AgreementPanel, OverflowPanel, DecodeBillPanel, MemoryBillPanel,
                             OnlineSoftmaxPanel), built.values()):
         assert isinstance(viewer, cls)
 
 
 def test_each_panel_sits_under_a_paragraph_that_invites_trying_it():
-    sections = article_math.SECTIONS
+    sections = MATH.sections
     for i, item in enumerate(sections):
         if isinstance(item, content.PanelMarker):
             before = sections[i - 1]
@@ -65,7 +68,7 @@ def test_each_panel_sits_under_a_paragraph_that_invites_trying_it():
 
 
 def test_url_plan_prefixes_the_names_two_panels_share():
-    plan = url_state.chapter_plan(article_math.PANELS, article_math.FOLLOWS)
+    plan = url_state.chapter_plan(MATH.panels, MATH.follows)
     keys = [key for carried in plan.values() for key in carried]
     assert len(keys) == len(set(keys)) and not set(keys) & url_state.PAGE_KEYS
     assert plan["decode"] == {"model": "model", "context": "context", "users": "users",
@@ -73,8 +76,8 @@ def test_url_plan_prefixes_the_names_two_panels_share():
     assert plan["memory"] == {"memory_model": "model", "memory_users": "users",
                               "memory_context": "context", "prompt": "prompt", "dtype": "dtype"}
     assert plan["online"] == {"online_scores": "scores", "block": "block", "step": "step"}
-    built = article.build_panels(article_math.PANELS)
-    assert url_state.url_plan(built, article_math.FOLLOWS) == plan
+    built = live_chapter.build_panels(MATH.panels)
+    assert url_state.url_plan(built, MATH.follows) == plan
     for slot, carried in plan.items():
         assert set(carried.values()) <= set(built[slot].param)
 
@@ -87,8 +90,8 @@ def query(monkeypatch, args):
 def test_deep_link_reaches_the_right_panel_and_clamps_with_a_note(monkeypatch):
     query(monkeypatch, {"users": "64", "memory_users": "5000", "online_scores": "2, 1, 3, 0",
                         "step": "2", "precision": "float32"})
-    shelf = article.Shelf(article_math.PANELS)
-    page = article_math.page(defer=False, shelf=shelf)
+    shelf = live_chapter.Shelf(MATH.panels)
+    page = live_chapter.page("/math", defer=False, shelf=shelf)
     decode, memory = shelf.built["decode"], shelf.built["memory"]
     assert (decode.users, memory.users) == (64, memory.param["users"].bounds[1])
     assert shelf.built["online"].step == 2 and shelf.built["overflow"].precision == "float32"
@@ -98,27 +101,28 @@ def test_deep_link_reaches_the_right_panel_and_clamps_with_a_note(monkeypatch):
 
 
 def test_the_chapters_link_to_each_other():
-    page = article_math.page(defer=False)
+    page = live_chapter.page("/math", defer=False)
     text = page.html()
-    assert '<a class="ae-back-link" href="./">← Scaled dot-product attention</a>' in text
+    first = page_model.at("/").title  # the back link names the first chapter by its title
+    assert f'<a class="ae-back-link" href="./">← {first}</a>' in text
     assert '<a class="ae-chapter-link" href="./">' in text
 
 
 def test_links_keep_the_dark_theme(monkeypatch):
-    monkeypatch.setattr(article.chrome, "theme", lambda: "dark")
-    assert article.chapter_href(article.MATH_ROUTE) == "math?theme=dark"
-    assert article.chapter_href(article.ROUTE) == "./?theme=dark"
+    monkeypatch.setattr(live_chapter.chrome, "theme", lambda: "dark")
+    assert live_chapter.chapter_href("math") == "math?theme=dark"
+    assert live_chapter.chapter_href("./") == "./?theme=dark"
 
 
 def test_deferred_chapter_fills_every_placeholder(monkeypatch):
-    later = article.Later()
+    later = live_chapter.Later()
     later.start = lambda: None
-    monkeypatch.setattr(article, "Later", lambda: later)
-    shelf = article.Shelf(article_math.PANELS)
-    page = article_math.page(shelf=shelf)
-    assert shelf.built == {} and len(later.pending) == len(article_math.PANELS)
+    monkeypatch.setattr(live_chapter, "Later", lambda: later)
+    shelf = live_chapter.Shelf(MATH.panels)
+    page = live_chapter.page("/math", shelf=shelf)
+    assert shelf.built == {} and len(later.pending) == len(MATH.panels)
     later.fill()
-    assert list(shelf.built) == list(article_math.PANELS)
+    assert list(shelf.built) == list(MATH.panels)
     assert all(viewer.__panel__() in page.root(f"panel-{slot}").objects
                for slot, viewer in shelf.built.items())
 

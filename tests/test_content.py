@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 import app
-from app.chapters import article, article_math, content
+from app.chapters import content, page_model
+from app.kit import registry
 
 SAMPLE = """# A title
 
@@ -63,22 +64,24 @@ def test_a_file_without_a_title_line_is_refused():
         content.parse("Prose with no title.\n")
 
 
-@pytest.mark.parametrize("name, module", [("attention.md", article),
-                                          ("math.md", article_math)])
-def test_the_real_chapters_load(name, module):
-    chapter = content.load(name)
-    assert chapter.sections == module.SECTIONS and chapter.title == module.TITLE
+@pytest.mark.parametrize("record", registry.CHAPTERS, ids=lambda c: c.content)
+def test_the_real_chapters_load(record):
+    chapter, model = content.load(record.content), page_model.assemble(record)
+    assert chapter.sections == list(model.sections) and chapter.title == model.title
     assert chapter.sections[0] == f"# {chapter.title}"
     slots = [item.slot for item in chapter.sections if isinstance(item, content.PanelMarker)]
-    assert slots == list(module.PANELS)
+    assert slots == list(model.panels)
     assert all(isinstance(item, str) and item.strip() == item or not isinstance(item, str)
                for item in chapter.sections), "no block carries blank lines at its ends"
 
 
 def test_the_titles_are_written_once_in_the_files():
-    assert article.MATH_TITLE == article_math.TITLE == content.load("math.md").title
-    source = (Path(app.__file__).parent / "chapters" / "article.py").read_text(encoding="utf-8")
-    assert article.TITLE not in source and article.MATH_TITLE not in source
+    titles = [page_model.assemble(c).title for c in registry.CHAPTERS]
+    assert titles == [content.load(c.content).title for c in registry.CHAPTERS]
+    for rel in ("kit/registry.py", "chapters/page_model.py", "chapters/live_chapter.py",
+                "hosting/routes.py"):
+        source = (Path(app.__file__).parent / rel).read_text(encoding="utf-8")
+        assert not [t for t in titles if t in source], rel
 
 
 def test_the_files_are_found_through_the_package():

@@ -61,7 +61,7 @@ def test_every_option_is_in_help_and_in_the_readme():
 
 
 def test_panel_serve_gives_the_chapter_text_first_as_our_server_does(tmp_path):
-    from app.chapters import apparatus, article, content
+    from app.chapters import apparatus, content, page_model
 
     port = load.free_port()
     panel = Path(sys.executable).parent / "panel"
@@ -80,11 +80,11 @@ def test_panel_serve_gives_the_chapter_text_first_as_our_server_does(tmp_path):
         proc.terminate()
         proc.wait(timeout=15)
     text = " ".join(content.TAG.sub("", page.split("<script src=", 1)[0]).split())
-    first = next(item for item in article.SECTIONS[1:] if isinstance(item, str))
-    lede = " ".join(content.TAG.sub("", apparatus.Apparatus(article.SECTIONS).prose(first))
-                    .split())
+    sections = page_model.at("/").sections
+    first = next(item for item in sections[1:] if isinstance(item, str))
+    lede = " ".join(content.TAG.sub("", apparatus.Apparatus(sections).prose(first)).split())
     assert lede in text, "the chapter's text is not in the page ahead of its scripts"
-    assert page.count('<div class="ae-live-panel">') == len(article.PANELS)
+    assert page.count('<div class="ae-live-panel">') == len(page_model.at("/").panels)
 
 
 def test_public_site_defaults():

@@ -6,17 +6,17 @@ import math
 
 import pytest
 
-from app.chapters import article, article_math, content, questions
+from app.chapters import content, live_chapter, page_model, questions
 from app.chapters.live_question import ASKED, ChapterQuestions, LiveQuestion
 from app.chapters.questions import within
-from app.kit import url_state
+from app.kit import registry, url_state
 
-CHAPTERS = (article, article_math)
+CHAPTERS = tuple(page_model.assemble(c) for c in registry.CHAPTERS)
 
 
 def every_question():
     for chapter in CHAPTERS:
-        for item in chapter.SECTIONS:
+        for item in chapter.sections:
             if isinstance(item, content.Question):
                 yield chapter, item
 
@@ -61,9 +61,9 @@ def test_the_computed_answer_is_right_and_a_wrong_one_is_not(chapter, question):
 @pytest.mark.parametrize(("chapter", "question"), list(every_question()),
                          ids=lambda v: getattr(v, "id", ""))
 def test_show_me_sets_the_panel_as_its_query_says(chapter, question):
-    shelf = article.Shelf(chapter.PANELS)
-    plan = url_state.chapter_plan(chapter.PANELS, chapter.FOLLOWS)
-    live = LiveQuestion(question, show=lambda slot, params: article.show_state(
+    shelf = live_chapter.Shelf(chapter.panels)
+    plan = url_state.chapter_plan(chapter.panels, chapter.follows)
+    live = LiveQuestion(question, show=lambda slot, params: live_chapter.show_state(
         shelf, plan, slot, params))
     live.show()
     viewer = shelf(question.show_slot)
@@ -73,9 +73,9 @@ def test_show_me_sets_the_panel_as_its_query_says(chapter, question):
         assert getattr(viewer, name) == shown, (key, value)
 
 
-@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda c: c.route)
 def test_a_live_chapter_restores_keeps_and_reviews_its_answers(chapter):
-    asked = questions.questions_of(chapter.CHAPTER)
+    asked = questions.questions_of(chapter.chapter)
     group = ChapterQuestions(asked)
     total = len(asked)
     assert group.review.status == (f"{total} of {total} questions still to answer, "
@@ -103,7 +103,7 @@ def test_a_live_chapter_restores_keeps_and_reviews_its_answers(chapter):
 
 
 def test_hide_questions_hides_every_question_and_the_review_and_is_kept():
-    group = ChapterQuestions(questions.questions_of(article.CHAPTER))
+    group = ChapterQuestions(questions.questions_of(page_model.at("/").chapter))
     boxes = [q.__panel__() for q in group.questions] + [group.review]
     assert all(box.visible for box in boxes) and group.hide.label == "Hide questions"
     group.hide.clicks += 1  # the reader's click

@@ -8,7 +8,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from app.chapters import chapter_page, numbers_page
+from app.chapters import chapter_page, numbers_page, page_model
 from app.hosting import routes
 from app.kit.url_state import coerce
 from attention_core import claims
@@ -73,5 +73,6 @@ def test_every_link_opens_a_panel_in_a_state_it_has(where):
 
 
 def test_it_is_a_route_of_the_site_built_as_the_chapters_are():
-    assert routes.CHAPTER_ROUTES["/numbers"] == "app.chapters.numbers_page:page"
-    assert numbers_page.PANELS == {} and numbers_page.SECTIONS[0] == f"# {numbers_page.TITLE}"
+    assert routes.CHAPTER_ROUTES["/numbers"] == routes.TEXT_PAGE  # drawn as a chapter is
+    model = page_model.at("/numbers")
+    assert model.panels == {} and model.sections[0] == f"# {numbers_page.TITLE}"

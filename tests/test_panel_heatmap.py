@@ -419,10 +419,11 @@ def test_no_glyph_keeps_selected_unselected_or_muted_copies():
     import panel as pn
     from bokeh.models import GlyphRenderer
 
-    from app.chapters import article, article_math
+    from app.chapters import live_chapter, page_model
     from app.kit.states import StatePanel
 
-    panels = {**article.build_panels(), **article.build_panels(article_math.PANELS)}
+    panels = {**live_chapter.build_panels(page_model.at("/").panels),
+              **live_chapter.build_panels(page_model.at("/math").panels)}
     renderers = [r for viewer in panels.values() if isinstance(viewer, StatePanel)
                  for pane in pn.panel(viewer).select(pn.pane.Bokeh)
                  for r in pane.object.select({"type": GlyphRenderer})]

@@ -9,14 +9,14 @@ from html.parser import HTMLParser
 
 import pytest
 
-from app.chapters import article, article_math, chapter_page, content, questions
+from app.chapters import chapter_page, content, live_chapter, page_model, questions
 from app.chapters.live_question import LiveQuestion
 from app.hosting import build
-from app.kit import fmt, resources, url_state
+from app.kit import fmt, registry, resources, url_state
 from app.kit.url_state import coerce
 from tests.prose_check import ProseCheck
 
-CHAPTERS = {"attention.md": article, "math.md": article_math}
+CHAPTERS = {c.content: page_model.assemble(c) for c in registry.CHAPTERS}  # file -> model
 
 SAMPLE = """# T
 
@@ -213,10 +213,10 @@ def test_the_number_answers_themselves():
 
 @pytest.mark.parametrize("name, q", ALL, ids=[q.id for _, q in ALL])
 def test_show_me_names_keys_its_panel_really_carries(name, q):
-    module = CHAPTERS[name]
-    plan = url_state.chapter_plan(module.PANELS, module.FOLLOWS)
+    model = CHAPTERS[name]
+    plan = url_state.chapter_plan(model.panels, model.follows)
     assert q.show_slot in plan, f"{q.id}: no panel {q.show_slot!r} in {name}"
-    cls = module.PANELS[q.show_slot][0]
+    cls = model.panels[q.show_slot][0]
     for key, value in q.show_params.items():
         assert key in plan[q.show_slot], f"{q.id}: {q.show_slot} does not carry {key!r}"
         parameter = plan[q.show_slot][key]
@@ -385,13 +385,13 @@ def test_the_review_links_every_question_of_its_chapter():
 
 
 def test_the_static_chapter_and_the_live_one_show_them():
-    for name, module in CHAPTERS.items():
+    for name, model in CHAPTERS.items():
         chapter = content.load(name)
         main = chapter_page.body(chapter, [], "", "default")
         for q in questions.questions_of(chapter):
             assert main.count(f'id="q-{q.id}"') == 1
         assert main.count('class="ae-review"') == 1
-        live = module.page()  # judged in Python there: each question a root of the page
+        live = live_chapter.page(model.route)  # judged in Python: each question a root
         for q in questions.questions_of(chapter):
             assert isinstance(live.root(f"q-{q.id}"), LiveQuestion)
             assert live.root(f"q-{q.id}").question == q

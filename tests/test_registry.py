@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from app.chapters import article, article_math, chapter_page, content
+from app.chapters import chapter_page, content, live_chapter, page_model
 from app.hosting import build, routes
 from app.kit import registry, url_state
 
@@ -34,7 +34,7 @@ def test_the_added_record_has_a_route_a_page_and_an_island(with_throwaway):
     assert page.name == "Counting bars"
     panels = registry.chapter_panels("math.md")
     assert list(panels)[-1] == "count" and panels["count"].cls.__name__ == "CountPanel"
-    built = article.Shelf(panels)("count")
+    built = live_chapter.Shelf(panels)("count")
     assert built.in_article and built.count == 2
     plan = url_state.chapter_plan(panels, registry.follows("math.md"))
     assert plan["count"] == {"count": "count"}  # no other panel of the chapter takes `count`
@@ -62,8 +62,9 @@ def test_no_module_but_the_registry_names_a_panel():
     # the routes, the chapters, the static page, the build and the stills read the table
     names = {r.slot for r in registry.PANELS} | {r.viewer.split(":")[1] for r in registry.PANELS}
     names |= {r.module.rsplit(".", 1)[1] for r in registry.PANELS}
-    for rel in ("app/hosting/routes.py", "app/chapters/article.py", "app/chapters/article_math.py",
-                "app/chapters/chapter_page.py", "app/hosting/build.py", "app/chapters/stills.py"):
+    for rel in ("app/hosting/routes.py", "app/chapters/page_model.py",
+                "app/chapters/live_chapter.py", "app/chapters/chapter_page.py",
+                "app/hosting/build.py", "app/chapters/stills.py"):
         code = "\n".join(line.split("#")[0] for line in
                          (ROOT / rel).read_text(encoding="utf-8").splitlines())
         quoted = set(re.findall(r'"([A-Za-z_]+)"', code)) | set(re.findall(r"\b[A-Z]\w+Panel\b",
@@ -72,12 +73,13 @@ def test_no_module_but_the_registry_names_a_panel():
 
 
 def test_every_chapter_marker_is_a_record_of_that_chapter_and_back():
-    for module in (article, article_math):
-        markers = [item.slot for item in module.SECTIONS
+    for chapter_record in registry.CHAPTERS:
+        model = page_model.assemble(chapter_record)
+        markers = [item.slot for item in model.sections
                    if isinstance(item, content.PanelMarker)]
-        assert markers == list(module.PANELS), module.__name__
+        assert markers == list(model.panels), model.route
     for record in registry.PANELS:
-        assert record.chapter in registry.CHAPTER_ROUTE
+        assert registry.chapter(record.chapter)  # a chapter's content file
         chapter = content.load(record.chapter)
         assert content.PanelMarker(record.slot) in chapter.sections, record.slot
     assert len({r.slot for r in registry.PANELS}) == len(registry.PANELS)
@@ -95,3 +97,22 @@ def test_a_record_is_data():
     with pytest.raises(dataclasses.FrozenInstanceError):
         RECORD.slot = "x"
     assert chapter_page.registry is registry
+
+
+def test_a_chapter_is_one_record_and_no_renderer_names_one():
+    # the routes, the page model and both renderers read CHAPTERS; the content files are
+    # named in registry.py alone
+    files = {c.content for c in registry.CHAPTERS}
+    for rel in ("app/hosting/routes.py", "app/chapters/page_model.py",
+                "app/chapters/live_chapter.py", "app/chapters/chapter_page.py",
+                "app/hosting/build.py", "app/hosting/server.py"):
+        code = "\n".join(line.split("#")[0] for line in
+                         (ROOT / rel).read_text(encoding="utf-8").splitlines())
+        assert not {f for f in files if f'"{f}"' in code}, rel
+    assert [c.route for c in registry.CHAPTERS] == [r for r in routes.CHAPTER_ROUTES
+                                                    if r != page_model.NUMBERS_ROUTE]
+    for record in registry.CHAPTERS:
+        model = page_model.assemble(record)
+        assert model.route == record.route and model.title == content.load(record.content).title
+        if record.back:
+            assert model.back[0].endswith(content.load(record.back).title)

@@ -70,10 +70,10 @@ def panel_description(module, title):  # -> a panel page's description: its docs
 
 def chapter_blocks(group, shelf, plan):  # -> a builder of the group's [(slot, blocks)]
     def build():
-        from app.chapters import article
+        from app.chapters import live_chapter
         from app.kit import chrome
 
-        blocks = [article.panel_block(slot, shelf, plan[slot]) for slot in group.slots]
+        blocks = [live_chapter.panel_block(slot, shelf, plan[slot]) for slot in group.slots]
         for block in blocks:  # every panel's callbacks on its widgets exist before a root
             for item in block:  # is made, so a leader's widgets also carry its followers'
                 if hasattr(item, "attach_switcher"):
@@ -274,6 +274,3 @@ def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_ur
         main=body(chapter, groups, page_folder, theme), config=config_text,
         islands_js=urls["islands"], questions_js=urls["questions"], terms_js=urls["terms"])
 
-
-def chapter_of(module):  # the chapter module (article) -> its Chapter, as loaded there
-    return content.Chapter(title=module.TITLE, sections=list(module.SECTIONS))

@@ -14,9 +14,6 @@ from app.chapters import content
 from attention_core import claims
 
 TITLE = "Every number, checked"
-BACK = ("← Scaled dot-product attention", "./")
-PANELS = {}  # text only
-FOLLOWS = {}
 
 # the ledger's row (its `what`) -> (how it is computed, the panel page and query showing it)
 HEAD = "heatmap/"
@@ -226,18 +223,3 @@ def sections():  # -> the page's sections, as a chapter's: text blocks only
 @functools.cache
 def chapter():  # -> the page as a content.Chapter (the ledger runs when first asked for)
     return content.Chapter(title=TITLE, sections=sections())
-
-
-def __getattr__(name):  # CHAPTER and SECTIONS, as a chapter module has them, made on first use
-    if name == "CHAPTER":
-        return chapter()
-    if name == "SECTIONS":
-        return chapter().sections
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def page(defer=True, shelf=None):  # a fresh page per session (the live /live/numbers)
-    from app.chapters import article
-
-    return article.render(chapter().sections, PANELS, title=TITLE, follows=FOLLOWS, back=BACK,
-                          defer=defer, shelf=shelf)

@@ -333,17 +333,19 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
     # page's canonical link (none without it: a wrong one is worse than none)
     import importlib
 
-    from app.chapters import article, chapter_page, content
+    from app.chapters import chapter_page, content, live_chapter, page_model
     from app.kit import island_documents, url_state
 
-    module = importlib.import_module(page.factory.split(":")[0])
+    back = None
     if page.route in routes.CHAPTER_ROUTES:
-        shelf = article.Shelf(module.PANELS)
-        plan = url_state.chapter_plan(module.PANELS, module.FOLLOWS)
-        groups = chapter_page.groups_of(module.PANELS, module.FOLLOWS)
+        model = page_model.at(page.route)
+        shelf = live_chapter.Shelf(model.panels)
+        plan = url_state.chapter_plan(model.panels, model.follows)
+        groups = chapter_page.groups_of(model.panels, model.follows)
         builds = [chapter_page.chapter_blocks(g, shelf, plan) for g in groups]
-        chapter, about = chapter_page.chapter_of(module), None
+        chapter, about, back = model.chapter, None, model.back
     else:
+        module = importlib.import_module(page.factory.split(":")[0])
         factory = routes.page_factory(page.factory)
         slot, asked = chapter_page.asked_questions(registry.by_route(page.route))  # ?ask=<id>
         groups = [chapter_page.Group(name="g0", slots=[slot])]
@@ -370,7 +372,7 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
             "table": lambda ref: f"{page.up}{STATES_OUT}/{ref}.js"}
     text = chapter_page.page_html(chapter, groups, title=title,
                                   theme=theme, page_folder=page.folder,
-                                  back=getattr(module, "BACK", None), urls=urls,
+                                  back=back, urls=urls,
                                   live_url=live_url, about=about,
                                   top=page.route in routes.CHAPTER_ROUTES,
                                   canonical=f"{site_url}{page.route}" if site_url else None)

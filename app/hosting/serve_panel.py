@@ -15,9 +15,9 @@ ROOT = str(Path(__file__).resolve().parents[2])
 if ROOT not in sys.path:  # `panel serve` runs this file as a script, not as part of `app`
     sys.path.insert(0, ROOT)
 
-from app.chapters import article
+from app.chapters import live_chapter
 from app.hosting import routes
 from app.kit import panel_internals
 
 panel_internals.install()  # Panel's input hold to 0, one message per interaction, as `serve`
-article.page().servable(title=routes.SITE_TITLE)
+live_chapter.page().servable(title=routes.SITE_TITLE)

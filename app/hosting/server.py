@@ -16,7 +16,7 @@ STATIC_DIR = resources.STATIC_DIR  # served at /assets
 def routes():  # -> {route: page factory} of every page the live server offers
     from app.hosting.routes import ALL_ROUTES
 
-    return {route: page_factory(target) for route, target in ALL_ROUTES.items()}
+    return {route: page_factory(target, route) for route, target in ALL_ROUTES.items()}
 
 
 def static_dirs():  # our own assets (CSS, images, the example course page), never a CDN

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 DEFAULT_ISLAND_HEIGHT = 480  # px, for a record that does not say
-CHAPTER_ROUTE = {"attention.md": "/", "math.md": "/math"}  # a chapter's content -> its page
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,7 +44,7 @@ class PanelRecord:
         kw = {"in_article": True} if self.in_article else {}
         if self.follows:
             kw[self.follows] = get(self.follows)
-        return self._make(CHAPTER_ROUTE[self.chapter], **kw)
+        return self._make(chapter(self.chapter).route, **kw)
 
     def page(self):  # -> the panel's page of its own (one panel, minimal chrome, for iframes)
         from app.kit import chrome
@@ -143,3 +142,35 @@ def route_of(cls):  # a panel's Viewer class -> its page's route; KeyError names
 
 def routes():  # -> {route: "module:Class"}: each panel's page, in table order
     return {r.route: r.viewer for r in PANELS}
+
+
+# --- the chapters ----------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class ChapterRecord:
+    """A chapter: the content file that holds its prose, title and panel markers, and its page.
+
+    Its panels are the PANELS records naming its content file; app/chapters/page_model.py
+    assembles it into the one page model both renderers draw (static and live).
+    """
+
+    content: str  # "attention.md", in app/chapters/content/
+    route: str  # its page: "/" (live under /live)
+    back: str | None = None  # the content file of the chapter its header links back to
+
+
+CHAPTERS = (
+    ChapterRecord("attention.md", "/"),
+    ChapterRecord("math.md", "/math", back="attention.md"),
+)
+
+
+def chapter(content_file):  # "math.md" -> its ChapterRecord; KeyError names it
+    for record in CHAPTERS:
+        if record.content == content_file:
+            return record
+    raise KeyError(f"no chapter has the content file {content_file!r}")
+
+
+def chapter_at(route):  # "/math" -> its ChapterRecord, or None
+    return next((c for c in CHAPTERS if c.route == route), None)

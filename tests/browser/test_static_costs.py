@@ -19,7 +19,7 @@ import panel as pn
 import pytest
 from playwright.sync_api import expect
 
-from app.chapters import article_math
+from app.chapters import page_model
 from app.kit import chrome, states, url_state
 from app.panels.cost import CostPanel
 from app.panels.decode_bill import DecodeBillPanel
@@ -59,7 +59,8 @@ STATES_JS = """async ([control, combos]) => {
   return out;
 }""".replace("HELPERS", static_pages.PANEL_HELPERS_JS).replace("SLOTS_JS", SLOTS_JS)
 
-MATH_KEYS = url_state.chapter_plan(article_math.PANELS, article_math.FOLLOWS)  # slot -> keys
+MATH_KEYS = url_state.chapter_plan(page_model.at("/math").panels,
+                                   page_model.at("/math").follows)  # slot -> keys
 
 
 @pytest.fixture(scope="session")
