@@ -1088,6 +1088,56 @@ def kv_outweighs_weights_context(m: ModelShape, users=1, bytes_per_value: float 
     return _out(np.where(linear <= w, linear, beyond))
 
 
+# --- time: the bound on one decode step --------------------------------------------------------
+
+def weight_bytes_read(m: ModelShape, bytes_per_value: float = 2):
+    """-> bytes of weights one decode step streams from memory: every matmul weight a token
+    uses (lm_head included; a MoE layer's routed experts, k of them) and the norms and biases.
+    The embedding table is not streamed: a step reads its one row."""
+    return (matmul_params(m) + m.small_params) * bytes_per_value
+
+
+def decode_step_bytes(m: ModelShape, context, users=1, bytes_per_value: float = 2):
+    """context per user -> bytes one decode step must read: the weights once for the whole
+    batch, and each user's own cache."""
+    return _out(float(weight_bytes_read(m, bytes_per_value))
+                + _lengths(kv_cache_bytes(m, context, users, bytes_per_value)))
+
+
+def decode_step_flops(m: ModelShape, context, users=1):  # context per user -> FLOPs of a step
+    return _out(_lengths(users) * (other_flops_decode(m)
+                                   + _lengths(attention_flops_decode(m, context))))
+
+
+def decode_step_seconds(m: ModelShape, gpu: GPU, context, users=1,
+                        bytes_per_value: float = 2):
+    """context per user -> the least time one decode step can take on `gpu`:
+    max(bytes ÷ bandwidth, FLOPs ÷ peak). Real kernels take longer; none can take less."""
+    memory = _lengths(decode_step_bytes(m, context, users, bytes_per_value)) / gpu.bandwidth
+    compute = _lengths(decode_step_flops(m, context, users)) / gpu.peak_flops
+    return _out(np.maximum(memory, compute))
+
+
+def decode_tokens_per_second(m: ModelShape, gpu: GPU, context, users=1,
+                             bytes_per_value: float = 2):  # -> the most tokens a second
+    seconds = _lengths(decode_step_seconds(m, gpu, context, users, bytes_per_value))
+    return _out(_lengths(users) / seconds)
+
+
+def compute_bound_batch(m: ModelShape, gpu: GPU, context, bytes_per_value: float = 2):
+    """context per user -> the batch at which a decode step's FLOPs take as long as its bytes
+    (inf: never). Below it memory sets the pace. With no context it is the ridge point times
+    (weight bytes ÷ weight FLOPs per token), about the ridge in bf16; each user's cache adds
+    bytes faster than FLOPs, so the batch grows with the context, and past some context no
+    batch turns the step compute-bound."""
+    weights = float(weight_bytes_read(m, bytes_per_value)) / gpu.bandwidth
+    per_user = (_lengths(decode_step_flops(m, context)) / gpu.peak_flops
+                - _lengths(kv_cache_bytes(m, context, 1, bytes_per_value)) / gpu.bandwidth)
+    with np.errstate(divide="ignore"):
+        return _out(np.where(per_user > 0, weights / np.where(per_user > 0, per_user, 1),
+                             np.inf))
+
+
 def cache_convention(m: ModelShape) -> str:  # -> how kv_cache_bytes counts, in words
     if m.mla:
         latent = m.kv_lora_rank + m.qk_rope_head_dim

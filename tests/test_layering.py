@@ -251,6 +251,9 @@ WORKLOAD = textwrap.dedent("""
         "quant_method": "awq", "bits": 4, "group_size": 128}})
     assert costs.quantized_params(awq) == sum(c * i * o for c, i, o in costs.stack_linears(awq))
     assert "awq" in costs.weight_convention(awq, "bf16") and costs.cache_convention(awq)
+    h100, gpt2 = costs.GPUS["h100-sxm"], costs.preset("gpt2")
+    assert costs.decode_tokens_per_second(gpt2, h100, 1024) > 0
+    assert costs.compute_bound_batch(gpt2, h100, 0) > 1
     assert dot_product.agreement([1, 0], [2, 0]) == "aligned"
     assert 89 < dot_product.angle_degrees([1, 0], [0, 1]) < 91
     assert dot_product.scale_demo().d == 128

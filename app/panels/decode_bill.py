@@ -10,7 +10,8 @@ The panel has the one shape (app/kit/states.py) on the cost panels' base (app/pa
 model (three presets) × context (1 to 1,048,576) and users (1 to 1,024) on power-of-two
 stops × GPU. The parts: the GQA diagram and the per-token bytes (model), the operations
 (model, context), the whole cache (model, context, users), the roofline and ridge point
-(GPU), the verdict (model, GPU), the weight matmuls (model, users; model, users, GPU). A
+(GPU), the verdict (model, GPU), the weight matmuls (model, users; model, users, GPU), the
+least time per step and the batch that turns it compute-bound (model, context, GPU). A
 live session also counts any number typed and your own config.json, through the same parts.
 
 The panel's own Column holds no figure directly: each figure sits inside a FlexBox. Bokeh
@@ -109,6 +110,18 @@ VERDICT = (
     f'{slot("weights_intensity")} FLOP/byte (activations ignored). Batching raises that; it '
     "cannot raise attention's.</p></div>")
 
+TIME = (
+    '<div class="ae-readout" aria-live="polite">'
+    f'<p><b>Time per token</b> on the {slot("time_gpu")}, one user: at least max(bytes ÷ '
+    f'bandwidth, FLOPs ÷ peak) = max({slot("step_bytes")} ÷ {slot("time_bandwidth")} TB/s, '
+    f'{slot("step_flops")} ÷ {slot("time_peak")} TFLOP/s) = <b data-s="step_ms"></b>, so at '
+    f'most <b data-s="tokens_s"></b>. {slot("bound")}</p>'
+    '<p class="ae-hint">Batching shares the weights: the weight matmuls alone turn '
+    f'compute-bound at a batch of about {slot("weights_batch")} (the ridge point, in bf16). '
+    "Each user's cache is read for that user alone, so with "
+    f'{slot("batch_context")}-token caches the whole step does so {slot("reached")}.</p>'
+    "</div>")
+
 GQA = (
     '<div class="ae-readout" aria-live="polite">'
     f'<p><b data-s="gqa_lead"></b>{slot("gqa_body")}<b data-s="gqa_factor"></b>'
@@ -121,6 +134,7 @@ OpsReadout = readout_class("DecodeOpsReadout", OPS)
 BytesReadout = readout_class("DecodeBytesReadout", BYTES)
 VerdictReadout = readout_class("DecodeVerdictReadout", VERDICT)
 GqaReadout = readout_class("DecodeGqaReadout", GQA)
+TimeReadout = readout_class("DecodeTimeReadout", TIME)
 CaptionReadout = readout_class("DecodeCaptionReadout", CAPTION)
 
 
@@ -350,6 +364,34 @@ def verdict_state(model, gpu):  # where decode attention lands on this GPU's roo
             "prop:point_label.text": f"decode attention {i:.1f}"}
 
 
+def time_state(model, context, gpu):  # the least time one decode step takes, one user, and
+    # the batch at which the step turns compute-bound with each user's cache
+    m, g = shape_of(model), costs.GPUS[gpu]
+    step_bytes = costs.decode_step_bytes(m, context, 1, BYTES_PER_VALUE)
+    step_flops = costs.decode_step_flops(m, context)
+    seconds = costs.decode_step_seconds(m, g, context, 1, BYTES_PER_VALUE)
+    memory = step_bytes / g.bandwidth >= step_flops / g.peak_flops
+    batch = costs.compute_bound_batch(m, g, context, BYTES_PER_VALUE)
+    return {"slots:time": {
+        "step_bytes": fmt.gb_and_gib(step_bytes, 3), "step_flops": fmt.scale_words(step_flops),
+        "step_ms": f"{seconds * 1e3:.3g} ms", "tokens_s": f"{1 / seconds:,.0f} tokens/s",
+        "bound": "Memory sets the pace." if memory else "The math units set the pace.",
+        "batch_context": f"{context:,}",
+        "reached": f"at about {batch:,.0f} users" if batch < float("inf") else "at no batch"}}
+
+
+def time_gpu_state(gpu):  # the bound's peaks
+    g = costs.GPUS[gpu]
+    return {"slots:time_gpu": {"time_gpu": g.name, "time_bandwidth": f"{g.bandwidth / 1e12:.3g}",
+                               "time_peak": f"{g.peak_flops / 1e12:,.0f}"}}
+
+
+def weights_batch_state(model, gpu):  # the batch at which the weight matmuls alone turn
+    # compute-bound (no cache): about the ridge point in bf16
+    batch = costs.compute_bound_batch(shape_of(model), costs.GPUS[gpu], 0, BYTES_PER_VALUE)
+    return {"slots:time_weights": {"weights_batch": f"{batch:,.0f}"}}
+
+
 def weights_point_state(model, users, gpu):  # the weight matmuls' dot on the roofline
     w = weights_intensity(shape_of(model), users)
     return {"source:weights_point": {
@@ -387,7 +429,9 @@ class DecodeBillPanel(CostStatePanel):
             Part(("context",), context_state), Part(("users",), users_state),
             Part(("model", "users"), weights_state), Part(("gpu",), gpu_state),
             Part(("model", "gpu"), verdict_state),
-            Part(("model", "users", "gpu"), weights_point_state)]
+            Part(("model", "users", "gpu"), weights_point_state),
+            Part(("model", "context", "gpu"), time_state), Part(("gpu",), time_gpu_state),
+            Part(("model", "gpu"), weights_batch_state)]
 
     # ---- what tests and the article read -----------------------------------------------
 
@@ -406,6 +450,8 @@ class DecodeBillPanel(CostStatePanel):
         self.verdict = self.add_readout(VerdictReadout, state, "slots:intensity",
                                         "slots:ridge", "slots:verdict", "slots:reuse")
         self.gqa_text = self.add_readout(GqaReadout, state, "slots:gqa")
+        self.time = self.add_readout(TimeReadout, state, "slots:time", "slots:time_gpu",
+                                     "slots:time_weights")
         self.caption = self.add_readout(CaptionReadout, state, "slots:caption")
         self.context_slider = self.power_slider(
             "context", "context tokens, powers of two", MAX_CONTEXT,
@@ -424,7 +470,8 @@ class DecodeBillPanel(CostStatePanel):
             self.labelled("GPU", self.gpu_buttons),
             pn.Column(self.caption,
                       pn.pane.Bokeh(self.roofline, height=HEIGHT, sizing_mode="stretch_width",
-                                    min_width=240), self.verdict, sizing_mode="stretch_width",
+                                    min_width=240), self.verdict, self.time,
+                      sizing_mode="stretch_width",
                       styles={"flex": "1 1 300px", "min-width": "0"}),
             sizing_mode="stretch_width")
         return [controls, self.readout, self.bytes_readout, self.gqa_text, self.gqa_pane, roof]
