@@ -192,7 +192,8 @@ def test_url_restore_clamps_length_to_the_cap_with_a_note(runner):
 
 
 def test_page_builds():
-    assert registry.by_route("/kernel-lab").page().name == "The kernel lab"
+    record = registry.by_route("/kernel-lab")
+    assert record.page().name == record.title == registry.title_of(KernelLabPanel)
 
 
 NO_TORCH = textwrap.dedent("""

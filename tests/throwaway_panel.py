@@ -11,7 +11,7 @@ from bokeh.models import ColumnDataSource, Range1d
 from bokeh.plotting import figure
 from bokeh.transform import transform
 
-from app.kit import chrome
+from app.kit import chrome, registry
 from app.kit.chrome import readout_class, slot
 from app.kit.states import Control, Part, StatePanel
 from app.kit.transforms import js_transform
@@ -56,6 +56,6 @@ class CountPanel(StatePanel):
         slider = pn.widgets.IntSlider.from_param(self.param.count, width=200)
         self.widgets = {"count": slider}
         self.targets = {"source:bars": source, "slots:count": readout}
-        return pn.Column(*self.own(chrome.heading("Counting bars")), self.url_note, slider,
-                         pn.pane.Bokeh(fig), readout,
+        title = chrome.heading(registry.title_of(type(self)))  # its record's, written once
+        return pn.Column(*self.own(title), self.url_note, slider, pn.pane.Bokeh(fig), readout,
                          sizing_mode="stretch_width")

@@ -17,6 +17,9 @@ import importlib
 from collections.abc import Callable
 from typing import NamedTuple
 
+# bytes of a state table's JSON, as a static page ships it, for a record that does not say:
+# well above a table split into parts as it should be, so one grown tenfold fails the contract
+DEFAULT_TABLE_BUDGET = 300_000
 DEFAULT_ISLAND_HEIGHT = 480  # px, for a record that does not say
 
 
@@ -25,12 +28,13 @@ class PanelRecord:
     slot: str  # its name in a chapter: the content marker, the URL-key prefix, the island's id
     viewer: str  # "module:Class" of its Viewer
     route: str  # its page of its own: "/heatmap" (live under /live/heatmap)
-    title: str  # that page's heading
+    title: str  # its heading, on its page and in the panel (which reads it: `title_of`)
     chapter: str  # the content file whose marker places it: "attention.md"
     island_height: int = DEFAULT_ISLAND_HEIGHT  # px: about its height, so a mount barely moves
     follows: str | None = None  # the slot whose controls drive it (passed by that name)
     in_article: bool = True  # in a chapter it leaves out its own title (the section has one)
     static_stand_in: str | None = None  # "module:Class" shown instead on a static page
+    table_budget: int = DEFAULT_TABLE_BUDGET  # bytes: the most its table of states may weigh
 
     @property
     def module(self):  # -> "app.panels.heatmap"
@@ -68,28 +72,30 @@ def load(target):  # "module:Class" -> the class
 PANELS = (
     # the first chapter, in page order
     PanelRecord("head", "app.panels.heatmap:HeadPanel", "/heatmap", "The head",
-                "attention.md", island_height=980, in_article=False),
+                "attention.md", island_height=980, in_article=False, table_budget=700_000),
     PanelRecord("ladder", "app.panels.ladder:LadderPanel", "/ladder", "Where the n² lives",
-                "attention.md", island_height=620, follows="head"),
+                "attention.md", island_height=620, follows="head", table_budget=150_000),
     PanelRecord("cost", "app.panels.cost:CostPanel", "/cost",
                 "What attention costs in a real model", "attention.md", island_height=760),
     PanelRecord("sweep", "app.panels.sqrt_dk:SqrtDkPanel", "/sqrt-dk", "The √d_k sweep",
                 "attention.md", island_height=640),
     # the lab runs PyTorch on the server: a static page links to the live one instead
-    PanelRecord("lab", "app.panels.kernel_lab:KernelLabPanel", "/kernel-lab", "The kernel lab",
-                "attention.md", island_height=200,
+    PanelRecord("lab", "app.panels.kernel_lab:KernelLabPanel", "/kernel-lab",
+                "Checking it on a real system: the kernel lab", "attention.md", island_height=200,
                 static_stand_in="app.panels.kernel_lab_link:KernelLabLink"),
     # the second chapter, in page order
     PanelRecord("agreement", "app.panels.agreement:AgreementPanel", "/agreement",
-                "The dot product: an agreement score", "math.md", island_height=760),
+                "The dot product: an agreement score", "math.md", island_height=760,
+                table_budget=100_000),
     PanelRecord("overflow", "app.panels.overflow:OverflowPanel", "/overflow",
-                "Softmax and the overflow trap", "math.md", island_height=700),
+                "Softmax and the overflow trap", "math.md", island_height=700,
+                table_budget=150_000),
     PanelRecord("decode", "app.panels.decode_bill:DecodeBillPanel", "/decode-bill",
                 "The bill for one decoded token", "math.md", island_height=820),
     PanelRecord("memory", "app.panels.memory_bill:MemoryBillPanel", "/memory-bill",
                 "The memory bill", "math.md", island_height=760),
     PanelRecord("online", "app.panels.online_softmax:OnlineSoftmaxPanel", "/online-softmax",
-                "Online softmax", "math.md", island_height=820),
+                "Online softmax: never write the square", "math.md", island_height=820),
 )
 
 
@@ -133,11 +139,19 @@ def by_viewer(viewer):  # "module:Class" -> its record, or None
     return next((r for r in PANELS if r.viewer == viewer), None)
 
 
-def route_of(cls):  # a panel's Viewer class -> its page's route; KeyError names the class
+def record_of(cls):  # a panel's Viewer class -> its record; KeyError names the class
     record = by_viewer(f"{cls.__module__}:{cls.__name__}")
     if record is None:
         raise KeyError(f"{cls.__module__}:{cls.__name__} has no record in app/kit/registry.py")
-    return record.route
+    return record
+
+
+def route_of(cls):  # a panel's Viewer class -> its page's route
+    return record_of(cls).route
+
+
+def title_of(cls):  # a panel's Viewer class -> its title, written once, in its record
+    return record_of(cls).title
 
 
 def routes():  # -> {route: "module:Class"}: each panel's page, in table order

@@ -479,7 +479,7 @@ class AgreementPanel(StatePanel):
                       styles={"flex": "1 1 300px", "min-width": "0"}),
             sizing_mode="stretch_width")
         heading = self.own(
-            chrome.heading("The dot product: an agreement score"))
+            chrome.heading(registry.title_of(type(self))))
         self._layout = pn.Column(
             *heading, self.url_note, self._inputs, self._message, pair,
             chrome.heading("Why divide by √d", 1, titled=not self.in_article),

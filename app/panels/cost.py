@@ -227,7 +227,6 @@ class CostPanel(CostStatePanel):
 
     url_keys = ("model", "prompt", "generate", "kernel")
     calculator = True
-    title = "What attention costs in a real model"
     intro = INTRO
     conventions = CONVENTIONS
 

@@ -51,7 +51,7 @@ def rounded(values, digits=4):  # [floats] -> the same to `digits` significant d
 class CostStatePanel(StatePanel):
     """One cost panel: a model picker, controls on stops, readouts; parts over the model.
 
-    Subclasses set `model` (a `model_selector`), `route`, `title`, `intro` and
+    Subclasses set `model` (a `model_selector`), `intro` and
     `conventions`; define `controls()` and `parts()` starting from this class's, and
     `build_body(state)`, which returns the panel's own objects (the frame adds the heading,
     the URL note, the picker and the counting conventions around them).
@@ -62,7 +62,6 @@ class CostStatePanel(StatePanel):
     # whether its own static page also counts your config.json in the browser
     # (static/cost_calculator.js); in a chapter the panel keeps the live button alone
     calculator = False
-    title = ""
     intro = ""
     conventions = ""
 
@@ -143,7 +142,7 @@ class CostStatePanel(StatePanel):
 
     def frame(self, body):  # the panel: heading, URL note, picker, body, conventions
         own = self.own(
-            chrome.heading(self.title),
+            chrome.heading(registry.title_of(type(self))),
             pn.pane.Markdown(self.intro, sizing_mode="stretch_width", stylesheets=[CODE_CSS]))
         return pn.Column(
             *own, self.url_note, self.picker, *body,

@@ -410,7 +410,6 @@ class DecodeBillPanel(CostStatePanel):
                          doc="Whose peak FLOP/s and memory bandwidth draw the roofline.")
 
     url_keys = ("model", "context", "users", "gpu")
-    title = "The bill for one decoded token"
     intro = INTRO
     conventions = CONVENTIONS
 

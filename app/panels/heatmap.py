@@ -35,7 +35,7 @@ from bokeh.palettes import Cividis256
 from bokeh.plotting import figure
 from bokeh.transform import transform
 
-from app.kit import chrome, fmt, resources, states
+from app.kit import chrome, fmt, registry, resources, states
 from app.kit.chrome import readout_class, scroll_box, slot
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -665,6 +665,6 @@ class HeadPanel(StatePanel):
                               styles={"flex": "1 1 320px", "min-width": "0"})
         body = pn.FlexBox(heatmap_col, table_col, sizing_mode="stretch_width")
         self._layout = pn.Column(
-            chrome.heading("The head"), self.url_note,
+            chrome.heading(registry.title_of(type(self))), self.url_note,
             self._controls, self._hero, body, self._truncate, self._log_view,
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])

@@ -18,7 +18,7 @@ from panel.io.state import set_curdoc
 
 import kernels
 from app import lab
-from app.kit import chrome
+from app.kit import chrome, registry
 from app.kit.theme import CODE_CSS
 from app.lab.plan import EXPLAINER, explain
 from app.panels.kernel_lab_charts import SweepCharts
@@ -378,7 +378,7 @@ class KernelLabPanel(pn.viewable.Viewer):
             return [] if self.in_article else list(objects)
 
         return pn.Column(
-            *alone(chrome.heading("Checking it on a real system: the kernel lab"), md(INTRO)),
+            *alone(chrome.heading(registry.title_of(type(self))), md(INTRO)),
             self.install_pane,
             self.env_pane,
             shapes,

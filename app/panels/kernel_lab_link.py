@@ -5,7 +5,7 @@ import functools
 import panel as pn
 import param
 
-from app.kit import chrome
+from app.kit import chrome, registry
 from app.kit.theme import CODE_CSS
 from app.panels.kernel_lab_text import INTRO, STYLE
 
@@ -24,7 +24,7 @@ class KernelLabLink(pn.viewable.Viewer):
         md = functools.partial(pn.pane.Markdown, sizing_mode="stretch_width",
                                disable_anchors=True, stylesheets=[CODE_CSS])
         heading = [] if in_article else [
-            chrome.heading("Checking it on a real system: the kernel lab"), md(INTRO)]
+            chrome.heading(registry.title_of(lab)), md(INTRO)]
         self._layout = pn.Column(
             *heading,
             md("The kernel lab runs PyTorch's scaled dot-product attention on the explorable's "

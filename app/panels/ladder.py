@@ -28,7 +28,7 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from app.kit import chrome, fmt, resources, states
+from app.kit import chrome, fmt, registry, resources, states
 from app.kit.chrome import readout_class, slot
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -320,7 +320,7 @@ class LadderPanel(StatePanel):
                             self._context_text, sizing_mode="stretch_width",
                             styles={"flex": "1 1 340px", "min-width": "0"})
         heading = self.own(
-            chrome.heading("Where the n² lives"))
+            chrome.heading(registry.title_of(type(self))))
         return pn.Column(
             *heading, self.url_note, pn.FlexBox(ladder, context, sizing_mode="stretch_width"),
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])

@@ -238,7 +238,6 @@ class MemoryBillPanel(CostStatePanel):
                            doc="How weights, keys and values are stored.")
 
     url_keys = ("model", "users", "context", "prompt", "dtype")
-    title = "The memory bill"
     intro = INTRO
     conventions = CONVENTIONS
 

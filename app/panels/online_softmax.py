@@ -544,7 +544,7 @@ class OnlineSoftmaxPanel(StatePanel):
                       styles={"flex": "1 1 300px", "min-width": "0"}),
             sizing_mode="stretch_width")
         heading = self.own(
-            chrome.heading("Online softmax: never write the square"))
+            chrome.heading(registry.title_of(type(self))))
         self._layout = pn.Column(
             *heading, self.url_note, self._controls, self._message, self._step_note,
             self._stepper, walk,

@@ -358,7 +358,7 @@ class OverflowPanel(StatePanel):
         chart_col = pn.Column(self._figure_pane, self._caption, sizing_mode="stretch_width",
                               styles={"flex": "1 1 300px", "min-width": "0"})
         heading = self.own(
-            chrome.heading("Softmax and the overflow trap"))
+            chrome.heading(registry.title_of(type(self))))
         self._layout = pn.Column(
             *heading, self.url_note, self._controls, self._message, self._verdict,
             pn.FlexBox(table_col, chart_col, sizing_mode="stretch_width"),

@@ -34,7 +34,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 from bokeh.transform import transform
 
-from app.kit import chrome, fmt, resources, states
+from app.kit import chrome, fmt, registry, resources, states
 from app.kit.chrome import readout_class, slot
 from app.kit.states import Control, Part, StatePanel, merge_parts
 from app.kit.theme import ink
@@ -366,7 +366,7 @@ class SqrtDkPanel(StatePanel):
         controls = pn.FlexBox(*self._controls, align_items="flex-end",
                               sizing_mode="stretch_width")
         own = self.own(
-            chrome.heading("The √d_k sweep"),
+            chrome.heading(registry.title_of(type(self))),
             pn.pane.Markdown(INTRO, sizing_mode="stretch_width"))
         return pn.Column(
             *own, self.url_note, controls,
