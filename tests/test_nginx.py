@@ -25,7 +25,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT / "benchmarks"))  # after the packages: never shadow `kernels`
+sys.path.append(str(ROOT / "deploy"))
 import load
+import render_nginx
 
 TEMPLATE = ROOT / "deploy" / "nginx.conf"
 NGINX = os.environ.get("NGINX") or shutil.which("nginx") or "/usr/sbin/nginx"
@@ -34,12 +36,11 @@ LOG_WAIT_S = 30  # a limit on waiting for nginx's access log, not a pause
 
 
 def render(template, run_dir, listen, backends, site_root, server_name="localhost",
-           frame_ancestors="'self'"):
-    lines = " ".join(f"server 127.0.0.1:{port} max_fails=1 fail_timeout=10s;" for port in backends)
-    return (template.replace("{{run_dir}}", str(run_dir)).replace("{{listen}}", listen)
-            .replace("{{server_name}}", server_name).replace("{{backends}}", lines)
-            .replace("{{site_root}}", str(site_root))
-            .replace("{{frame_ancestors}}", frame_ancestors))
+           frame_ancestors="'self'"):  # the deploy script's rendering, on loopback ports
+    return render_nginx.render(template, run_dir=run_dir, listen=listen,
+                               server_name=server_name, site_root=site_root,
+                               frame_ancestors=frame_ancestors,
+                               backends=[f"127.0.0.1:{port}" for port in backends])
 
 
 def test_template_renders_every_field():
@@ -48,15 +49,26 @@ def test_template_renders_every_field():
     assert "server 127.0.0.1:5101 max_fails=1" in text and "hash $ae_sticky_key consistent" in text
     assert "proxy_set_header Upgrade $http_upgrade" in text
     assert "root /srv/site;" in text and "gzip_static on;" in text
+    with pytest.raises(ValueError, match="nothing fills: \\['nope'\\]"):
+        render("{{nope}} {{listen}}", "/run/x", "80", [5101], "/srv/site")
 
 
-def test_template_names_every_single_panel_page_as_embeddable():
+def test_the_rendered_config_names_every_single_panel_page_as_embeddable():
     from app.hosting.server import PANEL_ROUTES
 
-    patterns = re.findall(r'"~\^/\(([a-z|-]+)\)', TEMPLATE.read_text())
+    text = render(TEMPLATE.read_text(), "/run/x", "80", [5101], "/srv/site")
+    patterns = re.findall(r'"~\^/\(([a-z|-]+)\)', text)
     assert len(patterns) == 2  # frame-ancestors and X-Frame-Options
     for pattern in patterns:
-        assert set(pattern.split("|")) == {r.strip("/") for r in PANEL_ROUTES}
+        assert pattern.split("|") == [r.strip("/") for r in PANEL_ROUTES]
+
+
+def test_the_script_writes_the_config_from_its_command_line(tmp_path):
+    out = subprocess.run([sys.executable, str(ROOT / "deploy" / "render_nginx.py"),
+                          "--run-dir", "/run/x", "--listen", "80", "--server-name", "localhost",
+                          "--site-root", "/srv/site", "--backend", "127.0.0.1:5101"],
+                         capture_output=True, text=True, timeout=60, check=True, cwd=tmp_path)
+    assert out.stdout == render(TEMPLATE.read_text(), "/run/x", "80", [5101], "/srv/site")
 
 
 def nginx_binary():
