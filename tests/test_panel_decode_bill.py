@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from app.kit import states, url_state
+from app.kit import registry, states, url_state
 from app.panels.decode_bill import DecodeBillPanel
 from attention_core import costs
 from tests.state_checks import mismatches, sample_states, widget_values
@@ -202,24 +202,13 @@ def test_the_layout_model_finds_the_roofline_that_never_drew():
     assert never_laid_out(pn.Column(pn.Column(layout)).get_root()) == [roofline]
 
 
-PANELS = {  # module: the Viewer class
-    "overflow": "OverflowPanel", "decode_bill": "DecodeBillPanel",
-    "kernel_lab": "KernelLabPanel", "agreement": "AgreementPanel",
-    "online_softmax": "OnlineSoftmaxPanel", "memory_bill": "MemoryBillPanel",
-    "cost": "CostPanel", "sqrt_dk": "SqrtDkPanel", "ladder": "LadderPanel",
-}
-
-
-@pytest.mark.parametrize("module", sorted(PANELS))
+@pytest.mark.parametrize("record", registry.PANELS, ids=lambda r: r.slot)
 @pytest.mark.parametrize("depth", [1, 2, 4])
 @pytest.mark.parametrize("in_article", [False, True])
-def test_every_figure_is_laid_out_at_any_depth(module, depth, in_article):
-    import importlib
-
+def test_every_figure_is_laid_out_at_any_depth(record, depth, in_article):
     import panel as pn
 
-    cls = getattr(importlib.import_module(f"app.panels.{module}"), PANELS[module])
-    layout = cls(in_article=in_article)
+    layout = record.viewer_class(in_article=in_article)
     for _ in range(depth):
         layout = pn.Column(layout, sizing_mode="stretch_width")
     root = layout.get_root()

@@ -1,4 +1,4 @@
-"""Each of these panels, set two Columns below the page, still draws every figure.
+"""Each panel of the registry, set two Columns below the page, still draws every figure.
 
 A page may hold a panel deeper than the article does (a notebook, a course site's layout).
 Bokeh lays out a Column that holds a figure with a layout of its own, and one so laid out
@@ -10,7 +10,6 @@ that the document goes idle with every shown figure's plot frame larger than not
 Run as a script, this file is that server: `python tests/browser/test_nesting.py PORT`.
 """
 
-import importlib
 import os
 import subprocess
 import sys
@@ -20,15 +19,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from app.kit import registry
+
 ROOT = Path(__file__).resolve().parents[2]
 DEPTH = 2  # Columns between the page's own Column and the panel
-PANELS = {  # module under app.panels: the Viewer class
-    "overflow": "OverflowPanel", "decode_bill": "DecodeBillPanel",
-    "kernel_lab": "KernelLabPanel", "agreement": "AgreementPanel",
-    "online_softmax": "OnlineSoftmaxPanel", "memory_bill": "MemoryBillPanel",
-    "cost": "CostPanel", "sqrt_dk": "SqrtDkPanel", "ladder": "LadderPanel",
-}
-HIDDEN_UNTIL_RUN = {"kernel_lab"}  # its charts appear only once a sweep has run
+HIDDEN_UNTIL_RUN = {"lab"}  # slots whose charts appear only once a sweep has run
 
 # [width, height] of the plot frame of every figure on show
 FRAMES_JS = """() => {
@@ -49,11 +44,11 @@ FRAMES_JS = """() => {
 pytestmark = pytest.mark.browser
 
 
-def nested_page(module):  # -> a page factory: the panel DEPTH Columns below the page
+def nested_page(record):  # -> a page factory: the panel DEPTH Columns below the page
     def build():
         import panel as pn
 
-        viewer = getattr(importlib.import_module(f"app.panels.{module}"), PANELS[module])()
+        viewer = record.viewer_class()
         layout = viewer
         for _ in range(DEPTH):
             layout = pn.Column(layout, sizing_mode="stretch_width")
@@ -65,8 +60,8 @@ def nested_page(module):  # -> a page factory: the panel DEPTH Columns below the
 def serve(port):
     import panel as pn
 
-    pn.serve({f"/{m}": nested_page(m) for m in PANELS}, port=port, address="127.0.0.1",
-             show=False, allow_websocket_origin=[f"127.0.0.1:{port}"])
+    pn.serve({f"/{r.slot}": nested_page(r) for r in registry.PANELS}, port=port,
+             address="127.0.0.1", show=False, allow_websocket_origin=[f"127.0.0.1:{port}"])
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +76,7 @@ def nested_server():  # -> "http://127.0.0.1:PORT" serving every panel, nested
                                 stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:
-            conftest.wait_until_answering(proc, f"{url}/{next(iter(PANELS))}", log.name)
+            conftest.wait_until_answering(proc, f"{url}/{registry.PANELS[0].slot}", log.name)
             yield url
         finally:
             conftest.stop(proc)
@@ -111,20 +106,20 @@ def nested_page_at(context, nested_server):  # open("/cost") -> (page, console e
     assert not off_host, f"requests off our server: {off_host}"
 
 
-@pytest.mark.parametrize("module", sorted(PANELS))
-def test_a_panel_two_columns_down_draws_every_figure(nested_page_at, module):
+@pytest.mark.parametrize("slot", [r.slot for r in registry.PANELS])
+def test_a_panel_two_columns_down_draws_every_figure(nested_page_at, slot):
     from tests.browser import conftest
 
-    page = nested_page_at(f"/{module}")
+    page = nested_page_at(f"/{slot}")
     try:
         page.wait_for_function(conftest.DOCUMENT_IDLE_JS, timeout=conftest.RENDER_TIMEOUT_MS)
     except Exception:  # noqa: BLE001 - say what it means, with the frames as they stand
-        pytest.fail(f"{module}, {DEPTH} Columns down: the page never finished rendering; "
+        pytest.fail(f"{slot}, {DEPTH} Columns down: the page never finished rendering; "
                     f"plot frames {page.evaluate(FRAMES_JS)}")
     frames = page.evaluate(FRAMES_JS)
-    if module not in HIDDEN_UNTIL_RUN:
-        assert frames, f"{module}: no figure on show"
-    assert all(w > 0 and h > 0 for w, h in frames), f"{module}: a 0 × 0 plot frame: {frames}"
+    if slot not in HIDDEN_UNTIL_RUN:
+        assert frames, f"{slot}: no figure on show"
+    assert all(w > 0 and h > 0 for w, h in frames), f"{slot}: a 0 × 0 plot frame: {frames}"
 
 
 if __name__ == "__main__":
