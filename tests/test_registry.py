@@ -2,7 +2,9 @@
 island, its still and its static page, and nothing else names a panel.
 
 The throwaway panel (tests/throwaway_panel.py) is in no chapter's table until the test adds
-its record; the chapters, the routes and the build then find it through the registry alone.
+its record (tests/with_throwaway.py's); the chapters, the routes and the build then find it
+through the registry alone. tests/test_throwaway_contract.py runs this file and the other
+contract tests with it added in all three of the contract's places, its marker included.
 """
 
 import dataclasses
@@ -14,15 +16,16 @@ import pytest
 from app.chapters import chapter_page, content, live_chapter, page_model
 from app.hosting import build, routes
 from app.kit import registry, url_state
+from tests.with_throwaway import RECORD
 
 ROOT = Path(__file__).resolve().parents[1]
-RECORD = registry.PanelRecord("count", "tests.throwaway_panel:CountPanel", "/count-bars",
-                              "Counting bars", "math.md", island_height=333)
 
 
 @pytest.fixture
 def with_throwaway(monkeypatch):  # -> the registry with the throwaway's record added last
-    monkeypatch.setattr(registry, "PANELS", (*registry.PANELS, RECORD))
+    # (already there when tests/with_throwaway.py runs as a plugin, marker and all)
+    if RECORD not in registry.PANELS:
+        monkeypatch.setattr(registry, "PANELS", (*registry.PANELS, RECORD))
     return RECORD
 
 
@@ -31,7 +34,7 @@ def test_the_added_record_has_a_route_a_page_and_an_island(with_throwaway):
     assert registry.by_route("/count-bars") is RECORD and registry.by_slot("count") is RECORD
     assert registry.island_height("count") == 333
     page = routes.page_factory("tests.throwaway_panel:CountPanel")()
-    assert page.name == "Counting bars"
+    assert page.name == RECORD.title
     panels = registry.chapter_panels("math.md")
     assert list(panels)[-1] == "count" and panels["count"].cls.__name__ == "CountPanel"
     built = live_chapter.Shelf(panels)("count")
@@ -43,7 +46,7 @@ def test_the_added_record_has_a_route_a_page_and_an_island(with_throwaway):
 def test_the_added_panel_gets_its_static_page_with_its_still(with_throwaway):
     page = build.Page("/count-bars", RECORD.viewer)
     assets = build.Assets(build.site_files())
-    text, tables, docs = build.render(page, "Counting bars", "default", assets)
+    text, tables, docs = build.render(page, RECORD.title, "default", assets)
     island = re.search(r'<section class="ae-island" id="panel-count"[^>]*>', text)
     assert island and "--ae-island-height:333px" in island.group(0)
     assert "<span>2</span> bars" in text  # the readout's default state, in the still
