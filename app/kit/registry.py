@@ -1,9 +1,11 @@
 """Every panel of the explorable, in one table: the one place a panel is registered.
 
 A record says where the panel sits (its slot in a chapter, the content file its marker is in),
-how it is built there, its page of its own (route and title), and how tall its island is on a
-static chapter before it mounts. The chapters, the routes, the static build, its islands and
-the single-panel pages all read this table; none of them names a panel.
+how it is built there, its page of its own (route and title: the panel's heading reads it),
+how tall its island is on a static chapter before it mounts, and how much its table of states
+may weigh. The chapters, the routes, the static build, its islands, the single-panel pages,
+the nginx config (deploy/render_nginx.py) and the contract tests all read this table; none of
+them names a panel.
 
 Importing it imports no panel: a record names its Viewer as "module:Class", imported when the
 panel is first built (the kernel lab's module loads torch only when its page needs it).
