@@ -93,10 +93,10 @@ def test_the_math_chapters_figures_are_the_cores(llama):
     step_bytes = by_hand(4096)[0]
     n = (2 * MATMUL / PEAK) / (KV_PER_TOKEN / BANDWIDTH - 4 * L * HEADS * D / PEAK)
     for shown in (f"{weights / 1e9:.1f} GB of weights", f"{cache / 1e9:.2f} GB of cache",
-                  f"{step_bytes / 1e9:.1f} GB ÷ {BANDWIDTH / 1e12:.2f} TB/s ≈ "
-                  f"{seconds * 1e3:.1f} ms",
-                  f"{flops / 1e9:.1f} billion operations need only "
-                  f"{flops / PEAK * 1e3:.3f} ms at {PEAK / 1e12:.0f} TFLOP/s",
+                  (f"{step_bytes / 1e9:.1f} GB ÷ {BANDWIDTH / 1e12:.2f} TB/s ≈ "
+                  f"{seconds * 1e3:.1f} ms"),
+                  (f"{flops / 1e9:.1f} billion operations need only "
+                  f"{flops / PEAK * 1e3:.3f} ms at {PEAK / 1e12:.0f} TFLOP/s"),
                   f"about {costs.decode_tokens_per_second(m, gpu, 4096):.0f} tokens a second",
                   f"batch of about {costs.compute_bound_batch(m, gpu, 0):.0f}",
                   f"past about {round(n, -1):.0f} tokens of context"):
