@@ -33,10 +33,15 @@ BOKEH_OR_PANEL = re.compile(r"/(bokeh|panel)[^/]*\.js|/switcher\.js|/assets/stat
 PHONES = ("Pixel 5", "iPhone 12")
 
 
-def paragraphs(name):  # -> the plain text of every paragraph and list item of a chapter
+PRACTITIONERS = re.compile(r'<details class="ae-practitioners">.*?</details>', re.DOTALL)
+
+
+def paragraphs(name, boxes=False):  # -> the plain text of every paragraph and list item of a
+    # chapter: of the main line, or (boxes) of its closed "For practitioners" boxes alone
     sections = content.load(name).sections
     notes = apparatus.Apparatus(sections)  # as the page renders it: citations numbered
     html = "\n".join(notes.prose(item) for item in sections if isinstance(item, str))
+    html = "\n".join(PRACTITIONERS.findall(html)) if boxes else PRACTITIONERS.sub("", html)
     blocks = re.findall(r"<(?:p|li)\b[^>]*>(.*?)</(?:p|li)>", html, flags=re.DOTALL)
     return [chapter_page.plain_text(b) for b in blocks if chapter_page.plain_text(b)]
 
@@ -50,6 +55,29 @@ def no_script_page(browser, base_url):
     context = browser.new_context(java_script_enabled=False, base_url=base_url)
     yield context.new_page()
     context.close()
+
+
+def test_practitioners_boxes_are_closed_on_screen_there_without_scripts_and_open_in_print(
+        no_script_page):
+    page = no_script_page
+    page.goto("/")
+    boxes = page.locator("details.ae-practitioners")
+    expect(boxes.first).to_be_attached()
+    assert boxes.count() >= 3
+    inside = paragraphs("attention.md", boxes=True)
+    assert inside
+    for i in range(boxes.count()):
+        box = boxes.nth(i)
+        assert box.get_attribute("open") is None  # closed by default
+        expect(box.locator("summary")).to_be_visible()
+        expect(box.locator("p").first).to_be_hidden()
+    shown = squash(page.inner_text("main"))
+    assert not [p for p in inside if squash(p) in shown]  # on screen: behind the summary
+    page.emulate_media(media="print")
+    for i in range(boxes.count()):
+        expect(boxes.nth(i).locator("p").first).to_be_visible()
+    printed = squash(page.inner_text("main"))
+    assert [p[:60] for p in inside if squash(p) not in printed] == []
 
 
 @pytest.mark.parametrize("route", list(CHAPTERS))
