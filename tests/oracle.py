@@ -905,6 +905,26 @@ def check_ladder(table, checks):
                                             state["source:marker"]["total"]), ([final], [steps]))
 
 
+# --- the shapes of one head ---------------------------------------------------------------
+
+
+def check_shapes(table, checks):  # every box rows × columns, from the inputs' own sizes
+    _, _, wq, wk, wv = worked_example_inputs()
+    d_model, d_k, d_v = wq.shape[0], wk.shape[1], wv.shape[1]
+    for params, state in table.states():
+        n = params["length"]
+        asking = n if params["phase"] == "prefill" else 1  # decode: the newest token alone
+        want = [(n, d_model), (asking, d_k), (n, d_k), (n, d_v), (asking, n), (asking, n),
+                (asking, d_v)]
+        boxes, labels = state["source:boxes"], state["source:labels"]
+        checks.equal(params, "boxes.h×w", list(zip(boxes["h"], boxes["w"], strict=True)), want)
+        checks.equal(params, "labels (sizes)", labels["text"][1::2],
+                     [f"{r} × {c}" for r, c in want])
+        said = numbers(state["slots:shapes"]["where"])  # prefill: n, n × n, n²; decode: 1, n, n
+        checks.equal(params, "shapes.where", said, [float(x) for x in (
+            (n, n, n, n * n) if asking == n else (1, n, n))])
+
+
 # --- the dot product as agreement -----------------------------------------------------------
 
 
@@ -976,7 +996,8 @@ def check_agreement(table, checks):
 CHECKS = {"HeadPanel": check_head, "CostPanel": check_cost, "DecodeBillPanel": check_decode_bill,
           "MemoryBillPanel": check_memory_bill, "OverflowPanel": check_overflow,
           "OnlineSoftmaxPanel": check_online_softmax, "SqrtDkPanel": check_sqrt_dk,
-          "LadderPanel": check_ladder, "AgreementPanel": check_agreement}
+          "LadderPanel": check_ladder, "AgreementPanel": check_agreement,
+          "ShapesPanel": check_shapes}
 
 
 def problems(ref, table):  # -> one line per value the oracle disagrees with

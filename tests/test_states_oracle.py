@@ -29,6 +29,7 @@ CHANGE = {
     "SqrtDkPanel": ("source:curve", "mean_scaled"),
     "LadderPanel": ("slots:context", "total"),
     "AgreementPanel": ("slots:verdict", "cos"),
+    "ShapesPanel": ("slots:shapes", "where"),
 }
 
 

@@ -1,0 +1,46 @@
+"""The shapes figure: every box is its matrix's rows × columns at every head state, and in a
+chapter it follows the head's controls."""
+
+import numpy as np
+import pytest
+
+from app.panels import shapes
+from app.panels.heatmap import HeadPanel
+from attention_core import costs, head, reference, worked_example
+
+
+@pytest.mark.parametrize("phase", head.PHASES)
+@pytest.mark.parametrize("length", shapes.LENGTHS)
+def test_every_box_is_the_numpy_computations_shape(length, phase):
+    x = worked_example.embeddings(length)
+    q, k, v = (x @ w for w in (worked_example.W_QUERY, worked_example.W_KEY,
+                               worked_example.W_VALUE))
+    if phase == "decode":  # the newest token alone asks
+        q = q[-1:]
+    out = reference.numpy_attention(q[None, None], k[None, None], v[None, None],
+                                    causal=phase == "prefill")[0, 0]
+    scores = q @ k.T
+    want = [x.shape, q.shape, k.shape, v.shape, scores.shape, scores.shape, out.shape]
+    state = shapes.ShapesPanel.state(length=length, phase=phase)
+    boxes = state["source:boxes"]
+    assert list(zip(boxes["h"], boxes["w"], strict=True)) == want
+    assert state["source:labels"]["text"][1::2] == [f"{r} × {c}" for r, c in want]
+    assert f"{scores.size} dot products" in state["slots:shapes"]["where"]
+
+
+def test_in_a_chapter_it_follows_the_head_and_carries_no_url_key():
+    lead = HeadPanel()
+    figure = shapes.ShapesPanel(head=lead, in_article=True)
+    assert figure.url_keys == () and figure.widgets["length"] is lead.widgets["length"]
+    lead.param.update(length=4, phase="decode")
+    assert (figure.length, figure.phase) == (4, "decode")
+    assert figure.box_source.data["h"][1] == 1  # Q: one row in decode
+
+
+def test_the_caption_gives_the_real_models_sizes():
+    m = costs.preset(shapes.REAL_MODEL)
+    text = shapes.caption()
+    for shown in (f"{m.hidden:,} columns", f"{m.heads} query heads", f"n × {m.head_dim}",
+                  f"{m.kv_heads} KV heads", f"shared by {m.heads // m.kv_heads} query heads"):
+        assert shown in text, shown
+    assert np.isclose(m.hidden / m.heads, m.head_dim)  # 4,096 = 32 × 128
