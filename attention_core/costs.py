@@ -1141,7 +1141,8 @@ def compute_bound_batch(m: ModelShape, gpu: GPU, context, bytes_per_value: float
 def cache_convention(m: ModelShape) -> str:  # -> how kv_cache_bytes counts, in words
     if m.mla:
         latent = m.kv_lora_rank + m.qk_rope_head_dim
-        held = [f"{latent:,}-value latent per layer (MLA), not each head's keys and values"]
+        held = [(f"a {latent:,}-value latent per layer (multi-head latent attention, MLA), "
+                 "not each head's keys and values")]
     else:
         held = [f"keys and values of {m.kv_heads:,} KV heads per layer"]
     if m.sliding_layers:
@@ -1151,10 +1152,11 @@ def cache_convention(m: ModelShape) -> str:  # -> how kv_cache_bytes counts, in 
 
 
 def weight_convention(m: ModelShape, dtype: str) -> str:  # -> how weight_bytes counts, in words
+    tied = "; lm_head tied to the embedding, counted once" if m.tied else ""
     if m.quant_method:
         return (f"As the checkpoint stores them: linear weights packed by {m.quant_method} "
-                f"({m.quant_bits}-bit), everything else {dtype}; tied weights once.")
-    return f"Every parameter in {dtype}, tied weights once."
+                f"({m.quant_bits}-bit), everything else {dtype}{tied}.")
+    return f"Every parameter in {dtype}{tied}."
 
 
 def eager_score_matrix_bytes(m: ModelShape, n, batch=1, bytes_per_value: float = 2):

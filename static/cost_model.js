@@ -1330,8 +1330,8 @@
     }
 
     function cache_convention(m) { // costs.cache_convention
-      var held = [m.mla ? grouped(m.kv_lora_rank + m.qk_rope_head_dim) + "-value latent per "
-        + "layer (MLA), not each head's keys and values"
+      var held = [m.mla ? "a " + grouped(m.kv_lora_rank + m.qk_rope_head_dim) + "-value latent "
+        + "per layer (multi-head latent attention, MLA), not each head's keys and values"
         : "keys and values of " + grouped(m.kv_heads) + " KV heads per layer"];
       if (m.sliding_layers) {
         held.push(grouped(m.sliding_layers) + " of " + grouped(m.layers) + " layers keep only "
@@ -1341,11 +1341,12 @@
     }
 
     function weight_convention(m, dtype) { // costs.weight_convention
+      var tied = m.tied ? "; lm_head tied to the embedding, counted once" : "";
       if (m.quant_method) {
         return "As the checkpoint stores them: linear weights packed by " + m.quant_method + " ("
-          + m.quant_bits + "-bit), everything else " + dtype + "; tied weights once.";
+          + m.quant_bits + "-bit), everything else " + dtype + tied + ".";
       }
-      return "Every parameter in " + dtype + ", tied weights once.";
+      return "Every parameter in " + dtype + tied + ".";
     }
 
     // opts: {kv_bytes_per_value, weight_bytes_per_value} (Python's keyword-only arguments)

@@ -914,15 +914,16 @@ def check_shapes(table, checks):  # every box rows × columns, from the inputs' 
     for params, state in table.states():
         n = params["length"]
         asking = n if params["phase"] == "prefill" else 1  # decode: the newest token alone
-        want = [(n, d_model), (asking, d_k), (n, d_k), (n, d_v), (asking, n), (asking, n),
+        want = [(asking, d_model), (asking, d_k), (n, d_k), (n, d_v), (asking, n), (asking, n),
                 (asking, d_v)]
         boxes, labels = state["source:boxes"], state["source:labels"]
         checks.equal(params, "boxes.h×w", list(zip(boxes["h"], boxes["w"], strict=True)), want)
         checks.equal(params, "labels (sizes)", labels["text"][1::2],
                      [f"{r} × {c}" for r, c in want])
-        said = numbers(state["slots:shapes"]["where"])  # prefill: n, n × n, n²; decode: 1, n, n
+        said = numbers(state["slots:shapes"]["where"])  # prefill: n, n × n, n²; decode: 1, n,
+        # n − 1 cached, n
         checks.equal(params, "shapes.where", said, [float(x) for x in (
-            (n, n, n, n * n) if asking == n else (1, n, n))])
+            (n, n, n, n * n) if asking == n else (1, n, n - 1, n))])
 
 
 # --- the dot product as agreement -----------------------------------------------------------

@@ -267,10 +267,9 @@ def test_figures_beyond_the_ledger_are_computed_too():
         "its crossover, 57,256 tokens, lies far past its 8,192 positions": (
             f"its crossover, {costs.crossover_tokens(llama):,.0f} tokens, lies far past its "
             f"{llama.max_positions:,} positions"),
-        "every layer's are kept: 36 GiB over Qwen3-8B's 36 layers": (
-            "every layer's are kept: "
-            f"{costs.eager_score_matrix_bytes(qwen, 4096) * qwen.layers / 2**30:.0f} GiB over "
-            f"Qwen3-8B's {qwen.layers} layers"),
+        "36 GiB if all of Qwen3-8B's 36 layers return theirs": (
+            f"{costs.eager_score_matrix_bytes(qwen, 4096) * qwen.layers / 2**30:.0f} GiB if all "
+            f"of Qwen3-8B's {qwen.layers} layers return theirs"),
         "covers about 6.8 effective keys when d<sub>k</sub> = 4, 2.8 at 16, 1.4 at 128 and 1.2": (
             "covers about {:.1f} effective keys when d<sub>k</sub> = 4, {:.1f} at 16, {:.1f} at "
             "128 and {:.1f}".format(*sweep.effective_raw)),

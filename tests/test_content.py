@@ -1,5 +1,7 @@
 """Chapter files: the marker syntax of app/chapters/content.py, and the two real chapters."""
 
+import html
+import re
 from pathlib import Path
 
 import pytest
@@ -90,3 +92,42 @@ def test_the_files_are_found_through_the_package():
         found = content.importlib.resources.files("app").joinpath("chapters", "content", name)
         assert Path(str(found)).resolve().parent == package / "content"
         assert content.read(name) == (package / "content" / name).read_text(encoding="utf-8")
+
+
+def test_no_paragraph_steers_a_panel_back_to_a_state_an_earlier_section_left():
+    # a state the prose needs is shown where it is needed (a `::: figure`), not restored by
+    # the reader
+    steering = re.compile(r"\b(return|reset|put|set) the \w+ panel (back )?to\b|\byou left it\b",
+                          re.IGNORECASE)
+    for record in registry.CHAPTERS:
+        for item in content.load(record.content).sections:
+            if isinstance(item, str):
+                assert not steering.search(item), (record.content, item[:120])
+
+
+def test_each_small_figure_is_a_state_its_panel_has_and_links_there():
+    from app.chapters import figures
+
+    found = 0
+    for record in registry.CHAPTERS:
+        for item in content.load(record.content).sections:
+            if isinstance(item, content.FigureMarker):
+                found += 1
+                cls = registry.by_slot(item.slot).viewer_class
+                stops = {c.name: c.values for c in cls.controls()}
+                for name, value in figures.settings(item).items():
+                    assert value in stops[name], (item, name, value)
+                page = figures.figure_html(item, lambda text: text)
+                assert f'#panel-{item.slot}"' in page and "<svg" in page
+                assert html.escape("?" + figures.query(item)) in page
+    assert found >= 2
+
+
+def test_a_figure_marker_is_read_and_a_bad_one_is_refused():
+    chapter = content.parse("# T\n\n::: figure head mask=off query=2 | Row 2, unmasked.\n")
+    [marker] = [s for s in chapter.sections if isinstance(s, content.FigureMarker)]
+    assert marker == content.FigureMarker("head", (("mask", "off"), ("query", "2")),
+                                          "Row 2, unmasked.")
+    for bad in ("::: figure head mask=off", "::: figure | caption", "::: figure head mask | c"):
+        with pytest.raises(ValueError, match="line 3"):
+            content.parse(f"# T\n\n{bad}\n")

@@ -73,12 +73,13 @@ def test_each_users_cache_moves_the_batch_until_no_batch_will_do(llama):
 def test_the_decode_bill_says_it(llama):
     time = decode_bill.time_state("llama-3-8b", 4096, "h100-sxm")["slots:time"]
     assert (time["step_ms"], time["tokens_s"]) == ("4.64 ms", "215 tokens/s")
-    assert time["bound"] == "Memory sets the pace." and time["reached"] == "at no batch"
+    assert time["bound"] == "Memory sets the pace."
+    assert time["reached"] == "no batch makes the whole step compute-bound"
     weights = decode_bill.weights_batch_state("llama-3-8b", "h100-sxm")["slots:time_weights"]
     assert weights["weights_batch"] == "295"
     short = decode_bill.time_state("llama-3-8b", 256, "h100-sxm")["slots:time"]["reached"]
     m, gpu = llama
-    assert short == f"at about {costs.compute_bound_batch(m, gpu, 256):,.0f} users"
+    assert short.endswith(f"at about {costs.compute_bound_batch(m, gpu, 256):,.0f} users")
 
 
 def test_the_math_chapters_figures_are_the_cores(llama):
@@ -92,12 +93,12 @@ def test_the_math_chapters_figures_are_the_cores(llama):
     flops = costs.decode_step_flops(m, 4096)
     step_bytes = by_hand(4096)[0]
     n = (2 * MATMUL / PEAK) / (KV_PER_TOKEN / BANDWIDTH - 4 * L * HEADS * D / PEAK)
-    for shown in (f"{weights / 1e9:.1f} GB of weights", f"{cache / 1e9:.2f} GB of cache",
+    for shown in (f"{weights / 1e9:.1f} GB of model parameters", f"{cache / 1e9:.2f} GB of cache",
                   (f"{step_bytes / 1e9:.1f} GB ÷ {BANDWIDTH / 1e12:.2f} TB/s ≈ "
                   f"{seconds * 1e3:.1f} ms"),
                   (f"{flops / 1e9:.1f} billion operations need only "
                   f"{flops / PEAK * 1e3:.3f} ms at {PEAK / 1e12:.0f} TFLOP/s"),
                   f"about {costs.decode_tokens_per_second(m, gpu, 4096):.0f} tokens a second",
                   f"batch of about {costs.compute_bound_batch(m, gpu, 0):.0f}",
-                  f"past about {round(n, -1):.0f} tokens of context"):
+                  f"past about {round(n):.0f} tokens of context"):
         assert shown in prose, shown

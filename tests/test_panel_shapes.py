@@ -1,11 +1,11 @@
-"""The shapes figure: every box is its matrix's rows × columns at every head state, and in a
-chapter it follows the head's controls."""
+"""The shapes figure: every box is its matrix's rows × columns at every head state, and its
+own controls switch it."""
 
 import numpy as np
 import pytest
 
+from app.kit import registry, url_state
 from app.panels import shapes
-from app.panels.heatmap import HeadPanel
 from attention_core import costs, head, reference, worked_example
 
 
@@ -20,7 +20,8 @@ def test_every_box_is_the_numpy_computations_shape(length, phase):
     out = reference.numpy_attention(q[None, None], k[None, None], v[None, None],
                                     causal=phase == "prefill")[0, 0]
     scores = q @ k.T
-    want = [x.shape, q.shape, k.shape, v.shape, scores.shape, scores.shape, out.shape]
+    x_new = x[-q.shape[0]:]  # decode projects only the newest word
+    want = [x_new.shape, q.shape, k.shape, v.shape, scores.shape, scores.shape, out.shape]
     state = shapes.ShapesPanel.state(length=length, phase=phase)
     boxes = state["source:boxes"]
     assert list(zip(boxes["h"], boxes["w"], strict=True)) == want
@@ -28,13 +29,14 @@ def test_every_box_is_the_numpy_computations_shape(length, phase):
     assert f"{scores.size} dot products" in state["slots:shapes"]["where"]
 
 
-def test_in_a_chapter_it_follows_the_head_and_carries_no_url_key():
-    lead = HeadPanel()
-    figure = shapes.ShapesPanel(head=lead, in_article=True)
-    assert figure.url_keys == () and figure.widgets["length"] is lead.widgets["length"]
-    lead.param.update(length=4, phase="decode")
-    assert (figure.length, figure.phase) == (4, "decode")
-    assert figure.box_source.data["h"][1] == 1  # Q: one row in decode
+def test_its_controls_switch_it_and_the_head_keeps_its_url_keys():
+    figure = shapes.ShapesPanel(in_article=True)
+    figure.param.update(length=4, phase="decode")
+    assert figure.box_source.data["h"][1] == 1 and figure.box_source.data["h"][2] == 4  # Q, K
+    plan = url_state.chapter_plan(registry.chapter_panels("attention.md"),
+                                  registry.follows("attention.md"))
+    assert plan["head"]["length"] == "length" and plan["shapes"] == {
+        "shapes_length": "length", "shapes_phase": "phase"}
 
 
 def test_the_caption_gives_the_real_models_sizes():

@@ -24,7 +24,7 @@ import re
 
 import jinja2
 
-from app.chapters import apparatus, content, questions
+from app.chapters import apparatus, content, figures, questions
 from app.chapters.content import TAG, description, markdown_html, plain_text
 from app.kit import registry, resources
 from app.kit.panel_internals import document_parts  # what Panel's save would put in a page
@@ -200,6 +200,8 @@ def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: pro
                 parts.append(notes.prose(item))
             case content.PanelMarker(slot) if slot in group_of:
                 parts.append(island(slot, group_of[slot]))
+            case content.FigureMarker():
+                parts.append(figures.figure_html(item, notes.prose))
             case content.ChapterLink(text, route):
                 href = chapter_href(page_folder, route, theme)
                 parts.append(f'<p><a class="ae-chapter-link" href="{html.escape(href or "./")}">'

@@ -41,6 +41,14 @@ class PanelMarker:  # `::: panel SLOT`: the panel of that slot in the registry
 
 
 @dataclass(frozen=True)
+class FigureMarker:  # `::: figure SLOT name=value ... | CAPTION`: a small fixed figure of
+    # that panel's charts in that state, with a link that opens the panel there
+    slot: str
+    params: tuple  # ((name, raw value), ...), in the marker's order
+    caption: str
+
+
+@dataclass(frozen=True)
 class ChapterLink:  # `::: link ROUTE TEXT`: a link to another chapter
     text: str
     route: str
@@ -159,6 +167,16 @@ def marker(rest, where):  # the words after ":::" -> a section item, or None for
         if not args or len(args.split()) != 1:
             raise ValueError(f"{where}: '::: panel' needs one slot name, as '::: panel head'")
         return PanelMarker(args)
+    if kind == "figure":
+        head, bar, caption = args.partition("|")
+        words = head.split()
+        if not bar or not words or not caption.strip():
+            raise ValueError(f"{where}: '::: figure' needs a slot, its settings and a caption, "
+                             "as '::: figure head mask=off query=2 | Row 2 sees every key'")
+        pairs = [w.partition("=") for w in words[1:]]
+        if any(not eq or not name or not value for name, eq, value in pairs):
+            raise ValueError(f"{where}: a figure's settings read name=value, not {head!r}")
+        return FigureMarker(words[0], tuple((n, v) for n, _, v in pairs), caption.strip())
     if kind == "link":
         route, _, label = args.partition(" ")
         if not route or not label.strip():
@@ -174,7 +192,8 @@ def marker(rest, where):  # the words after ":::" -> a section item, or None for
         if args:
             raise ValueError(f"{where}: '::: {kind}' takes nothing after it")
         return MARKER_SECTIONS[kind]()
-    raise ValueError(f"{where}: unknown marker kind {kind!r} (known: panel, link, placeholder, "
+    raise ValueError(f"{where}: unknown marker kind {kind!r} (known: panel, figure, link, "
+                     "placeholder, "
                      "question, review, glossary, references, or a bare ':::' for a block "
                      "break)")
 

@@ -34,7 +34,7 @@ import panel as pn
 from bokeh.models import LayoutDOM
 from panel.io.state import set_curdoc
 
-from app.chapters import apparatus, content
+from app.chapters import apparatus, content, figures
 from app.chapters.live_question import ChapterQuestions
 from app.kit import chrome, resources, url_state
 
@@ -267,6 +267,8 @@ def add_part(page, item, get, plan, notes, later=None, asked=None):
             page.add_html(chrome.placeholder_html(title, text))
         case content.ChapterLink(text, route):
             page.add_html(chapter_link(text, route))
+        case content.FigureMarker():
+            page.add_html(figures.figure_html(item, notes.prose))
         case content.Question():
             add_asked(page, "question", f"q-{item.id}",
                       None if asked is None else asked.question(item.id))

@@ -73,10 +73,10 @@ def load(target):  # "module:Class" -> the class
 
 PANELS = (
     # the first chapter, in page order
-    PanelRecord("shapes", "app.panels.shapes:ShapesPanel", "/shapes", "The shapes of one head",
-                "attention.md", island_height=560, follows="head"),
     PanelRecord("head", "app.panels.heatmap:HeadPanel", "/heatmap", "The head",
                 "attention.md", island_height=980, in_article=False, table_budget=700_000),
+    PanelRecord("shapes", "app.panels.shapes:ShapesPanel", "/shapes", "The shapes of one head",
+                "attention.md", island_height=640),
     PanelRecord("ladder", "app.panels.ladder:LadderPanel", "/ladder", "Where the n² lives",
                 "attention.md", island_height=620, follows="head", table_budget=150_000),
     PanelRecord("cost", "app.panels.cost:CostPanel", "/cost",

@@ -85,9 +85,9 @@ READOUT = (
     f'<p><b>FLOPs per (query, key) pair</b>, all layers: {slot("formula")} = '
     f'<b data-s="pair_flops"></b>. Query heads, {slot("kv")}: grouped-query attention '
     'shrinks the cache, not this.</p>'
-    f'<p><b>Memory</b>, in bf16: the weights take {slot("weights")}. '
+    f'<p><b>Memory</b>: the model\'s parameters take {slot("weights")}. '
     f'{slot("weight_rule")} The KV cache takes {slot("kv_token")} bytes per token, '
-    f'{slot("kv_user")} for one reader at the first decode step\'s context. '
+    f'{slot("kv_user")} for one user at the first decode step\'s context. '
     f'{slot("cache_rule")}</p></div>')
 
 CAPTION = (f'<p class="ae-caption" aria-live="polite">{slot("model_name")}: attention\'s share of '

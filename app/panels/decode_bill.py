@@ -112,14 +112,15 @@ VERDICT = (
 
 TIME = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p><b>Time per token</b> on the {slot("time_gpu")}, one user: at least max(bytes ÷ '
+    f'<p><b>Time per token</b> on the {slot("time_gpu")}, for one user whatever the users '
+    'setting: at least max(bytes ÷ '
     f'bandwidth, FLOPs ÷ peak) = max({slot("step_bytes")} ÷ {slot("time_bandwidth")} TB/s, '
-    f'{slot("step_flops")} ÷ {slot("time_peak")} TFLOP/s) = <b data-s="step_ms"></b>, so at '
+    f'{slot("step_flops")} FLOPs ÷ {slot("time_peak")} TFLOP/s) = <b data-s="step_ms"></b>, so at '
     f'most <b data-s="tokens_s"></b>. {slot("bound")}</p>'
     '<p class="ae-hint">Batching shares the weights: the weight matmuls alone turn '
     f'compute-bound at a batch of about {slot("weights_batch")} (the ridge point, in bf16). '
     "Each user's cache is read for that user alone, so with "
-    f'{slot("batch_context")}-token caches the whole step does so {slot("reached")}.</p>'
+    f'{slot("batch_context")}-token caches {slot("reached")}.</p>'
     "</div>")
 
 GQA = (
@@ -373,11 +374,13 @@ def time_state(model, context, gpu):  # the least time one decode step takes, on
     memory = step_bytes / g.bandwidth >= step_flops / g.peak_flops
     batch = costs.compute_bound_batch(m, g, context, BYTES_PER_VALUE)
     return {"slots:time": {
-        "step_bytes": fmt.gb_and_gib(step_bytes, 3), "step_flops": fmt.scale_words(step_flops),
+        "step_bytes": f"{step_bytes / 1e9:.3g} GB", "step_flops": fmt.scale_words(step_flops),
         "step_ms": f"{seconds * 1e3:.3g} ms", "tokens_s": f"{1 / seconds:,.0f} tokens/s",
         "bound": "Memory sets the pace." if memory else "The math units set the pace.",
         "batch_context": f"{context:,}",
-        "reached": f"at about {batch:,.0f} users" if batch < float("inf") else "at no batch"}}
+        "reached": (f"the whole step turns compute-bound at about {batch:,.0f} users"
+                    if batch < float("inf") else
+                    "no batch makes the whole step compute-bound")}}
 
 
 def time_gpu_state(gpu):  # the bound's peaks

@@ -6,8 +6,9 @@ weights mix the values into the output. In decode only the newest token asks, so
 scores, the weights and the output have one row, while K and V keep all n rows: the cache.
 One picture shows where the n² lives before any arithmetic.
 
-The panel has the one shape (app/kit/states.py): sequence length (3 to 8) and phase, the
-head's own controls when it follows the head in a chapter. Every size is read off the
+The panel has the one shape (app/kit/states.py): sequence length (3 to 8) and phase, its own
+controls (in the first chapter its URL keys are shapes_length and shapes_phase: the head's
+come first). Every size is read off the
 worked example's real computation (attention_core.worked_example.run), and the caption gives
 the same shapes at a real model's sizes (Qwen3-8B, the cost panel's first model).
 """
@@ -45,7 +46,9 @@ STYLE = ""
 @functools.cache
 def shapes(length, phase):  # -> {matrix: (rows, columns)}, read off the real computation
     r = worked_example.run(length, phase=phase)
-    return {"X": worked_example.embeddings(length).shape, "Q": r.q.shape, "K": r.k.shape,
+    # decode projects only the newest word: X has Q's rows; K and V keep every row (the cache)
+    x_rows = r.q.shape[0]
+    return {"X": (x_rows, worked_example.D_MODEL), "Q": r.q.shape, "K": r.k.shape,
             "V": r.v.shape, "S": r.scaled_scores.shape, "A": r.weights.shape,
             "O": r.output.shape}
 
@@ -78,8 +81,9 @@ def text_state(length, phase):  # the sentence under the figure
         where = (f"All {n} tokens ask at once: the scores are {rows_q} × {n}, "
                  f"{rows_q * n} dot products, the n² of prefill.")
     else:
-        where = (f"Only the newest token asks: Q, the scores and the output have 1 row, while "
-                 f"K and V keep all {n} rows (the cache): {n} dot products.")
+        where = (f"Only the newest token is projected and asks: X, Q, the scores, the weights "
+                 f"and the output have 1 row, while K and V keep all {n} rows, {n - 1} of them "
+                 f"cached from earlier steps: {n} dot products.")
     return {"slots:shapes": {"where": where}}
 
 
@@ -103,9 +107,9 @@ def caption():  # -> Markdown: what each box is, and the same shapes at a real m
             "turns each row of scores into weights; the output is the weights times V. "
             f"Here d_model = {worked_example.D_MODEL} and d<sub>k</sub> = "
             f"{worked_example.D_K}. In {s['model']}, X has {s['d_model']} columns; each of "
-            f"{s['heads']} query heads has its own Q (n × {s['d_k']}) and its own n × n "
-            f"scores, and each of {s['kv_heads']} KV heads holds a K and a V (n × "
-            f"{s['d_k']}) shared by {s['group']} query heads.")
+            f"{s['heads']} query heads has its own Q (n × {s['d_k']}) and its own scores "
+            f"(n × n in prefill, 1 × n in decode), and each of {s['kv_heads']} KV heads holds "
+            f"a K and a V (n × {s['d_k']}) shared by {s['group']} query heads.")
 
 
 class ShapesPanel(StatePanel):
@@ -118,20 +122,9 @@ class ShapesPanel(StatePanel):
 
     url_keys = ("length", "phase")
 
-    def __init__(self, head=None, **params):
-        # head: in a chapter the head's controls drive this figure, and its URL keys are the
-        # head's
-        self.head = head
+    def __init__(self, **params):
         self._ink = ink()
-        if head is not None:
-            self.url_keys = ()
-            params.update(length=head.length, phase=head.phase)
         super().__init__(**params)
-        if head is not None:  # a live session follows the head through its parameters
-            head.param.watch(self._follow_head, ["length", "phase"])
-
-    def _follow_head(self, *events):
-        self.param.update(**{e.name: e.new for e in events})
 
     @classmethod
     def controls(cls):
@@ -158,18 +151,13 @@ class ShapesPanel(StatePanel):
         self.text = self.new_readout(ShapesReadout, state["slots:shapes"])
         self.targets = {"source:boxes": self.box_source, "source:labels": self.label_source,
                         "slots:shapes": self.text}
-        if self.head is not None:  # the head's own widgets drive both on a static page
-            self.widgets = {"length": self.head.widgets["length"],
-                            "phase": self.head.widgets["phase"]}
-            controls = []
-        else:
-            self.widgets = {
-                "length": pn.widgets.IntSlider.from_param(self.param.length, width=260),
-                "phase": pn.widgets.RadioButtonGroup.from_param(
-                    self.param.phase, color="primary", variant="outline", width=180)}
-            controls = [pn.FlexBox(self.widgets["length"], pn.Column(
-                pn.pane.HTML("phase", margin=(0, 10)), self.widgets["phase"], margin=0),
-                align_items="flex-end", sizing_mode="stretch_width")]
+        self.widgets = {
+            "length": pn.widgets.IntSlider.from_param(self.param.length, width=260),
+            "phase": pn.widgets.RadioButtonGroup.from_param(
+                self.param.phase, color="primary", variant="outline", width=180)}
+        controls = [pn.FlexBox(self.widgets["length"], pn.Column(
+            pn.pane.HTML("phase", margin=(0, 10)), self.widgets["phase"], margin=0),
+            align_items="flex-end", sizing_mode="stretch_width")]
         heading = self.own(chrome.heading(registry.title_of(type(self))))
         return pn.Column(*heading, self.url_note, *controls,
                          pn.pane.Bokeh(fig, sizing_mode="scale_width", max_width=WIDTH,
