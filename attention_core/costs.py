@@ -1046,8 +1046,7 @@ def decode_step_arithmetic_intensity(m: ModelShape, context, users=1, *,
     for the batch plus each user's own cache. Small batches sit near `users` FLOP/B in bf16
     (2 FLOPs per weight per user, 2 bytes per weight); int8 weights double it.
     """
-    users = _lengths(users)
-    flops = users * (other_flops_decode(m) + _lengths(attention_flops_decode(m, context)))
+    flops = _lengths(decode_step_flops(m, context, users))
     cache = _lengths(kv_cache_bytes(m, context, users, kv_bytes_per_value))
     return _out(flops / (float(weight_bytes(m, weight_bytes_per_value)) + cache))
 

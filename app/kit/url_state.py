@@ -138,28 +138,19 @@ def with_url_state(viewer, keys=None):
 def url_plan(panels, follows, page_keys=PAGE_KEYS):
     # {slot: Viewer or Viewer class} -> {slot: {query key: parameter}}, no key twice: a name
     # two panels share goes plain to the first and as `<slot>_<name>` to the later one; a
-    # follower (follows: {slot: leader slot}) leaves its leader's names to the leader, which
-    # takes its keys first even when the follower stands above it on the page
+    # follower (follows: {slot: leader slot}) leaves its leader's names to the leader
     taken, plan = set(page_keys), {}
-
-    def place(slot):
-        if slot in plan:
-            return
-        if follows.get(slot) in panels:
-            place(follows[slot])
+    for slot, viewer in panels.items():
         leader = plan.get(follows.get(slot), {})
         keys = {}
-        for name in panels[slot].url_keys:
+        for name in viewer.url_keys:
             if name in leader.values():  # the leader's URL already sets it
                 continue
             key = name if name not in taken else f"{slot}_{name}"
             keys[key] = name
             taken.add(key)
         plan[slot] = keys
-
-    for slot in panels:
-        place(slot)
-    return {slot: plan[slot] for slot in panels}  # in page order
+    return plan
 
 
 def chapter_plan(panels, follows):  # {slot: ChapterPanel} -> the URL plan from the classes

@@ -40,7 +40,6 @@ ROW_OF = {"X": TOP_ROW, "Q": TOP_ROW, "K": TOP_ROW, "V": TOP_ROW,
           "S": BOTTOM_ROW, "A": BOTTOM_ROW, "O": BOTTOM_ROW}
 X_RANGE, Y_RANGE = (-0.5, 29.5), (0.0, 21.0)
 WIDTH = 560  # px at most; the height keeps every cell square
-STYLE = ""
 
 
 @functools.cache
@@ -114,8 +113,6 @@ def caption():  # -> Markdown: what each box is, and the same shapes at a real m
 
 class ShapesPanel(StatePanel):
     """Every matrix of one head, drawn to its size: where the n² lives."""
-
-    readout_css = STYLE
 
     length = param.Integer(default=6, bounds=(LENGTHS[0], LENGTHS[-1]), label="sequence length")
     phase = param.Selector(default="prefill", objects=list(head.PHASES), label="phase")
