@@ -110,6 +110,11 @@
     settle(q, answer);
     save("#" + q.data.id, {answer: answer});
     review();
+    // one event per answer; static/embedding.js posts it to a course page that opted in
+    const detail = {question: q.data.id, correct: isRight(q, answer),
+                    time: new Date().toISOString()};
+    detail[q.data.kind === "choice" ? "choice" : "value"] = answer;
+    document.dispatchEvent(new CustomEvent("ae:answer", {detail: detail}));
   }
 
   function restore(q) { // the reader's earlier answer, if this browser kept it

@@ -236,7 +236,17 @@ def asked_questions(record):  # a panel's registry record -> (its slot, its chap
     return record.slot, asked
 
 
-def header(back, page_folder, theme):  # -> the top row: a link to the other chapter, the theme
+def embed_link(embed):  # (href, site root) -> the "Embed" link: without scripts the build's
+    # page on embedding; static/embedding.js makes it a button opening the dialog
+    if not embed:
+        return ""
+    href, root = embed
+    return (f'<a class="ae-embed-link" href="{html.escape(href)}" '
+            f'data-root="{html.escape(root)}">Embed</a>')
+
+
+def header(back, page_folder, theme, embed=None):  # -> the top row: a link to the other
+    # chapter, "Embed", the theme
     left = ""
     if back:
         text, route = back
@@ -244,8 +254,8 @@ def header(back, page_folder, theme):  # -> the top row: a link to the other cha
         left = f'<a class="ae-back-link" href="{html.escape(href)}">{html.escape(text)}</a>'
     other = "index.html" if theme == "dark" else "index-dark.html"
     label = "Light theme" if theme == "dark" else "Dark theme"
-    return (f'<header class="ae-top">{left}<a class="ae-theme-link" href="{other}" '
-            f'data-theme-file>{label}</a></header>')
+    return (f'<header class="ae-top">{left}{embed_link(embed)}<a class="ae-theme-link" '
+            f'href="{other}" data-theme-file>{label}</a></header>')
 
 
 # the page around a chapter: app/chapters/templates/chapter.html, a Jinja2 template (Bokeh's own
@@ -256,12 +266,14 @@ TEMPLATES = jinja2.Environment(
 
 
 def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_url=None,
-              about=None, top=True, canonical=None):
+              about=None, top=True, canonical=None, oembed=None, embed=None):
     # -> the chapter's whole page. urls: {"switcher", "islands", "questions", "terms": src, "css":
     # text, "doc": Group -> src, "table": ref -> src}; Bokeh's and Panel's script URLs are
     # still the CDN's here (the build points them at its own copies afterwards, as for every
     # page). about: the page's description (default: the chapter's lede); top: the header;
-    # canonical: the page's own absolute address (both themes name the one route), or None
+    # canonical: the page's own absolute address (both themes name the one route), or None;
+    # oembed: its oEmbed response's address; embed: (href, site root) of its "Embed" link,
+    # in the header, or without one (a panel's page) in a footer
     config = {"scripts": groups[0].scripts if groups else [], "switcher": urls["switcher"],
               "groups": {}}
     for g in groups:  # a group's document is a script of its own, loaded when it mounts
@@ -272,7 +284,8 @@ def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_ur
     return TEMPLATES.get_template("chapter.html").render(
         title=title, description=description(chapter) if about is None else about,
         canonical=canonical, css=minify_css(urls["css"]), theme=theme, live_url=live_url,
-        header=header(back, page_folder, theme) if top else "",
+        header=header(back, page_folder, theme, embed) if top else "",
+        foot="" if top else embed_link(embed), oembed=oembed,
         main=body(chapter, groups, page_folder, theme), config=config_text,
         islands_js=urls["islands"], questions_js=urls["questions"], terms_js=urls["terms"])
 

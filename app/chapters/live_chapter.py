@@ -36,7 +36,7 @@ from panel.io.state import set_curdoc
 
 from app.chapters import apparatus, content, figures
 from app.chapters.live_question import ChapterQuestions
-from app.kit import chrome, resources, url_state
+from app.kit import chrome, embedding, resources, url_state
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +49,7 @@ TEMPLATE = jinja2.Template("""{% extends ae_base %}
 <meta name="description" content="{{ ae_description }}">
 <meta name="color-scheme" content="{{ ae_color_scheme }}">
 <style>{{ ae_css }}</style>
+{{ ae_embed_head }}
 {% endblock %}
 {% block js_resources %}{% endblock %}
 {% block body %}
@@ -135,6 +136,7 @@ class LiveChapter(pn.viewable.Viewer):
             ae_base=BASE_TEMPLATE, ae_css=stylesheet(), ae_theme=self.theme,
             ae_color_scheme="dark" if self.theme == "dark" else "light",
             ae_description=html.escape(self.description),
+            ae_embed_head=embedding.live_head(embedding.session_path(), title or self.title),
             ae_parts=[("html", p) if isinstance(p, str) else (p.kind, p.name)
                       for p in self.parts],
             ae_placed=[r.name for r in self.roots])

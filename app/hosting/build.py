@@ -285,10 +285,12 @@ class Assets:
 # the app's own scripts the pages load, each made of static/'s modules in this order: classic
 # scripts one after the other (a page opened from file:// runs no ES module), one request a
 # script as before the modules. islands.js carries the fence, the address and the readouts'
-# heights, which the switcher (loaded alone as a panel mounts) needs; docs/architecture.md
+# heights, which the switcher (loaded alone as a panel mounts) needs; docs/architecture.md.
+# questions.js carries embedding.js (frame height, answers to a course page, "Embed")
 SITE_SCRIPTS = {"islands.js": ("bokeh_fence.js", "page_url.js", "readout_heights.js",
                                "islands.js"),
-                "switcher.js": ("switcher.js",), "questions.js": ("questions.js",),
+                "switcher.js": ("switcher.js",),
+                "questions.js": ("questions.js", "embedding.js"),
                 "terms.js": ("terms.js",)}
 
 
@@ -334,6 +336,7 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
     import importlib
 
     from app.chapters import chapter_page, content, live_chapter, page_model
+    from app.hosting import oembed
     from app.kit import island_documents, url_state
 
     back = None
@@ -375,7 +378,10 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
                                   back=back, urls=urls,
                                   live_url=live_url, about=about,
                                   top=page.route in routes.CHAPTER_ROUTES,
-                                  canonical=f"{site_url}{page.route}" if site_url else None)
+                                  canonical=f"{site_url}{page.route}" if site_url else None,
+                                  oembed=oembed.static_href(page.route, page.up, site_url),
+                                  embed=(f"{page.up}embed/{oembed.name(page.route)}.html",
+                                         page.up or "./"))
     from app.panels.model_picker import CALCULATOR_CLASS
 
     if any(CALCULATOR_CLASS in g.docs_json for g in groups):
@@ -435,12 +441,15 @@ EMBED_PAGE = """<!DOCTYPE html>
 </style>
 </head>
 <body>
-<h1>Embedding the {name} panel</h1>
+<h1>Embedding {what}</h1>
 <p>Copy this into your course page. The address is where this folder is served; add a query
-to start the panel at a state, as the panel's own address bar shows after a change.</p>
+to start the page at a state, as its own address bar shows after a change (with scripts on,
+its "Embed" button writes this code for the state it is in). <code>embed=1</code> drops the
+page's header. The README's section "Hosting a course" says more: frames that size
+themselves, oEmbed, and the answers a course can collect.</p>
 <pre><code id="snippet">{snippet}</code></pre>
 <p>Or as a script, which puts the same frame where the script stands (data-query is the deep
-link, data-height the frame's height):</p>
+link; the frame takes its content's height):</p>
 <pre><code id="script">{script}</code></pre>
 <h2>What it looks like</h2>
 <iframe id="demo" src="{demo}" title="{name}" height="{height}" loading="lazy"></iframe>
@@ -449,11 +458,11 @@ link, data-height the frame's height):</p>
   var page = new URL("{live_rel}", location.href);
   if (location.protocol === "http:" || location.protocol === "https:") {{
     document.getElementById("snippet").textContent =
-      '<iframe src="' + page.href + '" title="{name}" width="100%" height="{height}"'
+      '<iframe src="' + page.href + '?embed=1" title="{name}" width="100%" height="{height}"'
       + ' loading="lazy"></iframe>';
     document.getElementById("script").textContent =
-      '<script src="' + new URL("../embed.js", location.href).href + '" data-panel="{name}"'
-      + ' data-query="" data-height="{height}"></' + 'script>';
+      '<script src="' + new URL("../embed.js", location.href).href + '" {attr}="{target}"'
+      + ' data-query="embed=1"></' + 'script>';
   }}
 }})();
 </script>
@@ -462,15 +471,21 @@ link, data-height the frame's height):</p>
 """
 
 
-def embed_page(route, title):  # "/heatmap" -> OUT/embed/heatmap.html
-    name = route.strip("/")
-    snippet = html.escape(f'<iframe src="[this site]/{name}/" title="{name}" width="100%" '
-                          f'height="{EMBED_HEIGHT}" loading="lazy"></iframe>')
-    script = html.escape(f'<script src="[this site]/embed.js" data-panel="{name}" '
-                         f'data-query="" data-height="{EMBED_HEIGHT}"></script>')
+def embed_page(route, title):  # "/heatmap" -> OUT/embed/heatmap.html; "/" -> embed/index.html
+    folder = route.strip("/")
+    name = folder or "index"
+    panel = route in routes.PANEL_ROUTES
+    what = f"the {name} panel" if panel else f"the page {route}"
+    attr, target = ("data-panel", folder) if panel else ("data-page", folder)
+    rel = f"{folder}/" if folder else ""
+    snippet = html.escape(f'<iframe src="[this site]/{rel}?embed=1" title="{name}" '
+                          f'width="100%" height="{EMBED_HEIGHT}" loading="lazy"></iframe>')
+    script = html.escape(f'<script src="[this site]/embed.js" {attr}="{target}" '
+                         f'data-query="embed=1"></script>')
     return EMBED_PAGE.format(name=html.escape(name), title=html.escape(title),
-                             snippet=snippet, script=script, demo=f"../{name}/index.html",
-                             live_rel=f"../{name}/", height=EMBED_HEIGHT)
+                             what=html.escape(what), attr=attr, target=html.escape(target),
+                             snippet=snippet, script=script, demo=f"../{rel}index.html",
+                             live_rel=f"../{rel}", height=EMBED_HEIGHT)
 
 
 # --- writing ----------------------------------------------------------------------------------
@@ -564,6 +579,7 @@ def build(out, force=False, log=print, live_url=None, site_url=None):  # -> Resu
 
 
 def _build_into(tmp, log, live_url=None, site_url=None):  # -> Result for a fresh build
+    from app.hosting import oembed
     from app.kit import states
 
     result = Result(out=tmp, skipped=False)
@@ -588,8 +604,11 @@ def _build_into(tmp, log, live_url=None, site_url=None):  # -> Result for a fres
             seconds = time.perf_counter() - t0
             result.pages.append((page.route, file, size, seconds))
             log(f"  {page.route:<16} -> {file:<28} {size / 1000:8.1f} kB  {seconds:5.2f} s")
-    for route in panel_routes():
-        total += write(tmp, f"embed/{route.strip('/')}.html", embed_page(route, routes.SITE_TITLE))
+    for page in all_pages:  # how to embed each page (its "Embed" link without scripts)
+        total += write(tmp, f"embed/{oembed.name(page.route)}.html",
+                       embed_page(page.route, routes.SITE_TITLE))
+    for rel, data in oembed.static_files(site_url).items():  # oEmbed: one response a route
+        total += write(tmp, rel, data)
     total += write(tmp, "embed.js", (STATIC_DIR / "embed.js").read_bytes())  # script embeds
     for name, data in assets.site_files.items():
         total += write(tmp, f"{assets.site_out}/{name}", data)

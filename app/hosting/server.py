@@ -33,7 +33,9 @@ def serve_settings(args, environ=None):  # parsed `serve` options -> keyword arg
                    or [f"localhost:{args.port}", f"127.0.0.1:{args.port}"])
     origins += [h for h in map(security.websocket_host, embed) if h not in origins]
     lifetime_ms = int(args.unused_session_lifetime * 1000)
-    patterns = [(security.HEALTH_PATH, security.HealthHandler),
+    from app.hosting import oembed
+
+    patterns = [(security.HEALTH_PATH, security.HealthHandler), *oembed.patterns(),
                 *static_site.patterns(static_site.site_dir(environ), PANEL_ROUTES)]
     if args.admin:
         from app.hosting.options import admin_password
@@ -101,7 +103,8 @@ def prepare_session(factory, reconnect=True, title=None):
 # `template` and `template_variables`.
 LIVE_HEAD = ('{% extends ae_base %}{% block postamble %}'
              '<meta name="viewport" content="width=device-width, initial-scale=1">'
-             '<meta name="description" content="{{ ae_description }}">{% endblock %}')
+             '<meta name="description" content="{{ ae_description }}">{{ ae_embed_head }}'
+             '{% endblock %}')
 LIVE_DESCRIPTION = ("An interactive explanation of scaled dot-product attention: every number "
                     "computed, nothing typed in.")
 
@@ -111,7 +114,11 @@ def phone_ready(doc):  # a session's Document -> its page has the viewport and d
     from panel.io.resources import BASE_TEMPLATE
 
     doc.template = jinja2.Template(LIVE_HEAD)
-    doc.template_variables.update(ae_base=BASE_TEMPLATE, ae_description=LIVE_DESCRIPTION)
+    from app.kit import embedding  # oEmbed discovery, ?embed=1, frame height, "Embed"
+
+    doc.template_variables.update(ae_base=BASE_TEMPLATE, ae_description=LIVE_DESCRIPTION,
+                                  ae_embed_head=embedding.live_head(embedding.session_path(),
+                                                                    TITLE))
 
 
 def reuse_key(request):  # -> (path, theme): reused first paints are keyed by these two only

@@ -76,6 +76,8 @@ def patterns(root, panel_routes):  # -> Tornado routes serving the build at `roo
                     {"root": root, "file": file}))
     out.append((r"/embed/([A-Za-z0-9_-]+\.html)", BuiltFile, {"root": root, "folder": "embed"}))
     out.append((r"/(embed\.js)", BuiltFile, {"root": root, "folder": "."}))  # script embeds
+    out.append((r"/oembed/([A-Za-z0-9_-]+\.json)", BuiltFile,  # oEmbed, as built
+                {"root": root, "folder": "oembed"}))
     out.append((r"/assets/(.+)", BuiltFile,
                 {"root": root, "folder": "assets", "fallback": STATIC_DIR}))
     return out

@@ -225,7 +225,7 @@ def test_a_site_not_allowed_can_neither_frame_nor_script_embed(browser, sites):
     try:
         page.goto(sites["stranger"] + "/week6.html")
         page.wait_for_function(
-            "() => document.querySelectorAll('iframe').length === 2", timeout=RENDER_TIMEOUT_MS)
+            "() => document.querySelectorAll('iframe').length === 3", timeout=RENDER_TIMEOUT_MS)
         deadline = 40  # a bounded poll: at most 40 turns of 250 ms, the condition each turn
         while deadline and not (
                 sum("frame-ancestors" in e for e in errors) >= 2
