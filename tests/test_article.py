@@ -2,7 +2,6 @@
 quotes are the ones attention_core computes, and its sentences are its own."""
 
 import dataclasses
-import math
 from pathlib import Path
 
 import panel as pn
@@ -200,20 +199,8 @@ QUOTED = {
     "0.50%": "Qwen3-8B, 256 prompt: attention share of prefill",
     "0.99%": "Qwen3-8B, context 256: attention share of a decode step",
     "589,824": "Qwen3-8B: FLOPs per (query, key) pair",
-    "1 GiB per layer": "eager score matrix, 4,096 tokens, 32 heads, bf16 (GiB per layer)",
     "±34": "d_k = 128: three standard deviations of unscaled scores",
     "10<sup>29</sup>": "e^68 ≈ 10^x: x (whole part)",
-    "6.68": "d_k = 4: unscaled effective keys (mean of 2000 draws)",
-    "2.84": "d_k = 16: unscaled effective keys (mean of 2000 draws)",
-    "1.44": "d_k = 128: unscaled effective keys (mean of 2000 draws)",
-    "1.19": "d_k = 512: unscaled effective keys (mean of 2000 draws)",
-    "11.19": "d_k = 4: scaled effective keys (mean of 2000 draws)",
-    "10.96": "d_k = 16: scaled effective keys (mean of 2000 draws)",
-    "10.71": "d_k = 128: scaled effective keys (mean of 2000 draws)",
-    "10.76": "d_k = 512: scaled effective keys (mean of 2000 draws)",
-    "1.82": "d_k = 4: measured spread of 16 scores (mean of draws)",
-    "10.72": "d_k = 128: measured spread of 16 scores (mean of draws)",
-    "21.48": "d_k = 512: measured spread of 16 scores (mean of draws)",
     "11.31": "√128",
     "22.63": "√512",
 }
@@ -253,8 +240,8 @@ def test_figures_beyond_the_ledger_are_computed_too():
         "0.99% of the first decode step, whose context is 256 tokens": (
             f"{costs.decode_attention_share(qwen, prompt):.2%} of the first decode step, whose "
             f"context is {prompt} tokens"),
-        "by the last step (context 4,351) attention's share has grown to 14.5%": (
-            f"by the last step (context {last:,}) attention's share has grown to "
+        "By the last step (context 4,351) attention's share has grown to 14.5%": (
+            f"By the last step (context {last:,}) attention's share has grown to "
             f"{costs.decode_attention_share(qwen, last):.1%}"),
         "over the whole response it is about 8% of the decode arithmetic": (
             f"over the whole response it is about {whole:.0%} of the decode arithmetic"),
@@ -264,20 +251,35 @@ def test_figures_beyond_the_ledger_are_computed_too():
                                         f"{costs.pair_flops(qwen):,}"),
         "The decode steps together do about 17 times the prefill's": (
             f"The decode steps together do about {decode / prefill:.0f} times the prefill's"),
-        "its crossover, 57,256 tokens, lies far past its 8,192 positions": (
-            f"its crossover, {costs.crossover_tokens(llama):,.0f} tokens, lies far past its "
-            f"{llama.max_positions:,} positions"),
-        "36 GiB if all of Qwen3-8B's 36 layers return theirs": (
-            f"{costs.eager_score_matrix_bytes(qwen, 4096) * qwen.layers / 2**30:.0f} GiB if all "
+        "Llama-3-8B's crossover, 57,256 tokens, lies far past its 8,192 positions": (
+            f"Llama-3-8B's crossover, {costs.crossover_tokens(llama):,.0f} tokens, lies far past "
+            f"its {llama.max_positions:,} positions"),
+        "that is 1.07 GB per layer": (
+            f"that is {costs.eager_score_matrix_bytes(qwen, 4096) / 1e9:.2f} GB per layer"),
+        "and 38.7 GB if all of Qwen3-8B's 36 layers return theirs": (
+            f"and {costs.eager_score_matrix_bytes(qwen, 4096) * qwen.layers / 1e9:.1f} GB if all "
             f"of Qwen3-8B's {qwen.layers} layers return theirs"),
+        # the block: Qwen3-8B's heads, width, MLP, depth and vocabulary
+        "32 query heads of d<sub>k</sub> = 128, and 32 × 128 = 4,096, its hidden size": (
+            f"{qwen.heads} query heads of d<sub>k</sub> = {qwen.head_dim}, and {qwen.heads} × "
+            f"{qwen.head_dim} = {qwen.heads * qwen.head_dim:,}, its hidden size"
+            if qwen.heads * qwen.head_dim == qwen.hidden else "?"),
+        "output projection (4,096 × 4,096)": f"output projection ({qwen.heads * qwen.head_dim:,} "
+                                             f"× {qwen.hidden:,})",
+        "share 8 heads of keys and values, 4 query heads to each": (
+            f"share {qwen.kv_heads} heads of keys and values, {qwen.heads // qwen.kv_heads} query "
+            "heads to each"),
+        "(4,096 → 12,288 → 4,096 here)": (f"({qwen.hidden:,} → {qwen.intermediate:,} → "
+                                          f"{qwen.hidden:,} here)"),
+        "stacks 36 such layers": f"stacks {qwen.layers} such layers",
+        "each of 151,936 words": f"each of {qwen.vocab:,} words",
+        "only the KV cache shrinks, to a quarter": (
+            "only the KV cache shrinks, to a quarter" if qwen.heads == 4 * qwen.kv_heads else "?"),
         "covers about 6.8 effective keys when d<sub>k</sub> = 4, 2.8 at 16, 1.4 at 128 and 1.2": (
             "covers about {:.1f} effective keys when d<sub>k</sub> = 4, {:.1f} at 16, {:.1f} at "
             "128 and {:.1f}".format(*sweep.effective_raw)),
         "about 11.3, 10.8, 10.7 and 10.6": "about {:.1f}, {:.1f}, {:.1f} and {:.1f}".format(
             *sweep.effective_scaled),
-        "about 10% at d<sub>k</sub> = 4 and 5% at the larger widths": (
-            f"about {1 - sweep.spread[0] / math.sqrt(4):.0%} at d<sub>k</sub> = 4 and "
-            f"{1 - sweep.spread[2] / math.sqrt(128):.0%} at the larger widths"),
         "1.80 versus 2.00 at d<sub>k</sub> = 4, 10.79 versus 11.31 at 128, 21.57 versus 22.63": (
             "{:.2f} versus 2.00 at d<sub>k</sub> = 4, {:.2f} versus 11.31 at 128, {:.2f} versus "
             "22.63".format(*sweep.spread[[0, 2, 3]])),
@@ -335,17 +337,19 @@ def test_a_live_chapter_puts_its_roots_into_the_document_in_one_go(monkeypatch):
 # the statements the review of 2026-12-03 found wrong
 # (app/chapters/content/REVIEW.md): gone, and what replaced them there
 CORRECTED = {
-    "attention.md": [("under 1% either way", "by the last step (context 4,351)"),
-                     ("added to the inputs before attention runs", "rotary position embeddings"),
+    "attention.md": [("under 1% either way", "By the last step (context 4,351)"),
+                     ("added to the inputs before attention runs",
+                      "rotate each pair of components of every query and key"),
                      ("The causal mask changes scores, not weights",
-                      "The mask acts on the scores, and through the softmax on the weights"),
+                      "sets forbidden scores to −∞ before the softmax"),
                      ("indistinguishable from one-hot", "close to"),
                      ("A fallback does trigger a warning",
-                      "a fallback to math passed without any")],
-    "math.md": [("all of it read on every decode step", "reads all of them but the"),
-                ("yet yet", "in exact arithmetic no"),
-                ("Divide the two and you get about 4", "Set those two numbers against each other"),
-                ("until they weigh more than the model", "until\nthey can weigh more")],
+                      "that fallback passed without a warning")],
+    "math.md": [("all of it read on every decode step", "reads all of but the embedding table"),
+                ("yet yet", "In exact arithmetic no"),
+                ("Divide the two and you get about 4",
+                 "shows why the reading, not the arithmetic, sets the pace"),
+                ("until they weigh more than the model", "would match the parameters")],
 }
 
 
@@ -358,5 +362,5 @@ def test_the_reviewed_statements_stay_corrected(name):
         assert wrong not in " ".join(text.split()), f"{name} says again: {wrong!r}"
         assert " ".join(right.split()) in " ".join(text.split()), f"{name} lost: {right!r}"
     if name == "math.md":  # the one-user crossover comes with Llama 3 8B's own limit
-        assert "Llama 3 8B never gets there: it reads at most 8,192 tokens" in " ".join(
+        assert "Llama 3 8B stops short: it reads at most 8,192 tokens" in " ".join(
             text.split())

@@ -27,6 +27,7 @@ MATH = page_model.at("/math")  # the second's
 ROOT = Path(__file__).resolve().parents[1]
 SEED = "dot-products-softmax-attention-math.txt"
 LLAMA = costs.preset("llama-3-8b")
+QWEN = costs.preset("qwen3-8b")
 
 
 def prose_text():  # every markdown block of the chapter, joined, whitespace collapsed
@@ -147,8 +148,8 @@ QUOTED = {
     "1.07 billion": "… of which the scores",
     "15 billion operations per token": "Llama-3-8B: weight operations per token",
     "about 12%": "Llama-3-8B, 4,096: attention share of a decode step",
-    "4,096 bytes (4 KiB)": "Llama-3-8B KV bytes per token per layer (bf16)",
-    "131,072 bytes (128 KiB)": "Llama-3-8B KV bytes per token (bf16)",
+    "= 4,096 bytes": "Llama-3-8B KV bytes per token per layer (bf16)",
+    "over 32 layers 131,072 bytes": "Llama-3-8B KV bytes per token (bf16)",
     "0.54 GB": "Llama-3-8B keys and values at 4,096 tokens",
     "about 4 operations per byte": "decode attention arithmetic intensity (FLOP/byte)",
     "≈ 295": "H100 SXM ridge point (FLOP/byte)",
@@ -211,10 +212,17 @@ def test_figures_beyond_the_ledger_are_computed_too():
             "a row of 4,096 scores of 2.8 is enough"
             if (math.isinf(numerics.softmax_steps([2.8] * 4096, "float16", False).total)
                 and not numerics.softmax_steps([2.8], "float16", False).overflowed) else "?"),
-        "(17.2 GB against 16.1 GB, about 7% more; in binary units 16.0 GiB against 15.0 GiB)": (
+        "(17.2 GB against 16.1 GB, about 7% more)": (
             f"({kv32 / 1e9:.1f} GB against {costs.weight_bytes(LLAMA) / 1e9:.1f} GB, about "
-            f"{kv32 / costs.weight_bytes(LLAMA) - 1:.0%} more; in binary units "
-            f"{kv32 / 2**30:.1f} GiB against {costs.weight_bytes(LLAMA) / 2**30:.1f} GiB)"),
+            f"{kv32 / costs.weight_bytes(LLAMA) - 1:.0%} more)"),
+        # one model carries the chapter; its layers are the first chapter's Qwen3-8B's
+        ("(4,096 wide, 32 query heads of 128, sharing 8 heads of keys and values), with 32 "
+         "layers to Qwen3-8B's 36"): (
+            f"({LLAMA.hidden:,} wide, {LLAMA.heads} query heads of {LLAMA.head_dim}, sharing "
+            f"{LLAMA.kv_heads} heads of keys and values), with {LLAMA.layers} layers to "
+            f"Qwen3-8B's {QWEN.layers}"
+            if all(getattr(LLAMA, f) == getattr(QWEN, f)
+                   for f in ("hidden", "heads", "head_dim", "kv_heads")) else "?"),
         "exactly the four query heads each cached number serves": (
             "exactly the "
             f"{['', '', 'two', 'three', 'four'][LLAMA.heads // LLAMA.kv_heads]} query heads each "
