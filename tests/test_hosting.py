@@ -67,7 +67,8 @@ def test_panel_serve_gives_the_chapter_text_first_as_our_server_does(tmp_path):
     panel = Path(sys.executable).parent / "panel"
     with open(tmp_path / "panel.log", "w") as log:
         proc = subprocess.Popen([str(panel), "serve", "app/hosting/serve_panel.py", "--port",
-                                 str(port)], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+                                 str(port), "--plugins", "app.hosting.compressed_assets"],
+                                cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     try:
         url, deadline, page = f"http://127.0.0.1:{port}/serve_panel", time.monotonic() + 90, None
         while page is None and time.monotonic() < deadline and proc.poll() is None:
@@ -76,10 +77,18 @@ def test_panel_serve_gives_the_chapter_text_first_as_our_server_does(tmp_path):
             except OSError:
                 time.sleep(0.5)  # bounded poll: deadline, process and page each turn
         assert page, (tmp_path / "panel.log").read_text()[-2000:]
+        # the bundles: deferred, compressed (the plugin's routes), bokeh-gl left out
+        bundle = re.search(r'<script defer src="(static/js/bokeh\.min\.js[^"]*)"', page)
+        assert bundle and "bokeh-gl" not in page, page[-3000:]
+        asked = urllib.request.Request(f"http://127.0.0.1:{port}/{bundle.group(1)}",
+                                       headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(asked, timeout=30) as response:
+            assert response.headers["Content-Encoding"] == "gzip"
+            assert len(response.read()) < 400_000  # 1.27 MB as it lies on disk
     finally:
         proc.terminate()
         proc.wait(timeout=15)
-    text = " ".join(content.TAG.sub("", page.split("<script src=", 1)[0]).split())
+    text = " ".join(content.TAG.sub("", page.split("bokeh.min.js", 1)[0]).split())  # before Bokeh
     sections = page_model.at("/").sections
     first = next(item for item in sections[1:] if isinstance(item, str))
     lede = " ".join(content.TAG.sub("", apparatus.Apparatus(sections).prose(first)).split())

@@ -428,3 +428,26 @@ def test_autoload_still_names_its_module_shims_relative_to_the_page(servers):
     fixed = pi.absolute_static_urls(js, base)
     assert not pi.AUTOLOAD_RELATIVE_STATIC.search(fixed)
     assert f"{base}/static/".encode() in fixed
+
+
+def test_the_script_tags_panel_writes_are_still_the_ones_deferred_scripts_rewrites():
+    # surface 12: Panel's page of a server session (its js_resources.html, as
+    # server_html_page_for_session renders it): every bundle deferred, no inline snippet left
+    # to run before them, bokeh-gl gone unless a figure draws with WebGL
+    import bokeh.resources
+    from bokeh.plotting import figure
+    from panel.io.resources import Resources, bundle_resources
+
+    resources = Resources.from_bokeh(bokeh.resources.Resources(mode="server",
+                                                               root_url="/"))
+    bokeh_js, _ = bundle_resources([], resources)
+    assert "bokeh-gl" in bokeh_js and 'src="static/js/bokeh.min.js' in bokeh_js  # as today
+    out = pi.deferred_scripts(bokeh_js)
+    assert 'type="text/javascript"' not in out and "bokeh-gl" not in out
+    assert re.findall(r'<script defer src="[^"]*(bokeh[a-z-]*|panel)\.min\.js', out)[:2] == [
+        "bokeh", "bokeh-widgets"]
+    assert 'addEventListener("DOMContentLoaded"' in out  # Bokeh.set_log_level, after them
+    assert "bokeh-gl" in pi.deferred_scripts(bokeh_js, webgl=True)
+    doc = Document()
+    doc.add_root(figure(output_backend="webgl"))
+    assert pi.uses_webgl(doc) and not pi.uses_webgl(Document())

@@ -6,7 +6,9 @@ it before any script has run; Bokeh's and Panel's scripts come at the end of the
 parts that need the session (the header's buttons, each question, the review, each panel)
 are roots of the session's document, each placed where the text has it through Bokeh's
 public document template (`Document.template`, `{{ embed(roots[name]) }}`) extending Panel's
-own page template.
+own page template. Bokeh's and Panel's bundles load deferred (`defer`, and without bokeh-gl:
+app/kit/panel_internals.py `deferred_scripts`): the text paints while they arrive, and the
+session attaches once they have run.
 
 A reused first paint (Panel's session cache) is the cached session's HTML with the new
 session's roots, which Bokeh's client matches to the page's root elements by position. So
@@ -36,7 +38,7 @@ from panel.io.state import set_curdoc
 
 from app.chapters import apparatus, content, figures
 from app.chapters.live_question import ChapterQuestions
-from app.kit import chrome, embedding, resources, url_state
+from app.kit import chrome, embedding, panel_internals, resources, url_state
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +60,7 @@ TEMPLATE = jinja2.Template("""{% extends ae_base %}
 {% else %}<div class="ae-live-{{ kind }}">{{ embed(roots[value]) }}</div>
 {% endif %}{% endfor %}
 {% for root in roots %}{% if root.name not in ae_placed %}{{ embed(root) }}{% endif %}{% endfor %}
-{{ bokeh_js }}
+{{ ae_scripts(bokeh_js) }}
 {{ plot_script }}
 </body>
 {% endblock %}
@@ -139,7 +141,7 @@ class LiveChapter(pn.viewable.Viewer):
             ae_embed_head=embedding.live_head(embedding.session_path(), title or self.title),
             ae_parts=[("html", p) if isinstance(p, str) else (p.kind, p.name)
                       for p in self.parts],
-            ae_placed=[r.name for r in self.roots])
+            ae_placed=[r.name for r in self.roots], ae_scripts=deferred_scripts(doc))
         return doc
 
     def servable(self, title=None, location=True, area="main", target=None):  # `panel serve`
@@ -157,6 +159,12 @@ class LiveChapter(pn.viewable.Viewer):
             self._column = pn.Column(*objects, sizing_mode="stretch_width",
                                      max_width=chrome.CONTENT_MAX_WIDTH)
         return self._column
+
+
+def deferred_scripts(doc):  # -> the template's filter of Panel's script tags, for this doc
+    def scripts(bokeh_js):
+        return panel_internals.deferred_scripts(bokeh_js, panel_internals.uses_webgl(doc))
+    return scripts
 
 
 # a deferred panel's box before it lands: tall enough that the page barely moves when it does

@@ -6,6 +6,7 @@ import gc
 
 import panel as pn
 
+from app.hosting import compressed_assets
 from app.hosting.routes import PANEL_ROUTES, SITE_TITLE, page_factory, title, titles
 from app.kit import panel_internals, resources
 
@@ -51,8 +52,10 @@ def serve_settings(args, environ=None):  # parsed `serve` options -> keyword arg
         "session_token_expiration": int(args.reconnect_within),
         "use_xheaders": args.behind_proxy,
         "extra_patterns": patterns,
+        # pages and small files gzipped as they go; the build's files and the bundles
+        # (app/hosting/compressed_assets.py) go out already compressed
         "transforms": [security.security_headers(static_site.embed_routes(PANEL_ROUTES), embed,
-                                                 origins)],
+                                                 origins), compressed_assets.GzipResponses],
     }
 
 
@@ -99,9 +102,11 @@ def prepare_session(factory, reconnect=True, title=None):
 
 
 # A live page's head gets the viewport tag (without it a phone lays the page out 980 px wide
-# and shrinks it): Panel's own page template, extended through the document's public
-# `template` and `template_variables`.
-LIVE_HEAD = ('{% extends ae_base %}{% block postamble %}'
+# and shrinks it), and its scripts deferred, bokeh-gl left out (as a chapter's: see
+# app/chapters/live_chapter.py): Panel's own page template, extended through the document's
+# public `template` and `template_variables`.
+LIVE_HEAD = ('{% extends ae_base %}{% block js_resources %}{{ ae_scripts(bokeh_js) }}'
+             '{% endblock %}{% block postamble %}'
              '<meta name="viewport" content="width=device-width, initial-scale=1">'
              '<meta name="description" content="{{ ae_description }}">{{ ae_embed_head }}'
              '{% endblock %}')
@@ -113,12 +118,15 @@ def phone_ready(doc):  # a session's Document -> its page has the viewport and d
     import jinja2
     from panel.io.resources import BASE_TEMPLATE
 
+    from app.chapters.live_chapter import deferred_scripts
+
     doc.template = jinja2.Template(LIVE_HEAD)
     from app.kit import embedding  # oEmbed discovery, ?embed=1, frame height, "Embed"
 
     doc.template_variables.update(ae_base=BASE_TEMPLATE, ae_description=LIVE_DESCRIPTION,
                                   ae_embed_head=embedding.live_head(embedding.session_path(),
-                                                                    TITLE))
+                                                                    TITLE),
+                                  ae_scripts=deferred_scripts(doc))
 
 
 def reuse_key(request):  # -> (path, theme): reused first paints are keyed by these two only
@@ -186,7 +194,9 @@ def main(args):
                       title={live_route(r): t for r, t in titles(live).items()},
                       static_dirs=static_dirs(), start=False, verbose=False, **settings)
     # ahead of Bokeh's routes (Tornado's add_handlers): a live page opened with its slash
-    panel_internals.tornado_app(server).add_handlers(r".*", static_site.live_asset_redirects())
+    # and Bokeh's and Panel's bundles compressed (app/hosting/compressed_assets.py)
+    panel_internals.tornado_app(server).add_handlers(r".*", [
+        *static_site.live_asset_redirects(), *compressed_assets.routes(r"(?:/live(?:/[^/]+)?)?")])
     if process.task_id() is not None:  # a forked child: from here on, this is one server
         _die_with_parent()
     server.start()

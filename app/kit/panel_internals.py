@@ -67,6 +67,12 @@ The undocumented surfaces, text Panel and Bokeh write that we read (SURFACES):
    takes the server's URL from its `bokeh-absolute-url` argument (AUTOLOAD_URL_ARG).
 10. The admin routes Panel mounts for an application (panel.io.server.per_app_patterns).
 11. Panel reads a session's asset base from its "dist_url" template variable (set_dist_url).
+12. The script tags Panel's page writes into its `bokeh_js` template variable (its
+    js_resources.html: one `<script type="text/javascript" src=...>` per bundle, inline
+    `<script type="text/javascript">` snippets). deferred_scripts writes them again, deferred
+    and without bokeh-gl: Panel's bundle_resources keeps every one of Bokeh's default
+    components (Bokeh's own bundle drops bokeh-gl when no plot draws with WebGL, Panel's does
+    not), and no setting or argument of Panel's or Bokeh's server chooses them.
 """
 
 import functools
@@ -107,6 +113,7 @@ SURFACES = (
     ("AUTOLOAD_URL_ARG", "bokeh autoload.js", "the server's URL, as the embed passed it"),
     ("per_app_patterns", "panel.io.server", "the routes an application is served on"),
     ("dist_url", "panel.io.resources", "the template variable naming a session's assets"),
+    ("bokeh_js", "panel/_templates/js_resources.html", "its script tags, to defer them"),
 )
 
 DEBOUNCE_MS = 0
@@ -374,3 +381,31 @@ def absolute_static_urls(js, server_url):  # bytes, "http://host" -> bytes
     # absolute too, on the server the script came from.
     prefix = server_url.encode()
     return AUTOLOAD_RELATIVE_STATIC.sub(lambda m: m.group(1) + prefix + b"/static/", js)
+
+
+# Panel's js_resources.html: a bundle's tag, and an inline snippet's (Bokeh.set_log_level)
+SCRIPT_SRC = re.compile(r'<script type="text/javascript" src="([^"]+)"></script>')
+SCRIPT_INLINE = re.compile(r'<script type="text/javascript">(.*?)</script>', re.DOTALL)
+WEBGL_BUNDLE = re.compile(r"(^|/)bokeh-gl(\.min)?\.js(\?|$)")
+
+
+def deferred_scripts(bokeh_js, webgl=False):  # Panel's `bokeh_js` HTML -> the same, deferred
+    # Each bundle's tag gets `defer`: it loads beside the page's text and runs after the page
+    # is parsed, in order, before DOMContentLoaded, which Bokeh's own plot script waits for.
+    # An inline snippet waits for DOMContentLoaded too (it calls Bokeh). bokeh-gl goes
+    # unless webgl: no figure of this project draws with WebGL (app/hosting/build.py checks
+    # the same on static pages).
+    def bundle(match):
+        if not webgl and WEBGL_BUNDLE.search(match.group(1)):
+            return ""
+        return f'<script defer src="{match.group(1)}"></script>'
+
+    def inline(match):
+        return ('<script>document.addEventListener("DOMContentLoaded", function () {'
+                f"{match.group(1)}}}, {{once: true}});</script>")
+
+    return SCRIPT_INLINE.sub(inline, SCRIPT_SRC.sub(bundle, str(bokeh_js or "")))
+
+
+def uses_webgl(doc):  # -> whether a model of the session's document draws with WebGL
+    return any(getattr(m, "output_backend", None) == "webgl" for m in doc.models)
