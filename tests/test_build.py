@@ -428,3 +428,19 @@ def test_the_page_template_escapes_every_value_it_is_given():
     assert 'href="https://e.example/?q=&lt;b&gt;"' in page and 'src="i.js?a=1&amp;b=2"' in page
     assert 'window.AE_LIVE_URL = "https://e.example/\\"live\\"";' in page  # a JS string
     assert "<style>p{color:red}</style>" in page  # our own stylesheet, as it is
+
+
+def test_every_page_names_its_oembed_response_and_its_embed_page(site):
+    out, _ = site
+    for route in ROUTES:
+        for name in ("index.html", "index-dark.html"):
+            path = page_file(out, route).with_name(name)
+            text = path.read_text(encoding="utf-8")
+            found = re.search(r'<link rel="alternate" type="application/json\+oembed" '
+                              r'href="([^"]+)"', text)
+            assert found, path
+            body = json.loads((path.parent / found.group(1)).read_text(encoding="utf-8"))
+            assert body["type"] == "rich" and body["version"] == "1.0", path
+            assert all(body[f] for f in ("html", "width", "height", "title", "provider_name"))
+            embed = re.search(r'class="ae-embed-link" href="([^"]+)"', text)
+            assert embed and (path.parent / embed.group(1)).is_file(), path
