@@ -131,3 +131,23 @@ def test_a_figure_marker_is_read_and_a_bad_one_is_refused():
     for bad in ("::: figure head mask=off", "::: figure | caption", "::: figure head mask | c"):
         with pytest.raises(ValueError, match="line 3"):
             content.parse(f"# T\n\n{bad}\n")
+
+
+def test_a_varied_figure_draws_one_still_per_stop_under_a_native_control():
+    from app.chapters import figures
+
+    marker = content.FigureMarker("head", (("vary", "phase"), ("length", "6")), "Caption.")
+    page = figures.figure_html(marker, lambda text: text)
+    cls = registry.by_slot("head").viewer_class
+    stops = next(c for c in cls.controls() if c.name == "phase").values
+    assert page.count('type="radio"') == len(stops) == page.count('class="ae-figure-state"')
+    assert page.count(" checked") == 1  # the panel's default stop, and only it
+    assert re.search(r'value="prefill" checked', page)
+    stills = [figures.charts(figures.at_stop(marker, figures.varied(marker), v)) for v in stops]
+    assert len(set(stills)) == len(stops), "each stop draws its own still"
+    assert all(still in page for still in stills)
+    assert "vary" not in figures.query(marker) and "length=6" in figures.query(marker)
+    for bad in ((("vary", "nothing"),), (("vary", "query"),),  # no such control; 8 stops
+                (("vary", "phase"), ("phase", "decode")), (("vary", "mask"), ("vary", "phase"))):
+        with pytest.raises(figures.FigureError):
+            figures.settings(content.FigureMarker("head", bad, "c"))

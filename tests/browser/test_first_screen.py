@@ -1,0 +1,49 @@
+"""A figure on the first screen: each chapter shows one before the reader scrolls, at 1280 x 900
+and on a phone (Pixel 5 emulation), and the first chapter's opening figure answers its one
+control without scripts (its native radios and CSS, app/chapters/figures.py)."""
+
+import pytest
+from playwright.sync_api import expect
+
+from app.kit import registry
+
+CHAPTERS = [c.route for c in registry.CHAPTERS]
+SEEN_PX = 120  # at least this much of the figure is inside the first viewport
+FIGURE = "main figure.ae-small-figure svg, main .ae-island"
+
+
+def first_figure_top(page):  # -> (top of the first figure's box, viewport height), in CSS px
+    box = page.locator(FIGURE).first.bounding_box()
+    return box["y"], page.viewport_size["height"]
+
+
+@pytest.fixture(params=["desktop", "Pixel 5"])
+def device_page(request, browser, playwright, base_url):
+    options = ({"viewport": {"width": 1280, "height": 900}} if request.param == "desktop"
+               else playwright.devices[request.param])
+    context = browser.new_context(**options, base_url=base_url)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.mark.parametrize("route", CHAPTERS)
+def test_each_chapter_shows_a_figure_on_its_first_screen(device_page, route):
+    device_page.goto(route)
+    expect(device_page.locator(FIGURE).first).to_be_attached()
+    top, height = first_figure_top(device_page)
+    assert 0 <= top <= height - SEEN_PX, f"{route}: the first figure starts at {top} of {height}"
+
+
+def test_the_opening_figure_answers_its_control_without_scripts(browser, base_url):
+    context = browser.new_context(java_script_enabled=False, base_url=base_url)
+    page = context.new_page()
+    page.goto("/")
+    figure = page.locator("main figure.ae-small-figure").first
+    states = figure.locator(".ae-figure-state")
+    expect(states.nth(0)).to_be_visible()  # prefill, the panel's default, checked
+    expect(states.nth(1)).to_be_hidden()
+    figure.get_by_label("decode").check()  # the reader's one control
+    expect(states.nth(1)).to_be_visible()
+    expect(states.nth(0)).to_be_hidden()
+    assert figure.locator("legend").inner_text().strip() == "phase"
+    context.close()
