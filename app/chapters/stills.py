@@ -320,6 +320,10 @@ def marker(kind, x, y, size, line, fill_colour, line_width=1):
              "cross": f"M{num(x - r)} {num(y)}h{num(size)}M{num(x)} {num(y - r)}v{num(size)}"}
         return tag("path", f' d="{d[kind]}" fill="none"' + s_attrs, s_cls)
     f_attrs, f_cls = fill(fill_colour)
+    if kind == "circle_cross":  # a sum: the circle, then its cross
+        d = f"M{num(x - r)} {num(y)}h{num(size)}M{num(x)} {num(y - r)}v{num(size)}"
+        return (tag("circle", f' cx="{num(x)}" cy="{num(y)}" r="{num(r)}"' + f_attrs + s_attrs,
+                    f_cls + s_cls) + tag("path", f' d="{d}" fill="none"' + s_attrs, s_cls))
     if kind == "square":
         return tag("rect", f' x="{num(x - r)}" y="{num(y - r)}" width="{num(size)}" '
                            f'height="{num(size)}"' + f_attrs + s_attrs, f_cls + s_cls)
@@ -501,7 +505,8 @@ def axis_title(axis):
 def describe(fig, kinds, legend):  # -> the picture's accessible name
     xa = [axis_title(a) for a in visible_axes(fig, "below") + visible_axes(fig, "above")]
     ya = [axis_title(a) for a in visible_axes(fig, "left") + visible_axes(fig, "right")]
-    what = ("Heat map" if "cell" in kinds and "bar" not in kinds else
+    what = ("Diagram" if "diagram" in fig.tags else  # boxes and labels, not data: it says
+            "Heat map" if "cell" in kinds and "bar" not in kinds else
             "Gauge" if "gauge" in kinds else
             "Bar chart" if "bar" in kinds else "Line chart" if "line" in kinds else "Chart")
     title = label_text(fig.title.text) if fig.title is not None and fig.title.text else ""
@@ -541,7 +546,8 @@ def figure_svg(fig, width=W):  # a Bokeh figure, as it stands -> an inline SVG o
                                                          fig.y_range.end, ylog)] if left else []
     xticks = [(v, tick_label(below[0], v)) for v in ticks(below[0], fig.x_range.start,
                                                           fig.x_range.end, xlog)] if below else []
-    title = label_text(fig.title.text) if fig.title is not None and fig.title.text else ""
+    title = (label_text(fig.title.text) if fig.title is not None and fig.title.text
+             and fig.title.visible else "")  # a hidden title still names the picture
     title = wrap(title, width - 8)
     legend = legend_items(fig)
     pad_l = 0

@@ -81,6 +81,8 @@ PANELS = (
                 "attention.md", island_height=640),
     PanelRecord("ladder", "app.panels.ladder:LadderPanel", "/ladder", "Where the n² lives",
                 "attention.md", island_height=620, follows="head", table_budget=150_000),
+    PanelRecord("block", "app.panels.block:BlockPanel", "/block", "Many heads, one block",
+                "attention.md", island_height=720),
     PanelRecord("cost", "app.panels.cost:CostPanel", "/cost",
                 "What attention costs in a real model", "attention.md", island_height=760),
     # the lab runs PyTorch on the server: a static page links to the live one instead

@@ -302,6 +302,7 @@ class StatePanel(pn.viewable.Viewer):
     """
 
     url_keys: tuple = ()
+    url_yields = False  # in a chapter, a name another panel has goes to that one (url_plan)
     log_lines = 0
     log_empty = ""
     readout_css = ""  # the stylesheet its readouts carry: each is a shadow root of its own

@@ -1,8 +1,9 @@
 """A panel's state in the URL query: the one place that maps parameters to query keys.
 
 A chapter's plan gives each panel its keys (`url_plan`: a name two panels share goes plain to
-the first and as `<slot>_<name>` to the later one); `with_url_state` restores a panel from
-the query on load and mirrors every change back, under those keys. Values from a URL are
+the first and as `<slot>_<name>` to the later one, or to the one whose `url_yields` is true);
+`with_url_state` restores a panel from the query on load and mirrors every change back, under
+those keys. Values from a URL are
 untrusted: each is coerced to its parameter's type and clamped to its bounds, or ignored, and
 every such repair becomes a note the page shows. Nothing from the query is ever allowed to
 raise. On a static page the browser's switcher reads the query with the same keys.
@@ -138,15 +139,21 @@ def with_url_state(viewer, keys=None):
 def url_plan(panels, follows, page_keys=PAGE_KEYS):
     # {slot: Viewer or Viewer class} -> {slot: {query key: parameter}}, no key twice: a name
     # two panels share goes plain to the first and as `<slot>_<name>` to the later one; a
-    # follower (follows: {slot: leader slot}) leaves its leader's names to the leader
+    # follower (follows: {slot: leader slot}) leaves its leader's names to the leader; a
+    # panel whose `url_yields` is true takes `<slot>_<name>` for a name any other panel has,
+    # even a later one (a panel put above another keeps that one's links working)
     taken, plan = set(page_keys), {}
+    others = {slot: {n for s, v in panels.items() if s != slot
+                     and not getattr(v, "url_yields", False) for n in v.url_keys}
+              for slot, viewer in panels.items() if getattr(viewer, "url_yields", False)}
     for slot, viewer in panels.items():
         leader = plan.get(follows.get(slot), {})
         keys = {}
         for name in viewer.url_keys:
             if name in leader.values():  # the leader's URL already sets it
                 continue
-            key = name if name not in taken else f"{slot}_{name}"
+            plain = name not in taken and name not in others.get(slot, ())
+            key = name if plain else f"{slot}_{name}"
             keys[key] = name
             taken.add(key)
         plan[slot] = keys
