@@ -27,6 +27,8 @@ import gzip
 import hashlib
 import importlib.util
 import os
+import queue
+import threading
 from pathlib import Path
 
 from tornado import web
@@ -36,9 +38,39 @@ from app.hosting import static_site
 MAX_AGE_S = 31_536_000  # a `?v=` URL names one version of the file: a year, as Tornado's own
 BROTLI_QUALITY = 11
 GZIP_LEVEL = 9
+
+
+class Worker:
+    """One daemon thread running jobs in turn. A ThreadPoolExecutor's threads are joined at
+    exit, its queue run first: a server asked to stop would wait seconds for brotli."""
+
+    def __init__(self, name):
+        self.name, self.jobs, self.lock, self.thread = name, queue.SimpleQueue(), \
+            threading.Lock(), None
+
+    def submit(self, fn, *args):  # -> concurrent Future of fn(*args)
+        future = concurrent.futures.Future()
+        self.jobs.put((future, fn, args))
+        with self.lock:
+            if self.thread is None:
+                self.thread = threading.Thread(target=self.run, name=self.name, daemon=True)
+                self.thread.start()
+        return future
+
+    def run(self):
+        while True:
+            future, fn, args = self.jobs.get()
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(fn(*args))
+            except Exception as e:  # noqa: BLE001  any error goes to the awaiting request
+                future.set_exception(e)
+
+
 # gzip first (fast: the reader waits for it), brotli after (slow: nobody waits for it)
-_FAST = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ae-gzip")
-_SLOW = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="ae-brotli")
+_FAST = Worker("ae-gzip")
+_SLOW = Worker("ae-brotli")
 
 
 def bokehjs_dir():  # -> the folder Bokeh's server serves at /static/
