@@ -165,7 +165,8 @@ def launcher(tree):  # -> `python -c` code running the tree's own `attention-exp
 
 
 @contextlib.contextmanager
-def served(tree):  # -> base URL of tree's `attention-explorable serve`, the bare page added
+def served(tree, prepare=None):  # -> base URL of tree's `attention-explorable serve`, the
+    # bare page added (and prepare(site), when given: benchmarks/first_touch.py adds its own)
     # cwd and PYTHONPATH: the tree's own app package, not the one installed in the venv
     site = Path(tempfile.mkdtemp(prefix="ae-lighthouse-site-"))
     port = free_port()
@@ -189,6 +190,8 @@ def served(tree):  # -> base URL of tree's `attention-explorable serve`, the bar
                         raise SystemExit(f"the server in {tree} did not answer:\n{tail}")
                     time.sleep(0.5)
             add_bare_page(site)
+            if prepare is not None:
+                prepare(site)
             yield base
         finally:
             proc.terminate()

@@ -157,3 +157,19 @@ def test_gpu_check_without_cuda_says_so_and_exits_1():
     if "no CUDA here" not in done.stdout:
         pytest.skip("this machine has CUDA")
     assert done.returncode == 1
+
+
+# --- benchmarks/first_touch.py: its smoke mode, one short run (no targets asserted) ---------
+
+@pytest.mark.browser  # a server and Chromium, about a minute
+def test_first_touch_smoke_prints_a_row_of_figures_for_each_page():
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "first_touch.py"),
+                           "--smoke"], capture_output=True, text=True, cwd=ROOT, timeout=600,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = re.findall(r"^\| (\S+(?: Bokeh page)?) \| [^|]+ \| (\d+) \| (\d+) / (\d+) \| "
+                      r"(\d+) / (\d+) \|", done.stdout, re.MULTILINE)
+    assert [r[0] for r in rows] == ["/heatmap", "/", "/live", "bare Bokeh page"], done.stdout
+    for label, usable, inp, inp95, state, state95 in rows:
+        assert 0 <= int(usable) and 0 < int(inp) <= int(inp95) and 0 < int(state) <= int(
+            state95), (label, done.stdout)

@@ -1,0 +1,336 @@
+"""First touch on a phone: how long until a control answers, and how a tap feels.
+
+    python benchmarks/first_touch.py [--runs 3] [--taps 10] [--routes /heatmap / /live]
+    python benchmarks/first_touch.py --smoke      # one short run, no targets (make test)
+
+Starts `attention-explorable serve` on a free loopback port (the static build and the live
+server, as `make serve` serves them; benchmarks/lighthouse.py's `served`), adds a bare Bokeh
+page (a heatmap, a toggle and a CustomJS, its scripts deferred) and opens each page in
+Debian's Chromium as a Pixel 5 (Playwright's device emulation: viewport, touch) with the
+CPU slowed 4x (CDP `Emulation.setCPUThrottlingRate`, Lighthouse's mobile setting), a new
+context (cold cache) per load. Pages: every panel's static page, each chapter's first island
+(static "/", "/math"; live "/live", "/live/math") and the bare page.
+
+Per load it measures, in the page:
+- control usable: ms from navigation (panel pages, the bare page) or from scrolling the
+  first island into view (chapters) until a button of that island is on the page, enabled,
+  and every Bokeh document idle (and on static pages every state table booted): a tap
+  would be applied. Checked every 50 ms in the page (`wait_for_function`).
+- then `--taps` taps (Playwright's touch tap) on its buttons in turn (a radio group's active
+  button skipped: tapping it changes nothing). Per tap: INP as the Event Timing API gives it
+  (a PerformanceObserver of type "event", durationThreshold 16, read in the page: the
+  longest entry of the tap's interactionId; a tap with no entry took under 16 ms and is
+  counted as 16), and tap to state: from the tap's pointerdown to the first DOM change
+  (document and shadow roots), painted (the next animation frame and a task), and to the
+  address written (history.replaceState / pushState; the bare page has no address).
+  A tap with no change in 5 s is a sample at 5 s, counted in "timeouts".
+
+Prints one row per page: median and min-max of control usable, INP median and p95, tap to
+state (painted) and to address median and p95. The issue's targets (issue 41: usable
+≤ 1.5 s at the median, INP p95 ≤ 100 ms, state and address ≤ 200 ms) are read from this
+table; the script asserts none. Needs Chromium at /usr/bin/chromium ($CHROMIUM).
+"""
+
+import argparse
+import datetime
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import sync_playwright
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+sys.path.append(str(HERE))  # after the packages: benchmarks/kernels.py must not shadow them
+import lighthouse  # benchmarks/lighthouse.py: the served build, its bare page
+
+from app.kit import registry
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+CPU_SLOWDOWN = 4
+TAP_TIMEOUT_MS = 5000
+USABLE_TIMEOUT_MS = 60_000
+BARE = "/assets/bench/first-touch-bare.html"
+CHAPTERS = ["/", "/math", "/live", "/live/math"]
+SMOKE_ROUTES = ["/heatmap", "/", "/live", BARE]
+
+# Installed before any script of the page: Event Timing entries, and when the address is
+# written (the page's own replaceState / pushState, wrapped).
+INIT_JS = """
+window.__ft = {events: [], address: []};
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    if (e.interactionId) { __ft.events.push([e.interactionId, e.duration, e.name]); }
+  }
+}).observe({type: "event", durationThreshold: 16, buffered: true});
+for (const name of ["replaceState", "pushState"]) {
+  const own = history[name];
+  history[name] = function (...args) { __ft.address.push(performance.now());
+                                       return own.apply(this, args); };
+}
+"""
+
+# the region of the page whose controls count: the first island of a chapter, else the page
+REGION_JS = """(chapter) => {
+  if (!chapter) { return document.body; }
+  return document.querySelector(".ae-island, .ae-live-panel");
+}"""
+
+# -> the region's tappable buttons (in shadow roots too), in page order; with `any`, every
+# control (slider handles, selects, inputs too: a page of sliders alone is usable, not tapped)
+BUTTONS_JS = """(region, any) => {
+  const out = [];
+  const walk = (root) => {
+    const kinds = any ? "button.bk-btn, .noUi-handle, select, input" : "button.bk-btn";
+    for (const e of root.querySelectorAll(kinds)) {
+      if (/live explorable|kernel lab|theme|run|embed/i.test(e.textContent)) { continue; }
+      out.push(e);
+    }
+    for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) { walk(e.shadowRoot); } }
+  };
+  walk(region);
+  return out;
+}"""
+
+USABLE_JS = """([chapter, t0]) => {
+  const region = (REGION)(chapter);
+  if (!region) { return false; }
+  const buttons = (BUTTONS)(region, true).filter((b) => !b.disabled && b.getClientRects().length);
+  if (!buttons.length || window.Bokeh === undefined || Bokeh.documents.length === 0
+      || !Bokeh.documents.every((d) => d.is_idle)) { return false; }
+  if (window.AE && AE.states && [...AE.states.panels.values()].some((p) => !p.booted)) {
+    return false;
+  }
+  return performance.now() - t0;
+}""".replace("REGION", REGION_JS).replace("BUTTONS", BUTTONS_JS)
+
+# Pick the next button to tap (round robin, skipping a radio group's active one), mark it
+# for Playwright, and arm the probe: pointerdown -> first DOM change -> painted; address.
+ARM_JS = """([chapter, i]) => {
+  const region = (REGION)(chapter);
+  const all = (BUTTONS)(region).filter((b) => !b.disabled && b.getClientRects().length);
+  const radio = (b) => b.classList.contains("bk-active") && b.parentElement
+    && b.parentElement.querySelectorAll("button.bk-btn").length > 1;
+  const choices = all.filter((b) => !radio(b));
+  if (!choices.length) { return false; }
+  for (const b of all) { b.removeAttribute("data-ft-tap"); }
+  choices[i % choices.length].setAttribute("data-ft-tap", "");
+  const roots = [document];
+  const walk = (root) => {
+    for (const x of root.querySelectorAll("*")) {
+      if (x.shadowRoot) { roots.push(x.shadowRoot); walk(x.shadowRoot); }
+    }
+  };
+  walk(document);
+  const probe = {t0: null, state: null, painted: null};
+  const addressBefore = __ft.address.length;
+  probe.done = new Promise((resolve) => {
+    const observers = [];
+    const finish = () => {
+      observers.forEach((o) => o.disconnect());
+      const written = __ft.address.slice(addressBefore).find((t) => t >= probe.t0);
+      resolve({state: probe.painted - probe.t0,
+               address: written === undefined ? null : written - probe.t0});
+    };
+    const seen = () => {
+      if (probe.t0 === null || probe.state !== null) { return; }
+      probe.state = performance.now();
+      requestAnimationFrame(() => setTimeout(() => {
+        probe.painted = performance.now();
+        // the address follows the state: give it until the timeout
+        const wait = () => {
+          if (__ft.address.slice(addressBefore).some((t) => t >= probe.t0)
+              || performance.now() - probe.t0 > TIMEOUT) { finish(); }
+          else { setTimeout(wait, 10); }
+        };
+        wait();
+      }, 0));
+    };
+    for (const r of roots) {
+      const o = new MutationObserver(seen);
+      o.observe(r, {subtree: true, childList: true, characterData: true, attributes: true});
+      observers.push(o);
+    }
+    setTimeout(() => { if (probe.state === null) {
+      observers.forEach((o) => o.disconnect()); resolve({timedOut: true}); } }, TIMEOUT);
+  });
+  addEventListener("pointerdown", (e) => { probe.t0 = e.timeStamp; },
+                   {capture: true, once: true});
+  window.__probe = probe;
+  return true;
+}""".replace("REGION", REGION_JS).replace("BUTTONS", BUTTONS_JS).replace(
+    "TIMEOUT", str(TAP_TIMEOUT_MS))
+
+# scroll the first island into view; -> the time it was asked
+SCROLL_JS = """(chapter) => { (REGION)(chapter).scrollIntoView({block: "start"});
+  return performance.now(); }""".replace("REGION", REGION_JS)
+
+# the longest Event Timing entry of each interaction so far: {interactionId: ms}
+INTERACTIONS_JS = """() => {
+  const out = {};
+  for (const [id, duration] of __ft.events) { out[id] = Math.max(out[id] || 0, duration); }
+  return out;
+}"""
+
+
+def bare_page():  # -> HTML: Bokeh alone, a heatmap and a toggle, its scripts deferred
+    import numpy as np
+    from bokeh.embed import file_html
+    from bokeh.layouts import column
+    from bokeh.models import ColumnDataSource, CustomJS, Div, Toggle
+    from bokeh.plotting import figure
+    from bokeh.resources import CDN
+
+    n = 8
+    xs, ys = np.meshgrid(np.arange(n), np.arange(n))
+    w = np.random.default_rng(0).random((n, n))
+    source = ColumnDataSource({"x": xs.ravel(), "y": ys.ravel(), "w": w.ravel()})
+    fig = figure(width=360, height=360, tools="")
+    fig.rect("x", "y", 1, 1, source=source, fill_color="#0072b2", fill_alpha="w")
+    toggle = Toggle(label="causal mask", active=True)
+    readout = Div(text="mask on")
+    toggle.js_on_change("active", CustomJS(args={"source": source, "readout": readout}, code="""
+      const d = source.data; d.w = d.w.map((v) => 1 - v); source.change.emit();
+      readout.text = cb_obj.active ? "mask on" : "mask off";"""))
+    page = file_html(column(toggle, readout, fig), CDN, "A bare Bokeh page")
+    page = page.replace('<script type="text/javascript" src=', '<script defer src=')
+    return page.replace("<head>", '<head>\n<meta name="viewport" '
+                        'content="width=device-width, initial-scale=1">', 1)
+
+
+def add_bare_page(site):  # into the served build, its scripts from the build's Bokeh copy
+    import re
+
+    import bokeh
+
+    page = re.sub(r"https://cdn\.bokeh\.org/bokeh/release/(bokeh[a-z-]*)-[0-9.]+(\.min)?\.js",
+                  rf"../bokeh-{bokeh.__version__}/\1\2.js", bare_page())
+    folder = Path(site) / "assets" / "bench"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / Path(BARE).name).write_text(page, encoding="utf-8")
+
+
+def default_routes():
+    return [*registry.routes(), *CHAPTERS, BARE]
+
+
+def load_once(browser, device, base, route, taps):  # -> {usable, inp: [], state: [], ...}
+    context = browser.new_context(**device)
+    context.add_init_script(INIT_JS)
+    page = context.new_page()
+    page.set_default_timeout(USABLE_TIMEOUT_MS)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
+    chapter = route in CHAPTERS
+    out = {"usable": None, "inp": [], "state": [], "address": [], "timeouts": 0}
+    try:
+        page.goto(base + route, wait_until="load" if chapter else "commit")
+        t0 = 0.0  # navigation start, performance.now()'s origin
+        if chapter:  # the reader scrolls to the first island once the text has loaded
+            t0 = page.evaluate(SCROLL_JS, chapter)
+        try:
+            usable = page.wait_for_function(USABLE_JS, arg=[chapter, t0], polling=50)
+        except PlaywrightTimeout:  # no control came: the row says so ("-"), the run goes on
+            print(f"{route}: no usable control in {USABLE_TIMEOUT_MS} ms", file=sys.stderr)
+            return out
+        out["usable"] = usable.json_value()
+        done = 0
+        for i in range(taps):
+            if not page.evaluate(ARM_JS, [chapter, i]):
+                break
+            page.locator("[data-ft-tap]").tap()
+            result = page.evaluate("() => __probe.done")
+            done += 1
+            if result.get("timedOut"):
+                out["timeouts"] += 1
+                out["state"].append(TAP_TIMEOUT_MS)
+                continue
+            out["state"].append(result["state"])
+            if result["address"] is not None:
+                out["address"].append(result["address"])
+        page.wait_for_timeout(200)  # Event Timing entries are reported after their frame
+        longest = page.evaluate(INTERACTIONS_JS)
+        out["inp"] = sorted(longest.values()) + [16.0] * max(0, done - len(longest))
+    finally:
+        context.close()
+    return out
+
+
+def pct(values, q):  # nearest-rank percentile; None for no values
+    if not values:
+        return None
+    values = sorted(values)
+    return values[min(len(values) - 1, max(0, round(q * len(values) + 0.5) - 1))]
+
+
+def ms(value):
+    return "-" if value is None else f"{value:.0f}"
+
+
+def row(route, loads):  # one table row of a page's loads
+    usable = [x["usable"] for x in loads if x["usable"] is not None]
+    if not usable:
+        return f"| {route} | no usable control | - | - | - | - | 0 | 0 |"
+    inp = [v for x in loads for v in x["inp"]]
+    state = [v for x in loads for v in x["state"]]
+    address = [v for x in loads for v in x["address"]]
+    timeouts = sum(x["timeouts"] for x in loads)
+    spread = f" ({ms(min(usable))}-{ms(max(usable))})" if len(usable) > 1 else ""
+    label = "bare Bokeh page" if route == BARE else route
+    kind = "chapter, first island" if route in CHAPTERS else "page"
+    return (f"| {label} | {kind} | {ms(statistics.median(usable))}{spread} "
+            f"| {ms(pct(inp, 0.5))} / {ms(pct(inp, 0.95))} | {ms(pct(state, 0.5))} / "
+            f"{ms(pct(state, 0.95))} | {ms(pct(address, 0.5))} / {ms(pct(address, 0.95))} "
+            f"| {len(state)} | {timeouts} |")
+
+
+def chromium_version():
+    done = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True, check=False)
+    return done.stdout.strip() or "unknown"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--runs", type=int, default=3, help="loads per page (new context each)")
+    p.add_argument("--taps", type=int, default=10, help="taps per load")
+    p.add_argument("--routes", nargs="+", default=None)
+    p.add_argument("--smoke", action="store_true", help="one short run of a few pages")
+    args = p.parse_args(argv)
+    if args.smoke:
+        args.runs, args.taps, args.routes = 1, 2, args.routes or SMOKE_ROUTES
+    routes = args.routes or default_routes()
+    commit = lighthouse.git("rev-parse", "--short", "HEAD") or "?"
+    rows = {}
+    with lighthouse.served(ROOT, prepare=add_bare_page) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        device = dict(pw.devices["Pixel 5"])
+        try:
+            for route in routes:
+                rows[route] = [load_once(browser, device, base, route, args.taps)
+                               for _ in range(args.runs)]
+                print(f"measured {route}", file=sys.stderr, flush=True)
+        finally:
+            browser.close()
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"first touch, {when}, commit {commit}, {chromium_version()}, Pixel 5 emulation, "
+          f"CPU {CPU_SLOWDOWN}x slower, loopback, {args.runs} load(s) x {args.taps} taps a page"
+          + (" (smoke: no targets)" if args.smoke else ""))
+    print("control usable: from navigation (pages) or from scrolling the first island into "
+          "view (chapters); INP: Event Timing, a tap under 16 ms counted as 16; tap to state: "
+          "pointerdown to the change painted; to address: to replaceState/pushState")
+    print("| page | what | control usable ms, median (min-max) | INP ms, median / p95 "
+          "| tap to state ms, median / p95 | tap to address ms, median / p95 | taps "
+          "| timeouts |")
+    print("|---|---|---|---|---|---|---|---|")
+    for route, loads in rows.items():
+        print(row(route, loads))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
