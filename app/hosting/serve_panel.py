@@ -1,7 +1,10 @@
 """The article for Panel's own command line: `attention-explorable serve` without our CLI.
 
-    panel serve app/hosting/serve_panel.py --port 5006
+    panel serve app/hosting/serve_panel.py --port 5006 --plugins app.hosting.compressed_assets
     # -> http://localhost:5006/serve_panel   (add --index serve_panel to serve it at "/")
+
+The plugin sends Bokeh's and Panel's bundles compressed (app/hosting/compressed_assets.py);
+the page defers them and leaves bokeh-gl out, as the live server's pages do.
 
 It builds the same page as "/" of `attention-explorable serve` (one fresh article per
 session, `?theme=dark` and the panels' URL keys included). The single-panel routes
