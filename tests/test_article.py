@@ -269,12 +269,14 @@ def test_figures_beyond_the_ledger_are_computed_too():
         "share 8 heads of keys and values, 4 query heads to each": (
             f"share {qwen.kv_heads} heads of keys and values, {qwen.heads // qwen.kv_heads} query "
             "heads to each"),
-        "(4,096 → 12,288 → 4,096 here)": (f"({qwen.hidden:,} → {qwen.intermediate:,} → "
-                                          f"{qwen.hidden:,} here)"),
+        "two 4,096 × 12,288 matrices in, one 12,288 × 4,096 out": (
+            f"two {qwen.hidden:,} × {qwen.intermediate:,} matrices in, one "
+            f"{qwen.intermediate:,} × {qwen.hidden:,} out"),
         "stacks 36 such layers": f"stacks {qwen.layers} such layers",
-        "each of 151,936 words": f"each of {qwen.vocab:,} words",
-        "only the KV cache shrinks, to a quarter": (
-            "only the KV cache shrinks, to a quarter" if qwen.heads == 4 * qwen.kv_heads else "?"),
+        "each of the 151,936 tokens": f"each of the {qwen.vocab:,} tokens",
+        "the key and value projections and the KV cache shrink to a quarter": (
+            "the key and value projections and the KV cache shrink to a quarter"
+            if qwen.heads == 4 * qwen.kv_heads else "?"),
         "covers about 6.8 effective keys when d<sub>k</sub> = 4, 2.8 at 16, 1.4 at 128 and 1.2": (
             "covers about {:.1f} effective keys when d<sub>k</sub> = 4, {:.1f} at 16, {:.1f} at "
             "128 and {:.1f}".format(*sweep.effective_raw)),
@@ -283,9 +285,10 @@ def test_figures_beyond_the_ledger_are_computed_too():
         "1.80 versus 2.00 at d<sub>k</sub> = 4, 10.79 versus 11.31 at 128, 21.57 versus 22.63": (
             "{:.2f} versus 2.00 at d<sub>k</sub> = 4, {:.2f} versus 11.31 at 128, {:.2f} versus "
             "22.63".format(*sweep.spread[[0, 2, 3]])),
-        "(9,216 tokens for GPT-2's 768-wide layers, 47,104 for Qwen3-8B's 4,096-wide": (
-            f"({layer_part(gpt2):,.0f} tokens for GPT-2's {gpt2.hidden}-wide layers, "
-            f"{layer_part(qwen):,.0f} for Qwen3-8B's {qwen.hidden:,}-wide"),
+        "(12 × 768² ÷ 768: 9,216 tokens for GPT-2's 768-wide layers, 47,104 for Qwen3-8B's": (
+            f"({layer_part(gpt2) / gpt2.hidden:.0f} × {gpt2.hidden}² ÷ {gpt2.hidden}: "
+            f"{layer_part(gpt2):,.0f} tokens for GPT-2's {gpt2.hidden}-wide layers, "
+            f"{layer_part(qwen):,.0f} for Qwen3-8B's"),
         "adds the vocabulary over the number of layers (4,188 for GPT-2)": (
             "adds the vocabulary over the number of layers "
             f"({costs.crossover_tokens(gpt2) - layer_part(gpt2):,.0f} for GPT-2)"),
@@ -346,7 +349,7 @@ CORRECTED = {
                      ("A fallback does trigger a warning",
                       "that fallback passed without a warning")],
     "math.md": [("all of it read on every decode step", "reads all of but the embedding table"),
-                ("yet yet", "In exact arithmetic no"),
+                ("yet yet", "In exact arithmetic every key gets some weight"),
                 ("Divide the two and you get about 4",
                  "shows why the reading, not the arithmetic, sets the pace"),
                 ("until they weigh more than the model", "would match the parameters")],

@@ -159,7 +159,7 @@ QUOTED = {
     "67 million scores": "8,192-token prompt: scores per head",
     "4.3 GB": "8,192-token prompt: score scratch per layer (32 heads, 2 B)",
     "about 1.55": "blocks [2, 1] then [3, 0]: running sum",
-    "exactly what a single pass over the whole row gives": "… equal to the full-row sum",
+    "the same as a single pass over the whole row": "… equal to the full-row sum",
 }
 
 
@@ -217,11 +217,11 @@ def test_figures_beyond_the_ledger_are_computed_too():
             f"{kv32 / costs.weight_bytes(LLAMA) - 1:.0%} more)"),
         # one model carries the chapter; its layers are the first chapter's Qwen3-8B's
         ("(4,096 wide, 32 query heads of 128, sharing 8 heads of keys and values), with 32 "
-         "layers to Qwen3-8B's 36"): (
+         "layers to Qwen3-8B's 36 and wider feed-forward layers"): (
             f"({LLAMA.hidden:,} wide, {LLAMA.heads} query heads of {LLAMA.head_dim}, sharing "
             f"{LLAMA.kv_heads} heads of keys and values), with {LLAMA.layers} layers to "
-            f"Qwen3-8B's {QWEN.layers}"
-            if all(getattr(LLAMA, f) == getattr(QWEN, f)
+            f"Qwen3-8B's {QWEN.layers} and wider feed-forward layers"
+            if LLAMA.intermediate > QWEN.intermediate and all(getattr(LLAMA, f) == getattr(QWEN, f)
                    for f in ("hidden", "heads", "head_dim", "kv_heads")) else "?"),
         "exactly the four query heads each cached number serves": (
             "exactly the "

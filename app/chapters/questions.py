@@ -276,7 +276,7 @@ def kv_one_user():  # context at which one conversation's cache outweighs the we
     return Answer(n, values, f"{values['value']} tokens", slips)
 
 
-def kv_32_users():  # 32 users at 4,096 tokens: cache against weights
+def kv_32_users():  # 32 users at 4,096 tokens: cache against parameters
     m = costs.preset(LLAMA)
     kv, weights = costs.kv_cache_bytes(m, 4096, users=32), costs.weight_bytes(m)
     correct = "cache" if kv > weights else "weights"
@@ -285,7 +285,7 @@ def kv_32_users():  # 32 users at 4,096 tokens: cache against weights
               "per_token": fmt.binary_bytes(costs.kv_bytes_per_token(m)),
               "one_user": fmt.gb_and_gib(costs.kv_cache_bytes(m, 4096))}
     return Answer(correct, values, f"{values['value']} of keys and values against "
-                                   f"{values['weights']} of weights")
+                                   f"{values['weights']} of parameters")
 
 
 def online_sum():  # the running sum after blocks [2, 1] and [3, 0]
