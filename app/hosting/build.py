@@ -15,7 +15,8 @@ writes
     OUT/assets/docs/...            each panel document of a page, a script loaded as it mounts
     OUT/.build-inputs              a hash of every input; the same hash skips the next build
 
-and a gzip copy (`.gz`, for servers that send it precompressed) beside every text file.
+and a gzip and a brotli copy (`.gz`, `.br`, for servers that send them precompressed) beside
+every text file.
 Every reference is relative, so the folder works from `file://`, on any static host and
 under any URL prefix; nothing comes from a CDN. Each page is built inside
 `states.static_build()`: its panels carry their table of states and the browser-side

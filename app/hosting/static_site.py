@@ -9,8 +9,9 @@ the kernel lab, script embeds.
 
 Responses: HTML with `Cache-Control: no-cache` and an ETag (a browser revalidates, and gets a
 304 while the build is unchanged); files under assets/ are named by version or content, so
-they are cached for a day. Text files go out precompressed (`.gz` beside them in the build,
-`Content-Encoding: gzip`) to a client that accepts gzip, with `Vary: Accept-Encoding`. The
+they are cached for a day. Text files go out precompressed (`.br` or `.gz` beside them in the
+build, the smaller one the client accepts, with its `Content-Encoding` and `Vary:
+Accept-Encoding`). The
 security headers come from app/hosting/security.py's transform, as for every response.
 
 Nothing here imports panel: the handlers are plain Tornado.

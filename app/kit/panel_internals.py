@@ -252,15 +252,6 @@ def active():  # -> {patch: bool}: whether each patch is in place on Syncable ri
     return out
 
 
-def uninstall():  # put Panel's own methods and its 50 ms hold back (for measuring the difference)
-    Syncable = _syncable()
-    for name in HELD + AFTER_WRITES:
-        current = getattr(Syncable, name)
-        if getattr(current, MARK, None):
-            setattr(Syncable, name, current.__wrapped__)
-    Syncable._debounce = 50
-
-
 # ---------------------------------------------------------------- the other internals
 
 def set_dist_url(doc, dist_url):  # where this session's Panel stylesheets and assets load from
