@@ -19,13 +19,29 @@ def angle_degrees(a, b):  # [d], [d] -> float in [0, 180]; nan when a vector is 
     return float(np.degrees(np.arccos(np.clip(dot(a, b) / norms, -1.0, 1.0))))
 
 
-def agreement(a, b, tolerance_degrees=10.0):  # -> "aligned" | "perpendicular" | "opposed" | ...
+# The verdict's zones, symmetric about 90°: within 10° of a right angle is perpendicular,
+# within 45° of either end aligned or opposed, and between them the vectors only lean.
+PERPENDICULAR_WITHIN = 10.0
+PARALLEL_WITHIN = 45.0
+AGREEMENT_ZONES = (  # (verdict, from°, to°) in the order of the angle
+    ("aligned", 0.0, PARALLEL_WITHIN),
+    ("leaning together", PARALLEL_WITHIN, 90.0 - PERPENDICULAR_WITHIN),
+    ("perpendicular", 90.0 - PERPENDICULAR_WITHIN, 90.0 + PERPENDICULAR_WITHIN),
+    ("leaning apart", 90.0 + PERPENDICULAR_WITHIN, 180.0 - PARALLEL_WITHIN),
+    ("opposed", 180.0 - PARALLEL_WITHIN, 180.0),
+)
+
+
+def agreement(a, b):  # -> one of AGREEMENT_ZONES' verdicts, or "undefined (a zero vector)"
     angle = angle_degrees(a, b)
     if np.isnan(angle):
         return "undefined (a zero vector)"
-    if abs(angle - 90) <= tolerance_degrees:
+    if abs(angle - 90) <= PERPENDICULAR_WITHIN:  # both edges of 80°-100° included
         return "perpendicular"
-    return "aligned" if angle < 90 else "opposed"
+    near = min(angle, 180 - angle) < PARALLEL_WITHIN  # within 45° of parallel
+    if angle < 90:
+        return "aligned" if near else "leaning together"
+    return "opposed" if near else "leaning apart"
 
 
 def operations(d):  # d multiplies and d − 1 adds, counted as 2d (a multiply-add is 2)

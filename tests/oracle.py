@@ -355,6 +355,7 @@ MODELS = {
                    "head_dim": 128, "hidden": 4096, "ffn": 14336, "mlp_mats": 3,
                    "vocab": 128256, "max_pos": 8192, "params": 8_030_261_248},
 }
+TIED = {"gpt2"}  # lm_head is the token embedding (tie_word_embeddings)
 # A count of parameters from config.json alone can leave out small tensors the checkpoint holds
 # (biases; Qwen3's per-head query and key norms): the memory bill's parameters, and what follows
 # from them, agree with the cards' counts to this relative tolerance.
@@ -505,9 +506,9 @@ def check_decode_bill(table, checks):
             else:
                 scaled_words(checks, params, "batch_ops (attention FLOPs)", counts[0],
                              users * pair_flops(m) * c)
-                scaled_words(checks, params, "batch_ops (weight FLOPs)", counts[1],
+                scaled_words(checks, params, "batch_ops (parameter FLOPs)", counts[1],
                              users * 2 * matmul_params(m))
-        if "slots:reuse" in state:  # a weight read once per step serves every user
+        if "slots:reuse" in state:  # a parameter read once per step serves every user
             shown = state["slots:reuse"]["weights_intensity"]  # "32", "1.02e+03"
             if not math.isclose(float(shown), params["users"], rel_tol=0.005):
                 checks.fail(params, "reuse.weights_intensity", shown, params["users"])
@@ -581,6 +582,11 @@ def check_memory_bill(table, checks):
             checks.bytes_text(params, "weights.weights", w["weights"], m["params"] * b,
                               PARAMS_REL)
             checks.int_text(params, "weights.kv_token", w["kv_token"], kv_bytes_per_token(m, b))
+            # a decode step streams all but the lookup tables: the token embedding, or, where
+            # lm_head reuses it (GPT-2), the learned position table
+            table_rows = m["max_pos"] if params["model"] in TIED else m["vocab"]
+            checks.bytes_text(params, "weights.read", w["read"],
+                              (m["params"] - table_rows * m["hidden"]) * b, PARAMS_REL)
             checks.rel_text(params, "one_user.one", state["slots:one_user"]["one"],
                             m["params"] * b / kv_bytes_per_token(m, b), PARAMS_REL)
         if "slots:all_users" in state:
@@ -900,6 +906,9 @@ def check_ladder(table, checks):
             checks.int_text(params, "context.final_square", ctx["final_square"], final * final)
             checks.int_text(params, "context.last_step", ctx["last_step"], final - 1)
             checks.int_text(params, "context.total", ctx["total"], steps)
+            # the sum's split: every step sees the prompt, plus 0 … response−1 tokens of its own
+            checks.int_text(params, "context.linear", ctx["linear"], response * prompt)
+            checks.int_text(params, "context.square", ctx["square"], sum(range(response)))
             checks.text(params, "context.ratio", ctx["ratio"], 100 * steps / (final * final))
             checks.equal(params, "marker", (state["source:marker"]["n"],
                                             state["source:marker"]["total"]), ([final], [steps]))
@@ -952,8 +961,11 @@ def check_agreement(table, checks):
             checks.text(params, "verdict.norm_b", v["norm_b"], nb)
             checks.equal(params, "verdict.sign", v["sign"],
                          "positive" if score > 0 else "negative" if score < 0 else "zero")
+            # perpendicular within 10° of 90°; aligned / opposed within 45° of 0° / 180°
+            near = min(angle, 180 - angle) < 45
             word = ("perpendicular" if abs(angle - 90) <= 10 else
-                    "aligned" if angle < 90 else "opposed")
+                    ("aligned" if near else "leaning together") if angle < 90 else
+                    ("opposed" if near else "leaning apart"))
             checks.equal(params, "verdict.verdict", v["verdict"], word)
             checks.close(params, "arc.end (radians)", state["source:arc"]["end"][0],
                          math.radians(angle), rel=1e-9, abs_=1e-12)

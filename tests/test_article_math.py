@@ -245,7 +245,7 @@ def test_agreement_try_it():
     assert (n.score, n.verdict) == (0.0, "perpendicular")
     p.b = "-3, -4, -2"
     n = p.numbers()
-    assert (n.score, n.verdict) == (-3.0, "opposed")
+    assert (n.score, n.verdict) == (-3.0, "leaning apart")  # 104.1°, not opposed
     assert round(AgreementPanel(d=4).numbers().effective_raw) == 4  # "about four keys"
     for d in (128, 4096):
         n = AgreementPanel(d=d).numbers()

@@ -1,5 +1,6 @@
 """float16 overflow in a naive softmax, and the max-subtraction fix; the dot product."""
 
+import itertools
 import math
 
 import numpy as np
@@ -43,6 +44,21 @@ def test_dot_product_agreement():
     assert dot_product.agreement([1, 0], [2, 0]) == "aligned"
     assert dot_product.agreement([1, 0], [0, 3]) == "perpendicular"
     assert dot_product.agreement([1, 0], [-1, 0.1]) == "opposed"
+    # the documents' pair sits at 75.9°: it leans together, it is not aligned
+    assert dot_product.agreement([2, -1, 0.5], [3, 4, 2]) == "leaning together"
+    assert dot_product.agreement([2, -1, 0.5], [-3, -4, -2]) == "leaning apart"  # 104.1°
+    # each zone by the angle of a unit vector against (1, 0), edges included as documented
+    for degrees, verdict in ((0, "aligned"), (44.9, "aligned"), (45, "leaning together"),
+                             (79.9, "leaning together"), (80.1, "perpendicular"),
+                             (99.9, "perpendicular"), (100.1, "leaning apart"),
+                             (135.1, "opposed"), (180, "opposed")):
+        b = [np.cos(np.radians(degrees)), np.sin(np.radians(degrees))]
+        assert dot_product.agreement([1, 0], b) == verdict, degrees
+    zones = dot_product.AGREEMENT_ZONES
+    assert [z[0] for z in zones] == ["aligned", "leaning together", "perpendicular",
+                                     "leaning apart", "opposed"]
+    assert zones[0][1] == 0 and zones[-1][2] == 180
+    assert all(z[2] == nxt[1] for z, nxt in itertools.pairwise(zones))  # no gap, no overlap
     assert dot_product.operations(128) == 256
     with pytest.raises(ValueError):
         dot_product.dot([1, 2], [1])

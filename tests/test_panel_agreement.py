@@ -45,15 +45,25 @@ def test_defaults_score_3_built_from_the_products(panel):
 def test_angle_and_verdict(panel):
     angle = dot_product.angle_degrees(A, B)
     assert panel._verdict.values["angle"] == f"{angle:.1f}°"
-    assert "verdict: aligned:" in shows(panel._verdict)
+    # 75.9°: more with than against, but not "aligned" (under 45°)
+    assert f"{angle:.1f}" == "75.9"
+    assert ("verdict: leaning together: the score is positive; the angle is 45° to 80°: more "
+            "with each other than against, but far from the same way.") in shows(panel._verdict)
     x, y = panel.gauge_source.data["x"][1], panel.gauge_source.data["y"][1]
     assert math.degrees(math.atan2(y, x)) == pytest.approx(angle)
     panel.b = "-1, -2, 0"  # a·b = −2 + 2 + 0 = 0: perpendicular
     assert "verdict: perpendicular:" in shows(panel._verdict)
     assert panel._arithmetic.values["score"] == "0"
     panel.b = "-2, 1, -0.5"
-    assert "verdict: opposed:" in shows(panel._verdict)
+    assert ("verdict: opposed: the score is negative; the angle is over 135°: they point "
+            "nearly opposite ways.") in shows(panel._verdict)
     assert panel._verdict.values["angle"] == "180.0°"
+    panel.b = "6, -3, 1.5"  # a itself, twice as long: 0°
+    assert ("verdict: aligned: the score is positive; the angle is under 45°: they point nearly "
+            "the same way.") in shows(panel._verdict)
+    panel.b = "-3, -4, -2"  # 104.1°
+    assert ("verdict: leaning apart: the score is negative; the angle is 100° to 135°: more "
+            "against each other than with, but far from opposite.") in shows(panel._verdict)
 
 
 def test_the_presets_show_the_documents_three_cases(panel):
@@ -62,8 +72,8 @@ def test_the_presets_show_the_documents_three_cases(panel):
         panel._b_pick.value = b  # the list sets the parameter
         assert panel.b == b
         verdicts[b] = (panel._arithmetic.values["score"], panel._verdict.values["verdict"])
-    assert verdicts == {"3, 4, 2": ("3", "aligned"), "1, 2, 0": ("0", "perpendicular"),
-                        "-3, -4, -2": ("−3", "opposed")}
+    assert verdicts == {"3, 4, 2": ("3", "leaning together"), "1, 2, 0": ("0", "perpendicular"),
+                        "-3, -4, -2": ("−3", "leaning apart")}
     panel._a_pick.value = "4, -2, 1"  # twice as long: the score doubles, the angle stays
     panel._b_pick.value = "3, 4, 2"
     assert panel._arithmetic.values["score"] == "6"

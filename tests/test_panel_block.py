@@ -87,7 +87,13 @@ def test_d_model_is_claimed_only_where_heads_times_head_dim_is_it(model):
     m = costs.preset(model)
     text = block.BlockPanel.state(model=model)["slots:block"]["structure"]
     assert (f"{m.heads} query heads × {m.head_dim} = {m.heads * m.head_dim:,}") in text
-    assert ("= d_model" in text) == (m.heads * m.head_dim == m.hidden)
+    square = m.heads * m.head_dim == m.hidden
+    assert ("= the hidden size (d_model), so W_O, the output projection, is square"
+            in text) == square
+    # the lm_head's outputs named once: one number per vocabulary token
+    assert (f"lm_head, whose {m.vocab:,} outputs per token are the logits: one number per "
+            "vocabulary token") in text
+    assert "(a norm rescales each token's vector)" in text
     if m.kv_heads < m.heads:
         assert f"each shared by {m.heads // m.kv_heads} query heads" in text
 
@@ -103,7 +109,9 @@ def test_a_model_whose_heads_are_not_d_model_says_so(monkeypatch):
         whole = block.heads_state("qwen3-8b")["source:heads_labels"]["text"]
     finally:
         block.sizes.cache_clear()
-    assert "= d_model" not in text and "8,192, not d_model (5,120)" in text
+    assert "= the hidden size" not in text
+    assert ("8,192, not the hidden size (d_model, 5,120): W_O, the output projection, maps "
+            "8,192 back to 5,120") in text
     assert "W_O: 8,192 × 5,120" in whole
 
 

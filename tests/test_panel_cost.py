@@ -208,3 +208,15 @@ def test_a_static_page_has_presets_stops_and_the_live_button():
     assert len(buttons) == 1
     assert p.prompt_slider.value == 12 and p.generate_slider.value == 12  # 4,096 = 2¹²
     assert p.widgets["model"] is p.picker.model_buttons
+
+
+def test_the_note_says_the_lm_head_is_counted_at_every_position():
+    from app.panels import cost
+
+    m = costs.preset("qwen3-8b")
+    assert costs.lm_head_params(m) == 151_936 * 4096  # vocab × hidden, 8.2% of the matmuls
+    assert costs.lm_head_params(m) / costs.matmul_params(m) == pytest.approx(0.0822, abs=1e-4)
+    assert ("The lm_head is counted at every prompt position, as in training; serving needs it "
+            "at the last one only (Qwen3-8B: 622 million of its 7.57 billion matmul parameters, "
+            "8.2%).") in cost.CONVENTIONS
+    assert "weight" not in cost.CONVENTIONS  # the model's parameters are "parameters"

@@ -41,8 +41,10 @@ def test_operations_match_the_document(panel):
     assert t.count(f"{HALF:,} FLOPs") == 2 and "≈ 1.07 billion" in t
     total = float(re.search(r"Attention in all: ≈ ([\d.]+) billion", t).group(1))
     assert total == pytest.approx(2.1, abs=0.06)
-    weights = float(re.search(r"= [\d,]+ FLOPs \(≈ ([\d.]+) billion\)\s*$", t.split("Weights")[1]
-                              .split("Attention is")[0].strip()).group(1))
+    # the model's parameters are "parameters"; "weights" are the softmax's outputs
+    assert "Weights" not in t and "Parameters: 2 × 7,504,658,432 parameters in matrix products" in t
+    weights = float(re.search(r"= [\d,]+ FLOPs \(≈ ([\d.]+) billion\)\s*$",
+                              t.split("Parameters:")[1].split("Attention is")[0].strip()).group(1))
     assert weights == pytest.approx(15, abs=0.1)
     share = float(re.search(r"Attention is ([\d.]+)%", t).group(1))
     assert share == pytest.approx(12, abs=1) and "about 1/8" in t
@@ -255,3 +257,29 @@ def test_a_static_page_has_sliders_on_stops_and_no_number_boxes():
     assert p.context_input is None and p.users_input is None
     assert (p.context_slider.value, p.users_slider.value) == (12, 0)  # 4,096 and 1
     assert list(p.picker.model_buttons.options) == ["Qwen3-8B", "GPT-2", "Llama-3-8B"]
+
+
+def test_the_notes_name_parameters_and_what_is_left_out(panel):
+    from app.panels import decode_bill
+
+    # scale, max, subtract, exp, add, divide: 6 per score, against 4 × head_dim for attention
+    left_out = 6 * DOTS
+    assert f"{left_out:,}" == "25,165,824"
+    assert left_out / (2 * HALF) == pytest.approx(0.0117, abs=1e-4)
+    assert ("are left out: for Llama-3-8B at 4,096 tokens, 25.2 million against attention's "
+            "2.15 billion (1.2%)") in decode_bill.CONVENTIONS
+    assert "few million" not in decode_bill.CONVENTIONS
+    assert "The parameter matmuls (the matrix products with the model's parameters)" in (
+        decode_bill.CONVENTIONS)
+    # the cache streams in while the kernel works: the step cannot finish sooner
+    assert "the step cannot finish before the whole key/value cache has travelled" in (
+        decode_bill.INTRO)
+    assert "before any of them can run" not in decode_bill.INTRO
+    hint = text(panel.verdict)
+    assert "the parameter matmuls: with one user, each parameter read does one multiply-add" in hint
+    assert "Batching (decoding several users' tokens in one step) raises that" in hint
+    panel.users = 32
+    assert "each parameter read is used by all 32 users of the batch" in text(panel.verdict)
+    assert "parameter FLOPs this step" in text(panel.readout)
+    assert "Batching shares the parameters: the parameter matmuls alone turn" in text(
+        panel.time)

@@ -430,3 +430,25 @@ def test_no_glyph_keeps_selected_unselected_or_muted_copies():
     assert len(renderers) > 40
     assert all(r.selection_glyph is None and r.nonselection_glyph is None
                and r.muted_glyph is None for r in renderers)
+
+
+def test_the_divisor_log_and_the_notes_say_what_changes(panel):
+    # off: q·k is unchanged, the softmax's inputs grow by √5; a row with one visible key
+    # keeps its weight of 1
+    panel.divide = False
+    assert panel.log[0].startswith("divide scores by √d_k off: the softmax's inputs are q·k "
+                                   "itself, 2.24× larger, so it is sharper; row 2 attends")
+    panel.query = 0
+    panel.divide = True
+    assert "inputs are q·k ÷ √5 ≈ q·k ÷ 2.24; row 0 attends 1.00 tokens" in panel.log[0]
+    panel.divide = False
+    assert "2.24× larger, but row 0 sees one key, so its weight stays 1" in panel.log[0]
+    # the BLAS line names what regrouping does, and no undefined "batch"
+    panel.param.update(query=2, divide=True)
+    if not worked_example.truncate(6, 2, exact=False).equal:
+        assert ("so results can differ in the last digits between runs of different sizes"
+                in notes(panel))
+    assert "batch" not in notes(panel)
+    # the table's exp(s − max): s named, and the max's subtraction said to change no weight
+    assert ("s is the softmax's input; subtracting the row's max changes no weight"
+            in panel._arithmetic.text())

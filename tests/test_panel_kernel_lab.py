@@ -251,3 +251,26 @@ def test_inline_code_in_the_notes_is_not_pale_blue():
     notes = KernelLabPanel().__panel__().select(pn.pane.Markdown)
     assert notes and all(CODE_CSS in md.stylesheets for md in notes)
     assert "color: inherit" in CODE_CSS
+
+
+def test_the_notes_say_what_this_pytorch_does():
+    # "the first, in a fixed order of preference": SDPA does not measure which is best
+    assert "takes the first, in a fixed order of preference" in kernel_lab_text.INTRO
+    assert "best one" not in kernel_lab_text.INTRO
+    # "on CPU, this page's PyTorch gives none": a math fallback (flash needs one head_dim for
+    # q, k and v) raises no warning at all
+    assert "without any warning (on CPU, this page's PyTorch gives none)" in kernel_lab_text.INTRO
+    import warnings
+
+    q, v = torch.randn(1, 2, 7, 16), torch.randn(1, 2, 7, 8)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.nn.functional.scaled_dot_product_attention(q, q, v)
+    assert caught == []
+    # "a millionth" holds for float32 alone; the sweep times one call, not a whole prefill
+    assert "In float32 the output agrees with the reference to about a millionth" in (
+        kernel_lab_text.LOOK_FOR)
+    assert "~1e-6" in kernel_lab_text.expected_error("float32")
+    assert "linear regime" not in kernel_lab_text.LOOK_FOR
+    assert "near 4×, the n² arithmetic does" in kernel_lab_text.LOOK_FOR
+    assert "batch (sequences per call) × heads × n² × bytes" in kernel_lab_text.EAGER_NOTE

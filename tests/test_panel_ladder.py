@@ -33,6 +33,9 @@ def test_ladder_values_per_phase():
     assert bars(panel, "decode") == [3, 4, 5, 6, 7, 8]
     assert "9, 16, 25, 36, 49, 64" in html(panel._ladder_text)
     assert "3, 4, 5, 6, 7, 8" in html(panel._ladder_text)
+    # the square is the queries times the keys, not the context alone
+    assert "The square is n queries times n keys; a decode step keeps the n keys but has one " \
+           "query" in html(panel._ladder_text)
 
 
 def test_follows_the_head():
@@ -76,6 +79,12 @@ def test_response_is_a_sum_of_linear_steps():
     text = html(panel._context_text)
     assert "4,096 decode steps, each linear" in text
     assert "9,435,136" in text and "4,352² = 18,939,904" in text
+    # the sum's two terms: 256 × 4,096 + 4,096 × 4,095 / 2, linear until R passes 2P
+    assert "sum is R·P + R(R − 1)/2, here 1,048,576 + 8,386,560" in text
+    assert "only once the response is more than twice the prompt" in text
+    panel.param.update(prompt=4096, response=256)  # the review's case: 97% linear
+    assert "here 1,048,576 + 32,640" in html(panel._context_text)
+    panel.param.update(prompt=256, response=4096)
     assert panel.marker_source.data == {"n": [4352], "total": [9_435_136.0]}
     figure = panel.context_figure
     panel.param.update(prompt=1, response=65_536)

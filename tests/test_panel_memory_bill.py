@@ -4,6 +4,7 @@ import json
 import re
 
 import pytest
+from bokeh.models import Legend
 
 from app.kit import states, url_state
 from app.panels.memory_bill import MemoryBillPanel
@@ -26,9 +27,17 @@ def test_defaults_and_url_keys(panel):
     assert panel.url_keys == ("model", "users", "context", "prompt", "dtype")
 
 
-def test_weights_are_16_gb_and_one_user_catches_them_near_120k(panel):
+def test_parameters_are_16_gb_and_one_user_catches_them_near_120k(panel):
     t = text(panel.readout)
-    assert "= 16 GB (15 GiB)" in t
+    # "parameters", not "weights"; 3 digits, so 16.1 + 0.537 visibly make 16.6
+    assert "Parameters: 8,030,261,248 parameters × 2 bytes = 16.1 GB (15.0 GiB), fixed" in t
+    assert "Weights" not in t
+    assert "0.537 GB (0.500 GiB). Parameters plus cache: 16.6 GB (15.5 GiB)." in t
+    # a step streams every matrix a token multiplies, not the embedding table: as the decode bill
+    step = costs.decode_step_bytes(costs.preset("llama-3-8b"), 4096) - 4096 * 131_072
+    assert round(step / 1e9, 1) == 15.0
+    assert ("a decode step streams 15.0 GB (14.0 GiB) of them (every matrix a token multiplies; "
+            "a lookup table gives one row), however long the conversation") in t
     assert "131,072 bytes (128 KiB) per token" in t
     catch = int(re.search(r"outweighs them at ([\d,]+) tokens", t).group(1).replace(",", ""))
     assert catch == pytest.approx(120_000, rel=0.05)
@@ -38,7 +47,10 @@ def test_weights_are_16_gb_and_one_user_catches_them_near_120k(panel):
 def test_32_users_at_4k_hold_17_gb(panel):
     panel.users = 32
     t = text(panel.readout)
-    assert "For 32 users at 4,096 tokens each: 17 GB" in t
+    assert "For 32 users at 4,096 tokens each: 17.2 GB (16.0 GiB)" in t
+    assert "Parameters plus cache: 33.2 GB (31.0 GiB)" in t
+    assert "their caches together outweigh the parameters at 3,829" in t
+    assert panel.cross_label.text == "cache = parameters at 3,829"
     assert "3,829 tokens each" in t  # 122,532 / 32
     assert panel.cross_span.location == pytest.approx(122_532 / 32, rel=1e-6)
     assert panel.kv_item.label.value == "KV cache, 32 users" and panel.one_line.visible
@@ -52,7 +64,7 @@ def test_prefill_scratch_against_a_fused_tile(panel):
     assert "4,096 times" in t
 
 
-@pytest.mark.parametrize("dtype, weights", [("fp8", "8.0 GB"), ("fp32", "32 GB")])
+@pytest.mark.parametrize("dtype, weights", [("fp8", "8.03 GB"), ("fp32", "32.1 GB")])
 def test_bytes_per_value(panel, dtype, weights):
     panel.dtype = dtype
     assert f"= {weights}" in text(panel.readout)
@@ -87,7 +99,7 @@ def test_a_bad_config_keeps_the_numbers(panel, bad):
     assert "<script" not in panel.picker._error_pane.object
 
 
-def test_a_window_on_every_layer_never_outweighs_the_weights(panel):
+def test_a_window_on_every_layer_never_outweighs_the_parameters(panel):
     cfg = {"model_type": "mistral", "num_hidden_layers": 2, "hidden_size": 4096,
            "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
            "vocab_size": 32000, "sliding_window": 512}
@@ -95,7 +107,7 @@ def test_a_window_on_every_layer_never_outweighs_the_weights(panel):
     panel.users = 4
     t = text(panel.readout)
     assert "one user's cache outweighs them never: the window caps the cache" in t
-    assert "outweigh the weights never." in t
+    assert "outweigh the parameters never." in t
     assert not panel.cross_span.visible
 
 
@@ -152,3 +164,14 @@ def test_a_static_page_has_sliders_on_stops_and_no_number_boxes():
         p.__panel__()
     assert p.context_input is None and p.users_input is None and p.prompt_input is None
     assert (p.context_slider.value, p.users_slider.value, p.prompt_slider.value) == (12, 0, 13)
+
+
+def test_the_chart_and_notes_say_parameters(panel):
+    from app.panels import memory_bill
+
+    assert "parameters against the KV cache" in text(panel.caption)
+    labels = [item.label.value for legend in panel.figure.select(type=Legend)
+              for item in legend.items]
+    assert "parameters" in labels and "weights" not in labels
+    for note in (memory_bill.INTRO, memory_bill.CONVENTIONS):
+        assert "weights" not in note.lower() and "parameters" in note

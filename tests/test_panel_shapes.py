@@ -46,3 +46,12 @@ def test_the_caption_gives_the_real_models_sizes():
                   f"{m.kv_heads} KV heads", f"shared by {m.heads // m.kv_heads} query heads"):
         assert shown in text, shown
     assert np.isclose(m.hidden / m.heads, m.head_dim)  # 4,096 = 32 × 128
+
+
+def test_the_caption_names_its_terms():
+    text = shapes.caption()
+    # d_model named once as the hidden size; the divided scores are the scaled scores; the
+    # softmax's outputs are attention weights
+    assert "each as wide as the hidden size (d_model)" in text
+    assert "the scaled scores are Q K<sup>T</sup> ÷ √d<sub>k</sub>" in text
+    assert "into attention weights" in text

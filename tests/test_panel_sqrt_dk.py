@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from app.kit import registry, states, url_state
+from app.kit import fmt, registry, states, url_state
 from app.panels import sqrt_dk as panel_module
 from app.panels.sqrt_dk import D_K_STOPS, KEY_STOPS, SqrtDkPanel
 from attention_core import sqrt_dk as core
@@ -281,3 +281,19 @@ def test_the_article_builds_the_sweep(static):
     assert sweep.in_article and sweep.url_map == {"d_k": "d_k", "keys": "keys"}
     sweep.d_k = 512
     assert readout_numbers(sweep)[3] == pytest.approx(22.63)
+
+
+def test_the_curve_note_says_why_its_means_differ_from_the_chapters():
+    panel = SqrtDkPanel()
+    draws = panel_module.mean_draws(16)
+    mean = core.expectation(panel_module.CURVE_D_KS, 16, draws)
+    error = max((mean.effective_raw_se / mean.effective_raw).max(),
+                (mean.effective_scaled_se / mean.effective_scaled).max())
+    assert draws == 75 and 0.01 < error < 0.2
+    text = panel.curve_note.text()
+    assert (f"the mean over 75 fresh draws, few enough that a change of keys redraws at once, "
+            f"so a point of them is uncertain by up to ±{fmt.percent(error, 2)} (one standard "
+            "error); the chapter's averages use far more draws and are steadier.") in text
+    panel.keys = 256  # 4 draws: the note says how rough that is
+    assert "mean over 4 fresh draws" in panel.curve_note.text()
+    assert panel_module.mean_uncertainty(256, 4) > error

@@ -1,8 +1,9 @@
 """The dot product as agreement: multiply pair by pair, add, and read the sign of the total.
 
 Two three-number vectors show the products, their sum and the angle between the vectors
-(aligned, perpendicular or opposed). Then vectors of d = 128 numbers: their raw scores
-swing to about ±11 and softmax crowns one key; divided by √d they sit near ±1 and blend.
+(aligned, leaning together, perpendicular, leaning apart or opposed). Then vectors of d = 128
+numbers: their raw scores swing to about ±11 and softmax crowns one key; divided by √d they
+sit near ±1 and blend.
 
 The panel has the one shape (app/kit/states.py). Its controls are the documents' vectors and a
 few more that teach something (a vector twice as long, its opposite, the zero vector), and d
@@ -62,16 +63,44 @@ B_PRESETS = {
 BLUE, VERMILLION, GREEN, YELLOW = "#0072B2", "#D55E00", "#009E73", "#F0E442"
 LEGEND = {"orientation": "horizontal", "location": "top_left", "label_text_font_size": "12px",
           "padding": 2, "spacing": 8, "margin": 0, "border_line_color": None}
-ZONES = (  # verdict, start°, end°, fill: dot_product.agreement calls 80°-100° perpendicular
-    ("aligned", 0, 80, GREEN),
-    ("perpendicular", 80, 100, YELLOW),
-    ("opposed", 100, 180, VERMILLION),
-)
-WHY = {
-    "aligned": "they point more the same way than not",
-    "perpendicular": "they are within 10° of a right angle: neither agree nor disagree",
-    "opposed": "they point more against each other than with",
-}
+# the gauge's zones are dot_product.agreement's own; a leaning zone is a paler shade of the
+# end it leans to
+FILLS = {"aligned": (GREEN, 0.34), "leaning together": (GREEN, 0.14),
+         "perpendicular": (YELLOW, 0.28), "leaning apart": (VERMILLION, 0.14),
+         "opposed": (VERMILLION, 0.34)}
+ZONES = tuple((verdict, start, end, *FILLS[verdict])
+              for verdict, start, end in dot_product.AGREEMENT_ZONES)
+LABELS = {"leaning together": "leaning\ntogether", "leaning apart": "leaning\napart"}
+
+
+def why(verdict):  # -> the verdict's reason, from its zone's edges
+    edges = {v: (f"{start:g}°", f"{end:g}°") for v, start, end in dot_product.AGREEMENT_ZONES}
+    start, end = edges[verdict]
+    return {
+        "aligned": f"the angle is under {end}: they point nearly the same way",
+        "leaning together": (f"the angle is {start} to {end}: more with each other than "
+                             "against, but far from the same way"),
+        "perpendicular": (f"the angle is {start} to {end}, about a right angle: they neither "
+                          "agree nor disagree"),
+        "leaning apart": (f"the angle is {start} to {end}: more against each other than with, "
+                          "but far from opposite"),
+        "opposed": f"the angle is over {start}: they point nearly opposite ways",
+    }[verdict]
+
+
+def zone_labels():  # -> each zone's name inside its wedge; the narrow perpendicular
+    # wedge's just above the gauge. A leaning label sits nearer its end of the gauge, clear
+    # of b at the documents' 75.9°.
+    radius = {"aligned": 0.6, "leaning together": 0.75, "perpendicular": 1.07,
+              "leaning apart": 0.75, "opposed": 0.6}
+    along = {"leaning together": 0.35, "leaning apart": 0.65}  # of the way from start to end
+    x, y, text = [], [], []
+    for verdict, start, end, *_fill in ZONES:
+        middle = math.radians(start + along.get(verdict, 0.5) * (end - start))
+        x.append(round(radius[verdict] * math.cos(middle), 3))
+        y.append(round(radius[verdict] * math.sin(middle), 3))
+        text.append(LABELS.get(verdict, verdict))
+    return {"x": x, "y": y, "text": text}
 
 
 def vector(v, name="the vector"):  # text or numbers -> tuple of 3 floats (ValueError if not)
@@ -254,7 +283,7 @@ def verdict_values(nums):  # -> {slot: text}: the angle and the verdict, or why 
         "norm_b": fmt.sig_figures(nums.norm_b, 3), "cos": fmt.sig_figures(cos, 3),
         "verdict": nums.verdict,
         "sign": "positive" if nums.score > 0 else "negative" if nums.score < 0 else "zero",
-        "why": WHY[nums.verdict], "zero": "",
+        "why": why(nums.verdict), "zero": "",
     }
 
 
@@ -387,12 +416,11 @@ class AgreementPanel(StatePanel):
         g = figure(width=300, height=185, tools="", toolbar_location=None,
                    x_range=Range1d(-1.2, 1.2), y_range=Range1d(-0.22, 1.18),
                    min_border=4, outline_line_color=None)
-        for _verdict, start, end, colour in ZONES:
+        for _verdict, start, end, colour, alpha in ZONES:
             g.annular_wedge(0, 0, inner_radius=0.0, outer_radius=1.0, start_angle=start,
                             end_angle=end, start_angle_units="deg", end_angle_units="deg",
-                            fill_color=colour, fill_alpha=0.28, line_color=paint.paper)
-        zone_text = {"x": [0.52, 0.0, -0.58], "y": [0.2, 1.05, 0.2],
-                     "text": ["aligned", "perpendicular", "opposed"]}
+                            fill_color=colour, fill_alpha=alpha, line_color=paint.paper)
+        zone_text = zone_labels()
         g.text("x", "y", text="text", source=ColumnDataSource(zone_text), text_align="center",
                text_baseline="middle", text_font_size="12px", text_color=paint.text)
         g.arc(0, 0, radius=0.24, start_angle=0.0, end_angle="end", source=self.arc_source,

@@ -169,7 +169,7 @@ def heads_state(model):  # the heads, their concatenation and W_O
     model_left = STRIP_LEFT + (STRIP_WIDTH - model_w) / 2
     query, shared = head_columns(h, kv)
     d = Drawing(HEADS_HEIGHT)
-    d.text(160, 28, f"x, from the norm: n × {d_model:,}")
+    d.text(160, 28, f"x, the normed stream: n × {d_model:,}")
     d.rect(model_left, 44, model_w, 12, NORM, alpha=0.9, line=False)
     d.text(160, 68, f"Q: {h} heads, n × {d_k} each")
     strip(d, query, 84, 14, Q, per_group=h // kv)
@@ -204,10 +204,12 @@ def text_state(model):  # the structure in words, then where the parameters are
     h, kv, d_k, d_model = s["heads"], s["kv_heads"], s["head_dim"], s["d_model"]
     concat = h * d_k
     if concat == d_model:
-        width = f"{h} query heads × {d_k} = {concat:,} = d_model, so W_O is square"
+        width = (f"{h} query heads × {d_k} = {concat:,} = the hidden size (d_model), so "
+                 "W_O, the output projection, is square")
     else:
-        width = (f"{h} query heads × {d_k} = {concat:,}, not d_model ({d_model:,}): W_O "
-                 f"maps {concat:,} back to {d_model:,}")
+        width = (f"{h} query heads × {d_k} = {concat:,}, not the hidden size (d_model, "
+                 f"{d_model:,}): W_O, the output projection, maps {concat:,} back to "
+                 f"{d_model:,}")
     if kv == h:
         kv_text = f"{kv} KV heads, one for each query head (no sharing)"
     elif kv == 1:
@@ -218,14 +220,16 @@ def text_state(model):  # the structure in words, then where the parameters are
     layer = s["attention"] + s["mlp"]
     structure = (f"{s['name']}: {width}; {kv_text}. A residual stream {d_model:,} wide runs "
                  f"from the token embedding through {s['layers']} layers, each adding "
-                 "attention's output and then the MLP's, to a final norm and lm_head, which "
-                 f"give {s['vocab']:,} logits.")
+                 "attention's output and then the MLP's, both computed from a normed copy of "
+                 "the stream (a norm rescales each token's vector), to a final norm and "
+                 f"lm_head, whose {s['vocab']:,} outputs per token are the logits: one number "
+                 "per vocabulary token.")
     embedding = f"the token embedding ({s['embedding']:,})"
     if s["positions"]:
         embedding += (f", a learned position table of {s['max_positions']:,} × {d_model:,} "
                       f"({s['positions']:,})")
     if s["tied"]:
-        head = "lm_head, which reuses the embedding's weights (tied: nothing more stored)"
+        head = "lm_head, which reuses the embedding's parameters (tied: nothing more stored)"
     else:
         head = f"lm_head ({s['lm_head']:,})"
     params = (f"Attention holds {s['attention']:,} of the {layer:,} parameters in one layer's "

@@ -51,10 +51,22 @@ HEIGHT = 360
 SHARE_DIGITS = 5  # the curves only colour a 360-px chart and a hover's 0.1%
 BF16 = costs.dtype_bytes("bf16")  # the memory line's dtype, as the documents assume
 
+DEFAULT_MODEL = "qwen3-8b"
+
+
+def lm_head_note(key=DEFAULT_MODEL):  # -> how much of the count the lm_head is, for a preset
+    m = costs.preset(key)
+    head, matmul = costs.lm_head_params(m), costs.matmul_params(m)
+    return (f"The lm_head is counted at every prompt position, as in training; serving needs "
+            f"it at the last one only ({m.name}: {fmt.scale_words(head)} of its "
+            f"{fmt.scale_words(matmul)} matmul parameters, {fmt.percent(head / matmul)}).")
+
+
 CONVENTIONS = (
-    "**How this counts.** A multiply-add is 2 FLOPs. *Matmul parameters* are every linear "
-    "weight of every layer plus the output layer (lm_head), counted even when it is tied to "
-    "the embedding: tying saves memory, not work. Looking up an embedding costs nothing; "
+    "**How this counts.** A multiply-add is 2 FLOPs. *Matmul parameters* are the parameters "
+    "of every layer's matrices plus the output layer (lm_head), counted even when it is tied "
+    f"to the embedding: tying saves memory, not work. {lm_head_note()} "
+    "Looking up an embedding costs nothing; "
     "norms, softmax, RoPE and biases are left out. A triangular kernel pays n²/2 (query, key) "
     "pairs for an n-token prompt (the documents' n²/2, not n(n+1)/2); a naive kernel computes "
     "the whole n² square, masked half included. A decode step with c tokens of context pays "
@@ -217,7 +229,7 @@ def last_step_state(model, prompt, generate):
 class CostPanel(CostStatePanel):
     """Attention's share of prefill and decode arithmetic for a real model's config."""
 
-    model = model_selector("qwen3-8b")
+    model = model_selector(DEFAULT_MODEL)
     prompt = param.Integer(default=4096, bounds=(1, MAX_PROMPT), label="prompt tokens",
                            doc="Tokens in the prompt, all processed at once by prefill.")
     generate = param.Integer(default=4096, bounds=(1, MAX_PROMPT), label="tokens to generate",

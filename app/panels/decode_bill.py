@@ -55,21 +55,36 @@ MAX_DRAWN_HEADS = 128  # past this the diagram would be a smear; the text still 
 ATTENTION, WEIGHTS = "#D55E00", "#0072B2"  # Okabe-Ito; the roof and ridge take the theme's ink
 HEIGHT = 320
 GQA_HEIGHT = 140
+DEFAULT_MODEL, DEFAULT_CONTEXT = "llama-3-8b", 4096
+# per score: scale, max, subtract, exp, add to the sum, divide
+SOFTMAX_OPS_PER_SCORE = 6
+
+
+def softmax_note(key=DEFAULT_MODEL, context=DEFAULT_CONTEXT):  # -> what leaving it out costs
+    m = costs.preset(key)
+    left_out = SOFTMAX_OPS_PER_SCORE * costs.decode_dot_products(m, context)
+    attention = costs.decode_score_flops(m, context) + costs.decode_value_flops(m, context)
+    return (f"Scaling and softmax, about {SOFTMAX_OPS_PER_SCORE} operations per score (scale, "
+            f"max, subtract, exp, add, divide), are left out: for {m.name} at {context:,} "
+            f"tokens, {fmt.scale_words(left_out)} against attention's "
+            f"{fmt.scale_words(attention)} ({fmt.percent(left_out / attention)}).")
+
 
 CONVENTIONS = (
     "**How this counts.** One new token for each user, with `context` tokens already "
     "cached. A multiply-add is 2 FLOPs: each dot product of width head_dim costs 2 × "
     "head_dim, and so does adding its weighted value. Query heads do the dot products; KV "
-    "heads set the cache. Weight operations are 2 × matmul parameters (every linear weight "
-    "plus lm_head; the embedding lookup is free). Scaling and softmax add only a few million "
-    "and are left out. Keys and values are bf16, 2 bytes each. GB = 10⁹ bytes, GiB = 2³⁰; "
+    "heads set the cache. The parameter matmuls (the matrix products with the model's "
+    "parameters) cost 2 × the parameters in them (every linear layer's matrix plus lm_head; "
+    f"the embedding lookup is free). {softmax_note()} Keys and values are bf16, 2 bytes each. "
+    "GB = 10⁹ bytes, GiB = 2³⁰; "
     "KiB = 2¹⁰. Peaks are dense BF16 tensor-core FLOP/s and memory bandwidth from the "
     "vendors' datasheets.")
 
 INTRO = (
     "To produce one new token, every layer's query heads score that token against every "
-    "cached key and blend the cached values. That is a few billion operations, yet before "
-    "any of them can run, the whole key/value cache has to travel from memory to the chip. "
+    "cached key and blend the cached values. That is a few billion operations, yet the step "
+    "cannot finish before the whole key/value cache has travelled from memory to the chip. "
     "Count both and divide: the operations per byte say whether the math units or the memory "
     "set the pace.")
 
@@ -82,7 +97,8 @@ OPS = (
     f'<li>Weighted sum of values: {slot("dots_v")} × 2 × {slot("v_head_dim")} = '
     f'{slot("values")} FLOPs (≈ <b data-s="values_short"></b>)</li>'
     '<li>Attention in all: ≈ <b data-s="attention"></b> FLOPs</li>'
-    f'<li>Weights: 2 × {slot("matmul")} matmul parameters = {slot("weight_ops")} FLOPs '
+    f'<li>Parameters: 2 × {slot("matmul")} parameters in matrix products = '
+    f'{slot("weight_ops")} FLOPs '
     '(≈ <b data-s="weight_short"></b>)</li></ul>'
     '<p>Attention is <b data-s="share"></b> of this token\'s arithmetic (about '
     f'1/{slot("about")}).</p>{slot("users", "p")}</div>')
@@ -106,9 +122,9 @@ VERDICT = (
     f'{slot("peak")} TFLOP/s ÷ {slot("bandwidth")} TB/s ≈ <b><span data-s="ridge"></span> '
     "FLOP/byte</b>.</p>"
     f'<p><b data-s="verdict"></b>{slot("verdict_rest")}</p>'
-    f'<p class="ae-hint">For comparison, the weight matmuls: {slot("reuse")}, ≈ '
-    f'{slot("weights_intensity")} FLOP/byte (activations ignored). Batching raises that; it '
-    "cannot raise attention's.</p></div>")
+    f'<p class="ae-hint">For comparison, the parameter matmuls: {slot("reuse")}, ≈ '
+    f'{slot("weights_intensity")} FLOP/byte (activations ignored). Batching (decoding several '
+    "users' tokens in one step) raises that; it cannot raise attention's.</p></div>")
 
 TIME = (
     '<div class="ae-readout" aria-live="polite">'
@@ -117,7 +133,7 @@ TIME = (
     f'bandwidth, FLOPs ÷ peak) = max({slot("step_bytes")} ÷ {slot("time_bandwidth")} TB/s, '
     f'{slot("step_flops")} FLOPs ÷ {slot("time_peak")} TFLOP/s) = <b data-s="step_ms"></b>, so at '
     f'most <b data-s="tokens_s"></b>. {slot("bound")}</p>'
-    '<p class="ae-hint">Batching shares the weights: the weight matmuls alone turn '
+    '<p class="ae-hint">Batching shares the parameters: the parameter matmuls alone turn '
     f'compute-bound at a batch of about {slot("weights_batch")} (the ridge point, in bf16). '
     "Each user's cache is read for that user alone, so with "
     f'{slot("batch_context")}-token caches {slot("reached")}.</p>'
@@ -303,8 +319,8 @@ def batch_state(model, context, users):  # the whole batch's operations this ste
         attention = (costs.decode_score_flops(m, context)
                      + costs.decode_value_flops(m, context))
         together = (f"For all {users:,} users: {fmt.scale_words(attention * users)} attention "
-                    f"FLOPs and {fmt.scale_words(costs.other_flops_decode(m) * users)} weight "
-                    "FLOPs this step.")
+                    f"FLOPs and {fmt.scale_words(costs.other_flops_decode(m) * users)} "
+                    "parameter FLOPs this step.")
     return {"slots:batch_ops": {"users": together}}
 
 
@@ -327,8 +343,8 @@ def users_state(users):
 
 def weights_state(model, users):  # the weight matmuls' intensity: each weight read, reused
     w = weights_intensity(shape_of(model), users)
-    reuse = ("with one user, each weight read does one multiply-add" if users == 1
-             else f"each weight read is used by all {users:,} users of the batch")
+    reuse = ("with one user, each parameter read does one multiply-add" if users == 1
+             else f"each parameter read is used by all {users:,} users of the batch")
     return {"slots:reuse": {"reuse": reuse, "weights_intensity": f"{w:.3g}"}}
 
 
@@ -404,8 +420,9 @@ def weights_point_state(model, users, gpu):  # the weight matmuls' dot on the ro
 class DecodeBillPanel(CostStatePanel):
     """Ops against bytes for one decoded token, and where that lands on a GPU's roofline."""
 
-    model = model_selector("llama-3-8b")
-    context = param.Integer(default=4096, bounds=(1, MAX_CONTEXT), label="context tokens",
+    model = model_selector(DEFAULT_MODEL)
+    context = param.Integer(default=DEFAULT_CONTEXT, bounds=(1, MAX_CONTEXT),
+                            label="context tokens",
                             doc="Tokens already in the KV cache when the new token is decoded.")
     users = param.Integer(default=1, bounds=(1, MAX_USERS), label="users (batch)",
                           doc="Sequences decoded together, each with its own cache.")
@@ -506,7 +523,7 @@ class DecodeBillPanel(CostStatePanel):
         fig.add_layout(Legend(items=[
             LegendItem(label="roof: min(peak, intensity × bandwidth)", renderers=[roof]),
             LegendItem(label="decode attention", renderers=[attention]),
-            LegendItem(label="weight matmuls, this batch", renderers=[weights]),
+            LegendItem(label="parameter matmuls, this batch", renderers=[weights]),
         ], location="bottom_right", label_text_font_size="12px", background_fill_alpha=0.85,
             padding=4, spacing=0))
         ticks = [0.1, 1, 10, 100, 1000, 10000]

@@ -160,7 +160,9 @@ ARITHMETIC = (
     + "<tr class='ae-sum'><th scope='row'>sum</th><td></td><td></td><td></td>"
     f"{slot('exp_sum', 'td')}{slot('weight_sum', 'td')}</tr></tbody></table></div>"
     '<div class="ae-out">weight = exp ÷ sum. output = Σ weight × value = '
-    f'{slot("output")}</div></div>')
+    f'{slot("output")}</div>'
+    '<div class="ae-small">s is the softmax\'s input; subtracting the row\'s max changes no '
+    "weight (the math chapter shows why).</div></div>")
 
 TRUNCATE = (
     '<div class="ae-readout" aria-live="polite">'
@@ -396,8 +398,8 @@ def truncate_values(nums, mask):  # -> {slot: text}: the truncate line and the B
         blas = "a BLAS matmul path: bit for bit at this row (its sums may not be elsewhere)"
     else:
         blas = (f"a BLAS matmul path: largest disagreement {fmt.sci(b.largest_disagreement)}: "
-                "its sums regroup with the array's shape, which is why inference engines "
-                "want batch-invariant kernels")
+                "its sums regroup with the array's shape, so results can differ in the last "
+                "digits between runs of different sizes")
     return {"truncate": truncate, "blas": blas}
 
 
@@ -430,9 +432,14 @@ def log_entries(nums, query, mask, divide, phase):
         lines["mask"] = ("causal mask off: every query now also sees the keys after it; "
                          "nothing is discarded")
     factor = np.sqrt(r.d_k)
-    lines["divide"] = (f"divide scores by √d_k {'on' if divide else 'off'}: scores are "
-                       + (f"divided by √{r.d_k} ≈ {factor:.2f}" if divide
-                          else f"{factor:.2f}× larger, so the softmax is sharper")
+    # q·k itself never changes; the switch scales what the softmax gets. A row that sees one
+    # key keeps its weight of 1 either way.
+    visible = int((~r.hidden[nums.row]).sum())
+    sharper = (f"but row {pos} sees one key, so its weight stays 1" if visible == 1
+               else "so it is sharper")
+    lines["divide"] = (f"divide scores by √d_k {'on' if divide else 'off'}: the softmax's "
+                       + (f"inputs are q·k ÷ √{r.d_k} ≈ q·k ÷ {factor:.2f}" if divide
+                          else f"inputs are q·k itself, {factor:.2f}× larger, {sharper}")
                        + f"; row {pos} attends {eff} tokens")
     return lines
 

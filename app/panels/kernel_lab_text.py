@@ -23,28 +23,32 @@ INTRO = (
     "Everything above is arithmetic on paper. This lab runs the real thing on the machine "
     "serving this page. PyTorch's `scaled_dot_product_attention` is one function in front of "
     "several kernels: FlashAttention-2, a memory-efficient kernel, cuDNN's, and a plain C++ "
-    "path that the backend enum calls `SDPBackend.MATH`. PyTorch takes the best one that "
-    "accepts your inputs. If no fused kernel does, you land on math, which writes out the whole "
-    "n × n grid of scores. PyTorch does warn when that happens, but only once, and the "
-    "warning is easy to miss in a long log. Here the answer is on the page.")
+    "path that the backend enum calls `SDPBackend.MATH`. PyTorch takes the first, in a fixed "
+    "order of preference, that accepts your inputs. If no fused kernel does, you land on "
+    "math, which writes out the whole n × n grid of scores. That fallback can pass without "
+    "any warning (on CPU, this page's PyTorch gives none), so this lab asks PyTorch's "
+    "dispatcher which kernel ran and puts the answer on the page.")
 
 LOOK_FOR = (
-    "**What to try:** run with backend *auto*, then with *math*. The output agrees with "
-    "the reference to about a millionth either way, but math's peak memory is far larger. "
+    "**What to try:** run with backend *auto*, then with *math*. In float32 the output "
+    "agrees with the reference to about a millionth either way, but math's peak memory is "
+    "far larger. "
     "Switch masking to the explicit triangular mask: a hand-made mask tells the kernel "
     "nothing about which blocks are empty, so it can no longer skip them, and the run slows "
-    "down. Then sweep. If doubling the prompt roughly doubles the time, prefill is still in "
-    "its linear regime. If it roughly quadruples it, the n² term has taken over.")
+    "down. Then sweep. This times one attention call, no projections or MLP: if doubling the "
+    "prompt roughly doubles the time, overheads and reading the O(n) inputs q, k and v still "
+    "dominate; near 4×, the n² arithmetic does. For a whole model's prefill, see the cost "
+    "panel.")
 
 EAGER_NOTE = (
     "Asking a model for its attention weights means giving up the fused kernels, since they "
     "never write those weights down. Hugging Face's `attn_implementation=\"eager\"` holds "
-    "batch × heads × n² × bytes per layer. For one sequence of 4,096 tokens on a 32-head model "
-    "in bfloat16, that is 1 GiB per layer, and more at its peak, because eager attention "
-    "takes the softmax in float32. The right-hand column of the sweep table gives that size "
-    "for your shapes. To be sure you never fall back silently, call SDPA inside "
-    "`torch.nn.attention.sdpa_kernel` with the math backend left out, as PyTorch's docs "
-    "recommend. A fallback then raises an error instead of just running slower.")
+    "batch (sequences per call) × heads × n² × bytes per layer. For one sequence of 4,096 "
+    "tokens on a 32-head model in bfloat16, that is 1 GiB per layer, and more at its peak, "
+    "because eager attention takes the softmax in float32. The right-hand column of the "
+    "sweep table gives that size for your shapes. To be sure you never fall back silently, "
+    "call SDPA inside `torch.nn.attention.sdpa_kernel` with the math backend left out, as "
+    "PyTorch's docs recommend. A fallback then raises an error instead of just running slower.")
 
 
 def esc(text):

@@ -1,6 +1,6 @@
 """Where the n² lives: prefill runs n queries against n keys (n² dot products), a decode step
-runs one query against n keys (n). Generating a response is a sum of such linear steps,
-which is quadratic in total although no single step is.
+runs one query against n keys (n). R response tokens after P prompt tokens sum such steps:
+R·P + R(R − 1)/2, quadratic only once R passes 2P.
 
 The panel has the one shape (app/kit/states.py). Four controls: sequence length and phase (on
 the article these are the head's own widgets: the ladder follows the head), and prompt and
@@ -120,6 +120,9 @@ def sum_state(prompt, response):  # the response's sum: the marker and the text
             "response": fmt.count(response), "last_step": fmt.count(last),
             "total": fmt.count(total), "ratio": f"{total / (final * final):.0%}",
             "final": fmt.count(final), "final_square": fmt.count(final * final),
+            # the sum's two terms: R·P from the prompt, R(R − 1)/2 from the response itself
+            "linear": fmt.count(response * prompt),
+            "square": fmt.count(response * (response - 1) // 2),
         },
     }
 
@@ -130,8 +133,8 @@ LADDER = (
     f'{slot("n")} queries against {slot("n")} keys ({slot("prefill")}); a decode step runs '
     f'one query, the newest token, against the same {slot("n")} keys ({slot("decode")}).</p>'
     f'<p class="ae-small">Prefill: {slot("prefill_all")}. Decode: {slot("decode_all")}. The '
-    'square comes from how many queries run at once, not from how long the context is; the '
-    'keys and values of earlier tokens wait in the KV cache.</p></div>')
+    'square is n queries times n keys; a decode step keeps the n keys but has one query, the '
+    'keys and values of earlier tokens waiting in the KV cache.</p></div>')
 
 CONTEXT = (
     '<div class="ae-readout" aria-live="polite">'
@@ -140,8 +143,10 @@ CONTEXT = (
     f'the last {slot("last_step")}. Their sum, Σ t for t = {slot("prompt")} … '
     f'{slot("last_step")}, is {slot("total", "b")} dot products, {slot("ratio")} of n² = '
     f'{slot("final")}² = {slot("final_square")}.</p>'
-    '<p class="ae-small">Each step is linear in the context; the sum over a response grows '
-    f'with its square. Per layer and per head; at n = {fmt.count(MAX_CONTEXT)} a prefill is '
+    '<p class="ae-small">Each step is linear in the context. For R response tokens after P '
+    f'prompt tokens the sum is R·P + R(R − 1)/2, here {slot("linear")} + {slot("square")}: '
+    'the square term overtakes the linear one only once the response is more than twice the '
+    f'prompt. Per layer and per head; at n = {fmt.count(MAX_CONTEXT)} a prefill is '
     f'{fmt.count(MAX_CONTEXT ** 2)} dot products against {fmt.count(MAX_CONTEXT)} for one '
     'decode step.</p></div>')
 

@@ -50,31 +50,34 @@ CHART_X = (64, MAX_CONTEXT)
 CHART_Y = (1e-3, 1e5)  # GB
 CURVE_CONTEXT = np.unique(np.geomspace(*CHART_X, 160).round())
 GB_DIGITS = 4  # significant digits of a curve's GB: more than a log-log chart can show
+# the readout's byte totals: 3 digits, so parameters + cache visibly add up (16.1 + 0.537)
+TOTAL_DIGITS = 3
 WEIGHTS, KV, ONE_USER = "#0072B2", "#D55E00", "#E69F00"  # Okabe-Ito; the crossing: theme ink
 HEIGHT = 320
 
 CONVENTIONS = (
-    "**How this counts.** Weights are every stored parameter (embedding, every layer's "
-    "matrices, norms and biases, and lm_head unless it is tied to the embedding) × bytes per "
-    "value, as Transformers' model code builds them. The KV cache "
+    "**How this counts.** The parameters are every number the model stores (embedding, every "
+    "layer's matrices, norms and biases, and lm_head unless it is tied to the embedding) × "
+    "bytes per value, as Transformers' model code builds them. The KV cache "
     "holds, per token and per user, 2 (K and V) × layers × KV heads × head_dim values. "
     "Sliding-window layers hold at most their window. Activations and framework overhead "
     "are left out. GB = 10⁹ bytes, GiB = 2³⁰ bytes; MB = 10⁶, MiB = 2²⁰; KiB = 2¹⁰.")
 
 INTRO = (
-    "Serving a model holds two things in memory. The weights are a fixed cost, the same for "
-    "a one-word chat as for a novel. The key/value cache grows with every token of every "
-    "conversation, so with enough context, or enough users, it outgrows the weights.")
+    "Serving a model holds two things in memory. Its parameters (the numbers it learned) are "
+    "a fixed cost, the same for a one-word chat as for a novel. The key/value cache grows "
+    "with every token of every conversation, so with enough context, or enough users, it "
+    "outgrows the parameters.")
 
 READOUT = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p><b>Weights</b>: {slot("params")} parameters × {slot("bytes")} {slot("byte_word")} = '
-    '<b data-s="weights"></b>, fixed, and read once per decode step however long the '
-    "conversation.</p>"
+    f'<p><b>Parameters</b>: {slot("params")} parameters × {slot("bytes")} {slot("byte_word")} = '
+    f'<b data-s="weights"></b>, fixed; a decode step streams {slot("read")}, however long '
+    "the conversation.</p>"
     f'<p><b>KV cache</b>: {slot("kv_token")} bytes ({slot("kv_token_binary")}) per token, per '
     f'user. For {slot("who")} at {slot("context")} tokens{slot("each")}: '
-    f'<b data-s="kv_all"></b>. Weights plus cache: {slot("total")}.{slot("window")}</p>'
-    "<p><b>Where the cache catches the weights</b>: one user's cache outweighs them "
+    f'<b data-s="kv_all"></b>. Parameters plus cache: {slot("total")}.{slot("window")}</p>'
+    "<p><b>Where the cache catches the parameters</b>: one user's cache outweighs them "
     f'{slot("one_at")}<b data-s="one"></b>{slot("one_tokens")}{slot("one_approx")}.'
     f'{slot("all_lead")}<b data-s="all"></b>{slot("all_tail")}</p></div>')
 
@@ -90,7 +93,7 @@ SCRATCH = (
     "less.</p></div>")
 
 CAPTION = (f'<p class="ae-caption" aria-live="polite">{slot("model_name")}, {slot("dtype")}: '
-           "weights against the KV cache as the context grows (log-log)</p>")
+           "parameters against the KV cache as the context grows (log-log)</p>")
 
 MemoryReadout = readout_class("MemoryReadout", READOUT)
 ScratchReadout = readout_class("MemoryScratchReadout", SCRATCH)
@@ -131,19 +134,29 @@ def window_state(model):  # what a sliding window does to the cache, if the mode
     return {"slots:window": {"window": window}}
 
 
-def weights_state(model, dtype):  # the weights, one user's cache: per token, curve, crossing
+def read_per_step(m, b):  # -> what a decode step streams of the parameters, in words
+    where = "every matrix a token multiplies; a lookup table gives one row"
+    if m.quant_method:  # weight_bytes_read does not count packing: no number
+        return f"the part of them a token uses ({where})"
+    return f"{fmt.gb_and_gib(costs.weight_bytes_read(m, b), TOTAL_DIGITS)} of them ({where})"
+
+
+def weights_state(model, dtype):  # the parameters, one user's cache: per token, curve, crossing
     m, b = shape_of(model), DTYPES[dtype]
     weights, per_token = costs.weight_bytes(m, b), costs.kv_bytes_per_token(m, b)
     one = costs.kv_outweighs_weights_context(m, 1, b)
     one_at, one_n, one_tokens = at_tokens(one)
     return {
         "slots:weights": {"params": fmt.thousands(costs.total_params(m)), "bytes": str(b),
-                          "byte_word": byte_word(b), "weights": fmt.gb_and_gib(weights),
+                          "byte_word": byte_word(b),
+                          "weights": fmt.gb_and_gib(weights, TOTAL_DIGITS),
+                          "read": read_per_step(m, b),
                           "kv_token": fmt.thousands(per_token),
                           "kv_token_binary": fmt.binary_bytes(per_token)},
         "slots:one_user": {"one_at": one_at, "one": one_n, "one_tokens": one_tokens,
                            "one_approx": (f" (≈ {fmt.scale_words(one, 2)})" if math.isfinite(one)
-                                          else ": the window caps the cache below the weights")},
+                                          else ": the window caps the cache below the "
+                                               "parameters")},
         "source:curve_one": {"weights": gb(np.full(CURVE_CONTEXT.shape, weights)),
                              "kv_one": gb(costs.kv_cache_bytes(m, CURVE_CONTEXT, 1, b))},
         "slots:caption": {"model_name": m.name, "dtype": dtype},
@@ -157,7 +170,8 @@ def batch_state(model, users, dtype):  # where the batch's caches catch the weig
     if users > 1:
         all_at, all_n, all_tokens = at_tokens(cross)
         each = " each" if math.isfinite(cross) else ""
-        all_lead = f" With {users:,} users their caches together outweigh the weights {all_at}"
+        all_lead = (f" With {users:,} users their caches together outweigh the parameters "
+                    f"{all_at}")
         all_tail = f"{all_tokens}{each}."
     shown = math.isfinite(cross) and CHART_X[0] <= cross <= CHART_X[1]
     right = shown and cross > 4096  # labels left of the line near the right edge
@@ -166,7 +180,8 @@ def batch_state(model, users, dtype):  # where the batch's caches catch the weig
         "prop:cross_span.location": float(cross) if shown else float(CHART_X[0]),
         "prop:cross_span.visible": shown,
         "prop:cross_label.x": float(cross) if shown else float(CHART_X[0]),
-        "prop:cross_label.text": f"cache = weights at {fmt.tokens_or_never(cross)}" if shown else "",  # noqa: E501
+        "prop:cross_label.text": (f"cache = parameters at {fmt.tokens_or_never(cross)}"
+                                  if shown else ""),
         "prop:cross_label.visible": shown,
         "prop:cross_label.text_align": "right" if right else "left",
         "prop:cross_label.x_offset": -4 if right else 4,
@@ -200,8 +215,9 @@ def cache_state(model, users, context, dtype):
     # the table holds each value once
     m, b = shape_of(model), DTYPES[dtype]
     kv = costs.kv_cache_bytes(m, context, users, b)
-    return {"slots:cache": {"kv_all": fmt.gb_and_gib(kv),
-                            "total": fmt.gb_and_gib(costs.weight_bytes(m, b) + kv)}}
+    return {"slots:cache": {"kv_all": fmt.gb_and_gib(kv, TOTAL_DIGITS),
+                            "total": fmt.gb_and_gib(costs.weight_bytes(m, b) + kv,
+                                                    TOTAL_DIGITS)}}
 
 
 def marker_state(model, users, context, dtype):  # the dot: the cache at the chosen context
@@ -225,7 +241,7 @@ def scratch_state(model, prompt, dtype):  # an eager kernel's n × n scores agai
 
 
 class MemoryBillPanel(CostStatePanel):
-    """Weights against the KV cache as context and users grow; prefill's n × n scratch."""
+    """Parameters against the KV cache as context and users grow; prefill's n × n scratch."""
 
     model = model_selector("llama-3-8b")
     users = param.Integer(default=1, bounds=(1, MAX_USERS), label="users",
@@ -235,7 +251,7 @@ class MemoryBillPanel(CostStatePanel):
     prompt = param.Integer(default=8192, bounds=(1, MAX_PROMPT), label="prompt tokens",
                            doc="Prompt length for the prefill scratch comparison.")
     dtype = param.Selector(default="bf16", objects=dict(DTYPE_LABELS), label="bytes per value",
-                           doc="How weights, keys and values are stored.")
+                           doc="How parameters, keys and values are stored.")
 
     url_keys = ("model", "users", "context", "prompt", "dtype")
     intro = INTRO
@@ -328,14 +344,14 @@ class MemoryBillPanel(CostStatePanel):
         self.kv_item = LegendItem(label="KV cache", renderers=[kv])
         self.one_item = LegendItem(label="KV cache, one user", renderers=[self.one_line])
         fig.add_layout(Legend(items=[
-            LegendItem(label="weights", renderers=[weights]), self.kv_item,
+            LegendItem(label="parameters", renderers=[weights]), self.kv_item,
             self.one_item,
             LegendItem(label="your context", renderers=[marker]),
         ], location="top_left", label_text_font_size="12px", background_fill_alpha=0.85,
             padding=4, spacing=0))
         fig.add_tools(HoverTool(renderers=[kv], mode="vline", tooltips=[
             ("context", "@context{0,0} tokens"), ("KV cache", "@kv{0.00} GB"),
-            ("weights", "@weights{0.0} GB")]))
+            ("parameters", "@weights{0.0} GB")]))
         fig.xaxis.ticker = FixedTicker(ticks=[64, 1024, 16384, 262144])
         fig.xaxis.major_label_overrides = {64: "64", 1024: "1,024", 16384: "16,384",
                                            262144: "262,144"}

@@ -101,9 +101,10 @@ ShapesReadout = readout_class("ShapesReadout", (
 
 def caption():  # -> Markdown: what each box is, and the same shapes at a real model's sizes
     s = real_sizes()
-    return ("X holds the words' vectors; Q = X W<sub>Q</sub>, K = X W<sub>K</sub> and "
-            "V = X W<sub>V</sub>; the scores are Q K<sup>T</sup> ÷ √d<sub>k</sub>; softmax "
-            "turns each row of scores into weights; the output is the weights times V. "
+    return ("X holds the words' vectors, each as wide as the hidden size (d_model); "
+            "Q = X W<sub>Q</sub>, K = X W<sub>K</sub> and V = X W<sub>V</sub>; the scaled "
+            "scores are Q K<sup>T</sup> ÷ √d<sub>k</sub>; softmax turns each row of them into "
+            "attention weights; the output is the weights times V. "
             f"Here d_model = {worked_example.D_MODEL} and d<sub>k</sub> = "
             f"{worked_example.D_K}. In {s['model']}, X has {s['d_model']} columns; each of "
             f"{s['heads']} query heads has its own Q (n × {s['d_k']}) and its own scores "

@@ -80,6 +80,13 @@ def curve_data(keys, draws):  # -> columns over CURVE_D_KS: this draw and the me
             "mean_scaled": significant(mean.effective_scaled, CURVE_DIGITS)}
 
 
+def mean_uncertainty(keys, draws):  # -> the largest standard error of the mean curves, as a
+    # share of the mean: few draws keep a change of keys quick, at this cost
+    mean = core.expectation(CURVE_D_KS, keys, draws)  # cached: curve_data's own draws
+    return float(max(np.max(mean.effective_raw_se / mean.effective_raw),
+                     np.max(mean.effective_scaled_se / mean.effective_scaled)))
+
+
 def bar_data(point):  # SweepPoint -> one row per key, both softmaxes of the same scores
     n = point.raw_scores.size
     return {"key": list(range(1, n + 1)),
@@ -132,6 +139,7 @@ def line_state(d_k):  # the grey line at the chosen d_k
 
 def point_state(d_k, keys, draws=None):  # the draw at d_k: bars, markers and every text
     point = core.sweep_point(d_k, keys)
+    draws = draws or mean_draws(keys)
     return {
         "source:bars": bar_data(point),
         "source:marker": {"d_k": [point.d_k],
@@ -141,8 +149,8 @@ def point_state(d_k, keys, draws=None):  # the draw at d_k: bars, markers and ev
             "eff_raw": f"{point.effective_raw:.2f}", "eff_scaled": f"{point.effective_scaled:.2f}",
             "n": str(keys), "spread": f"{point.spread:.2f}", "d_k": str(point.d_k),
             "root": f"{point.sqrt_d_k:.2f}", **swing_values(point.d_k)},
-        "slots:curve_note": {"keys": str(keys), "draws": str(draws or mean_draws(keys)),
-                             "d_k": str(point.d_k)},
+        "slots:curve_note": {"keys": str(keys), "draws": str(draws), "d_k": str(point.d_k),
+                             "error": fmt.percent(mean_uncertainty(keys, draws), 2)},
     }
 
 
@@ -162,7 +170,10 @@ CURVE_NOTE = (
     '<div class="ae-readout" aria-live="polite"><p>Effective keys for every d_k from 1 to '
     f'{core.MAX_D_K} with {slot("keys")} keys (both axes logarithmic); raw means without the '
     'divisor. Solid and dotted lines: the one draw shown above. Dashed and dash-dot lines: the '
-    f'mean over {slot("draws")} fresh draws. The markers and the grey upright line sit at '
+    f'mean over {slot("draws")} fresh draws, few enough that a change of keys redraws at '
+    f'once, so a point of them is uncertain by up to ±{slot("error")} (one standard error); '
+    "the chapter's averages use far more draws and are steadier. The markers and the grey "
+    'upright line sit at '
     f'd_k = {slot("d_k")}; the grey level line at {slot("keys")}, every key weighted alike.'
     '</p></div>')
 

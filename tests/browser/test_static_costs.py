@@ -294,23 +294,24 @@ def test_decode_bill_states_are_the_live_states(static_page):
 def test_memory_bill_documents_numbers(static_page):
     page = static_page("memory.html")
     s = slots(page)
-    assert (s["weights"], s["one"], s["one_approx"]) == ("16 GB (15 GiB)", "122,532",
+    assert (s["weights"], s["one"], s["one_approx"]) == ("16.1 GB (15.0 GiB)", "122,532",
                                                          " (≈ 120 thousand)")
+    assert s["total"] == "16.6 GB (15.5 GiB)" and s["read"].startswith("15.0 GB (14.0 GiB)")
     assert (s["scores"], s["eager"], s["fused"], s["ratio"]) == (
         "67,108,864", "4.3 GB (4.0 GiB)", "1.0 MB (1.0 MiB)", "4,096")
     slide(page, 1, 5)  # 32 users
     s = slots(page)
-    assert (s["who"], s["kv_all"], s["all"]) == ("32 users", "17 GB (16 GiB)", "3,829")
+    assert (s["who"], s["kv_all"], s["all"]) == ("32 users", "17.2 GB (16.0 GiB)", "3,829")
     expect(page.get_by_text(re.compile(r"For 32 users at 4,096 tokens each:"))).to_be_visible()
     click(page, "fp8 (1 byte)")
-    assert slots(page)["weights"] == "8.0 GB (7.5 GiB)"
+    assert slots(page)["weights"] == "8.03 GB (7.48 GiB)"
     assert address_shows(page, "users=32", "dtype=fp8")
 
 
 def test_memory_bill_deep_link_and_a_repaired_value(static_page):
     page = static_page("memory.html", "?users=32&dtype=fp4&prompt=1000")
     s = slots(page)
-    assert (s["who"], s["kv_all"], s["prompt"]) == ("32 users", "17 GB (16 GiB)", "1,024")
+    assert (s["who"], s["kv_all"], s["prompt"]) == ("32 users", "17.2 GB (16.0 GiB)", "1,024")
     for note in ("dtype='fp4' is not one of bf16, fp8, fp32; ignored",
                  "prompt=1000 is not one of this page's stops; using 1024"):
         assert note in s["url"]

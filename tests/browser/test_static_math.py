@@ -90,7 +90,8 @@ def test_agreement_documents_numbers_by_the_lists_and_the_slider(static_page):
     s = slots(page)
     assert (s["pairs"], s["terms"], s["score"]) == ("2 × 3 + (−1) × 4 + 0.5 × 2", "6 − 4 + 1",
                                                      "3")
-    assert (s["verdict"], s["spread_raw"], s["spread_scaled"]) == ("aligned", "10.9", "0.96")
+    assert (s["verdict"], s["spread_raw"], s["spread_scaled"]) == ("leaning together", "10.9",
+                                                                       "0.96")
     assert (s["eff_raw"], s["eff_scaled"], s["ops"]) == ("1.00", "5.15", "256")
     expect(says(page, r"Operations per dot product: 256 at 128 numbers")).to_be_visible()
     assert not page.get_by_role("textbox").count()  # typing is the live page's
@@ -99,7 +100,7 @@ def test_agreement_documents_numbers_by_the_lists_and_the_slider(static_page):
     assert (slots(page)["score"], slots(page)["verdict"]) == ("0", "perpendicular")
     expect(says(page, r"verdict: perpendicular")).to_be_visible()
     pick(page, "vector b", "(−3, −4, −2): minus the documents' b")
-    assert (slots(page)["score"], slots(page)["verdict"]) == ("−3", "opposed")
+    assert (slots(page)["score"], slots(page)["verdict"]) == ("−3", "leaning apart")
     d = page.locator(".noUi-handle").first
     press(page, d, "ArrowRight")
     assert (slots(page)["ops"], slots(page)["d"]) == ("512", "256")

@@ -91,6 +91,7 @@ def test_ladder_documents_numbers_by_keys_and_clicks(static_page):
         "36", "9, 16, 25, 36, 49, 64", "3, 4, 5, 6, 7, 8")
     assert (s["response"], s["total"], s["final"], s["final_square"]) == (
         "4,096", "9,435,136", "4,352", "18,939,904")
+    assert (s["linear"], s["square"]) == ("1,048,576", "8,386,560")  # R·P + R(R − 1)/2
     handles = page.locator(".noUi-handle")  # length, prompt tokens, response tokens
     expect(page.get_by_text("prompt tokens: 256")).to_be_visible()
     for n, square in zip(range(3, 9), (9, 16, 25, 36, 49, 64)):
