@@ -47,3 +47,23 @@ def test_the_opening_figure_answers_its_control_without_scripts(browser, base_ur
     expect(states.nth(0)).to_be_hidden()
     assert figure.locator("legend").inner_text().strip() == "phase"
     context.close()
+
+
+def test_explore_this_opens_the_big_panel_in_the_figures_state(page):
+    # the square-root section's figure: the dot-product panel's random keys at d = 4
+    page.goto("/math")
+    figure = page.locator('main figure.ae-small-figure[data-slot="agreement"]').nth(1)
+    link = figure.get_by_role("link", name="Explore this →")
+    assert "d=4" in link.get_attribute("href")
+    link.click()
+    page.wait_for_function("""() => window.AE && AE.states && [...AE.states.panels.values()]
+        .some((p) => p.booted && p.spec.table.controls.some((c) => c.name === "d"))""")
+    d = page.evaluate("""() => {
+      const p = [...AE.states.panels.values()].find(
+        (p) => p.spec.table.controls.some((c) => c.name === "d"));
+      const i = p.spec.table.controls.findIndex((c) => c.name === "d");
+      const c = p.spec.table.controls[i];
+      return c.values[c.raw.indexOf(p.controls[i][c.prop])];
+    }""")
+    assert d == 4
+    assert "d=4" in page.url and page.url.endswith("#panel-agreement")
