@@ -935,6 +935,41 @@ def check_shapes(table, checks):  # every box rows × columns, from the inputs' 
             (n, n, n, n * n) if asking == n else (1, n, n - 1, n))])
 
 
+# --- many heads, one block ------------------------------------------------------------------
+
+
+def check_block(table, checks):  # every size and count of the two diagrams, from MODELS
+    for params, state in table.states():
+        if "source:model_labels" not in state:
+            continue
+        m = MODELS[params["model"]]
+        h, hd, kv, d, f, v = (m["heads"], m["head_dim"], m["kv_heads"], m["hidden"], m["ffn"],
+                              m["vocab"])
+        attention = 2 * d * h * hd + 2 * d * kv * hd  # W_Q, W_O; W_K, W_V (no biases counted)
+        mlp = m["mlp_mats"] * d * f
+        whole = state["source:model_labels"]["text"]
+        want = [f"token embedding: {v:,} × {d:,}", f"{v * d:,} parameters",
+                f"residual stream: n × {d:,}", f"× {m['layers']} layers",
+                f"attention: {h} heads", f"{attention:,} parameters",
+                f"MLP: {d:,} → {f:,} → {d:,}", f"{mlp:,} parameters",
+                f"lm_head: {d:,} → {v:,}", f"logits: n × {v:,}"]
+        for text in want:
+            checks.equal(params, f"model label {text!r}", text in whole, True)
+        heads = state["source:heads_labels"]["text"]
+        want = [f"Q: {h} heads, n × {hd} each", f"K and V: {kv} heads, n × {hd} each",
+                f"per head: softmax(QKᵀ ÷ √{hd}) V",
+                f"concatenated: n × ({h} × {hd}) = n × {h * hd:,}",
+                f"W_O: {h * hd:,} × {d:,}", f"{h * hd * d:,} parameters",
+                f"W_Q: {d * h * hd:,} · W_K, W_V: {d * kv * hd:,} each"]
+        for text in want:
+            checks.equal(params, f"heads label {text!r}", text in heads, True)
+        said = state["slots:block"]["params"]
+        share = attention / (attention + mlp)
+        checks.equal(params, "block.params (attention, layer, MLP)", numbers(said)[:4],
+                     [float(attention), float(attention + mlp), round(100 * share), float(mlp)])
+        checks.equal(params, "block.params (total)", numbers(said)[-1], float(m["params"]))
+
+
 # --- the dot product as agreement -----------------------------------------------------------
 
 
@@ -1010,7 +1045,7 @@ CHECKS = {"HeadPanel": check_head, "CostPanel": check_cost, "DecodeBillPanel": c
           "MemoryBillPanel": check_memory_bill, "OverflowPanel": check_overflow,
           "OnlineSoftmaxPanel": check_online_softmax, "SqrtDkPanel": check_sqrt_dk,
           "LadderPanel": check_ladder, "AgreementPanel": check_agreement,
-          "ShapesPanel": check_shapes}
+          "ShapesPanel": check_shapes, "BlockPanel": check_block}
 
 
 def problems(ref, table):  # -> one line per value the oracle disagrees with

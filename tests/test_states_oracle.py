@@ -30,6 +30,7 @@ CHANGE = {
     "LadderPanel": ("slots:context", "total"),
     "AgreementPanel": ("slots:verdict", "cos"),
     "ShapesPanel": ("slots:shapes", "where"),
+    "BlockPanel": ("slots:block", "params"),
 }
 
 
