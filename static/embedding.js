@@ -34,15 +34,24 @@
     const height = contentHeight();
     if (height <= 0 || height === sent) { return; }
     sent = height;
+    AE.embedding.sent = height; // what the parent was told last
     post({type: "ae:height", height: height});
     post({subject: "lti.frameResize", height: height});
   }
 
   function watchHeight() {
+    // the width must not depend on whether a scrollbar shows: else a frame just short of its
+    // content gains a scrollbar, its text rewraps taller, the frame grows, the bar goes...
+    document.documentElement.style.scrollbarGutter = "stable";
+    // the body holds its children's margins (a block formatting context): a first child's
+    // top margin, collapsed through it, would move the body without resizing it, unseen
+    document.body.style.display = "flow-root";
+    window.addEventListener("resize", sendHeight);
     if (typeof ResizeObserver === "function") {
-      const observer = new ResizeObserver(sendHeight);
-      observer.observe(document.body);
-      observer.observe(document.documentElement);
+      // held by the page: an observer only its targets refer to may be garbage collected
+      AE.embedding.observer = new ResizeObserver(sendHeight);
+      AE.embedding.observer.observe(document.body);
+      AE.embedding.observer.observe(document.documentElement);
     }
     window.addEventListener("load", sendHeight);
     sendHeight();
@@ -76,7 +85,8 @@
     for (const key of ["embed", "report"]) { query.delete(key); }
     const framedQuery = new URLSearchParams(query);
     framedQuery.set("embed", "1");
-    const src = new URL(page ? page + "/" : "./", root);
+    const folder = root.protocol === "file:" ? "index.html" : ""; // from disk, name the file
+    const src = new URL(page ? page + "/" + folder : "./" + folder, root);
     if (/^live(\/|$)/.test(page)) { src.pathname = src.pathname.replace(/\/$/, ""); }
     src.search = framedQuery.toString();
     return {page: page, query: query.toString(), src: src.href};

@@ -23,6 +23,7 @@ from urllib.parse import quote, urljoin
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from app.hosting import routes
@@ -115,7 +116,22 @@ def content_frame(page, selector):
 
 
 def settled(frame):  # waits until the frame's height is its content's, within 2 px
-    frame.wait_for_function(SETTLED_JS, arg=SETTLE_PX, timeout=RENDER_TIMEOUT_MS)
+    # in view, as a reader sees it: Chromium does not render a cross-origin frame scrolled out
+    # of view (no layout observers, no animation frames) until it nears the viewport again
+    frame.frame_element().scroll_into_view_if_needed()
+    try:
+        frame.wait_for_function(SETTLED_JS, arg=SETTLE_PX, timeout=RENDER_TIMEOUT_MS,
+                                polling=100)
+    except PlaywrightTimeoutError:  # say what the frame held, for the report
+        state = frame.evaluate(f"""() => ({{inner: innerHeight, content: ({CONTENT_JS})(),
+            scroll: document.documentElement.scrollHeight, url: location.href,
+            sent: window.AE && AE.embedding && AE.embedding.sent,
+            bodyTop: document.body.getBoundingClientRect().top,
+            bodyH: document.body.getBoundingClientRect().height,
+            htmlH: document.documentElement.getBoundingClientRect().height,
+            scrollY: window.scrollY, display: getComputedStyle(document.body).display,
+            margin: getComputedStyle(document.body).margin}})""")
+        pytest.fail(f"the frame did not settle: {state}")
 
 
 def frame_height(page, selector):
@@ -143,7 +159,7 @@ def test_both_frames_settle_to_their_content_and_ignore_strangers(course, sites)
     all_idle(ladder)
     settled(ladder)
     before = {s: frame_height(page, s) for s in ("#head-frame", "#ladder-embed iframe")}
-    assert before["#head-frame"] != 900 and before["#ladder-embed iframe"] != 900, before
+    assert 900 not in before.values(), before  # both left their starting height
     # messages from the course page itself, from another frame of its own origin, and from a
     # frame of another origin; counted as they arrive, so the check follows all five
     page.evaluate("""(stranger) => {
@@ -160,10 +176,12 @@ def test_both_frames_settle_to_their_content_and_ignore_strangers(course, sites)
         other.src = stranger;
         document.body.append(own, other); }""", sites["stranger"] + "/post.html")
     page.wait_for_function("() => window.__fakes === 5")
-    after = {s: frame_height(page, s) for s in before}
-    assert after == before
+    # no frame took a fake height; each still follows its own page (which may have moved a
+    # few px meanwhile, as a late layout lands)
     settled(head)
     settled(ladder)
+    after = {s: frame_height(page, s) for s in before}
+    assert not set(after.values()) & {33, 44, 55, 66, 77}, after
 
 
 def test_a_frame_grows_when_a_reply_opens(browser, sites):
@@ -174,14 +192,14 @@ def test_a_frame_grows_when_a_reply_opens(browser, sites):
         page.goto(sites["course"] + "/quiet.html")
         frame = content_frame(page, "iframe")
         frame.wait_for_selector(".ae-asked-shown")
+        all_idle(frame)  # the panel has taken its still's place: the page's own size
         settled(frame)
-        start = frame_height(page, "iframe")
         frame.get_by_label("mat, three words further on").check()
         frame.get_by_role("button", name="Check").click()
         expect(frame.locator(".ae-q-verdict")).to_contain_text("Right.")
-        page.wait_for_function("(h) => document.querySelector('iframe').clientHeight > h",
-                               arg=start)
-        settled(frame)
+        settled(frame)  # again, the reply included: the frame holds it whole
+        assert frame.evaluate("""() => document.querySelector(".ae-q-feedback")
+            .getBoundingClientRect().bottom <= innerHeight""")
         assert page.evaluate("() => window.__posted.length") == 0  # not asked to report
         assert page.evaluate("() => window.__events.length") == 0
     finally:
