@@ -146,7 +146,7 @@ def test_embed_page_frames_its_panel(browser, file_server):
     try:
         page.goto(file_server + "/embed/heatmap.html")
         snippet = page.locator("#snippet")
-        expect(snippet).to_contain_text(f'<iframe src="{file_server}/heatmap/"')
+        expect(snippet).to_contain_text(f'<iframe src="{file_server}/heatmap/?embed=1"')
         frame = page.frame_locator("#demo")
         expect(frame.get_by_text("0.77", exact=True).first).to_be_visible(
             timeout=RENDER_TIMEOUT_MS)
