@@ -289,7 +289,8 @@ def test_the_copied_embed_code_shows_the_same_state(browser, sites, route):
             frames.nth(i).scroll_into_view_if_needed()
             framed = frames.nth(i).element_handle().content_frame()
             all_idle(framed)
-            expect(framed.get_by_text("0.23", exact=True).first).to_be_visible()  # row 2, mat
+            expect(framed.get_by_text("0.23", exact=True).first).to_be_visible(  # row 2, mat
+                timeout=RENDER_TIMEOUT_MS)  # the deep link is applied once the panel mounts
             expect(framed.locator(".ae-embed-button, .ae-top")).to_have_count(0)  # no chrome
         settled(frames.nth(1).element_handle().content_frame())  # embed.js sizes its frame
     finally:
