@@ -40,6 +40,10 @@
 //     tells a Button (it has button_type) from another model with `disabled`.
 //   Document.all_models                                          AE.fence.allModels()
 //     every model of a document, to find the panels' CustomJS; undocumented.
+//   Bokeh.register_plugin(modules, entry, aliases)             AE.fence.standInForTables()
+//     how every extension bundle adds its modules; used to stand in for bokeh-tables
+//     (301 KB, 77 KB brotli), which panel.min.js imports as it loads for one class its
+//     Tabulator names (TableColumn) and no island of ours mounts (app/hosting/build.py).
 //   Document.apply_json_patch with a ModelChanged event          AE.fence.setFromJson()
 //     sets a property to a value written as the document's JSON, making the models defined
 //     in it (a plot made after its layout, islands.js); the event is Bokeh's wire protocol.
@@ -76,7 +80,8 @@
                      sidePanelsWatched: false, sidePanelChecksSkipped: 0,
                      sameStylesKept: false, sameStylesSkipped: 0,
                      glyphElementsLeft: false, glyphPlacesSkipped: 0,
-                     buildsSliced: false, buildYields: 0, buildsPending: 0};
+                     buildsSliced: false, buildYields: 0, buildsPending: 0,
+                     tablesStoodIn: false};
   const bokehModule = (path) => window.Bokeh.require(path);
 
   // On every repaint Bokeh 3.9 looks up each visual property of axes, titles, grids and
@@ -270,6 +275,24 @@
                                     new: value}]});
   }
 
+  // Panel's bundle requires "@bokehjs/models/widgets/tables" as it loads and reads only
+  // TableColumn from it, to name a property's type; a page that mounts no table loads this
+  // stand-in instead of bokeh-tables (static/no_tables.js, run between bokeh and panel). A
+  // TableColumn made from it throws: the build loads the real bundle where one is used.
+  function standInForTables() {
+    if (internals.tablesStoodIn) { return; }
+    class TableColumn {
+      constructor() { throw new Error("bokeh-tables is not loaded on this page"); }
+    }
+    TableColumn.__name__ = "TableColumn";
+    const id = "ae-no-tables";
+    window.Bokeh.register_plugin({[id]: function (require, module, exports, esModule) {
+      esModule(); // not enumerable: register_plugin copies what is onto the Bokeh global
+      Object.defineProperty(exports, "TableColumn", {value: TableColumn});
+    }}, id, {"models/widgets/tables": id});
+    internals.tablesStoodIn = true;
+  }
+
   Object.assign(fence, {internals, beforeMount, built, nextTask, viewElements,
-                        setButtonDisabled, allModels, setFromJson});
+                        setButtonDisabled, allModels, setFromJson, standInForTables});
 })();

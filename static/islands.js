@@ -1,7 +1,9 @@
 // A chapter page's panels as islands (app/chapters/chapter_page.py writes the page). The prose is
 // already HTML; a panel's Bokeh document mounts when the reader nears it, when a deep link
-// or a link in the prose targets it, or when the keyboard reaches it. Bokeh, Panel, the
-// switcher and a panel's table of states load on the first mount, never before.
+// or a link in the prose targets it, or when the keyboard reaches it; a panel's own page
+// mounts its island at idle once it has painted. A group loads only the Bokeh and Panel
+// bundles its models need (the build lists them), with the switcher and its tables of
+// states, on its first mount, never before.
 // AE.islands: {mount, mountAll, mountFor, show, ...}. It runs after bokeh_fence.js,
 // page_url.js and readout_heights.js (one file as built: app/hosting/build.py SITE_SCRIPTS);
 // A panel's document script calls AE.islands.receive.
@@ -172,7 +174,9 @@
     if (mounts.has(name)) { return mounts.get(name); }
     const group = config.groups[name];
     if (!group) { return Promise.reject(new Error("no panel group " + name)); }
-    const scripts = config.scripts.concat([config.switcher], group.tables, [group.doc]);
+    // bundles another group loaded already are not asked for again (`loaded`); one it did
+    // not need (bokeh-tables) runs after Panel's, which does not import it
+    const scripts = group.scripts.concat([config.switcher], group.tables, [group.doc]);
     const done = Promise.all(scripts.map(load)).then(function () {
       if (!received.has(name)) { throw new Error("its document did not arrive"); }
       const docs = received.get(name);
@@ -260,7 +264,21 @@
     const target = window.location.hash ? document.getElementById(window.location.hash.slice(1))
       : null;
     if (target) { mountFor(target); }
-    if ("IntersectionObserver" in window) {
+    if (config.when === "idle") { // a panel's page: its island is the page, mounted once
+      // the text and stills have painted, when the page is idle, or at a first touch
+      for (const el of document.querySelectorAll(".ae-island")) {
+        el.addEventListener("pointerdown", function () { mountFor(el); }, {once: true});
+      }
+      requestAnimationFrame(function () {
+        setTimeout(function () {
+          if ("requestIdleCallback" in window) {
+            window.requestIdleCallback(mountAll, {timeout: 500});
+          } else {
+            mountAll();
+          }
+        }, 0);
+      });
+    } else if ("IntersectionObserver" in window) {
       const seen = new IntersectionObserver(function (entries) {
         for (const entry of entries) {
           if (entry.isIntersecting) {

@@ -80,9 +80,9 @@ def islands(text):  # a page -> its islands' config (app/chapters/chapter_page.p
 
 def island_refs(text):  # -> every file the islands load: scripts, switcher, tables, documents
     config = islands(text)
-    refs = [*config["scripts"], config["switcher"]]
+    refs = [config["switcher"]]
     for group in config["groups"].values():
-        refs += [*group["tables"], group["doc"]]
+        refs += [*group["scripts"], *group["tables"], group["doc"]]
     return refs
 
 
@@ -300,9 +300,9 @@ def test_every_page_is_built_in_both_themes(site):
     for route in ROUTES:
         light = page_file(out, route)
         dark = light.with_name("index-dark.html")
-        assert 'window.AE_THEME = "default"' in light.read_text(encoding="utf-8"), route
+        assert 'data-ae-theme="default"' in light.read_text(encoding="utf-8"), route
         text = dark.read_text(encoding="utf-8")
-        assert 'window.AE_THEME = "dark"' in text and "#212529" in text, route
+        assert 'data-ae-theme="dark"' in text and "#212529" in text, route
 
 
 def test_each_panels_table_is_one_file_every_page_that_shows_it_names(site):
@@ -331,7 +331,7 @@ def test_live_url_goes_into_every_page_and_a_bad_one_exits_2(site, tmp_path):
     for route in ROUTES:
         for name in ("index.html", "index-dark.html"):
             text = page_file(out, route).with_name(name).read_text(encoding="utf-8")
-            assert f'window.AE_LIVE_URL = "{LIVE_URL.rstrip("/")}";' in text, (route, name)
+            assert f'data-ae-live-url="{LIVE_URL.rstrip("/")}"' in text, (route, name)
     bad = run("build", str(tmp_path / "other"), "--live-url", "javascript:alert(1)")
     assert bad.returncode == 2 and "expected an http(s) address" in bad.stderr
 
@@ -404,15 +404,48 @@ def test_a_documents_recurring_stylesheets_stand_once_and_come_back_whole():
     assert island_documents.read_doc_script(script) == ("g0", docs)
 
 
-def test_a_document_keeps_only_the_scripts_it_uses():
+def test_a_document_loads_only_the_bundles_its_models_need():
+    from bokeh.document import Document
+    from bokeh.models import ColumnDataSource, DataTable, Div, Slider, TableColumn
+    from bokeh.plotting import figure
+
     cdn = "https://cdn.bokeh.org/bokeh/release/"
-    scripts = [cdn + "bokeh-3.9.2.min.js", cdn + "bokeh-gl-3.9.2.min.js",
-               "https://cdn.holoviz.org/panel/1.9.4/dist/bundled/es-module-shims.min.js"]
-    assert build.without_unused(scripts, '{"output_backend":"canvas"}') == scripts[:1]
-    webgl = build.without_unused(scripts, '{"output_backend": "webgl"}')
-    assert webgl == scripts[:2]  # a figure drawn with WebGL keeps its extension
-    esm = build.without_unused(scripts, '{"type":"panel.models.esm.ReactESM"}')
-    assert esm == [scripts[0], scripts[2]]
+    names = ["bokeh", "bokeh-gl", "bokeh-widgets", "bokeh-tables", "bokeh-mathjax"]
+    scripts = [f"{cdn}{n}-3.9.2.min.js" for n in names] + [
+        "https://cdn.holoviz.org/panel/1.9.4/dist/panel.min.js",
+        "https://cdn.holoviz.org/panel/1.9.4/dist/bundled/es-module-shims.min.js"]
+
+    def needed(*roots):
+        doc = Document()
+        for root in roots:
+            doc.add_root(root)
+        return [build.bundle_of(s) for s in build.scripts_needed(scripts, doc)]
+
+    assert needed(figure()) == ["bokeh"]  # a canvas figure: no gl, no mathjax
+    assert needed(figure(output_backend="webgl")) == ["bokeh", "bokeh-gl"]
+    assert needed(Slider(start=0, end=1, value=0)) == ["bokeh", "bokeh-widgets"]
+    table = DataTable(source=ColumnDataSource({"a": [1]}), columns=[TableColumn(field="a")])
+    assert needed(table) == ["bokeh", "bokeh-widgets", "bokeh-tables"]
+    import panel as pn
+
+    assert needed(pn.pane.Markdown("x").get_root(Document())) == [
+        "bokeh", "bokeh-widgets", "panel"]  # Panel's bundle extends bokeh-widgets' models
+    assert needed(Div(text="x")) == ["bokeh", "bokeh-widgets"]  # Div is a Bokeh widget
+    assert build.bundle_of(scripts[-1]) == "es-module-shims"
+
+
+def test_a_page_loads_panel_after_bokeh_tables_or_its_stand_in():
+    group = lambda *names: chapter_page.Group(
+        name="g", slots=[], scripts=[f"{n}.min.js" for n in names])
+    plain = [group("bokeh", "bokeh-widgets", "panel"), group("bokeh")]
+    build.page_scripts(plain, "no-tables.js")
+    assert plain[0].scripts == ["bokeh.min.js", "bokeh-widgets.min.js", "no-tables.js",
+                                "panel.min.js"] and plain[1].scripts == ["bokeh.min.js"]
+    mixed = [group("bokeh", "bokeh-widgets", "panel"),
+             group("bokeh", "bokeh-widgets", "bokeh-tables", "panel")]
+    build.page_scripts(mixed, "no-tables.js")  # one table on the page: the real bundle for all
+    assert mixed[0].scripts == mixed[1].scripts == [
+        "bokeh.min.js", "bokeh-widgets.min.js", "bokeh-tables.min.js", "panel.min.js"]
 
 
 def test_the_page_template_escapes_every_value_it_is_given():
@@ -425,7 +458,7 @@ def test_the_page_template_escapes_every_value_it_is_given():
                                   live_url='https://e.example/"live"')
     assert "<script>x</script>" not in page and "&lt;script&gt;x&lt;/script&gt;&#34;" in page
     assert 'href="https://e.example/?q=&lt;b&gt;"' in page and 'src="i.js?a=1&amp;b=2"' in page
-    assert 'window.AE_LIVE_URL = "https://e.example/\\"live\\"";' in page  # a JS string
+    assert 'data-ae-live-url="https://e.example/&#34;live&#34;"' in page  # an attribute
     assert "<style>p{color:red}</style>" in page  # our own stylesheet, as it is
 
 

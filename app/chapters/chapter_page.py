@@ -84,11 +84,11 @@ def chapter_blocks(group, shelf, plan):  # -> a builder of the group's [(slot, b
     return build
 
 
-def save_group(group, build, theme, scripts_used=lambda scripts, docs_json: scripts):
+def save_group(group, build, theme, scripts_used=lambda scripts, doc: scripts):
     # Group -> the same, filled: build() -> [(slot, [viewables])], each slot one root of one
     # Document, built in a static build in `theme`; its document, render items and scripts
     # as Panel's save would write them (panel_internals.document_parts); scripts_used:
-    # (scripts, the document's JSON) -> the scripts the build ships
+    # (scripts, the Bokeh Document) -> the scripts the build ships (by its models' types)
     import panel as pn
     from bokeh.document import Document
     from panel.io.state import set_curdoc
@@ -112,7 +112,7 @@ def save_group(group, build, theme, scripts_used=lambda scripts, docs_json: scri
             roots[model.id] = slot
         group.docs_json, group.render_items, scripts = document_parts(doc)
         group.tables = site.tables
-    group.scripts = scripts_used(scripts, group.docs_json)
+    group.scripts = scripts_used(scripts, doc)
     for item in group.render_items:
         for root_id, element in item["roots"].items():
             group.elements[roots[root_id]] = element
@@ -265,6 +265,10 @@ TEMPLATES = jinja2.Environment(
     autoescape=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
 
 
+# static/page_head.js, in every page's head: the classes set before the first paint, AE.page
+HEAD_JS = resources.inline_script("page_head.js")
+
+
 def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_url=None,
               about=None, top=True, canonical=None, oembed=None, embed=None):
     # -> the chapter's whole page. urls: {"switcher", "islands", "questions", "terms": src, "css":
@@ -274,16 +278,19 @@ def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_ur
     # canonical: the page's own absolute address (both themes name the one route), or None;
     # oembed: its oEmbed response's address; embed: (href, site root) of its "Embed" link,
     # in the header, or without one (a panel's page) in a footer
-    config = {"scripts": groups[0].scripts if groups else [], "switcher": urls["switcher"],
-              "groups": {}}
+    # when: a chapter mounts an island as the reader nears it, a panel's page at idle once
+    # it has painted; each group names the Bokeh and Panel bundles its own models need
+    config = {"when": "near" if top else "idle", "switcher": urls["switcher"], "groups": {}}
     for g in groups:  # a group's document is a script of its own, loaded when it mounts
-        config["groups"][g.name] = {"doc": urls["doc"](g), "render_items": g.render_items,
+        config["groups"][g.name] = {"scripts": g.scripts, "doc": urls["doc"](g),
+                                    "render_items": g.render_items,
                                     "slots": g.slots,
                                     "tables": [urls["table"](ref) for ref in g.tables]}
     config_text = json.dumps(config, separators=(",", ":")).replace("</", "<\\/")
     return TEMPLATES.get_template("chapter.html").render(
         title=title, description=description(chapter) if about is None else about,
         canonical=canonical, css=minify_css(urls["css"]), theme=theme, live_url=live_url,
+        head_js=HEAD_JS,
         header=header(back, page_folder, theme, embed) if top else "",
         foot="" if top else embed_link(embed), oembed=oembed,
         main=body(chapter, groups, page_folder, theme), config=config_text,

@@ -290,9 +290,11 @@ class Assets:
 # script as before the modules. islands.js carries the fence, the address and the readouts'
 # heights, which the switcher (loaded alone as a panel mounts) needs; docs/architecture.md.
 # questions.js carries embedding.js (frame height, answers to a course page, "Embed")
+NO_TABLES = "no-tables.js"  # the site script standing in for bokeh-tables
 SITE_SCRIPTS = {"islands.js": ("bokeh_fence.js", "page_url.js", "readout_heights.js",
                                "islands.js"),
                 "switcher.js": ("switcher.js",),
+                NO_TABLES: ("no_tables.js",),
                 "questions.js": ("questions.js", "embedding.js"),
                 "terms.js": ("terms.js",)}
 
@@ -361,8 +363,9 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
         about = chapter_page.panel_description(module, title)
     tables = {}
     for group, build_group in zip(groups, builds):
-        chapter_page.save_group(group, build_group, theme, scripts_used=without_unused)
+        chapter_page.save_group(group, build_group, theme, scripts_used=scripts_needed)
         tables.update(group.tables)
+    page_scripts(groups, f"{page.up}{assets.site_out}/{NO_TABLES}")
     docs = {}  # assets path -> a group's document as a script (named by its content)
     for group in groups:
         script = island_documents.doc_script(group)
@@ -413,16 +416,65 @@ def localize(text, page, assets, warnings):  # a page or script -> the same, fro
     return URL.sub(swap, text)
 
 
-def without_unused(scripts, docs_json):  # -> the scripts a group's document needs
-    # Panel names, on every page, Bokeh's WebGL extension (56 KB gzipped; our figures draw on
-    # a canvas) and es-module-shims (13 KB; for ESM components, none here: the readouts are
-    # ReactiveHTML). A document that does use WebGL or an ESM component keeps its script.
-    unused = set()
-    if '"output_backend":"webgl"' not in docs_json.replace(" ", ""):
-        unused.add("bokeh-gl")
-    if "panel.models.esm." not in docs_json:
-        unused.add("es-module-shims")
-    return [s for s in scripts if not any(f"/{name}" in s for name in unused)]
+def bundles_needed(models):  # a document's models -> {bundle name} its island must load
+    # Panel lists every Bokeh bundle for every page; which one a document needs follows from
+    # its models' types, as Bokeh's own bundling decides it (bokeh.embed.bundle), in public
+    # classes. panel.min.js extends bokeh-widgets' models as it loads, so a Panel model needs
+    # bokeh-widgets; it also imports bokeh-tables, for one class, which a stand-in gives
+    # (static/no_tables.js, see page_scripts).
+    from bokeh.models import Plot, TableWidget, Widget
+    from bokeh.models.glyphs import MathTextGlyph
+    from bokeh.models.text import MathText
+
+    kinds = {type(m) for m in models}
+    panel = any(k.__module__.startswith("panel.") for k in kinds)
+    need = {"bokeh"}
+    if panel:
+        need |= {"panel", "bokeh-widgets"}
+    if any(k.__module__.startswith("panel.models.esm") for k in kinds):
+        need.add("es-module-shims")
+    if any(issubclass(k, TableWidget) or k.__module__.startswith(TABLE_MODELS) for k in kinds):
+        need |= {"bokeh-tables", "bokeh-widgets"}
+    if any(issubclass(k, Widget) for k in kinds):
+        need.add("bokeh-widgets")
+    if any(isinstance(m, Plot) and m.output_backend == "webgl" for m in models):
+        need.add("bokeh-gl")
+    if any(issubclass(k, (MathText, MathTextGlyph)) for k in kinds):
+        need.add("bokeh-mathjax")
+    return need
+
+
+TABLE_MODELS = "bokeh.models.widgets.tables"  # DataTable, TableColumn, formatters, editors
+
+
+def page_scripts(groups, stand_in):  # the page's groups, each with its scripts -> the same,
+    # Panel's bundle never loaded without bokeh-tables or the stand-in (stand_in: its URL)
+    # before it. One rule for the whole page: panel.min.js runs once, binding whichever came
+    # first, so where any group mounts a table every group that loads Panel loads the real one.
+    tables = next((s for g in groups for s in g.scripts if bundle_of(s) == "bokeh-tables"),
+                  None)
+    for g in groups:
+        at = next((i for i, s in enumerate(g.scripts) if bundle_of(s) == "panel"), None)
+        if at is None or any(bundle_of(s) == "bokeh-tables" for s in g.scripts):
+            continue
+        g.scripts = [*g.scripts[:at], tables or stand_in, *g.scripts[at:]]
+    return groups
+
+
+SCRIPT_NAME = re.compile(r"(?:^|/)([a-z][a-z-]*?)(?:-\d[\w.]*?)?(?:\.min)?\.js$")
+KNOWN_BUNDLES = {"bokeh", "bokeh-widgets", "bokeh-tables", "bokeh-gl", "bokeh-mathjax",
+                 "panel", "es-module-shims"}
+
+
+def bundle_of(url):  # a script URL -> its bundle's name ("bokeh-widgets", "panel"), or None
+    match = SCRIPT_NAME.search(url.split("?", 1)[0].split("#", 1)[0])
+    return match.group(1) if match else None
+
+
+def scripts_needed(scripts, doc):  # -> of Panel's scripts, those a group's Document needs,
+    # in Panel's order; a script this build does not know stays (it may be needed)
+    need = bundles_needed(doc.models)
+    return [s for s in scripts if bundle_of(s) not in KNOWN_BUNDLES or bundle_of(s) in need]
 
 
 # --- embed snippets ---------------------------------------------------------------------------
