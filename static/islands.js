@@ -174,8 +174,7 @@
     if (mounts.has(name)) { return mounts.get(name); }
     const group = config.groups[name];
     if (!group) { return Promise.reject(new Error("no panel group " + name)); }
-    // bundles another group loaded already are not asked for again (`loaded`); one it did
-    // not need (bokeh-tables) runs after Panel's, which does not import it
+    // a bundle another group loaded already is not asked for again (`loaded`)
     const scripts = group.scripts.concat([config.switcher], group.tables, [group.doc]);
     const done = Promise.all(scripts.map(load)).then(function () {
       if (!received.has(name)) { throw new Error("its document did not arrive"); }
