@@ -3,7 +3,7 @@
 //
 // A static page ships, per panel, the table of every state its controls can take, each
 // computed in Python by the same state() a live session pushes. When a control changes,
-// its CustomJS calls AE.states.change: read every control's stop, look up each part's
+// its CustomJS calls AE.states.onControl: read every control's stop, look up each part's
 // state, set those values on the models they name. No server, no round trip.
 //
 // On load, AE.states.boot() finds the panels (the CustomJS models carrying a spec), applies
@@ -154,8 +154,20 @@
     url.write(values);
   }
 
-  function change(specSource, controls, targets, changedModel) {
-    const p = panelFor(specSource, controls, targets);
+  // a control's CustomJS (app/kit/states.py SWITCH_CALL): its panel, by the spec it carries;
+  // the models come from every callback's args, so look again while any is missing
+  function onControl(changedModel, specSource) {
+    let p = panels.get(specSource.id);
+    if (p === undefined || p.controls.some((m) => m == null)
+        || p.targets.some((m) => m == null)) {
+      findPanels();
+      p = panels.get(specSource.id);
+    }
+    if (p !== undefined) { switchTo(p, changedModel); }
+  }
+
+  function switchTo(p, changedModel) {
+    const controls = p.controls;
     const at = stops(p);
     if (at.some((i) => i < 0)) { return; } // a widget between stops: wait for the next change
     const index = controls.indexOf(changedModel);
@@ -247,8 +259,8 @@
   }
 
   // also what Python writes into pages calls: a table's script AE.states.register, a
-  // control's CustomJS AE.states.change (a button's calls AE.url.flush or AE.url.liveUrl)
-  AE.states = {change, boot, register, panels, get, set, stats};
+  // control's CustomJS AE.states.onControl
+  AE.states = {onControl, boot, register, panels, get, set, stats};
   // a page of islands boots each panel group when islands.js has mounted all of it
   if (!AE.islands) { whenReady(boot, 2400); }
 })();

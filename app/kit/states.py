@@ -229,14 +229,10 @@ def write_columns(source, columns):
         source.patch(patches)
 
 
-SWITCH_JS = ("if (window.AE && AE.states) {{ AE.states.change(ae_spec, [{controls}], "
-             "[{targets}], cb_obj) }}")
-
-
-def switch_arg(name):  # -> JS for one of SWITCH_JS's models: null where this root lacks it
-    # (Panel gives a root's callbacks the models of that root only: a panel that follows
-    # another has its controls in the leader's root and its targets in its own)
-    return f'(typeof {name} !== "undefined" ? {name} : null)'
+# a control's CustomJS: one call into static/switcher.js, which finds the panel's models in
+# the callbacks' args (Panel gives a root's callbacks the models of that root only: a panel
+# that follows another has its controls in the leader's root and its targets in its own)
+SWITCH_CALL = "AE.states.onControl(cb_obj, ae_spec)"
 
 
 def draw_changes_on_overlay(layout, targets):
@@ -403,11 +399,8 @@ class StatePanel(pn.viewable.Viewer):
         args = {"ae_spec": spec}
         args.update({f"c{i}": w for i, w in enumerate(controls)})
         args.update({f"t{i}": t for i, t in enumerate(targets)})
-        code = SWITCH_JS.format(
-            controls=", ".join(switch_arg(f"c{i}") for i in range(len(controls))),
-            targets=", ".join(switch_arg(f"t{i}") for i in range(len(targets))))
         for widget in dict.fromkeys(controls):
-            widget.jscallback(value=code, args=args)
+            widget.jscallback(value=SWITCH_CALL, args=args)
 
     def __panel__(self):
         if is_static() and not getattr(self, "_switcher_attached", False):
