@@ -154,7 +154,7 @@
 
   // --- the live twin ----------------------------------------------------------------------
 
-  // The live counterpart of this page: window.AE_LIVE_URL if the page sets it, else "live/"
+  // The live counterpart of this page: AE.page.liveUrl if the page has one, else "live/"
   // at the site's root (the folder holding assets/, where this script lies), as `make serve`
   // has; then this page's own route (a chapter's keys only a chapter reads) and its query.
   const here = document.currentScript ? document.currentScript.src : window.location.href;
@@ -171,7 +171,8 @@
   function liveUrl() {
     flush();
     const root = siteRoot();
-    const base = window.AE_LIVE_URL ? String(window.AE_LIVE_URL).replace(/\/$/, "")
+    const given = AE.page && AE.page.liveUrl; // page_head.js, from the <html> element
+    const base = given ? String(given).replace(/\/$/, "")
       : new URL("live", root).href;
     let route = window.location.pathname.startsWith(root.pathname)
       ? window.location.pathname.slice(root.pathname.length) : "";

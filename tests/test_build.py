@@ -300,9 +300,9 @@ def test_every_page_is_built_in_both_themes(site):
     for route in ROUTES:
         light = page_file(out, route)
         dark = light.with_name("index-dark.html")
-        assert 'window.AE_THEME = "default"' in light.read_text(encoding="utf-8"), route
+        assert 'data-ae-theme="default"' in light.read_text(encoding="utf-8"), route
         text = dark.read_text(encoding="utf-8")
-        assert 'window.AE_THEME = "dark"' in text and "#212529" in text, route
+        assert 'data-ae-theme="dark"' in text and "#212529" in text, route
 
 
 def test_each_panels_table_is_one_file_every_page_that_shows_it_names(site):
@@ -331,7 +331,7 @@ def test_live_url_goes_into_every_page_and_a_bad_one_exits_2(site, tmp_path):
     for route in ROUTES:
         for name in ("index.html", "index-dark.html"):
             text = page_file(out, route).with_name(name).read_text(encoding="utf-8")
-            assert f'window.AE_LIVE_URL = "{LIVE_URL.rstrip("/")}";' in text, (route, name)
+            assert f'data-ae-live-url="{LIVE_URL.rstrip("/")}"' in text, (route, name)
     bad = run("build", str(tmp_path / "other"), "--live-url", "javascript:alert(1)")
     assert bad.returncode == 2 and "expected an http(s) address" in bad.stderr
 

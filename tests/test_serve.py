@@ -149,6 +149,6 @@ def test_a_live_page_with_its_slash_finds_panels_files(server):
 
 def test_a_dark_query_gets_the_dark_page(server):
     light, dark = get(server + "/heatmap")[2], get(server + "/heatmap?theme=dark")[2]
-    assert b'window.AE_THEME = "default"' in light
-    assert b'window.AE_THEME = "dark"' in dark
+    assert b'data-ae-theme="default"' in light
+    assert b'data-ae-theme="dark"' in dark
     assert get(server + "/heatmap/index-dark.html")[2] == dark

@@ -265,6 +265,10 @@ TEMPLATES = jinja2.Environment(
     autoescape=True, keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
 
 
+# static/page_head.js, in every page's head: the classes set before the first paint, AE.page
+HEAD_JS = resources.inline_script("page_head.js")
+
+
 def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_url=None,
               about=None, top=True, canonical=None, oembed=None, embed=None):
     # -> the chapter's whole page. urls: {"switcher", "islands", "questions", "terms": src, "css":
@@ -286,6 +290,7 @@ def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_ur
     return TEMPLATES.get_template("chapter.html").render(
         title=title, description=description(chapter) if about is None else about,
         canonical=canonical, css=minify_css(urls["css"]), theme=theme, live_url=live_url,
+        head_js=HEAD_JS,
         header=header(back, page_folder, theme, embed) if top else "",
         foot="" if top else embed_link(embed), oembed=oembed,
         main=body(chapter, groups, page_folder, theme), config=config_text,

@@ -24,14 +24,11 @@ from app.kit.readout import (  # noqa: F401  (re-exported)
     url_note,
 )
 
-A11Y_JS = resources.static_file("a11y.js")
 # a11y.js finds Bokeh's controls by the class names static/bokeh_fence.js exports: every page,
-# live or static, runs the fence's first part (up to its marker, less its comment lines: every
-# document with a panel carries it) just before it
-A11Y_SCRIPT = "".join([*(line + "\n" for line in resources.static_file("bokeh_fence.js")
-                         .read_text(encoding="utf-8").split("// ==== end of the page part")[0]
-                         .splitlines() if not line.lstrip().startswith("//")),
-                       A11Y_JS.read_text(encoding="utf-8")])
+# live or static, runs the fence's first part (up to its marker: every document with a panel
+# carries it) just before it
+A11Y_SCRIPT = (resources.inline_script("bokeh_fence.js", stop="// ==== end of the page part")
+               + resources.inline_script("a11y.js"))
 
 CSS = resources.stylesheet("panel.css")
 
@@ -86,22 +83,14 @@ def placeholder(title, text):  # str, str -> a dashed box saying what will stand
     return pn.pane.HTML(body, sizing_mode="stretch_width", stylesheets=[CSS, PLACEHOLDER_CSS])
 
 
-# the theme is a query parameter, so switching reloads the page at the same deep link
-_SWITCH_THEME_JS = """
-if (window.AE && AE.url) { AE.url.flush(); }  // a static page writes it once idle after a change
-const url = new URL(window.location.href);
-url.searchParams.set("theme", target);
-window.location.assign(url.toString());
-"""
-
-
 def theme_button():  # -> a labelled button that switches light <-> dark
     target = "default" if theme() == "dark" else "dark"
     label = "Light theme" if target == "default" else "Dark theme"
     button = pn.widgets.Button(label=label, width=120,
                                description=f"Switch this page to the {label.lower()}",
                                align="center")
-    button.js_on_click(args={"target": target}, code=_SWITCH_THEME_JS)
+    # static/page_head.js: the theme is a query parameter, so the page loads again
+    button.js_on_click(args={"target": target}, code="AE.page.switchTheme(target)")
     return button
 
 
@@ -168,16 +157,10 @@ def power_of_two_slider(viewer, name, label, max_value, **kw):
     return slider
 
 
-_OPEN_LIVE_JS = """
-window.location.assign(window.AE && AE.url ? AE.url.liveUrl()
-                       : "live" + route + window.location.search);
-"""
-
-
 def live_button(route, label="Open this in the live explorable"):
     # a static page's way to what needs Python (your own config.json, typed numbers, the
     # kernel lab): the live route, carrying the page's current state in the query
     button = pn.widgets.Button(label=label, color="primary", variant="outline",
                                description=f"Open {route} on the live server, in this state")
-    button.js_on_click(args={"route": route}, code=_OPEN_LIVE_JS)
+    button.js_on_click(args={"route": route}, code="AE.page.openLive(route)")
     return button

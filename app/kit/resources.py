@@ -45,6 +45,16 @@ def stylesheet(name):  # -> the text of static/css/<name>: a component's own sty
     return static_file(f"css/{name}").read_text(encoding="utf-8")
 
 
+def inline_script(name, stop=None):  # -> static/<name>'s text, for a page or a component to
+    # carry inline (every page repeats it): its whole-line comments left out; `stop`: a line
+    # (a comment marker) where the part to carry ends
+    text = static_file(name).read_text(encoding="utf-8")
+    if stop is not None:
+        text = text.split(stop)[0]
+    return "".join(line + "\n" for line in text.splitlines()
+                   if line.strip() and not line.lstrip().startswith("//"))
+
+
 def version():  # -> the installed distribution's version, or the checkout's
     try:
         return metadata.version(DIST)

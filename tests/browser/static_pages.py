@@ -74,7 +74,7 @@ BOOTED_JS = ("() => window.AE && AE.states && AE.states.panels.size > 0 && "
              "[...AE.states.panels.values()].every((p) => p.booted)")
 # what a saved page loads before its documents: the switcher and the modules it needs, which a
 # built page's islands.js carries (app/hosting/build.py SITE_SCRIPTS)
-MODULES = ("bokeh_fence.js", "page_url.js", "readout_heights.js", "switcher.js")
+MODULES = ("page_head.js", "bokeh_fence.js", "page_url.js", "readout_heights.js", "switcher.js")
 
 
 def table_scripts(tables):  # {ref: table} -> <script> tags registering them
