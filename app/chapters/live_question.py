@@ -129,12 +129,12 @@ class LiveQuestion(pn.viewable.Viewer):
         return self._layout
 
 
-# The live chapter's memory and review. A live page's questions are judged in the session,
-# but what the reader answered is kept in this browser only (localStorage, one key per page
-# and question, as the static chapters keep theirs): the session forgets it when it closes.
-ENTRIES_JS = ("const entries = (o) => "
-              "(o instanceof Map ? [...o.entries()] : Object.entries(o || {}))")
-STORE_JS = 'const store = "ae-questions:" + window.location.pathname'
+# The live chapter's memory and review, in static/live_answers.js and static/live_review.js: a
+# live page's questions are judged in the session, but what the reader answered is kept in
+# this browser only, as the static chapters keep theirs. Each render script carries its file
+# (a ReactiveHTML's scripts are all it brings into the page); the other scripts call it.
+ANSWERS_JS = resources.inline_script("live_answers.js")
+REVIEW_JS = resources.inline_script("live_review.js")
 
 
 class AnswerMemory(ReactiveHTML):
@@ -148,39 +148,9 @@ class AnswerMemory(ReactiveHTML):
 
     _template = '<div id="box"></div>'
     _scripts: ClassVar[dict] = {
-        "render": f"""
-            {STORE_JS}
-            const kept = {{}}
-            let hidden = false
-            try {{  // storage can throw (private modes, a full quota): then nothing is kept
-              for (const id of data.ids) {{
-                const text = window.localStorage.getItem(store + "#" + id)
-                const value = text === null ? null : JSON.parse(text)
-                if (value && value.answer !== undefined && value.answer !== null) {{
-                  kept[id] = value.answer
-                }}
-              }}
-              hidden = JSON.parse(window.localStorage.getItem(store + ":hidden")) === true
-            }} catch (error) {{ }}
-            if (Object.keys(kept).length) {{ data.kept = kept }}
-            if (hidden && !data.hide_questions) {{ data.hide_questions = true }}
-        """,
-        "answers": f"""
-            {STORE_JS}
-            {ENTRIES_JS}
-            try {{
-              for (const [id, answer] of entries(data.answers)) {{
-                window.localStorage.setItem(store + "#" + id, JSON.stringify({{answer}}))
-              }}
-            }} catch (error) {{ }}
-        """,
-        "hide_questions": f"""
-            {STORE_JS}
-            try {{
-              window.localStorage.setItem(store + ":hidden", JSON.stringify(data.hide_questions))
-            }}
-            catch (error) {{ }}
-        """,
+        "render": ANSWERS_JS + "AE.liveAnswers.recall(data)",
+        "answers": "AE.liveAnswers.keepAnswers(data)",
+        "hide_questions": "AE.liveAnswers.keepHidden(data)",
     }
 
 
@@ -194,49 +164,9 @@ class LiveReview(ReactiveHTML):
 
     _template = '<div id="box"></div>'
     _scripts: ClassVar[dict] = {
-        "render": "self.draw()",
-        "items": "self.draw()",
-        "status": "self.draw()",
-        "draw": """
-            const find = (root, id) => {
-              const hit = root.getElementById ? root.getElementById(id) : null
-              if (hit) { return hit }
-              for (const el of root.querySelectorAll("*")) {
-                const found = el.shadowRoot ? find(el.shadowRoot, id) : null
-                if (found) { return found }
-              }
-              return null
-            }
-            const section = document.createElement("section")
-            section.className = "ae-review"
-            section.setAttribute("aria-label", "Questions to revisit")
-            const title = document.createElement("h2")
-            title.textContent = "Questions to revisit"
-            const status = document.createElement("p")
-            status.className = "ae-review-status"
-            status.textContent = data.status
-            section.append(title, status)
-            if (data.items.length) {
-              const list = document.createElement("ul")
-              for (const [id, text, tag] of data.items) {
-                const link = document.createElement("a")
-                link.href = "#q-" + id
-                link.textContent = text
-                link.addEventListener("click", (event) => {
-                  const target = find(document, "q-" + id)
-                  if (target === null) { return }
-                  event.preventDefault()
-                  target.scrollIntoView({block: "center"})
-                  target.focus({preventScroll: true})
-                })
-                const item = document.createElement("li")
-                item.append(link, document.createTextNode(tag))
-                list.append(item)
-              }
-              section.append(list)
-            }
-            box.replaceChildren(section)
-        """,
+        "render": REVIEW_JS + "AE.liveReview.draw(box, data)",
+        "items": "AE.liveReview.draw(box, data)",
+        "status": "AE.liveReview.draw(box, data)",
     }
 
 

@@ -18,6 +18,7 @@ from panel.reactive import ReactiveHTML
 from app.kit import resources
 
 CSS_NOTE = resources.stylesheet("url-note.css")
+READOUT_JS = resources.inline_script("readout.js")
 
 SLOT = re.compile(r'data-s="([\w-]+)"')
 SLOT_ELEMENT = re.compile(r'(<(\w+)[^>]*?\sdata-s="([\w-]+)"[^>]*>)(</\2>)')
@@ -52,28 +53,10 @@ class Readout(ReactiveHTML):
     _template = '<div id="box"></div>'
 
     @staticmethod
-    def scripts(template):  # -> the `_scripts` of a subclass drawing `template`
-        return {
-            "render": f"""
-                box.innerHTML = {json.dumps(template)}
-                state.slots = [...box.querySelectorAll("[data-s]")].map((e) => [e.dataset.s, e])
-                self.patch()
-            """,
-            "patch": """
-                const get = (o, k) => (o instanceof Map ? o.get(k) : o[k])
-                for (const [name, e] of state.slots) {
-                  const text = get(data.patch, name) ?? get(data.base, name) ?? ""
-                  // a slot's one text node keeps its place (only its data changes): a new
-                  // node would be styled and laid out afresh, and :empty rules checked again
-                  const node = e.firstChild
-                  if (node !== null && node.nodeType === 3 && node.nextSibling === null) {
-                    if (node.data !== text) { node.data = text }
-                  } else {
-                    e.replaceChildren(document.createTextNode(text))
-                  }
-                }
-            """,
-        }
+    def scripts(template):  # -> the `_scripts` of a subclass drawing `template`: calls into
+        # static/readout.js, which the render script carries (the template goes as JSON)
+        draw = f"AE.readout.render(box, state, data, {json.dumps(template)})"
+        return {"render": READOUT_JS + draw, "patch": "AE.readout.patch(state, data)"}
 
     def __init_subclass__(cls, **kwargs):  # a subclass's template -> its class's scripts
         super().__init_subclass__(**kwargs)
