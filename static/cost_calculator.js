@@ -5,7 +5,7 @@
 // dialog and a paste box, a prompt length, a context and two dtypes the reader types or
 // picks, and readouts of what `attention-explorable costs --config FILE --json` prints,
 // computed by the JavaScript twin of the cost core (static/cost_model.js with its table,
-// AE.costModel.create(AE.costTable)). The twin loads on first use (a focus, a tap or a drag
+// AE.costModel.create(AE.costModel.table)). The twin loads on first use (a focus, a tap or a drag
 // over the box), from the address this script's tag names in data-model (else beside it),
 // so a reader who never counts a config never fetches it. A file is read here
 // (Blob.arrayBuffer, at most one byte past the limit, as the CLI reads): nothing is sent
@@ -120,21 +120,21 @@
 
   // --- the twin, loaded on first use ---------------------------------------------------
 
-  var twin = null; // Promise of AE.costModel.create(AE.costTable)
+  var twin = null; // Promise of AE.costModel.create(AE.costModel.table)
   var twinReady = null; // the same once made: show() is synchronous
 
   function loadModel() {
     if (twin) { return twin; }
     twin = new Promise(function (resolve, reject) {
-      if (AE.costModel && AE.costTable) { resolve(); return; }
+      if (AE.costModel && AE.costModel.table) { resolve(); return; }
       var s = document.createElement("script");
       s.src = MODEL_SRC;
       s.onload = function () { resolve(); };
       s.onerror = function () { reject(new Error("could not load " + MODEL_SRC)); };
       document.head.appendChild(s);
     }).then(function () {
-      twinReady = AE.costModel.create(AE.costTable);
-      MAX_BYTES = AE.costTable.MAX_CONFIG_BYTES;
+      twinReady = AE.costModel.create(AE.costModel.table);
+      MAX_BYTES = AE.costModel.table.MAX_CONFIG_BYTES;
       return twinReady;
     });
     twin.catch(function () { twin = null; }); // a later use tries again

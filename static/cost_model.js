@@ -3,7 +3,7 @@
    AE.costModel.create(table) -> the parser and every closed form of costs.py, bound to a
    table that Python writes (app/hosting/cost_model_data.py: config_families' FAMILIES, BASE, ...,
    and costs.py's caps, dtypes, presets and GPUs). The table is never typed here; the page
-   hands it over as AE.costTable, node as JSON. tests/test_cost_model_js.py runs both on
+   hands it over with AE.costModel.receive, node as JSON. tests/test_cost_model_js.py runs both on
    thousands of configs and requires the same answers and the same messages.
 
    Types, one rule: a Python int is a BigInt here and a Python float a Number. So the exact
@@ -1421,7 +1421,9 @@
     };
   }
 
-  var costModel = { create: create };
+  // receive(table): the table's script (app/hosting/cost_model_data.py) hands it over
+  var costModel = { create: create, table: null,
+                    receive: function (table) { costModel.table = table; } };
   if (typeof window !== "undefined") {
     window.AE = window.AE || {};
     window.AE.costModel = costModel;

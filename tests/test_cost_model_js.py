@@ -600,9 +600,9 @@ def test_a_changed_constant_is_caught(both, tmp_path, what, old, new):
 
 def test_the_table_the_page_gets_is_pythons():
     script = cost_model_data.table_script()
-    assert script.startswith("window.AE = window.AE || {};\nAE.costTable = ")
+    assert script.startswith("AE.costModel.receive(") and script.endswith(");\n")
     assert "</" not in script
-    table = json.loads(script.split("AE.costTable = ", 1)[1].rstrip(";\n"))
+    table = json.loads(script[len("AE.costModel.receive("):-len(");\n")])
     assert table["FAMILIES"] == config_families.FAMILIES
     assert table["BASE"] == config_families.BASE and table["FIGURES"] == config_families.FIGURES
     assert {k: json.loads(v) for k, v in table["PRESETS"].items()} == costs.PRESETS
@@ -618,4 +618,5 @@ def test_one_global_and_no_modules():
              "JSON.stringify(Object.keys(ctx.AE)), JSON.stringify(Object.keys(ctx.AE.costModel)))")
     out = subprocess.run([node(), "-e", probe, str(JS)], capture_output=True, text=True,
                          timeout=60, check=True)
-    assert out.stdout.split() == ['["window","AE"]', '["costModel"]', '["create"]']
+    assert out.stdout.split() == ['["window","AE"]', '["costModel"]',
+                                  '["create","table","receive"]']

@@ -446,7 +446,7 @@ def test_the_script_tags_panel_writes_are_still_the_ones_deferred_scripts_rewrit
     assert 'type="text/javascript"' not in out and "bokeh-gl" not in out
     assert re.findall(r'<script defer src="[^"]*(bokeh[a-z-]*|panel)\.min\.js', out)[:2] == [
         "bokeh", "bokeh-widgets"]
-    assert 'addEventListener("DOMContentLoaded"' in out  # Bokeh.set_log_level, after them
+    assert re.search(r'<script type="module">\s*Bokeh.set_log_level', out)  # after them
     assert "bokeh-gl" in pi.deferred_scripts(bokeh_js, webgl=True)
     doc = Document()
     doc.add_root(figure(output_backend="webgl"))

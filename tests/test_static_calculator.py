@@ -88,7 +88,7 @@ def test_the_shipped_files_are_the_calculator_and_the_twin_with_its_table(tmp_pa
     assert twin.endswith(cost_model_data.table_script())
     probe = ("const vm = require('vm'), ctx = {}; ctx.window = ctx; vm.createContext(ctx);"
              "vm.runInContext(require('fs').readFileSync(process.argv[1], 'utf8'), ctx);"
-             "const cm = ctx.AE.costModel.create(ctx.AE.costTable);"
+             "const cm = ctx.AE.costModel.create(ctx.AE.costModel.table);"
              "console.log(String(cm.pair_flops(cm.preset('qwen3-8b'))));")
     path = tmp_path / "cost_model.js"
     path.write_text(twin)

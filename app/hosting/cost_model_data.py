@@ -3,8 +3,8 @@
 `table()` gathers config_families' table (FIGURES, BASE, BASE_WINDOW, FAMILIES, UNKNOWN,
 GPT2_HINT) and costs.py's constants (the caps, the dtypes, the presets, the GPUs) into one
 JSON-able dict; `table_json()` is its text and `table_script()` a classic script that hands it
-to the page as `AE.costTable`, for `AE.costModel.create(AE.costTable)`. Nothing here is typed
-twice: every value is read from attention_core at call time.
+to the page (`AE.costModel.receive`), for `AE.costModel.create(AE.costModel.table)`. Nothing
+here is typed twice: every value is read from attention_core at call time.
 
 It also carries two facts about Python's own strings that the JavaScript cannot ask its
 engine for without risking a different Unicode version: which code points `str.isspace()`
@@ -71,6 +71,6 @@ def table_json() -> str:  # -> the table as compact JSON text
     return json.dumps(table(), separators=(",", ":"), allow_nan=False)
 
 
-def table_script() -> str:  # -> a classic script that gives the page AE.costTable
+def table_script() -> str:  # -> a classic script that hands static/cost_model.js the table
     text = table_json().replace("<", "\\u003c")  # no "</script>" can end it early
-    return f"window.AE = window.AE || {{}};\nAE.costTable = {text};\n"
+    return f"AE.costModel.receive({text});\n"  # after static/cost_model.js, in its file

@@ -383,7 +383,8 @@ WEBGL_BUNDLE = re.compile(r"(^|/)bokeh-gl(\.min)?\.js(\?|$)")
 def deferred_scripts(bokeh_js, webgl=False):  # Panel's `bokeh_js` HTML -> the same, deferred
     # Each bundle's tag gets `defer`: it loads beside the page's text and runs after the page
     # is parsed, in order, before DOMContentLoaded, which Bokeh's own plot script waits for.
-    # An inline snippet waits for DOMContentLoaded too (it calls Bokeh). bokeh-gl goes
+    # An inline snippet (it calls Bokeh) becomes a module script: deferred as they are, it
+    # runs after the bundles before it, in the page's order. bokeh-gl goes
     # unless webgl: no figure of this project draws with WebGL (app/hosting/build.py checks
     # the same on static pages).
     def bundle(match):
@@ -392,8 +393,7 @@ def deferred_scripts(bokeh_js, webgl=False):  # Panel's `bokeh_js` HTML -> the s
         return f'<script defer src="{match.group(1)}"></script>'
 
     def inline(match):
-        return ('<script>document.addEventListener("DOMContentLoaded", function () {'
-                f"{match.group(1)}}}, {{once: true}});</script>")
+        return f'<script type="module">{match.group(1)}</script>'
 
     return SCRIPT_INLINE.sub(inline, SCRIPT_SRC.sub(bundle, str(bokeh_js or "")))
 
