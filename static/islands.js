@@ -229,7 +229,7 @@
     const wanted = params.get("theme");
     if (wanted === null) { return false; }
     const theme = wanted.trim().toLowerCase() === "dark" ? "dark" : "default";
-    if (theme === (window.AE_THEME || "default")) { return false; }
+    if (theme === ((AE.page && AE.page.theme) || "default")) { return false; } // page_head.js
     const url = new URL(window.location.href);
     url.pathname = url.pathname.replace(/index(-dark)?\.html$/, "")
       .replace(/\/?$/, "/") + (theme === "dark" ? "index-dark.html" : "index.html");

@@ -30,7 +30,4 @@
   // liveUrl: where "open live" leads, when the build was given one (build --live-url)
   AE.page = {theme: root.dataset.aeTheme, liveUrl: root.dataset.aeLiveUrl, switchTheme,
              openLive};
-  // a bridge, until static/islands.js (themeFile) reads AE.page.theme: without it a dark
-  // page asked for ?theme=dark would load itself again and again
-  if (AE.page.theme) { window.AE_THEME = AE.page.theme; }
 })();

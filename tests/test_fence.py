@@ -314,11 +314,6 @@ def test_every_bokehjs_internal_the_fence_uses_is_named_in_its_header():
     assert not unnamed, f"{JS_FENCE_FILE} uses {sorted(unnamed)} without naming them in its header"
 
 
-# the one global besides AE, while a file another engineer holds still reads it
-BRIDGES = {("static/page_head.js", "AE_THEME"):
-           "static/islands.js's themeFile reads window.AE_THEME; AE.page.theme replaces it"}
-
-
 def test_our_browser_files_share_one_namespace_not_globals():
     # window.AE only; no file reads an old global (AEStates, AEIslands, ...): it uses
     # AE.states, ..., and so does the code Python writes into pages (tables, CustomJS)
@@ -326,16 +321,9 @@ def test_our_browser_files_share_one_namespace_not_globals():
         assert not OUR_GLOBALS.findall(path.read_text(encoding="utf-8")), path
     for path, text in js_files().items():
         code = JS_COMMENT.sub("", text)
-        assigned = set(JS_GLOBAL.findall(code)) - {name for p, name in BRIDGES if p == path}
+        assigned = set(JS_GLOBAL.findall(code))
         assert assigned <= {"AE"}, (path, assigned)
         assert not OUR_GLOBALS.findall(code), path
-
-
-def test_a_bridge_stays_only_while_a_file_reads_it():
-    readers = {name: [p for p, text in js_files().items() if (p, name) not in BRIDGES
-                      and re.search(rf"\bwindow\.{name}\b", JS_COMMENT.sub("", text))]
-               for _, name in BRIDGES}
-    assert all(readers.values()), f"no file reads {readers}: remove its bridge"
 
 
 def test_the_scanners_see_a_new_reach_or_global_in_a_real_file():

@@ -19,8 +19,6 @@ LIBRARIES = {
     "UnderscoreTemplate": "SlickGrid, inside bokeh-tables.min.js (a live page loads it)",
     "importShim": "es-module-shims, which Panel loads on a live page",
 }
-# ours, on their way out: a bridge only static/islands.js still reads (themeFile, line 229)
-PENDING = {"AE_THEME": "static/page_head.js's bridge until static/islands.js reads AE.page.theme"}
 
 ROUTES = ["/", "/heatmap", "/live/heatmap"]
 
@@ -45,8 +43,7 @@ def test_window_ae_is_the_only_global_our_scripts_define(page, route):
     wait_for_render(page)
     found = new_globals(page, blank)
     assert "AE" in found, found
-    ours = [name for name in found
-            if name != "AE" and name not in LIBRARIES and name not in PENDING]
+    ours = [name for name in found if name != "AE" and name not in LIBRARIES]
     assert not ours, f"globals besides AE and the libraries' on {route}: {ours}"
 
 
