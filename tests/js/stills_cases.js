@@ -1,0 +1,32 @@
+// Runs static/stills.js (or the copy named in argv[2]) on the cases tests/test_stills_js.py
+// writes to stdin as JSON: {"panels": [{"description": {...}, "table": "<JS text>"}],
+// "cases": [{"panel": i, "at": [stop, ...], "state": {...}?}]}. A table travels as the
+// JavaScript text a page's table script carries (canonical JSON, which may hold NaN), read
+// here as the browser reads it; a case's "state", when given, is used instead of the
+// table's (a negative control). Writes one JSON array: per case [svg of each pane] or
+// {"error": message}. "numbers", when given, go through num and formatG (stills.num and
+// f"{v:g}"): the output is then {"cases": [...], "num": [...], "g": [...]}.
+"use strict";
+const path = require("path");
+const vm = require("vm");
+const stills = require(path.resolve(process.argv[2] || path.join(__dirname, "..", "..",
+  "static", "stills.js")));
+
+let input = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (chunk) => { input += chunk; });
+process.stdin.on("end", () => {
+  const job = JSON.parse(input);
+  const tables = job.panels.map((p) => vm.runInNewContext("(" + p.table + ")"));
+  const out = job.cases.map((c) => {
+    try {
+      const state = c.state ?? stills.stateAt(tables[c.panel], c.at);
+      return stills.draw(job.panels[c.panel].description, state);
+    } catch (e) {
+      return {error: String(e && e.stack || e)};
+    }
+  });
+  const numbers = (job.numbers ?? []).map((v) => (typeof v === "string" ? Number(v) : v));
+  process.stdout.write(JSON.stringify({cases: out, num: numbers.map(stills.num),
+    g: numbers.map(stills.formatG)}));
+});
