@@ -2,6 +2,7 @@
 
     python benchmarks/bundle_bytes.py [--routes / /heatmap] [--against REF]
     python benchmarks/bundle_bytes.py --smoke      # /heatmap alone (make test)
+    python benchmarks/bundle_bytes.py --stills     # what still descriptions would add
 
 Serves the tree's build with `attention-explorable serve` (benchmarks/lighthouse.py's
 `served`; with --against REF, that commit's too, from a git worktree) and opens each static
@@ -112,12 +113,39 @@ def run(tree, routes, label):  # -> {route: measurement} of tree's build
             browser.close()
 
 
+def still_bytes():  # -> rows: the bytes the still descriptions (app/chapters/still_figures.py)
+    # add to each page, as one JSON per page, raw and brotli 11 (no server, no browser)
+    import json
+
+    import brotli
+
+    from app.chapters import still_figures
+
+    described = {r.slot: still_figures.of_slot(r.slot) for r in registry.PANELS}
+    pages = {c.route: [r.slot for r in registry.PANELS if r.chapter == c.content]
+             for c in registry.CHAPTERS}
+    pages.update({r.route: [r.slot] for r in registry.PANELS})
+    rows = ["| page | panels described | JSON bytes | brotli bytes |", "|---|---|---|---|"]
+    for route, slots in pages.items():
+        shown = {s: described[s] for s in slots if described[s] is not None}
+        text = json.dumps(shown, allow_nan=False, ensure_ascii=False,
+                          separators=(",", ":")).encode()
+        packed = len(brotli.compress(text, quality=11)) if shown else 0
+        rows.append(f"| {route} | {len(shown)} | {len(text) if shown else 0:,} | {packed:,} |")
+    return rows
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--routes", nargs="+", default=None)
     p.add_argument("--against", metavar="REF", help="also measure this commit's build")
     p.add_argument("--smoke", action="store_true", help="/heatmap alone")
+    p.add_argument("--stills", action="store_true",
+                   help="the bytes still descriptions add to each page, brotli (no browser)")
     args = p.parse_args(argv)
+    if args.stills:
+        print("\n".join(still_bytes()))
+        return
     routes = args.routes or (SMOKE_ROUTES if args.smoke else [*CHAPTERS, *registry.routes()])
     commit = lighthouse.git("rev-parse", "--short", "HEAD") or "?"
     trees = [(f"this tree ({commit})", ROOT)]

@@ -264,3 +264,20 @@ def describe(panel):  # a StatePanel as built -> {"panes": [[figure]], "sources"
             for column in panel.current_state().get(name, {}):
                 describer.sources[model_id].pop(column, None)
     return {"panes": described, "sources": describer.sources, "targets": targets}
+
+
+def of_slot(slot):  # -> the description of a registry panel's figures, built as a static build
+    # builds it (a follower with its leader); None for a panel that is not a state panel
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    from app.kit import chrome, registry, states
+
+    rec = registry.by_slot(slot)
+    if not issubclass(rec.viewer_class, states.StatePanel):
+        return None
+    with states.static_build(), set_curdoc(Document()):
+        chrome.apply_figure_theme()
+        kw = {rec.follows: registry.by_slot(rec.follows).viewer_class()} if rec.follows else {}
+        panel = rec.viewer_class(**kw)
+        return describe(panel)
