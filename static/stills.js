@@ -742,6 +742,39 @@
       .map((f) => figureSvg(f, sources)).join(""));
   }
 
+  // --- readouts: a Readout's HTML in a still (app/chapters/chapter_page.py still_html) -----
+
+  const SLOT_ELEMENT = /(<(\w+)[^>]*?\sdata-s="([\w-]+)"[^>]*>)(<\/\2>)/g; // app/kit/readout.py
+  const LIVE_ONLY = / (?:data-s|aria-live)="[^"]*"/g;
+  const EMPTY = new RegExp("<(li|span|b|small|sup|sub|p|div|ul|em|strong)(?: [^>]*)?></\\1>"
+    + "|(?:<t([dh])(?: [^>]*)?></t\\2>)+(?=</tr>)|<tr></tr>", "g");
+
+  function filled(template, values) { // Readout.filled: each slot's text, escaped
+    const escText = (t) => String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+    return template.replace(SLOT_ELEMENT, (m, open, tagName, name, close) => {
+      if (!(name in values)) { throw new Error(`no value for the slot ${name}`); }
+      return open + escText(values[name]) + close;
+    });
+  }
+
+  function stillHtml(text) { // no slots, no live regions, no empty element
+    let before = null;
+    text = text.replace(LIVE_ONLY, "").split(' role="status"').join("");
+    while (before !== text) { [before, text] = [text, text.replace(EMPTY, "")]; }
+    return text;
+  }
+
+  // -> per readout of the description, {html, empty}: its still's HTML in `state`, and
+  // whether it shows no text (a still leaves such a readout out)
+  function readouts(description, state) {
+    return description.readouts.map((r) => {
+      const values = {...r.values};
+      for (const name of r.targets) { Object.assign(values, state[name] ?? {}); }
+      const html = stillHtml(filled(r.template, values));
+      return {html, empty: html.replace(/<[^>]+>/g, "").trim() === ""};
+    });
+  }
+
   function stateAt(table, at) { // a table of states and each control's stop -> the state
     const state = {};
     for (const part of table.parts) {
@@ -752,7 +785,7 @@
     return state;
   }
 
-  const api = {draw, stateAt, num, formatG};
+  const api = {draw, readouts, stateAt, num, formatG};
   if (typeof window !== "undefined") {
     const AE = window.AE = window.AE || {};
     AE.stills = api;

@@ -1,5 +1,6 @@
 """static/stills.js draws a panel's still in any state of its table, byte for byte as
-app/chapters/stills.py draws it in Python (issue 41: controls that work before Bokeh does).
+app/chapters/stills.py draws it in Python (issue 41: controls that work before Bokeh does):
+its charts' SVGs, and its readouts' HTML as a still shows them (chapter_page.still_html).
 
 The oracle is Python: for every state panel of the registry, the panel is built as a static
 build builds it, described once (app/chapters/still_figures.py `describe`), then set to each
@@ -34,7 +35,8 @@ import pytest
 from bokeh.document import Document
 from panel.io.state import set_curdoc
 
-from app.chapters import still_figures, stills
+from app.chapters import chapter_page, still_figures, stills
+from app.chapters.content import TAG
 from app.kit import chrome, registry, states
 from tests import js_twin
 
@@ -79,10 +81,14 @@ def spread(table, n=SPREAD, seed=SEED):  # -> [stops]: every state, or a spread 
     return out
 
 
-def drawn(panel, at):  # -> the panel's panes drawn by stills.py at these stops
+def drawn(panel, at):  # -> the panel's panes drawn by stills.py at these stops, and its
+    # readouts as a still shows them (None: left out, no text)
     controls = type(panel).controls()
     panel.param.update(**{c.name: c.values[i] for c, i in zip(controls, at)})
-    return [stills.stills_of(pane.object) for pane in still_figures.panes_of(panel.__panel__())]
+    panes = [stills.stills_of(pane.object) for pane in still_figures.panes_of(panel.__panel__())]
+    readouts = [chapter_page.still_html(r.filled()) for r, _ in still_figures.still_readouts(panel)]
+    return {"panes": panes,
+            "readouts": [html if TAG.sub("", html).strip() else None for html in readouts]}
 
 
 @functools.cache
@@ -126,13 +132,18 @@ def first_difference(a, b):  # -> a short view of where two SVGs part
 def mismatches(cases, expected, results):  # -> [(case, what differs)]
     bad = []
     for case, want, got in zip(cases, expected, results, strict=True):
-        if isinstance(got, dict):
+        if "error" in got:
             bad.append((case, got["error"][:600]))
-        elif got != want:
-            pane = next(i for i, (w, g) in enumerate(zip(want, got)) if w != g) \
-                if len(want) == len(got) else None
-            bad.append((case, f"{len(want)} panes against {len(got)}" if pane is None
-                        else f"pane {pane}:" + first_difference(want[pane], got[pane])))
+            continue
+        for kind in ("panes", "readouts"):
+            if len(want[kind]) != len(got[kind]):
+                bad.append((case, f"{len(want[kind])} {kind} against {len(got[kind])}"))
+                continue
+            differ = [i for i, (w, g) in enumerate(zip(want[kind], got[kind])) if w != g]
+            if differ:
+                i = differ[0]
+                bad.append((case, f"{kind} {i}:" + first_difference(str(want[kind][i]),
+                                                                     str(got[kind][i]))))
     return bad
 
 
@@ -150,14 +161,15 @@ def test_the_browser_draws_every_state_as_python_does(slot):
     bad = mismatches([cases[i] for i in mine], [expected[i] for i in mine],
                      [results[i] for i in mine])
     assert not bad, f"{slot}: {len(bad)} of {len(mine)} states differ; first {bad[0]}"
-    assert all(svg.startswith('<svg class="ae-chart"') for i in mine for svg in expected[i]
-               if svg)
+    assert all(svg.startswith('<svg class="ae-chart"') for i in mine
+               for svg in expected[i]["panes"] if svg)
 
 
 def test_descriptions_are_json_data_and_stay_small():
     panels, _, _, seconds = oracle()
     for p in panels:
-        text = json.dumps(p["description"], allow_nan=False, ensure_ascii=False)
+        text = json.dumps(p["description"], allow_nan=False, ensure_ascii=False,
+                          separators=(",", ":"))  # as a page carries it
         assert "function" not in text and "=>" not in text  # data, not script
         assert len(text.encode()) < 20_000, f"{p['slot']}: {len(text)} bytes"
     _, js_seconds = js_results()

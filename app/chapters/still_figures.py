@@ -263,7 +263,37 @@ def describe(panel):  # a StatePanel as built -> {"panes": [[figure]], "sources"
         if name.startswith("source:") and model_id in describer.sources:
             for column in panel.current_state().get(name, {}):
                 describer.sources[model_id].pop(column, None)
-    return {"panes": described, "sources": describer.sources, "targets": targets}
+    return {"panes": described, "sources": describer.sources, "targets": targets,
+            "readouts": readouts_of(panel)}
+
+
+def still_readouts(panel):  # -> [(Readout, [its slots: targets])] a state sets, in page order
+    from app.kit.readout import Readout
+
+    out = []
+    for readout in panel.__panel__().select(Readout):
+        names = [n for n, m in panel.targets.items() if m is readout and n.startswith("slots:")
+                 and n != "slots:url_note"]  # the address's note: the page's, not a state's
+        if names:
+            out.append((readout, names))
+    return out
+
+
+def readouts_of(panel):  # -> [{"targets", "template", "values"}]: a readout's HTML in a still
+    # is chapter_page.still_html of its template filled with its values, a state's merged in
+    always = {}  # target -> the slots every state of the table gives it
+    for part in type(panel).table()["parts"]:
+        for value in part["values"]:
+            for name, slots in value.items():
+                if isinstance(slots, dict):
+                    keys = set(slots)
+                    always[name] = always[name] & keys if name in always else keys
+    out = []
+    for r, names in still_readouts(panel):
+        given = {slot for name in names for slot in always.get(name, ())}  # the table's own
+        out.append({"targets": names, "template": r.template,
+                    "values": {k: v for k, v in r.values.items() if k not in given}})
+    return out
 
 
 def of_slot(slot):  # -> the description of a registry panel's figures, built as a static build

@@ -3,7 +3,8 @@
 // "cases": [{"panel": i, "at": [stop, ...], "state": {...}?}]}. A table travels as the
 // JavaScript text a page's table script carries (canonical JSON, which may hold NaN), read
 // here as the browser reads it; a case's "state", when given, is used instead of the
-// table's (a negative control). Writes one JSON array: per case [svg of each pane] or
+// table's (a negative control). Writes one JSON array: per case {"panes": [svg of each
+// pane], "readouts": [each readout's still HTML, null when it shows no text]} or
 // {"error": message}. "numbers", when given, go through num and formatG (stills.num and
 // f"{v:g}"): the output is then {"cases": [...], "num": [...], "g": [...]}.
 "use strict";
@@ -21,7 +22,9 @@ process.stdin.on("end", () => {
   const out = job.cases.map((c) => {
     try {
       const state = c.state ?? stills.stateAt(tables[c.panel], c.at);
-      return stills.draw(job.panels[c.panel].description, state);
+      const description = job.panels[c.panel].description;
+      return {panes: stills.draw(description, state),
+        readouts: stills.readouts(description, state).map((r) => (r.empty ? null : r.html))};
     } catch (e) {
       return {error: String(e && e.stack || e)};
     }
