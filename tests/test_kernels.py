@@ -493,7 +493,7 @@ def test_a_fallback_to_math_is_silent_while_math_is_allowed():
                 sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
             F.scaled_dot_product_attention(q, k, v)
     assert any("4 dimensional" in str(w.message) for w in told)
-    said = re.search(r"on this page's PyTorch \((\d+\.\d+), CPU\)",
+    said = re.search(r"[Oo]n this page's PyTorch \((\d+\.\d+), CPU\)",
                      " ".join(content.read("attention.md").split()))
     assert said and torch.__version__.startswith(said.group(1) + "."), torch.__version__
 

@@ -2,11 +2,15 @@
 2.3.4: type, version, and for "rich" html, width, height), and the live endpoint's answers and
 error codes, against the handler in a Tornado app of its own (no Panel, no server process)."""
 
+import asyncio
 import json
+import threading
+import urllib.error
+import urllib.request
 from urllib.parse import quote
 
 import pytest
-from tornado import testing, web
+from tornado import httpserver, netutil, web
 
 from app.hosting import oembed, routes
 
@@ -44,34 +48,61 @@ def test_route_of(path, route):
     assert oembed.route_of(path) == route
 
 
-class EndpointTest(testing.AsyncHTTPTestCase):
-    def get_app(self):
-        return web.Application(oembed.patterns())
+@pytest.fixture(scope="module")
+def endpoint():
+    """The handler in a Tornado app of its own, on its own loop in a thread: a browser test
+    earlier in the same worker leaves Playwright's loop running on the main thread, where a
+    second loop may not run."""
+    started, box = threading.Event(), {}
 
-    def ask(self, url, extra=""):
-        return self.fetch(f"/oembed?url={quote(url, safe='')}{extra}")
+    def serve():
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        sockets = netutil.bind_sockets(0, "127.0.0.1")
+        server = httpserver.HTTPServer(web.Application(oembed.patterns()))
+        server.add_sockets(sockets)
+        box.update(port=sockets[0].getsockname()[1], loop=loop)
+        started.set()
+        loop.run_forever()
 
-    def own(self, path):
-        return f"http://127.0.0.1:{self.get_http_port()}{path}"
+    threading.Thread(target=serve, daemon=True).start()
+    assert started.wait(10), "the oEmbed test server did not start"
+    yield f"http://127.0.0.1:{box['port']}"
+    box["loop"].call_soon_threadsafe(box["loop"].stop)
 
-    def test_a_deep_link_gets_its_frame_within_maxwidth_and_maxheight(self):
-        answer = self.ask(self.own("/live/heatmap?mask=off&query=2"),
-                          "&maxwidth=500&maxheight=400&format=json")
-        assert answer.code == 200
-        assert answer.headers["Content-Type"].startswith("application/json")
-        body = json.loads(answer.body)
-        assert (body["type"], body["version"], body["width"], body["height"]) == \
-            ("rich", "1.0", 500, 400)
-        assert f'src="{self.own("/live/heatmap")}?mask=off&amp;query=2&amp;embed=1"' \
-            in body["html"]
 
-    def test_a_path_of_ours_is_read_against_this_host(self):
-        body = json.loads(self.ask("/math").body)
-        assert f'src="{self.own("/math")}?embed=1"' in body["html"]
+def fetch(url):
+    """(status, headers, body) of a GET, errors included."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return answer.status, answer.headers, answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
 
-    def test_foreign_or_unknown_urls_are_404_another_format_501_no_url_400(self):
-        for url in ("https://example.com/heatmap", "http://127.0.0.1:1/heatmap",
-                    "ftp://127.0.0.1/heatmap", self.own("/no-such-page")):
-            assert self.ask(url).code == 404, url
-        assert self.ask(self.own("/heatmap"), "&format=xml").code == 501
-        assert self.fetch("/oembed").code == 400
+
+def ask(endpoint, url, extra=""):
+    return fetch(f"{endpoint}/oembed?url={quote(url, safe='')}{extra}")
+
+
+def test_a_deep_link_gets_its_frame_within_maxwidth_and_maxheight(endpoint):
+    code, headers, data = ask(endpoint, f"{endpoint}/live/heatmap?mask=off&query=2",
+                              "&maxwidth=500&maxheight=400&format=json")
+    assert code == 200
+    assert headers["Content-Type"].startswith("application/json")
+    body = json.loads(data)
+    assert (body["type"], body["version"], body["width"], body["height"]) == \
+        ("rich", "1.0", 500, 400)
+    assert f'src="{endpoint}/live/heatmap?mask=off&amp;query=2&amp;embed=1"' in body["html"]
+
+
+def test_a_path_of_ours_is_read_against_this_host(endpoint):
+    body = json.loads(ask(endpoint, "/math")[2])
+    assert f'src="{endpoint}/math?embed=1"' in body["html"]
+
+
+def test_foreign_or_unknown_urls_are_404_another_format_501_no_url_400(endpoint):
+    for url in ("https://example.com/heatmap", "http://127.0.0.1:1/heatmap",
+                "ftp://127.0.0.1/heatmap", f"{endpoint}/no-such-page"):
+        assert ask(endpoint, url)[0] == 404, url
+    assert ask(endpoint, f"{endpoint}/heatmap", "&format=xml")[0] == 501
+    assert fetch(f"{endpoint}/oembed")[0] == 400

@@ -169,9 +169,9 @@ def still_html(text):  # a readout's HTML -> the same for a still: nothing there
 
 
 def island(slot, group):  # -> the HTML box a panel mounts into, with its note until then
-    height = registry.island_height(slot)
+    height, phone = registry.island_height(slot), registry.phone_height(slot)
     return (f'<section class="ae-island" id="panel-{slot}" data-group="{group.name}" '
-            f'data-slot="{slot}" style="--ae-island-height:{height}px" '
+            f'data-slot="{slot}" style="--ae-island-height:{height}px;--ae-phone-height:{phone}px" '
             f'aria-label="{html.escape(slot)} panel">\n'
             f'<div class="ae-island-root" id="{group.elements[slot]}"></div>\n'
             '<div class="ae-island-still">'

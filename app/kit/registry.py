@@ -32,7 +32,10 @@ class PanelRecord:
     route: str  # its page of its own: "/heatmap" (live under /live/heatmap)
     title: str  # its heading, on its page and in the panel (which reads it: `title_of`)
     chapter: str  # the content file whose marker places it: "attention.md"
-    island_height: int = DEFAULT_ISLAND_HEIGHT  # px: about its height, so a mount barely moves
+    # px: its mounted height in a chapter at 1280 px and on a phone (Pixel 5), so the island
+    # holds that much before it mounts and nothing below it moves (test_island_heights.py)
+    island_height: int = DEFAULT_ISLAND_HEIGHT
+    phone_height: int | None = None  # None: as island_height
     follows: str | None = None  # the slot whose controls drive it (passed by that name)
     in_article: bool = True  # in a chapter it leaves out its own title (the section has one)
     static_stand_in: str | None = None  # "module:Class" shown instead on a static page
@@ -74,34 +77,40 @@ def load(target):  # "module:Class" -> the class
 PANELS = (
     # the first chapter, in page order
     PanelRecord("head", "app.panels.heatmap:HeadPanel", "/heatmap", "The head",
-                "attention.md", island_height=980, in_article=False, table_budget=700_000),
+                "attention.md", island_height=730, phone_height=1260, in_article=False,
+                table_budget=700_000),
     PanelRecord("sweep", "app.panels.sqrt_dk:SqrtDkPanel", "/sqrt-dk", "The √d_k sweep",
-                "attention.md", island_height=640),
+                "attention.md", island_height=1130, phone_height=1440),
     PanelRecord("shapes", "app.panels.shapes:ShapesPanel", "/shapes", "The shapes of one head",
-                "attention.md", island_height=640),
+                "attention.md", island_height=620, phone_height=650),
     PanelRecord("ladder", "app.panels.ladder:LadderPanel", "/ladder", "Where the n² lives",
-                "attention.md", island_height=620, follows="head", table_budget=150_000),
+                "attention.md", island_height=600, phone_height=1100, follows="head",
+                table_budget=150_000),
     PanelRecord("block", "app.panels.block:BlockPanel", "/block", "Many heads, one block",
-                "attention.md", island_height=720),
+                "attention.md", island_height=750, phone_height=1410),
     PanelRecord("cost", "app.panels.cost:CostPanel", "/cost",
-                "What attention costs in a real model", "attention.md", island_height=760),
+                "What attention costs in a real model", "attention.md", island_height=1220,
+                phone_height=1800),
     # the lab runs PyTorch on the server: a static page links to the live one instead
     PanelRecord("lab", "app.panels.kernel_lab:KernelLabPanel", "/kernel-lab",
-                "Checking it on a real system: the kernel lab", "attention.md", island_height=200,
+                "Checking it on a real system: the kernel lab", "attention.md", island_height=140,
+                phone_height=190,
                 static_stand_in="app.panels.kernel_lab_link:KernelLabLink"),
     # the second chapter, in page order
     PanelRecord("agreement", "app.panels.agreement:AgreementPanel", "/agreement",
-                "The dot product: an agreement score", "math.md", island_height=760,
+                "The dot product: an agreement score", "math.md", island_height=750,
+                phone_height=1400,
                 table_budget=100_000),
     PanelRecord("overflow", "app.panels.overflow:OverflowPanel", "/overflow",
-                "Softmax and the overflow trap", "math.md", island_height=700,
+                "Softmax and the overflow trap", "math.md", island_height=410, phone_height=680,
                 table_budget=150_000),
     PanelRecord("decode", "app.panels.decode_bill:DecodeBillPanel", "/decode-bill",
-                "The bill for one decoded token", "math.md", island_height=820),
+                "The bill for one decoded token", "math.md", island_height=1480, phone_height=2440),
     PanelRecord("memory", "app.panels.memory_bill:MemoryBillPanel", "/memory-bill",
-                "The memory bill", "math.md", island_height=760),
+                "The memory bill", "math.md", island_height=1090, phone_height=1580),
     PanelRecord("online", "app.panels.online_softmax:OnlineSoftmaxPanel", "/online-softmax",
-                "Online softmax: never write the square", "math.md", island_height=820),
+                "Online softmax: never write the square", "math.md", island_height=810,
+                phone_height=1410),
 )
 
 
@@ -139,6 +148,11 @@ def follows(chapter):  # "attention.md" -> {follower slot: leader slot}
 def island_height(slot):  # -> px, the record's or the default
     record = next((r for r in PANELS if r.slot == slot), None)
     return record.island_height if record else DEFAULT_ISLAND_HEIGHT
+
+
+def phone_height(slot):  # -> px on a phone: the record's, or its island_height
+    record = next((r for r in PANELS if r.slot == slot), None)
+    return (record.phone_height or record.island_height) if record else DEFAULT_ISLAND_HEIGHT
 
 
 def by_viewer(viewer):  # "module:Class" -> its record, or None

@@ -160,7 +160,7 @@ def test_memory_bill_crossover_32_users_and_prefill_scratch(open_page):
     expect(says(page, r"≈ 120 thousand")).to_be_visible()  # one user's cache = the weights
     expect(says(page, r"^4\.3 GB")).to_be_visible()  # an 8,192-token prompt's scores, per layer
     type_into(page, r"^users", "32")
-    expect(says(page, r"For 32 users at 4,096 tokens each:\s*17 GB")).to_be_visible()
+    expect(says(page, r"For 32 users at 4,096 tokens each:\s*17\.2 GB")).to_be_visible()
     expect(page).to_have_url(re.compile(r"[?&]users=32"))
 
 

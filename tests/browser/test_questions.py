@@ -82,13 +82,14 @@ def test_a_choice_answered_wrongly_then_rightly(chapter):
     q = answer_choice(page, "mask-off-row2", "on")
     expect(feedback(q)).to_contain_text("Not quite.")
     expect(feedback(q)).to_contain_text("You picked: on, the word right after sat")
-    expect(q.locator(".ae-q-reply")).to_contain_text("Nearness earns nothing here")  # its own
+    expect(q.locator(".ae-q-reply")).to_contain_text("Nearness earns nothing")  # its own
     expect(feedback(q)).to_contain_text("row 2 gives 0.23 to mat")  # the computed value
     expect(q).to_have_attribute("data-result", "wrong")
     q = answer_choice(page, "mask-off-row2", "mat")
     expect(feedback(q)).to_contain_text("Right.")
     expect(feedback(q)).to_contain_text("0.23")
-    expect(feedback(q)).to_contain_text("while cat drops from 0.77 to 0.53")  # the why
+    # the why
+    expect(feedback(q)).to_contain_text("shared among all six keys. mat fits the query of sat")
     expect(q).to_have_attribute("data-result", "right")
     assert feedback(q).get_attribute("aria-live") == "polite"
 
@@ -113,15 +114,15 @@ def test_a_number_question_judges_within_its_band(chapter):
     expect(feedback(q)).to_contain_text("7.4%")
     q = answer_number(page, "cost-share-4096", 50)  # the common guess: far too high
     expect(feedback(q)).to_contain_text("Not quite.")
-    expect(q.locator(".ae-q-reply")).to_contain_text("Attention feels like the expensive part")
+    expect(q.locator(".ae-q-reply")).to_contain_text("is still far less than 4,096 tokens at")
     q = answer_number(page, "cost-share-4096", 1)  # too low: its own reply
-    expect(q.locator(".ae-q-reply")).to_contain_text("Too low: 4,096²/2 pairs")
+    expect(q.locator(".ae-q-reply")).to_contain_text("the pairs against the tokens give 7.4%")
     q = answer_number(page, "effective-keys-128", 1.5)  # band: 15% around the mean of 1.4
     expect(feedback(q)).to_contain_text("Right.")
     expect(feedback(q)).to_contain_text("about 1.4 effective keys of 16")
     q = answer_number(page, "effective-keys-128", 1)  # one-hot: the slip the chapter corrects
     expect(feedback(q)).to_contain_text("Not quite.")
-    expect(q.locator(".ae-q-reply")).to_contain_text("Close, but the top key does not take")
+    expect(q.locator(".ae-q-reply")).to_contain_text("Close, but the runner-up often trails")
 
 
 def reply_text(page, qid):

@@ -25,6 +25,11 @@ TIP = "#ae-term-tip"
 OPEN_JS = "() => { const t = document.getElementById('ae-term-tip'); " \
           "return !!t && t.matches(':popover-open'); }"
 CLOSED_JS = f"() => !({OPEN_JS})()"
+WHERE_JS = ("() => [document.documentElement.scrollHeight, "
+            "document.querySelector('main').getBoundingClientRect().top]")
+IN_VIEW_MOUNTED_JS = """() => [...document.querySelectorAll('.ae-island')].every((el) => {
+  const box = el.getBoundingClientRect();
+  return box.bottom < 0 || box.top > innerHeight || el.classList.contains('ae-mounted'); })"""
 
 
 @pytest.fixture
@@ -77,12 +82,15 @@ def test_the_popover_moves_nothing_and_axe_finds_nothing_serious_with_it_open(op
     page = opened()
     link, _ = first_term(page)
     link.scroll_into_view_if_needed()
-    before = page.evaluate("() => [document.documentElement.scrollHeight, "
-                           "document.querySelector('main').getBoundingClientRect().top]")
+    # an island that came into view mounts (and may move the page by a few px): let it first
+    page.wait_for_function(IN_VIEW_MOUNTED_JS)
+    before, settled = None, page.evaluate(WHERE_JS)
+    while settled != before:  # laid out: two reads 300 ms apart agree
+        page.wait_for_timeout(300)
+        before, settled = settled, page.evaluate(WHERE_JS)
     link.hover()
     page.wait_for_function(OPEN_JS)
-    after = page.evaluate("() => [document.documentElement.scrollHeight, "
-                          "document.querySelector('main').getBoundingClientRect().top]")
+    after = page.evaluate(WHERE_JS)
     assert after == before
     box = page.locator(TIP).bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 1280

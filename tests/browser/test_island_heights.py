@@ -1,0 +1,53 @@
+"""An island holds its panel's height before it mounts, so nothing below it moves then.
+
+Each record of app/kit/registry.py says how tall its panel is, mounted in a chapter, at
+1280 px (`island_height`) and on a phone (`phone_height`). A panel that grows (a note more,
+a chart taller) and a record left as it was would move the page under the reader when the
+island mounts; a record that names too much leaves a gap under the still. Here every island
+of both chapters is mounted, at 1280 x 900 and in Pixel 5 emulation, and its height is held
+to what it held before.
+"""
+
+import pytest
+
+from app.kit import registry
+from tests.browser.conftest import RENDER_TIMEOUT_MS
+
+pytestmark = pytest.mark.browser
+
+# px or share of the held height: fonts, wrapping and a scrollbar move a panel by a few px
+SLACK_PX, SLACK = 40, 0.08
+HELD_JS = """() => [...document.querySelectorAll('.ae-island')].map((el) =>
+  [el.dataset.slot, parseFloat(getComputedStyle(el).minHeight)])"""
+MOUNTED_JS = """() => [...document.querySelectorAll('.ae-island')].map((el) =>
+  [el.dataset.slot, el.classList.contains('ae-mounted'), el.getBoundingClientRect().height])"""
+
+
+@pytest.mark.parametrize("device", ["desktop", "Pixel 5"])
+@pytest.mark.parametrize("route", ["/", "/math"])
+def test_a_mounted_island_is_as_tall_as_it_held(browser, playwright, base_url, route, device):
+    options = ({"viewport": {"width": 1280, "height": 900}} if device == "desktop"
+               else dict(playwright.devices[device]))
+    context = browser.new_context(base_url=base_url, **options)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(RENDER_TIMEOUT_MS)
+        page.goto(route)
+        page.wait_for_function("() => window.AE && AE.islands")
+        held = dict(page.evaluate(HELD_JS))
+        slots = [r.slot for r in registry.PANELS if r.chapter == registry.chapter_at(route).content]
+        assert set(held) == set(slots), (held, slots)
+        field = "island_height" if device == "desktop" else "phone_height"
+        for slot, px in held.items():  # the page holds what the record says
+            assert px == getattr(registry, field)(slot), (slot, px)
+        page.evaluate("AE.islands.mountAll()")
+        page.wait_for_function(f"() => ({MOUNTED_JS})().every(([, mounted]) => mounted)")
+        mounted, before = page.evaluate(MOUNTED_JS), None
+        while mounted != before:  # until the last plot is laid out: two reads 300 ms apart agree
+            page.wait_for_timeout(300)
+            before, mounted = mounted, page.evaluate(MOUNTED_JS)
+        wrong = [(slot, round(height), held[slot]) for slot, _, height in mounted
+                 if abs(height - held[slot]) > max(SLACK_PX, SLACK * held[slot])]
+        assert not wrong, f"{route} {device}: (slot, mounted px, held px) {wrong}"
+    finally:
+        context.close()
