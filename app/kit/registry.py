@@ -150,9 +150,9 @@ def island_height(slot):  # -> px, the record's or the default
     return record.island_height if record else DEFAULT_ISLAND_HEIGHT
 
 
-def phone_height(slot):  # -> px on a phone: the record's, or its island_height
+def phone_height(slot):  # -> px on a phone: the record's, or as at 1280 px
     record = next((r for r in PANELS if r.slot == slot), None)
-    return (record.phone_height or record.island_height) if record else DEFAULT_ISLAND_HEIGHT
+    return (record and record.phone_height) or island_height(slot)
 
 
 def by_viewer(viewer):  # "module:Class" -> its record, or None

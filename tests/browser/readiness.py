@@ -87,3 +87,15 @@ READY_JS = "() => {" + _until_mounted_and_idle("null") + """
           ready: textOnly ? true  // no panel: nothing of a11y.js to wait for, nor loaded
             : window.AE && AE.a11y && AE.a11y.ready ? AE.a11y.ready() : null};
 }"""
+
+
+def settled_js(js):  # a function's text -> one that returns its answer once two polls agree
+    # (null until then; `token` starts a new count). Poll it at the interval that stands for
+    # "laid out": wait_for_function(settled_js(js), arg=token, polling=300)
+    return """(token) => {
+  const now = (""" + js + """)(), key = JSON.stringify(now);
+  const s = window.__settled;
+  if (!s || s.token !== token) { window.__settled = {token, key}; return null; }
+  if (key !== s.key) { s.key = key; return null; }
+  return now;
+}"""

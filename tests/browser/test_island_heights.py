@@ -12,6 +12,7 @@ import pytest
 
 from app.kit import registry
 from tests.browser.conftest import RENDER_TIMEOUT_MS
+from tests.browser.readiness import settled_js
 
 pytestmark = pytest.mark.browser
 
@@ -42,10 +43,9 @@ def test_a_mounted_island_is_as_tall_as_it_held(browser, playwright, base_url, r
             assert px == getattr(registry, field)(slot), (slot, px)
         page.evaluate("AE.islands.mountAll()")
         page.wait_for_function(f"() => ({MOUNTED_JS})().every(([, mounted]) => mounted)")
-        mounted, before = page.evaluate(MOUNTED_JS), None
-        while mounted != before:  # until the last plot is laid out: two reads 300 ms apart agree
-            page.wait_for_timeout(300)
-            before, mounted = mounted, page.evaluate(MOUNTED_JS)
+        # until the last plot is laid out: two reads 300 ms apart agree
+        mounted = page.wait_for_function(settled_js(MOUNTED_JS), arg=route + device,
+                                         polling=300).json_value()
         wrong = [(slot, round(height), held[slot]) for slot, _, height in mounted
                  if abs(height - held[slot]) > max(SLACK_PX, SLACK * held[slot])]
         assert not wrong, f"{route} {device}: (slot, mounted px, held px) {wrong}"

@@ -16,6 +16,7 @@ from playwright.sync_api import expect
 
 from app.chapters import apparatus, content
 from tests.browser.conftest import RENDER_TIMEOUT_MS
+from tests.browser.readiness import settled_js
 from tests.browser.test_a11y import violations
 from tests.browser.test_static_build import Watch, built, close_watched, file_server  # noqa: F401  (fixtures)
 
@@ -84,10 +85,8 @@ def test_the_popover_moves_nothing_and_axe_finds_nothing_serious_with_it_open(op
     link.scroll_into_view_if_needed()
     # an island that came into view mounts (and may move the page by a few px): let it first
     page.wait_for_function(IN_VIEW_MOUNTED_JS)
-    before, settled = None, page.evaluate(WHERE_JS)
-    while settled != before:  # laid out: two reads 300 ms apart agree
-        page.wait_for_timeout(300)
-        before, settled = settled, page.evaluate(WHERE_JS)
+    # laid out: two reads 300 ms apart agree
+    before = page.wait_for_function(settled_js(WHERE_JS), arg="terms", polling=300).json_value()
     link.hover()
     page.wait_for_function(OPEN_JS)
     after = page.evaluate(WHERE_JS)
