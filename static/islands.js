@@ -18,7 +18,25 @@
   const PAGE_KEYS = ["theme", "questions", "ask"]; // the page's own keys: no panel reads them
   let mountedCount = 0;
   const received = new Map(); // group -> its document, as its script (assets/docs/) gave it
-  function receive(name, docs) { received.set(name, docs); }
+  // A document script's call: each stylesheet text that recurs stands once, in `sheets`, and a
+  // model's stylesheets name it by its index (app/kit/island_documents.py); put them back.
+  function withSheets(node, sheets) {
+    if (Array.isArray(node)) {
+      for (const value of node) {
+        if (value !== null && typeof value === "object") { withSheets(value, sheets); }
+      }
+    } else {
+      for (const key in node) {
+        const value = node[key];
+        if (key === "stylesheets" && Array.isArray(value)) {
+          node[key] = value.map((v) => (typeof v === "number" ? sheets[v] : v));
+        }
+        if (value !== null && typeof value === "object") { withSheets(node[key], sheets); }
+      }
+    }
+    return node;
+  }
+  function receive(name, sheets, docs) { received.set(name, withSheets(docs, sheets)); }
 
   function load(src) { // scripts run in the order they are asked for, fetched in parallel
     if (!loaded.has(src)) {

@@ -43,19 +43,8 @@ HOLE = "arg"  # what an f-string's {...} reads as
 # snippet (a script text written here would be caught where it is written)
 CARRIED = re.compile(r"<script[^>]*>" + HOLE + "</script>")
 
-# Files not yet moved, each with why (issue 39, item 3: they belong to other work in progress).
-PENDING = {
-    "app/hosting/build.py": "FILE_LINKS_JS and the embed code's script: owned by another "
-                            "engineer during issue 39 (move to static/)",
-    "app/panels/agreement.py": "a CustomJSTickFormatter's code (app/panels/ is another's)",
-    "app/panels/sqrt_dk.py": "a CustomJSTickFormatter's code and js_transform v_funcs",
-    "app/panels/ladder.py": "a CustomJSTickFormatter's code",
-    "app/panels/cost_base.py": "a CustomJSTickFormatter's code",
-    "app/panels/online_softmax.py": "STEP_JS, a button's CustomJS",
-    "app/panels/heatmap.py": "js_transform v_funcs (positions from a column)",
-    "app/kit/island_documents.py": "a document's script wraps it in a function of its shared "
-                                   "stylesheets; static/islands.js (another's) reads that form",
-}
+# Files not yet moved, each with why: none since issue 39 (a file added here must say why).
+PENDING = {}
 
 
 def docstrings(tree):  # -> ids of the Constant nodes that are docstrings

@@ -90,20 +90,7 @@ LINK_TARGET = re.compile(r'<a\s[^>]*?href="(https?://[^"]+)"')
 CSS_REF = re.compile(r"""url\(\s*(['"]?)([^'")]+)\1\s*\)|@import\s+(['"])([^'"]+)\3""")
 
 # On file:// a link to a folder opens a listing, not its index.html; add it on the way out.
-FILE_LINKS_JS = """<script>
-if (location.protocol === "file:") {
-  addEventListener("click", function (event) {
-    var a = event.composedPath().find(function (n) { return n.tagName === "A" && n.href; });
-    if (!a || a.target || !a.href.startsWith("file:")) { return; }
-    var url = new URL(a.href);
-    if (url.pathname.endsWith("/")) {
-      event.preventDefault();
-      url.pathname += "index.html";
-      location.assign(url.href);
-    }
-  }, true);
-}
-</script>"""
+FILE_LINKS_JS = f"<script>{resources.inline_script('file_links.js')}</script>"
 
 
 class BuildError(Exception):
@@ -508,22 +495,13 @@ link; the frame takes its content's height):</p>
 <pre><code id="script">{script}</code></pre>
 <h2>What it looks like</h2>
 <iframe id="demo" src="{demo}" title="{name}" height="{height}" loading="lazy"></iframe>
-<script>
-(function () {{
-  var page = new URL("{live_rel}", location.href);
-  if (location.protocol === "http:" || location.protocol === "https:") {{
-    document.getElementById("snippet").textContent =
-      '<iframe src="' + page.href + '?embed=1" title="{name}" width="100%" height="{height}"'
-      + ' loading="lazy"></iframe>';
-    document.getElementById("script").textContent =
-      '<script src="' + new URL("../embed.js", location.href).href + '" {attr}="{target}"'
-      + ' data-query="embed=1"></' + 'script>';
-  }}
-}})();
-</script>
+{page_script}
 </body>
 </html>
 """
+
+
+EMBED_PAGE_JS = resources.inline_script("embed_page.js")  # inline: the page is one file
 
 
 def embed_page(route, title):  # "/heatmap" -> OUT/embed/heatmap.html; "/" -> embed/index.html
@@ -537,10 +515,13 @@ def embed_page(route, title):  # "/heatmap" -> OUT/embed/heatmap.html; "/" -> em
                           f'width="100%" height="{EMBED_HEIGHT}" loading="lazy"></iframe>')
     script = html.escape(f'<script src="[this site]/embed.js" {attr}="{target}" '
                          f'data-query="embed=1"></script>')
+    data = {"page": f"../{rel}", "name": name, "height": EMBED_HEIGHT, "attr": attr,
+            "target": target}  # static/embed_page.js writes the snippets from them
+    attrs = " ".join(f'data-{k}="{html.escape(str(v))}"' for k, v in data.items())
     return EMBED_PAGE.format(name=html.escape(name), title=html.escape(title),
-                             what=html.escape(what), attr=attr, target=html.escape(target),
-                             snippet=snippet, script=script, demo=f"../{rel}index.html",
-                             live_rel=f"../{rel}", height=EMBED_HEIGHT)
+                             what=html.escape(what), snippet=snippet, script=script,
+                             demo=f"../{rel}index.html", height=EMBED_HEIGHT,
+                             page_script=f"<script {attrs}>{EMBED_PAGE_JS}</script>")
 
 
 # --- writing ----------------------------------------------------------------------------------

@@ -2,44 +2,54 @@
 Panel's serialization and the browser, in one place.
 
 A document arrives here as the JSON text Panel's save would put in a page
-(app.kit.panel_internals.document_parts). The island gets it as a script (`doc_script`) that hands
-islands.js a JS object literal with two edits, both undone by nothing the browser needs:
-each recurring stylesheet stands once (`shared_stylesheets`), and each document keeps only the
-data-model definitions its models use (`used_model_defs`). `read_doc_script` reads a script
-back as the browser would, for checks in Python.
+(app.kit.panel_internals.document_parts). The island gets it as a script (`doc_script`), one
+call that hands islands.js the documents with two edits: each recurring stylesheet stands
+once (`shared_stylesheets`; islands.js's `receive` puts them back), and each document keeps
+only the data-model definitions its models use (`used_model_defs`, undone by nothing the
+browser needs). `read_doc_script` reads a script back as the browser would, for checks in
+Python.
 """
 
 import json
 import re
 
-SHARED = re.compile(r'"\\u0001(\d+)\\u0001"')
+
+def each_stylesheet(node, visit):  # every stylesheet of every model under node (a text, or a
+    # shared text's index), replaced by visit(it); a reference to a StyleSheet model stays
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "stylesheets" and isinstance(value, list):
+                node[key] = [v if isinstance(v, (dict, list)) else visit(v) for v in value]
+            each_stylesheet(node[key], visit)
+    elif isinstance(node, list):
+        for value in node:
+            each_stylesheet(value, visit)
 
 
 def shared_stylesheets(docs):  # docs (parsed) -> the same with every stylesheet text that
-    # recurs replaced by a marker, and the texts in marker order. Bokeh writes a model's
-    # stylesheets out in full for every model that has them: the same few sheets stood
-    # hundreds of times in a document (most of the built site's bytes of documents).
+    # recurs replaced by its index (a number, which no stylesheet is), and the texts. Bokeh
+    # writes a model's stylesheets out in full for every model that has them: the same few
+    # sheets stood hundreds of times in a document (most of the built site's bytes of
+    # documents).
     count = {}
 
-    def each(node, visit):
-        if isinstance(node, dict):
-            for key, value in node.items():
-                if key == "stylesheets" and isinstance(value, list):
-                    node[key] = [visit(v) if isinstance(v, str) else v for v in value]
-                each(node[key], visit)
-        elif isinstance(node, list):
-            for value in node:
-                each(value, visit)
-
     def tally(text):
+        if not isinstance(text, str):  # the index must be ours alone
+            raise TypeError(f"a model's stylesheets hold {text!r}, not a text")
         count[text] = count.get(text, 0) + 1
         return text
 
-    each(docs, tally)
+    each_stylesheet(docs, tally)
     texts = [text for text, n in count.items() if n > 1]
     index = {text: i for i, text in enumerate(texts)}
-    each(docs, lambda text: f"\u0001{index[text]}\u0001" if text in index else text)
+    each_stylesheet(docs, lambda text: index.get(text, text))
     return docs, texts
+
+
+def with_sheets(docs, texts):  # what shared_stylesheets gave -> the documents whole (as
+    # islands.js's receive puts them back)
+    each_stylesheet(docs, lambda v: texts[v] if isinstance(v, int) else v)
+    return docs
 
 
 def used_model_defs(docs):  # docs (parsed) -> the same, each document's "defs" only those
@@ -74,28 +84,26 @@ def used_model_defs(docs):  # docs (parsed) -> the same, each document's "defs" 
     return docs
 
 
-def doc_script(group):  # -> the JS file that hands a group's document to islands.js
-    # the document as a JS object literal, not JSON text: each recurring stylesheet stands
-    # once, in an array S, and every place that used it names S[i]
-    text = group.docs_json
-    if "\\u0001" in text:  # the marker must be ours alone
-        raise ValueError(f"group {group.name}: its document holds the text marker \\u0001")
-    docs, texts = shared_stylesheets(used_model_defs(json.loads(text)))
-    body = SHARED.sub(r"S[\1]", json.dumps(docs, ensure_ascii=False, separators=(",", ":")))
-    sheets = json.dumps(texts, ensure_ascii=False, separators=(",", ":"))
-    text = f"(function (S) {{ return {body}; }})({sheets})"
+def doc_script(group):  # -> the JS file that hands a group's document to islands.js: one
+    # call, its arguments JSON (a JS literal): the group, the shared stylesheets, the documents
+    docs, texts = shared_stylesheets(used_model_defs(json.loads(group.docs_json)))
+    name, sheets, docs = (json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+                          for value in (group.name, texts, docs))
     for sep in ("\u2028", "\u2029"):  # line separators end a line in older JS parsers
-        text = text.replace(sep, "\\u" + format(ord(sep), "04x"))
-    return f"AE.islands.receive({json.dumps(group.name)}, {text});\n"
-
-
-DOC_SCRIPT = re.compile(r'AE\.islands\.receive\(("[^"]*"), \(function \(S\) \{ return (.*); '
-                        r'\}\)\((\[.*\])\)\);\n?', re.DOTALL)
+        sheets, docs = (text.replace(sep, "\\u" + format(ord(sep), "04x"))
+                        for text in (sheets, docs))
+    return f"AE.islands.receive({name}, {sheets}, {docs});\n"
 
 
 def read_doc_script(script):  # -> (group name, document): what doc_script wrote, read back
-    # as the browser reads it (for checks in Python: every S[i] put back as its text)
-    name, body, sheets = DOC_SCRIPT.fullmatch(script).groups()
-    texts = json.loads(sheets)
-    whole = re.sub(r"S\[(\d+)\]", lambda m: json.dumps(texts[int(m.group(1))]), body)
-    return json.loads(name), json.loads(whole)
+    # as the browser reads it (for checks in Python: every index put back as its text)
+    call = re.match(r"AE\.islands\.receive\(", script)
+    if call is None or not script.rstrip().endswith(");"):
+        raise ValueError(f"not a document script: {script[:80]!r}")
+    decoder, at, values = json.JSONDecoder(), call.end(), []
+    for _ in range(3):  # the group, the texts, the documents, ", " between
+        value, at = decoder.raw_decode(script, at)
+        values.append(value)
+        at += len(", ")
+    name, texts, docs = values
+    return name, with_sheets(docs, texts)

@@ -3,20 +3,34 @@
 Some positions are worked out in the browser from a column (a heatmap cell's centre from its
 length, a bar's place from its key), so a state ships a short column instead of the places
 (docs/REPAINT.md). A panel makes each such transform here, as a `(js, py)` pair: the browser
-runs `js`, and the stills (app/chapters/stills.py), which draw a figure at build time, apply `py`.
-No panel is named outside its own file.
+runs `js` (a function of static/model_code.js, `static_transform`), and the stills
+(app/chapters/stills.py), which draw a figure at build time, apply `py`. No panel is named
+outside its own file.
 """
 
+from bokeh.model import Model
 from bokeh.models import CustomJSTransform
 
-PYTHON = {}  # v_func -> py(values, data) -> values: every transform a panel has declared
+from app.kit import model_code
+
+PYTHON = {}  # (v_func, its plain args) -> py(values, data) -> values: every transform declared
+
+
+def key(js, args):  # the same js with the same plain values is the same arithmetic (a panel
+    # built again redeclares it); a model among the args (a source) is the data py reads
+    return js, tuple(sorted((k, v) for k, v in args.items() if not isinstance(v, Model)))
 
 
 def js_transform(js, py, **args):  # -> a CustomJSTransform running `js` (args: its JS
     # arguments); py(values, source data) -> the same values, for the stills
-    PYTHON[js] = py  # the same js is the same arithmetic: a panel built again redeclares it
+    PYTHON[key(js, args)] = py
     return CustomJSTransform(args=args, v_func=js)
 
 
+def static_transform(name, py, **args):  # -> js_transform of static/model_code.js's function
+    # `name`(xs, *args)
+    return js_transform(model_code.code(name, "xs", *args), py, **args)
+
+
 def python_twin(transform):  # a CustomJSTransform -> its declared py, or None
-    return PYTHON.get(transform.v_func)
+    return PYTHON.get(key(transform.v_func, dict(transform.args)))

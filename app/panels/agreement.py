@@ -22,7 +22,6 @@ import param
 from bokeh.models import (
     Arrow,
     ColumnDataSource,
-    CustomJSTickFormatter,
     FixedTicker,
     Legend,
     LegendItem,
@@ -31,7 +30,7 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from app.kit import chrome, fmt, registry, resources, states
+from app.kit import chrome, fmt, model_code, registry, resources, states
 from app.kit.chrome import readout_class, slot
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -402,7 +401,7 @@ class AgreementPanel(StatePanel):
         self._d_w = chrome.power_of_two_slider(self, "d", "d (numbers per vector)", MAX_D,
                                                width=260, margin=(4, 10))
         # the slider holds the exponent; its readout shows the power of two
-        self._d_w.format = CustomJSTickFormatter(code="return (2 ** tick).toLocaleString('en-US')")
+        self._d_w.format = model_code.tick_formatter("powerOfTwoTick")
         self._d_w.show_value = True
 
     def _build_figures(self):

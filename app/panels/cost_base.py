@@ -14,12 +14,9 @@ own parts and figures; this base holds what would otherwise be written three tim
 
 from __future__ import annotations
 
-import json
-
 import panel as pn
-from bokeh.models import CustomJSTickFormatter
 
-from app.kit import chrome, fmt, registry, resources, states
+from app.kit import chrome, fmt, model_code, registry, resources, states
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import CODE_CSS, ink
 from app.panels.model_picker import (
@@ -115,8 +112,8 @@ class CostStatePanel(StatePanel):
         # a slider over exponents that lands on powers of two and shows the tokens
         slider = chrome.power_of_two_slider(self, name, label, top, **kw)
         labels = [fmt.count(v) for v in power_stops(top)]
-        slider.param.update(show_value=True, format=CustomJSTickFormatter(
-            code=f"return {json.dumps(labels)}[tick] ?? String(tick)"))
+        slider.param.update(show_value=True, format=model_code.tick_formatter(
+            "stopLabelTick", labels=labels))
         self.widgets[name] = slider
         return slider
 

@@ -39,7 +39,7 @@ from app.kit import chrome, fmt, registry, resources, states
 from app.kit.chrome import readout_class, scroll_box, slot
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
-from app.kit.transforms import js_transform
+from app.kit.transforms import static_transform
 from attention_core import head, worked_example
 
 MIN_LENGTH, MAX_LENGTH = 3, len(worked_example.WORDS)
@@ -109,21 +109,19 @@ PLACE_DIGITS = 4  # on a 0..1 axis a few hundred pixels wide: 0.1 px at most
 
 # A cell's place on the fixed 0..1 axes is worked out in the browser from its key or query
 # position and a column `n` of the same source, the length it is placed by (0: not drawn,
-# a NaN place); `place` is the same arithmetic in Python (docs/REPAINT.md).
-CENTRE_JS = """const n = source.data instanceof Map ? source.data.get("n") : source.data.n;
-return xs.map((p, i) => (n[i] > 0 ? (p + 0.5) / n[i] : NaN));"""
-SHARE_JS = "return xs.map((n) => (n > 0 ? {share} / n : 0));"
+# a NaN place): static/model_code.js's cellCentre and cellShare; `place` is the same
+# arithmetic in Python (docs/REPAINT.md).
 
 
 def place(position, n):  # -> the centre of a token position on the fixed 0..1 axes
     return round((position + 0.5) / n, PLACE_DIGITS)
 
 
-def centre_py(positions, data):  # CENTRE_JS for the stills: each row's place, NaN if not drawn
+def centre_py(positions, data):  # cellCentre for the stills: each row's place, NaN if not drawn
     return [(p + 0.5) / n if n > 0 else math.nan for p, n in zip(positions, data["n"])]
 
 
-def share_py(part, lengths, data):  # SHARE_JS for the stills: `part` of one position's width
+def share_py(part, lengths, data):  # cellShare for the stills: `part` of one position's width
     return [part / n if n > 0 else 0 for n in lengths]
 
 
@@ -322,7 +320,7 @@ def cells_state(length, mask, divide, phase):  # the weights drawn, and the quer
     columns, shown = cells(nums)
     drawn = set(shown)
     return {
-        # n: the length a drawn cell is placed by, 0 for a cell not drawn (see CENTRE_JS)
+        # n: the length a drawn cell is placed by, 0 for a cell not drawn (see cellCentre)
         "source:cells": {**columns, "n": [length if i in drawn else 0
                                           for i in range(len(ALL_CELLS))]},
         "slots:weights_table": weights_table_values(nums),
@@ -572,11 +570,11 @@ class HeadPanel(StatePanel):
 
         def centre(column, source=self.cell_source):  # a row's key or query position -> its
             # place on the 0..1 axis, for the length in the source's column `n`
-            return transform(column, js_transform(CENTRE_JS, centre_py, source=source))
+            return transform(column, static_transform("cellCentre", centre_py, source=source))
 
         def share(part):  # a length -> that share of one position's width
-            return transform("n", js_transform(SHARE_JS.format(share=part),
-                                               functools.partial(share_py, part)))
+            return transform("n", static_transform("cellShare", functools.partial(share_py, part),
+                                                   share=part))
 
         paint = ink()  # the theme's colours for what the canvas draws
         mapper = LinearColorMapper(palette=Cividis256, low=0.0, high=1.0, low_color=paint.paper)

@@ -12,7 +12,6 @@ two `chrome.Readout`s.
 """
 
 import functools
-import json
 import math
 
 import numpy as np
@@ -20,7 +19,6 @@ import panel as pn
 import param
 from bokeh.models import (
     ColumnDataSource,
-    CustomJSTickFormatter,
     FixedTicker,
     Legend,
     LegendItem,
@@ -28,7 +26,7 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from app.kit import chrome, fmt, registry, resources, states
+from app.kit import chrome, fmt, model_code, registry, resources, states
 from app.kit.chrome import readout_class, slot
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -243,8 +241,8 @@ class LadderPanel(StatePanel):
             slider = chrome.power_of_two_slider(self, name, self.param[name].label, MAX_TOKENS,
                                                 width=220)
             labels = [fmt.count(v) for v in TOKEN_STOPS]
-            slider.param.update(show_value=states.is_static(), format=CustomJSTickFormatter(
-                code=f"return {json.dumps(labels)}[tick] ?? String(tick)"))
+            slider.param.update(show_value=states.is_static(), format=model_code.tick_formatter(
+                "stopLabelTick", labels=labels))
             self.widgets[name] = slider
             self._context_controls.append(slider)
         if not states.is_static():  # a live page also takes any count, typed

@@ -22,7 +22,7 @@ import param
 from bokeh.models import ColumnDataSource, FixedTicker, Range1d
 from bokeh.plotting import figure
 
-from app.kit import chrome, fmt, registry, resources, states
+from app.kit import chrome, fmt, model_code, registry, resources, states
 from app.kit.chrome import readout_class, scroll_box, slot
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -361,10 +361,7 @@ def memory_state(block):  # -> {target: value}: the scores held at once, naive a
 
 # a step button on a static page moves its slider in the browser; the slider's change then
 # switches the state like any control's
-STEP_JS = """
-const end = slider.end, now = Math.min(slider.value, end);
-slider.value = delta === 0 ? 0 : Math.max(0, Math.min(end, now + delta));
-"""
+STEP_JS = model_code.code("stepSlider", "slider", "delta")
 
 
 STYLE = resources.stylesheet("online-softmax.css")

@@ -13,7 +13,6 @@ it computes them with the same part functions.
 """
 
 import functools
-import json
 import math
 
 import numpy as np
@@ -22,7 +21,6 @@ import param
 from bokeh.models import (
     BasicTickFormatter,
     ColumnDataSource,
-    CustomJSTickFormatter,
     FixedTicker,
     HoverTool,
     Legend,
@@ -34,11 +32,11 @@ from bokeh.models import (
 from bokeh.plotting import figure
 from bokeh.transform import transform
 
-from app.kit import chrome, fmt, registry, resources, states
+from app.kit import chrome, fmt, model_code, registry, resources, states
 from app.kit.chrome import readout_class, slot
 from app.kit.states import Control, Part, StatePanel, merge_parts
 from app.kit.theme import ink
-from app.kit.transforms import js_transform
+from app.kit.transforms import static_transform
 from attention_core import sqrt_dk as core
 
 # Okabe-Ito: unscaled in warm colours, scaled in cool ones; dash styles carry the same split.
@@ -111,17 +109,16 @@ CURVE_Y = (0.85, core.MAX_KEYS * 1.3)
 
 # The bars sit on a fixed axis from 0 to 1, key i of n centred at (i - ½) / n, 0.8 / n wide:
 # the figure's axes then stay as they are when the number of keys changes, and only the bars
-# redraw. The browser places them from the key column (the shipped states stay as small).
-# (A Bokeh model belongs to one document: each figure gets its own.)
-KEY_CENTRE_JS = "const n = xs.length; return xs.map((k) => (k - 0.5) / n);"
-KEY_WIDTH_JS = "const n = xs.length; return xs.map(() => 0.8 / n);"
+# redraw. The browser places them from the key column (the shipped states stay as small):
+# static/model_code.js's keyCentre and keyWidth. (A Bokeh model belongs to one document: each
+# figure gets its own.)
 
 
-def key_centre_py(keys, data):  # KEY_CENTRE_JS for the stills
+def key_centre_py(keys, data):  # keyCentre for the stills
     return [(k - 0.5) / len(keys) for k in keys]
 
 
-def key_width_py(keys, data):  # KEY_WIDTH_JS for the stills
+def key_width_py(keys, data):  # keyWidth for the stills
     return [0.8 / len(keys) for _ in keys]
 
 
@@ -213,7 +210,7 @@ def stop_slider(viewer, name, stops, label, **kw):
     labels = [fmt.count(v) for v in stops]
     slider = pn.widgets.IntSlider(
         label=label, start=0, end=len(stops) - 1, value=nearest(stops, getattr(viewer, name)),
-        format=CustomJSTickFormatter(code=f"return {json.dumps(labels)}[tick] ?? String(tick)"),
+        format=model_code.tick_formatter("stopLabelTick", labels=labels),
         show_value=states.is_static(), **kw)
     syncing = []
 
@@ -238,8 +235,8 @@ def _bar_figure(source, column, title, colour):
                  x_range=Range1d(0, 1), y_range=Range1d(0, 1.02), tools="",
                  toolbar_location=None)
     # no outline: the bars draw over the axis (app/kit/states.py), a weight of 0 would be a line
-    fig.vbar(x=transform("key", js_transform(KEY_CENTRE_JS, key_centre_py)), top=column,
-             width=transform("key", js_transform(KEY_WIDTH_JS, key_width_py)), source=source,
+    fig.vbar(x=transform("key", static_transform("keyCentre", key_centre_py)), top=column,
+             width=transform("key", static_transform("keyWidth", key_width_py)), source=source,
              fill_color=colour, line_color=None)
     fig.add_tools(HoverTool(tooltips=[("key", "@key"), ("raw score q·k", "@raw{0.00}"),
                                       ("score / √d_k", "@scaled{0.00}"),
