@@ -229,6 +229,7 @@
 
   function boot() {
     fence.beforeMount(); // a page saved with its documents inline is patched only now
+    url.flush(); // what a still's native controls set (still_controls.js) is the address now
     findPanels();
     // A new document holds the state it was built in (app/kit/states.py pushes it into the
     // models): at the controls' stops as built, no part needs setting again, and setting them
@@ -260,7 +261,9 @@
 
   // also what Python writes into pages calls: a table's script AE.states.register, a
   // control's CustomJS AE.states.onControl
-  AE.states = {onControl, boot, register, panels, get, set, stats};
+  // table: a registered table by its ref (a still's native controls read it before Bokeh)
+  AE.states = {onControl, boot, register, panels, get, set, stats,
+    table: (ref) => tables.get(ref)};
   // a page of islands boots each panel group when islands.js has mounted all of it
   if (!AE.islands) { whenReady(boot, 2400); }
 })();

@@ -51,6 +51,13 @@ class Group:
     tables: dict = dataclasses.field(default_factory=dict)  # {ref: table} its panels ship
     elements: dict = dataclasses.field(default_factory=dict)  # slot -> element id
     stills: dict = dataclasses.field(default_factory=dict)  # slot -> HTML of its default state
+    # its panels' stills carry native controls that switch them before Bokeh has loaded
+    # (static/still_controls.js), for the slots of STILL_CONTROLS: a panel's own page
+    still_controls: bool = False
+
+
+# the panels whose own page shows native controls over the still (issue 41: one page first)
+STILL_CONTROLS = {"head"}
 
 
 def groups_of(panels, follows):  # {slot: ...}, {follower: leader} -> [Group], in page order
@@ -99,7 +106,12 @@ def save_group(group, build, theme, scripts_used=lambda scripts, doc: scripts):
     with states.static_build() as site, pn.config.set(theme=theme), set_curdoc(doc):
         chrome.apply_figure_theme()
         built = build()
-        group.stills = {slot: still(block) for slot, block in built}
+        switched = {}  # slot -> the panel whose still its controls switch
+        if group.still_controls:
+            for slot in STILL_CONTROLS & set(group.slots):
+                cls = registry.by_slot(slot).viewer_class
+                switched[slot] = next(p for p in site.panels if type(p) is cls)
+        group.stills = {slot: still(block, switched.get(slot)) for slot, block in built}
         roots = {}
         for slot, block in built:
             if len(block) == 1 and isinstance(block[0], pn.layout.ListPanel):
@@ -122,18 +134,27 @@ def save_group(group, build, theme, scripts_used=lambda scripts, doc: scripts):
 HEADING = re.compile(r"^\s*<h[1-6]\b")
 
 
-def still(block):  # a panel's [notes, viewer] -> HTML of its titles, readouts, tables and
-    # charts as built (its default state): what the island shows before it mounts, and
-    # without scripts; each chart a picture drawn at build time (app/chapters/stills.py)
+def still(block, switched=None):  # a panel's [notes, viewer] -> HTML of its titles,
+    # readouts, tables and charts as built (its default state): what the island shows before
+    # it mounts, and without scripts; each chart a picture drawn at build time
+    # (app/chapters/stills.py). switched: the block's StatePanel when native controls switch
+    # its still (static/still_controls.js): then its data goes first, as JSON, and each
+    # readout a state sets and each chart's pane are marked by their index in it
     import panel as pn
 
-    from app.chapters import stills
+    from app.chapters import still_figures, stills
     from app.kit.readout import Readout
 
     def shown(obj):
         return isinstance(obj, (Readout, pn.pane.HTML, pn.pane.Markdown, pn.pane.Bokeh))
 
-    parts = []
+    parts, readouts, panes = [], {}, {}
+    if switched is not None:
+        data = json.dumps(still_figures.still_data(switched), ensure_ascii=False,
+                          allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
+        parts.append(f'<script type="application/json" class="ae-still-data">{data}</script>')
+        readouts = {id(r): i for i, (r, _) in enumerate(still_figures.still_readouts(switched))}
+        panes = {id(p): i for i, p in enumerate(still_figures.panes_of(switched.__panel__()))}
     for item in block:
         layout = item.__panel__() if isinstance(item, pn.viewable.Viewer) else item
         if not hasattr(layout, "select"):
@@ -141,10 +162,18 @@ def still(block):  # a panel's [notes, viewer] -> HTML of its titles, readouts, 
         for obj in layout.select(shown):
             if isinstance(obj, Readout):
                 filled = still_html(obj.filled())
-                if TAG.sub("", filled).strip():
+                empty = not TAG.sub("", filled).strip()
+                if id(obj) in readouts:  # kept, empty or not: a state may fill it
+                    hidden = " hidden" if empty else ""
+                    parts.append(f'<div class="ae-still-readout" data-ae-readout='
+                                 f'"{readouts[id(obj)]}"{hidden}>{filled}</div>')
+                elif not empty:
                     parts.append(f'<div class="ae-still-readout">{filled}</div>')
             elif isinstance(obj, pn.pane.Bokeh):
-                if obj.visible and obj.object is not None:
+                if obj.visible and obj.object is not None and id(obj) in panes:
+                    parts.append(f'<div class="ae-still-pane" data-ae-pane="{panes[id(obj)]}">'
+                                 f'{stills.stills_of(obj.object)}</div>')
+                elif obj.visible and obj.object is not None:
                     parts.append(stills.stills_of(obj.object))
             elif isinstance(obj, pn.pane.Markdown) and isinstance(obj.object, str):
                 parts.append(markdown_html(obj.object))
@@ -271,7 +300,8 @@ HEAD_JS = resources.inline_script("page_head.js")
 
 def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_url=None,
               about=None, top=True, canonical=None, oembed=None, embed=None):
-    # -> the chapter's whole page. urls: {"switcher", "islands", "questions", "terms": src, "css":
+    # -> the chapter's whole page. urls: {"switcher", "islands", "questions", "terms",
+    # "stills" (loaded where a group's stills have native controls): src, "css":
     # text, "doc": Group -> src, "table": ref -> src}; Bokeh's and Panel's script URLs are
     # still the CDN's here (the build points them at its own copies afterwards, as for every
     # page). about: the page's description (default: the chapter's lede); top: the header;
@@ -294,5 +324,6 @@ def page_html(chapter, groups, *, title, theme, page_folder, back, urls, live_ur
         header=header(back, page_folder, theme, embed) if top else "",
         foot="" if top else embed_link(embed), oembed=oembed,
         main=body(chapter, groups, page_folder, theme), config=config_text,
-        islands_js=urls["islands"], questions_js=urls["questions"], terms_js=urls["terms"])
+        islands_js=urls["islands"], questions_js=urls["questions"], terms_js=urls["terms"],
+        stills_js=urls.get("stills") if any(g.still_controls for g in groups) else None)
 

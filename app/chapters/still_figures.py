@@ -21,6 +21,7 @@ Dispatch is on Bokeh's classes; what a still cannot draw raises `stills.StillErr
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 
 import panel as pn
@@ -311,3 +312,43 @@ def of_slot(slot):  # -> the description of a registry panel's figures, built as
         kw = {rec.follows: registry.by_slot(rec.follows).viewer_class()} if rec.follows else {}
         panel = rec.viewer_class(**kw)
         return describe(panel)
+
+
+# --- the controls a still shows before Bokeh has loaded (static/still_controls.js) ------------
+
+def control_of(control):  # a Control -> the native element that stands in for its widget
+    if control.prop == "active" and control.kind == "boolean":
+        return {"widget": "toggle"}
+    if control.prop == "active" and control.kind == "choice":
+        return {"widget": "choice"}
+    raw = list(control.raw_values())
+    steps = {b - a for a, b in itertools.pairwise(raw)}
+    if control.prop == "value" and all(isinstance(v, int) for v in raw) and len(steps) <= 1:
+        return {"widget": "slider", "min": raw[0], "max": raw[-1],
+                "step": steps.pop() if steps else 1}
+    raise NotSwitchable(f"no native control stands in for {control.name} ({control.prop}, "
+                        "uneven stops)")
+
+
+def still_data(panel):  # -> what static/still_controls.js needs to switch a panel's still:
+    # its figures' and readouts' description, its controls (name, label, element, stops, the
+    # stop it is at), the address's keys, the widget properties a state sets (a slider's end,
+    # a control disabled) and its table's name
+    widgets = {id(w): name for name, w in panel.widgets.items()}
+    params = panel.params()
+    controls = []
+    shipped = type(panel).table()["controls"]  # each control's stops, as the table has them
+    for c, in_table in zip(type(panel).controls(), shipped, strict=True):
+        widget = panel.widgets.get(c.name)
+        label = getattr(widget, "name", None) or panel.param[c.name].label
+        element = control_of(c)
+        if element["widget"] == "slider" and widget is not None:  # as the widget is now
+            element["max"] = widget.end
+        controls.append({"name": c.name, "label": label, **element,
+                         "values": in_table["values"],
+                         "at": list(c.values).index(params[c.name]),
+                         "disabled": bool(getattr(widget, "disabled", False))})
+    return {"description": describe(panel), "controls": controls, "url": panel.url_map,
+            "widget_props": {name: widgets[id(m)] for name, m in panel.targets.items()
+                             if name.startswith("prop:") and id(m) in widgets},
+            "table": type(panel).table_ref()}

@@ -283,7 +283,9 @@ SITE_SCRIPTS = {"islands.js": ("bokeh_fence.js", "page_url.js", "readout_heights
                 "switcher.js": ("switcher.js",),
                 NO_TABLES: ("no_tables.js",),
                 "questions.js": ("questions.js", "embedding.js"),
-                "terms.js": ("terms.js",)}
+                "terms.js": ("terms.js",),
+                # a panel's page whose still has native controls (chapter_page.STILL_CONTROLS)
+                "stills.js": ("stills.js", "still_controls.js")}
 
 
 def site_files():  # -> {name: bytes}: the app's own browser files the pages load
@@ -343,7 +345,7 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
         module = importlib.import_module(page.factory.split(":")[0])
         factory = routes.page_factory(page.factory)
         slot, asked = chapter_page.asked_questions(registry.by_route(page.route))  # ?ask=<id>
-        groups = [chapter_page.Group(name="g0", slots=[slot])]
+        groups = [chapter_page.Group(name="g0", slots=[slot], still_controls=True)]
         builds = [lambda: [(slot, [factory()])]]
         chapter = content.Chapter(title=title, sections=[
             *(chapter_page.Asked(q) for q in asked), content.PanelMarker(slot)])
@@ -364,6 +366,7 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
             "islands": f"{page.up}{assets.site_out}/islands.js",
             "questions": f"{page.up}{assets.site_out}/questions.js",
             "terms": f"{page.up}{assets.site_out}/terms.js",
+            "stills": f"{page.up}{assets.site_out}/stills.js",
             "css": resources.static_file("chapter.css").read_text(encoding="utf-8"),
             "table": lambda ref: f"{page.up}{STATES_OUT}/{ref}.js"}
     text = chapter_page.page_html(chapter, groups, title=title,

@@ -44,9 +44,11 @@ class StaticBuild:
 
     `tables`: {ref: table of states}, one per panel class the page shows, in the order its
     panels named them. The build reads it when the page is saved (`with static_build() as
-    site: ... site.tables`)."""
+    site: ... site.tables`). `panels`: every StatePanel built in it, in order (a still that
+    its controls switch before Bokeh has loaded needs the panel: app/chapters/chapter_page.py)."""
 
     tables: dict = field(default_factory=dict)
+    panels: list = field(default_factory=list)
 
 
 # the build in progress in this context, if any: read by the panels as they are built
@@ -329,6 +331,8 @@ class StatePanel(pn.viewable.Viewer):
         # leaves out its own title and introduction (`own`)
         self.in_article = in_article
         super().__init__(**params)
+        if _building.get() is not None:
+            _building.get().panels.append(self)
         self.targets, self.widgets, self.log = {}, {}, []
         self.url_map = {name: name for name in self.url_keys}
         self.url_note = url_note()  # the build places it; a static page fills it

@@ -1,0 +1,217 @@
+// Native controls over a still, before Bokeh has loaded (issue 41: controls that work before
+// Bokeh does).
+//
+// A panel's own page whose still carries its data (app/chapters/chapter_page.py `still` with
+// STILL_CONTROLS: a <script type="application/json" class="ae-still-data">) gets, over its
+// still, its controls as native HTML: a range input for a slider, a pressed button for a
+// toggle, a group of pressed buttons for a radio button group, each named as the Bokeh widget
+// is. A change looks the state up in the panel's table of states (loaded on the first change,
+// with switcher.js, which registers it), redraws the still's charts and readouts with
+// AE.stills (stills.js), sets the widget properties the state gives (a slider's end, a
+// control disabled) and writes the address (page_url.js).
+//
+// Hand-over: when the island mounts, switcher.js's boot() flushes the address first and
+// applies it to the Bokeh widgets, so the live panel opens in the state the reader set; then
+// islands.js removes the still, and these controls with it (never two of one control for a
+// screen reader). Runs after islands.js (bokeh_fence.js, page_url.js); one global, AE.
+(function () {
+  "use strict";
+  const AE = window.AE = window.AE || {};
+  if (AE.stillControls) { return; }
+
+  const loading = new Map(); // src -> Promise: a script run once by us (islands.js may run it
+  // again at mount: switcher.js then returns at once, a table registers the same table again)
+  function load(src) {
+    if (!loading.has(src)) {
+      loading.set(src, new Promise((resolve, reject) => {
+        const s = document.createElement("script");
+        s.src = src; // async: never queued behind Bokeh's bundles, which islands.js runs in order
+        s.onload = resolve;
+        s.onerror = () => reject(new Error("could not load " + src));
+        document.head.appendChild(s);
+      }));
+    }
+    return loading.get(src);
+  }
+
+  function config() { return JSON.parse(document.getElementById("ae-islands").textContent); }
+
+  function tableOf(p) { // -> Promise of the panel's table of states
+    if (!p.table) {
+      const c = config();
+      const group = c.groups[p.island.dataset.group];
+      const src = group.tables.find((t) => t.endsWith("/" + p.data.table + ".js"));
+      p.table = load(c.switcher).then(() => load(src))
+        .then(() => AE.states.table(p.data.table));
+    }
+    return p.table;
+  }
+
+  const el = (tag, attrs = {}, text = null) => {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) { e.setAttribute(k, v); }
+    if (text !== null) { e.textContent = text; }
+    return e;
+  };
+
+  function slider(p, c, i) {
+    const id = `ae-still-${p.island.id}-${c.name}`;
+    const input = el("input", {type: "range", id, min: c.min, max: c.max, step: c.step,
+      "aria-label": c.label});
+    input.value = String(c.min + c.at * c.step);
+    const output = el("output", {for: id}, String(c.values[c.at]));
+    input.addEventListener("input", () => {
+      p.at[i] = Math.round((Number(input.value) - c.min) / c.step);
+      change(p);
+    });
+    const box = el("div", {class: "ae-still-slider"});
+    const label = el("label", {for: id}, c.label + ": ");
+    label.append(output);
+    box.append(label, input);
+    return box;
+  }
+
+  function toggle(p, c, i) {
+    const button = el("button", {type: "button", class: "ae-still-toggle"}, c.label);
+    button.addEventListener("click", () => {
+      p.at[i] = 1 - p.at[i]; // a toggle's stops: off, on
+      change(p);
+    });
+    return button;
+  }
+
+  function choice(p, c, i) {
+    const box = el("div", {class: "ae-still-choice", role: "group", "aria-label": c.label});
+    box.append(el("span", {class: "ae-label", "aria-hidden": "true"}, c.label));
+    c.values.forEach((value, k) => {
+      const button = el("button", {type: "button"}, String(value));
+      button.addEventListener("click", () => {
+        p.at[i] = k;
+        change(p);
+      });
+      box.append(button);
+    });
+    return box;
+  }
+
+  function reflect(p) { // the controls show the stops in p.at and what the state gives them
+    p.data.controls.forEach((c, i) => {
+      const box = p.elements[i];
+      if (c.widget === "slider") {
+        const input = box.querySelector("input");
+        input.max = String(c.max);
+        input.value = String(c.min + p.at[i] * c.step);
+        input.disabled = c.disabled;
+        box.querySelector("output").textContent = String(c.values[p.at[i]]);
+      } else if (c.widget === "toggle") {
+        box.setAttribute("aria-pressed", String(p.at[i] === 1));
+        box.disabled = c.disabled;
+      } else {
+        box.querySelectorAll("button").forEach((b, k) => {
+          b.setAttribute("aria-pressed", String(k === p.at[i]));
+          b.disabled = c.disabled;
+        });
+      }
+    });
+  }
+
+  function widgetProps(p, state) { // a state's properties of the widgets: end, start, disabled
+    for (const [target, name] of Object.entries(p.data.widget_props)) {
+      if (!(target in state)) { continue; }
+      const c = p.data.controls.find((x) => x.name === name);
+      const attr = target.slice(target.lastIndexOf(".") + 1);
+      if (attr === "end") { c.max = state[target]; }
+      else if (attr === "start") { c.min = state[target]; }
+      else if (attr === "disabled") { c.disabled = Boolean(state[target]); }
+    }
+  }
+
+  function draw(p, state) { // the still's charts and readouts in `state`
+    const body = p.island.querySelector(".ae-still-body");
+    AE.stills.draw(p.data.description, state).forEach((svg, i) => {
+      const pane = body.querySelector(`[data-ae-pane="${i}"]`);
+      if (pane && p.drawn.get(pane) !== svg) {
+        pane.innerHTML = svg;
+        p.drawn.set(pane, svg);
+      }
+    });
+    AE.stills.readouts(p.data.description, state).forEach(({html, empty}, i) => {
+      const box = body.querySelector(`[data-ae-readout="${i}"]`);
+      if (box && p.drawn.get(box) !== html) {
+        box.innerHTML = html;
+        box.hidden = empty;
+        p.drawn.set(box, html);
+      }
+    });
+    widgetProps(p, state);
+    reflect(p);
+    p.island.dataset.aeStill = p.at.join(","); // the stops the still shows (tests)
+  }
+
+  function writeAddress(p) {
+    const values = {};
+    for (const [key, name] of Object.entries(p.data.url)) {
+      const c = p.data.controls.find((x) => x.name === name);
+      values[key] = c.values[p.at[p.data.controls.indexOf(c)]];
+    }
+    AE.url.write(values);
+  }
+
+  function change(p) { // a control moved: the address now, the still once the table is here
+    p.version += 1;
+    const version = p.version;
+    reflect(p);
+    writeAddress(p);
+    tableOf(p).then((table) => {
+      if (version === p.version && p.island.isConnected) {
+        draw(p, AE.stills.stateAt(table, p.at));
+      }
+    }).catch((error) => { p.island.dataset.aeStillError = error.message; });
+  }
+
+  function restore(p) { // a deep link's values (coerced as switcher.js does), once the table is here
+    const params = new URLSearchParams(window.location.search);
+    if (!Object.keys(p.data.url).some((key) => params.has(key))) { return; }
+    tableOf(p).then((table) => {
+      for (const [key, name] of Object.entries(p.data.url)) {
+        const given = params.getAll(key);
+        if (given.length === 0) { continue; }
+        const i = table.controls.findIndex((c) => c.name === name);
+        const [stop] = AE.url.coerce(table.controls[i], key, given[given.length - 1]);
+        if (stop >= 0) { p.at[i] = stop; }
+      }
+      if (p.version === 0 && p.island.isConnected) { draw(p, AE.stills.stateAt(table, p.at)); }
+    }).catch((error) => { p.island.dataset.aeStillError = error.message; });
+  }
+
+  const MAKERS = {slider, toggle, choice};
+
+  function setUp(island, data) {
+    const p = {island, data, at: data.controls.map((c) => c.at), table: null, elements: [],
+      drawn: new Map(), version: 0};
+    const box = el("div", {class: "ae-still-controls", role: "group",
+      "aria-label": "the panel's controls"});
+    p.elements = data.controls.map((c, i) => MAKERS[c.widget](p, c, i));
+    box.append(...p.elements);
+    const body = island.querySelector(".ae-still-body");
+    body.insertBefore(box, body.querySelector("[data-ae-pane]") ?? body.firstChild);
+    reflect(p);
+    restore(p);
+    return p;
+  }
+
+  const panels = [];
+  function start() {
+    for (const island of document.querySelectorAll(".ae-island:not(.ae-mounted)")) {
+      const data = island.querySelector("script.ae-still-data");
+      if (data) { panels.push(setUp(island, JSON.parse(data.textContent))); }
+    }
+  }
+
+  AE.stillControls = {panels};
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start, {once: true});
+  } else {
+    start();
+  }
+})();

@@ -1,0 +1,127 @@
+"""/heatmap's controls work before Bokeh does (issue 41): over the still, native controls
+(static/still_controls.js) switch its chart and readouts from the table of states, and write
+the address, while Bokeh's bundle is held back by the test; once it is let through, the island
+mounts in the state the reader set, and the native controls are gone (one control of each
+name for a screen reader).
+
+Each control is worked as a reader would (a click, the arrow keys on a range input), and the
+still is checked against the table: the stops it shows, its chart as AE.stills draws that
+state (the node test, tests/test_stills_js.py, holds that drawing to Python's), and the
+readouts' text and the heat map's labels as the state's values give them. The last change is
+made just before Bokeh is let through, so the hand-over must not lose it.
+"""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import RENDER_TIMEOUT_MS
+
+pytestmark = pytest.mark.browser
+
+BOKEH = re.compile(r"/bokeh-[\d.]+/bokeh\.min\.js$")
+
+# the still's state, checked in the page against the table: -> null when it agrees, or what
+# differs
+STILL_AGREES_JS = """(at) => {
+  const island = document.getElementById("panel-head");
+  const p = AE.stillControls.panels[0];
+  const table = AE.states && AE.states.table(p.data.table);
+  if (!table) { return "no table"; }
+  if (island.dataset.aeStill !== at.join(",")) { return `stops ${island.dataset.aeStill}`; }
+  const state = AE.stills.stateAt(table, at);
+  const parsed = (html) => { const t = document.createElement("div"); t.innerHTML = html;
+    return t.innerHTML; };
+  const pane = island.querySelector('[data-ae-pane="0"]');
+  if (pane.innerHTML !== parsed(AE.stills.draw(p.data.description, state)[0])) {
+    return "chart";
+  }
+  const labels = [...pane.querySelectorAll("text")].map((t) => t.textContent);
+  for (const label of state["source:cells"].label) {
+    if (label !== null && !labels.includes(label)) { return `no label ${label}`; }
+  }
+  const text = island.querySelector(".ae-still-body").textContent;
+  for (const [slot, value] of Object.entries(state["slots:hero"])) {
+    if (value && !text.includes(value)) { return `hero ${slot}: ${value}`; }
+  }
+  for (const value of Object.values(state["slots:caption"])) {
+    if (value && !text.includes(value)) { return `caption: ${value}`; }
+  }
+  return null;
+}"""
+
+# the mounted panel's controls: -> each control's stop in the Bokeh widgets, once booted
+MOUNTED_STOPS_JS = """() => {
+  const island = document.getElementById("panel-head");
+  if (!island.classList.contains("ae-mounted") || !window.AE || !AE.states) { return null; }
+  const p = [...AE.states.panels.values()][0];
+  if (!p || !p.booted) { return null; }
+  return p.spec.table.controls.map((c, i) => c.raw.findIndex((r) => r === p.controls[i][c.prop]));
+}"""
+
+
+def agrees(page, at):
+    page.wait_for_function(f"() => ({STILL_AGREES_JS})({at}) === null",
+                           timeout=RENDER_TIMEOUT_MS)
+
+
+def test_native_controls_switch_the_still_then_hand_over(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    held, problems = [], []
+
+    def hold(route):  # Bokeh's bundle waits until the test lets it go
+        held.append(route)
+
+    context.route(BOKEH, hold)
+    page = context.new_page()
+    page.set_default_timeout(RENDER_TIMEOUT_MS)
+    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    try:
+        page.goto(server + "/heatmap", wait_until="domcontentloaded")
+        controls = page.locator("#panel-head .ae-still-controls")
+        expect(controls).to_be_visible()
+        assert page.evaluate("() => typeof window.Bokeh") == "undefined"
+        # stops: length 3..8 (6), query 0..7 (2), mask (on), divide (on), phase (prefill)
+        at = [3, 2, 1, 1, 0]
+        mask = controls.get_by_role("button", name="causal mask")
+        expect(mask).to_have_attribute("aria-pressed", "true")
+        mask.click()
+        at[2] = 0
+        agrees(page, at)
+        controls.get_by_role("button", name="divide scores by √d_k").click()
+        at[3] = 0
+        agrees(page, at)
+        length = controls.get_by_role("slider", name="sequence length")
+        length.focus()
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        at[0] = 5
+        agrees(page, at)
+        expect(page).to_have_url(re.compile(r"length=8"))
+        query = controls.get_by_role("slider", name="inspect query")
+        query.focus()
+        page.keyboard.press("ArrowLeft")
+        at[1] = 1
+        agrees(page, at)
+        page.locator("#panel-head .ae-still-choice").get_by_role("button", name="decode").click()
+        at[4] = 1
+        agrees(page, at)
+        expect(query).to_be_disabled()  # the state disables the query in decode
+        assert page.evaluate("() => typeof window.Bokeh") == "undefined"
+        assert held, "Bokeh's bundle was never asked for"
+        # the last change, then Bokeh at once: the mount must take it
+        page.locator("#panel-head .ae-still-choice").get_by_role("button", name="prefill").click()
+        at[4] = 0
+        for route in held:
+            route.continue_()
+        context.unroute(BOKEH, hold)
+        page.wait_for_function(f"() => JSON.stringify(({MOUNTED_STOPS_JS})()) === "
+                               f"JSON.stringify({at})", timeout=RENDER_TIMEOUT_MS)
+        expect(page.locator(".ae-still-controls")).to_have_count(0)
+        expect(page.get_by_role("button", name="causal mask")).to_have_count(1)
+        expect(page.get_by_role("button", name="causal mask")).to_be_visible()
+        expect(page).to_have_url(re.compile(r"length=8&query=1&mask=off&divide=off&phase=prefill"))
+        assert not problems, problems
+    finally:
+        context.close()
