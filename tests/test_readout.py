@@ -3,6 +3,8 @@
 import importlib
 import pkgutil
 
+import pytest
+
 import app.panels
 from app.kit.readout import Readout, readout_class, slot
 
@@ -24,9 +26,13 @@ def test_every_readout_class_draws_its_own_template():
     assert len(renders) == len({cls.template for cls in classes})  # one template, one script
 
 
-def test_readout_class_makes_a_named_class_in_its_callers_module():
-    cls = readout_class("ProbeReadout", f"<p>{slot('a')}</p>")
+def test_readout_class_makes_a_named_class_in_the_module_it_is_given():
+    cls = readout_class("ProbeReadout", f"<p>{slot('a')}</p>", module=__name__)
     assert cls.__name__ == "ProbeReadout" and cls.__module__ == __name__
+    elsewhere = readout_class("ElsewhereReadout", "<p></p>", module="elsewhere")
+    assert elsewhere.__module__ == "elsewhere"
+    with pytest.raises(TypeError):  # no module guessed from the caller's frame
+        readout_class("UnplacedReadout", "<p></p>")
     assert cls.__dict__["_scripts"] == Readout.scripts(cls.template)
     view = cls({"a": "<1>"})
     view.show({"a": "2"})

@@ -24,7 +24,7 @@ def centre_py(keys, data):  # CENTRE_JS for the stills
     return [(k + 0.5) / len(keys) for k in keys]
 
 
-CountReadout = readout_class("CountReadout", f"<p>{slot('count')} bars</p>")
+CountReadout = readout_class("CountReadout", f"<p>{slot('count')} bars</p>", module=__name__)
 
 
 def count_state(count):  # -> {target: value}: `count` bars of height 1 / count

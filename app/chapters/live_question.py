@@ -24,7 +24,7 @@ ASKED = "ae-asked-box"  # the class of every question and the review: what "Hide
 FeedbackReadout = readout_class(
     "FeedbackReadout", '<div class="ae-q-feedback" aria-live="polite"><p><b data-s="verdict">'
     '</b> <span data-s="yours"></span></p><p data-s="reply"></p><p data-s="answer"></p>'
-    '<p data-s="why"></p></div>')
+    '<p data-s="why"></p></div>', module=__name__)
 
 
 CSS = resources.stylesheet("live-question.css")

@@ -4,13 +4,12 @@ Every panel's changing text is a `Readout` (app/kit/chrome.py re-exports it): a 
 sends the slots whose text changed; a static page's switcher sets the same slots. A panel
 makes one class per template, at module level, in one line:
 
-    StatusReadout = readout_class("StatusReadout", STATUS)
+    StatusReadout = readout_class("StatusReadout", STATUS, module=__name__)
 """
 
 import html
 import json
 import re
-import sys
 
 import param
 from panel.reactive import ReactiveHTML
@@ -27,7 +26,8 @@ SLOT_ELEMENT = re.compile(r'(<(\w+)[^>]*?\sdata-s="([\w-]+)"[^>]*>)(</\2>)')
 class Readout(ReactiveHTML):
     """Text drawn once from an HTML template; afterwards only the text of its slots changes.
 
-    Make one with `readout_class(name, template)`, once per template, at module level.
+    Make one with `readout_class(name, template, module=__name__)`, once per template, at
+    module level.
     Every element `<tag data-s="NAME"></tag>` in a subclass's `template` is a slot: empty
     in the template, its text is `values[NAME]`. The template and the first values (`base`)
     reach the browser once, with the page. A change sends `patch`: the slots whose text now
@@ -99,17 +99,17 @@ def scroll_box(label, class_="ae-scroll"):  # -> the opening tag of a box that s
             f'aria-label="{html.escape(label)}">')
 
 
-def readout_class(name, template):  # -> the Readout subclass `name` that draws `template`
-    # Panel reads a ReactiveHTML's scripts from its class, so each template needs a class of
-    # its own; make it once, at module level (creating a ReactiveHTML class is not cheap).
-    # `name` also names the page's Bokeh model (StatusReadout1, ...); the class's module is
-    # its caller's, so it reads as defined where its template is.
-    module = sys._getframe(1).f_globals.get("__name__", __name__)
+def readout_class(name, template, *, module):  # -> the Readout subclass `name` that draws
+    # `template`. Panel reads a ReactiveHTML's scripts from its class, so each template needs
+    # a class of its own; make it once, at module level (creating a ReactiveHTML class is not
+    # cheap). `name` also names the page's Bokeh model (StatusReadout1, ...); `module` (the
+    # caller's `__name__`) is the class's, so it reads as defined where its template is.
     return type(name, (Readout,), {"template": template, "__module__": module})
 
 
 # where a static page says how it repaired its deep link (the switcher fills it)
-UrlNote = readout_class("UrlNote", '<div class="ae-note" role="status" data-s="url"></div>')
+UrlNote = readout_class("UrlNote", '<div class="ae-note" role="status" data-s="url"></div>',
+                        module=__name__)
 
 
 def url_note():  # -> an empty note that a static page's switcher fills

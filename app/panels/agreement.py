@@ -201,11 +201,11 @@ MESSAGE = ('<div class="ae-msgs" role="status" aria-live="polite">'
            f'{slot("a", "div", class_="ae-msg")}{slot("b", "div", class_="ae-msg")}</div>')
 
 
-ArithmeticReadout = readout_class("ArithmeticReadout", ARITHMETIC)
-VerdictReadout = readout_class("VerdictReadout", VERDICT)
-DemoReadout = readout_class("DemoReadout", DEMO)
-OpsReadout = readout_class("OpsReadout", OPS)
-MessageReadout = readout_class("MessageReadout", MESSAGE)
+ArithmeticReadout = readout_class("ArithmeticReadout", ARITHMETIC, module=__name__)
+VerdictReadout = readout_class("VerdictReadout", VERDICT, module=__name__)
+DemoReadout = readout_class("DemoReadout", DEMO, module=__name__)
+OpsReadout = readout_class("OpsReadout", OPS, module=__name__)
+MessageReadout = readout_class("MessageReadout", MESSAGE, module=__name__)
 
 
 # --- the state: two parts, each a pure function of some of the controls ----------------------

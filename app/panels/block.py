@@ -245,7 +245,7 @@ def block_state(model):
 
 BlockReadout = readout_class("BlockReadout", (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p>{slot("structure")}</p><p>{slot("params")}</p></div>'))
+    f'<p>{slot("structure")}</p><p>{slot("params")}</p></div>'), module=__name__)
 
 CAPTION = (
     "The first diagram is the whole model, from the token embedding to the logits: the "

@@ -105,8 +105,8 @@ READOUT = (
 CAPTION = (f'<p class="ae-caption" aria-live="polite">{slot("model_name")}: attention\'s share of '
            "prefill arithmetic against prompt length</p>")
 
-CostReadout = readout_class("CostReadout", READOUT)
-CostCaption = readout_class("CostCaption", CAPTION)
+CostReadout = readout_class("CostReadout", READOUT, module=__name__)
+CostCaption = readout_class("CostCaption", CAPTION, module=__name__)
 
 
 def pair_formula(m):  # ModelShape -> "4 × 36 layers × 32 query heads × 128 head_dim"

@@ -147,12 +147,12 @@ GQA = (
 CAPTION = (f'<p class="ae-caption" aria-live="polite">The {slot("gpu_name")}\'s roofline, '
            "log-log: the most FLOP/s a kernel of a given arithmetic intensity can reach</p>")
 
-OpsReadout = readout_class("DecodeOpsReadout", OPS)
-BytesReadout = readout_class("DecodeBytesReadout", BYTES)
-VerdictReadout = readout_class("DecodeVerdictReadout", VERDICT)
-GqaReadout = readout_class("DecodeGqaReadout", GQA)
-TimeReadout = readout_class("DecodeTimeReadout", TIME)
-CaptionReadout = readout_class("DecodeCaptionReadout", CAPTION)
+OpsReadout = readout_class("DecodeOpsReadout", OPS, module=__name__)
+BytesReadout = readout_class("DecodeBytesReadout", BYTES, module=__name__)
+VerdictReadout = readout_class("DecodeVerdictReadout", VERDICT, module=__name__)
+GqaReadout = readout_class("DecodeGqaReadout", GQA, module=__name__)
+TimeReadout = readout_class("DecodeTimeReadout", TIME, module=__name__)
+CaptionReadout = readout_class("DecodeCaptionReadout", CAPTION, module=__name__)
 
 
 def roof_data(gpu):  # GPU -> the roofline: min(peak, intensity × bandwidth), in TFLOP/s

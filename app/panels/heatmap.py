@@ -172,7 +172,7 @@ LOG = (
     + "".join(slot(f"log{i}", "li") for i in range(LOG_LINES)) + "</ul></div>")
 
 
-HeroReadout = readout_class("HeroReadout", HERO)
+HeroReadout = readout_class("HeroReadout", HERO, module=__name__)
 
 
 # the heatmap as a table a screen reader can walk: every weight of the sequence, row by
@@ -212,11 +212,11 @@ def weights_table_values(nums):  # -> {slot: text} of the weights table
     return values
 
 
-WeightsReadout = readout_class("WeightsReadout", WEIGHTS)
-CaptionReadout = readout_class("CaptionReadout", CAPTION)
-ArithmeticReadout = readout_class("ArithmeticReadout", ARITHMETIC)
-TruncateReadout = readout_class("TruncateReadout", TRUNCATE)
-LogReadout = readout_class("LogReadout", LOG)
+WeightsReadout = readout_class("WeightsReadout", WEIGHTS, module=__name__)
+CaptionReadout = readout_class("CaptionReadout", CAPTION, module=__name__)
+ArithmeticReadout = readout_class("ArithmeticReadout", ARITHMETIC, module=__name__)
+TruncateReadout = readout_class("TruncateReadout", TRUNCATE, module=__name__)
+LogReadout = readout_class("LogReadout", LOG, module=__name__)
 
 
 @dataclass(frozen=True)

@@ -149,8 +149,8 @@ CONTEXT = (
     'decode step.</p></div>')
 
 
-LadderReadout = readout_class("LadderReadout", LADDER)
-ContextReadout = readout_class("ContextReadout", CONTEXT)
+LadderReadout = readout_class("LadderReadout", LADDER, module=__name__)
+ContextReadout = readout_class("ContextReadout", CONTEXT, module=__name__)
 
 
 def tokens_control(name):  # a slider over exponents: stop i is 2^i tokens

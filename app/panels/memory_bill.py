@@ -95,9 +95,9 @@ SCRATCH = (
 CAPTION = (f'<p class="ae-caption" aria-live="polite">{slot("model_name")}, {slot("dtype")}: '
            "parameters against the KV cache as the context grows (log-log)</p>")
 
-MemoryReadout = readout_class("MemoryReadout", READOUT)
-ScratchReadout = readout_class("MemoryScratchReadout", SCRATCH)
-CaptionReadout = readout_class("MemoryCaptionReadout", CAPTION)
+MemoryReadout = readout_class("MemoryReadout", READOUT, module=__name__)
+ScratchReadout = readout_class("MemoryScratchReadout", SCRATCH, module=__name__)
+CaptionReadout = readout_class("MemoryCaptionReadout", CAPTION, module=__name__)
 
 
 def byte_word(b):  # 1 -> "byte", 2 -> "bytes"

@@ -165,8 +165,8 @@ FIELDS = (
     + "".join(slot(f"note{i}", "li") for i in range(NOTE_LINES)) + "</ul></div>")
 
 
-StatusReadout = readout_class("StatusReadout", STATUS)
-FieldsReadout = readout_class("FieldsReadout", FIELDS)
+StatusReadout = readout_class("StatusReadout", STATUS, module=__name__)
+FieldsReadout = readout_class("FieldsReadout", FIELDS, module=__name__)
 
 
 def status_values(model):  # -> {slot: text}: which model is counted, and from where

@@ -176,12 +176,12 @@ CAPTION = (
 NOTE = f'<div role="status" aria-live="polite">{slot("text", "div", class_="ae-msg")}</div>'
 
 
-NowReadout = readout_class("NowReadout", NOW)
-HistoryReadout = readout_class("HistoryReadout", HISTORY_TABLE)
-AttentionReadout = readout_class("AttentionReadout", ATTENTION)
-AttentionIntroReadout = readout_class("AttentionIntroReadout", ATTENTION_INTRO)
-MemoryReadout = readout_class("MemoryReadout", MEMORY)
-NoteReadout = readout_class("NoteReadout", NOTE)
+NowReadout = readout_class("NowReadout", NOW, module=__name__)
+HistoryReadout = readout_class("HistoryReadout", HISTORY_TABLE, module=__name__)
+AttentionReadout = readout_class("AttentionReadout", ATTENTION, module=__name__)
+AttentionIntroReadout = readout_class("AttentionIntroReadout", ATTENTION_INTRO, module=__name__)
+MemoryReadout = readout_class("MemoryReadout", MEMORY, module=__name__)
+NoteReadout = readout_class("NoteReadout", NOTE, module=__name__)
 
 
 # --- the state: four parts, each a pure function of some of the controls ---------------------

@@ -114,10 +114,10 @@ CAPTION = (
 MESSAGE = f'<div role="status" aria-live="polite">{slot("text", "div", class_="ae-msg")}</div>'
 
 
-TableReadout = readout_class("TableReadout", TABLE)
-VerdictReadout = readout_class("VerdictReadout", VERDICT)
-CaptionReadout = readout_class("CaptionReadout", CAPTION)
-MessageReadout = readout_class("MessageReadout", MESSAGE)
+TableReadout = readout_class("TableReadout", TABLE, module=__name__)
+VerdictReadout = readout_class("VerdictReadout", VERDICT, module=__name__)
+CaptionReadout = readout_class("CaptionReadout", CAPTION, module=__name__)
+MessageReadout = readout_class("MessageReadout", MESSAGE, module=__name__)
 
 
 # --- the state: one part over the three controls ---------------------------------------------

@@ -96,7 +96,7 @@ def real_sizes():  # -> the caption's real model sizes, from its config
 
 ShapesReadout = readout_class("ShapesReadout", (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p>{slot("where")}</p></div>'))
+    f'<p>{slot("where")}</p></div>'), module=__name__)
 
 
 def caption():  # -> Markdown: what each box is, and the same shapes at a real model's sizes

@@ -175,8 +175,8 @@ CURVE_NOTE = (
     '</p></div>')
 
 
-SweepReadout = readout_class("SweepReadout", READOUT)
-CurveNote = readout_class("CurveNote", CURVE_NOTE)
+SweepReadout = readout_class("SweepReadout", READOUT, module=__name__)
+CurveNote = readout_class("CurveNote", CURVE_NOTE, module=__name__)
 
 
 INTRO = (
