@@ -123,19 +123,15 @@ def packed(path):  # -> concurrent Future of the Packed file; one job per file a
     return future
 
 
-def etags(header):  # 'W/"a", "b"' -> {'"a"', '"b"'}
-    return {t.strip().removeprefix("W/") for t in header.split(",") if t.strip()}
-
-
 def encoding(accept, item):  # Accept-Encoding, Packed -> (coding or None, body)
-    if item.br is not None and static_site.accepts_gzip(accept, "br"):
+    if item.br is not None and static_site.accepts_encoding(accept, "br"):
         return "br", item.br
-    if static_site.accepts_gzip(accept, "gzip"):
+    if static_site.accepts_encoding(accept, "gzip"):
         return "gzip", item.gzip
     return None, item.raw
 
 
-class PackedAsset(web.RequestHandler):
+class PackedAsset(static_site.OwnETag):
     """One JavaScript or CSS file under `root`, compressed as the reader accepts."""
 
     def initialize(self, root):
@@ -161,19 +157,9 @@ class PackedAsset(web.RequestHandler):
         self.set_header("Cache-Control", f"public, max-age={MAX_AGE_S}, immutable"
                         if self.get_argument("v", "") else "no-cache")
         self.set_header("Vary", "Accept-Encoding")
-        etag = item.etag + (f'-{coding}"' if coding else '"')
-        self.set_header("ETag", etag)
         if coding:
             self.set_header("Content-Encoding", coding)
-        if etag in etags(self.request.headers.get("If-None-Match", "")):
-            self.set_status(304)
-            return
-        self.set_header("Content-Length", str(len(data)))
-        if body:
-            self.write(data)
-
-    def compute_etag(self):  # ours is set above; Tornado's would hash the body again
-        return None
+        self.send(data, item.etag + (f'-{coding}"' if coding else '"'), body)
 
 
 def routes(prefix=""):  # -> Tornado routes ahead of Bokeh's and Panel's static handlers

@@ -124,7 +124,8 @@ class _Cache:
 CACHE = _Cache()
 
 
-def accepts_gzip(header, coding="gzip"):  # "gzip, deflate, br" -> True; "gzip;q=0" -> False
+def accepts_encoding(header, coding):  # Accept-Encoding, "gzip" or "br" -> does the reader
+    # take it? ("gzip, deflate, br", "br") -> True; ("gzip;q=0", "gzip") -> False
     for part in (header or "").split(","):
         name, _, params = part.strip().partition(";")
         if name.strip().lower() in (coding, "*"):
@@ -138,7 +139,27 @@ def accepts_gzip(header, coding="gzip"):  # "gzip, deflate, br" -> True; "gzip;q
     return False
 
 
-class BuiltFile(web.RequestHandler):
+class OwnETag(web.RequestHandler):
+    """A handler that sends bytes under an ETag of its own, and 304 to a reader who holds it."""
+
+    def send(self, data, etag, body=True):
+        self.set_header("ETag", etag)
+        if etag in etags(self.request.headers.get("If-None-Match", "")):
+            self.set_status(304)
+            return
+        self.set_header("Content-Length", str(len(data)))
+        if body:
+            self.write(data)
+
+    def compute_etag(self):  # ours is set in send; Tornado's would hash the body again
+        return None
+
+
+def etags(header):  # 'W/"a", "b"' -> {'"a"', '"b"'}
+    return {t.strip().removeprefix("W/") for t in header.split(",") if t.strip()}
+
+
+class BuiltFile(OwnETag):
     """One file of the build: a page (`file`), or a path under `folder` (with `fallback`, a
     second folder for what the build does not hold)."""
 
@@ -183,21 +204,8 @@ class BuiltFile(web.RequestHandler):
             if packed is None:
                 continue
             self.set_header("Vary", "Accept-Encoding")
-            if accepts_gzip(accepted, coding):
+            if accepts_encoding(accepted, coding):
                 data, etag = packed[0], packed[1][:-1] + f'-{coding}"'
                 self.set_header("Content-Encoding", coding)
                 break
-        self.set_header("ETag", etag)
-        if etag in _etags(self.request.headers.get("If-None-Match", "")):
-            self.set_status(304)
-            return
-        self.set_header("Content-Length", str(len(data)))
-        if body:
-            self.write(data)
-
-    def compute_etag(self):  # ours is set above; Tornado's would hash the body again
-        return None
-
-
-def _etags(header):  # 'W/"a", "b"' -> {'"a"', '"b"'}
-    return {t.strip().removeprefix("W/") for t in header.split(",") if t.strip()}
+        self.send(data, etag, body)
