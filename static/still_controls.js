@@ -2,7 +2,7 @@
 // Bokeh does).
 //
 // A panel's own page whose still carries its data (app/chapters/chapter_page.py `still` with
-// STILL_CONTROLS: a <script type="application/json" class="ae-still-data">) gets, over its
+// its registry record's still_controls: a <script type="application/json" class="ae-still-data">) gets, over its
 // still, its controls as native HTML: a range input for a slider, a pressed button for a
 // toggle, a group of pressed buttons for a radio button group, each named as the Bokeh widget
 // is. A change looks the state up in the panel's table of states (loaded on the first change,

@@ -52,12 +52,9 @@ class Group:
     elements: dict = dataclasses.field(default_factory=dict)  # slot -> element id
     stills: dict = dataclasses.field(default_factory=dict)  # slot -> HTML of its default state
     # its panels' stills carry native controls that switch them before Bokeh has loaded
-    # (static/still_controls.js), for the slots of STILL_CONTROLS: a panel's own page
+    # (static/still_controls.js), for the panels whose record asks (`still_controls`): set
+    # on a panel's own page
     still_controls: bool = False
-
-
-# the panels whose own page shows native controls over the still (issue 41: one page first)
-STILL_CONTROLS = {"head"}
 
 
 def groups_of(panels, follows):  # {slot: ...}, {follower: leader} -> [Group], in page order
@@ -108,7 +105,7 @@ def save_group(group, build, theme, scripts_used=lambda scripts, doc: scripts):
         built = build()
         switched = {}  # slot -> the panel whose still its controls switch
         if group.still_controls:
-            for slot in STILL_CONTROLS & set(group.slots):
+            for slot in [s for s in group.slots if registry.by_slot(s).still_controls]:
                 cls = registry.by_slot(slot).viewer_class
                 switched[slot] = next(p for p in site.panels if type(p) is cls)
         group.stills = {slot: still(block, switched.get(slot)) for slot, block in built}

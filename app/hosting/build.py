@@ -284,7 +284,7 @@ SITE_SCRIPTS = {"islands.js": ("bokeh_fence.js", "page_url.js", "readout_heights
                 NO_TABLES: ("no_tables.js",),
                 "questions.js": ("questions.js", "embedding.js"),
                 "terms.js": ("terms.js",),
-                # a panel's page whose still has native controls (chapter_page.STILL_CONTROLS)
+                # a panel's page whose still has native controls (registry's still_controls)
                 "stills.js": ("stills.js", "still_controls.js")}
 
 
