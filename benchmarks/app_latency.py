@@ -41,6 +41,8 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from tests import servers
+
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 IDLE_JS = ("() => window.Bokeh !== undefined && Bokeh.documents.length > 0"
@@ -110,13 +112,7 @@ def start_server(port, log, root=ROOT):  # root: the tree to serve (an A/B snaps
     raise SystemExit("server did not start within 90 s")
 
 
-def stop(proc):
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=10)
+stop = servers.stop
 
 
 def rss_mib(pid):  # resident memory of a process, from /proc

@@ -51,6 +51,8 @@ if str(ROOT) not in sys.path:
 from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 from tornado.websocket import websocket_connect
 
+from tests import servers
+
 TOKEN = re.compile(r'"token"\s*:\s*"([A-Za-z0-9_\-.=]+)"')
 STEP_TIMEOUT_S = 30.0  # any one GET, connect, pull or reply
 MEMORY_TOLERANCE = 0.10  # later rounds' settled RSS within 10% of the first round's
@@ -328,13 +330,7 @@ def wait_healthy(base, proc=None, timeout=90.0):
 
 
 def stop_server(proc):
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
+    servers.stop(proc, timeout=15)
 
 
 def process_tree(pid):  # -> [pid and every descendant], from /proc

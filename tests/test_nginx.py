@@ -17,11 +17,12 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests import servers
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT / "benchmarks"))  # after the packages: never shadow `kernels`
@@ -174,12 +175,7 @@ def upstreams(lines, what):  # lines of the access log -> [upstream=...] of requ
 
 
 def get(url, headers=None):  # -> (status, headers, body); never raises on 4xx/5xx
-    request = urllib.request.Request(url, headers=headers or {})
-    try:
-        with urllib.request.urlopen(request, timeout=10) as r:
-            return r.status, r.headers, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers, e.read()
+    return servers.get(url, headers, timeout=10)
 
 
 def from_disk(stack, path):  # -> True when nginx's log says it answered path itself

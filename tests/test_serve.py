@@ -7,13 +7,13 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 
 import pytest
 
 from app.hosting.server import PANEL_ROUTES
 from app.hosting.static_site import live_route
+from tests.servers import get
 
 STATIC_ROUTES = ["/", "/math", "/numbers", *PANEL_ROUTES]
 SESSION_TOKEN = re.compile(rb'"token"\s*:\s*"eyJ')  # a Bokeh server page's session (a JWT)
@@ -46,15 +46,6 @@ def server():
     yield base
     proc.terminate()
     proc.wait(timeout=10)
-
-
-def get(url, headers=None):  # -> (status, headers, body); never raises on 3xx/4xx/5xx
-    request = urllib.request.Request(url, headers=headers or {})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as r:
-            return r.status, r.headers, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers, e.read()
 
 
 def test_every_route_answers_static_and_live(server):

@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from tests import servers
 from tests.browser import readiness
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,14 +77,7 @@ def wait_until_answering(proc, url, log_path, timeout=SERVER_START_TIMEOUT_S):
                 + Path(log_path).read_text(errors="replace")[-4000:])
 
 
-def stop(proc):
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+stop = servers.stop  # test_embed and test_frames take it from here
 
 
 @pytest.fixture(scope="session")
