@@ -13,7 +13,6 @@ import re
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 from types import SimpleNamespace
@@ -22,6 +21,7 @@ import pytest
 
 from app.hosting import cli, security, server
 from app.hosting import options as server_options
+from tests import servers
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT / "benchmarks"))  # after the packages: never shadow `kernels`
@@ -243,13 +243,7 @@ def test_reuse_key_is_bounded():
 
 # --- a running server ----------------------------------------------------------------------
 
-def get(url, headers=None, timeout=30):  # -> (status, headers, body); never raises on 4xx/5xx
-    request = urllib.request.Request(url, headers=headers or {})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as r:
-            return r.status, r.headers, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.headers, e.read()
+get = servers.get  # -> (status, headers, body); never raises on 4xx/5xx
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ script in a config's model name or in an uploaded file's name, inside the script
 panel (where it would run in the course's own page), is shown as text and never runs.
 """
 
+import contextlib
 import functools
 import http.server
 import json
@@ -57,16 +58,17 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture(scope="module")
-def sites():  # -> {"app": url, "course": url, "stranger": url}
+@contextlib.contextmanager
+def course_sites(write_pages, prefix):  # -> {"app", "course", "stranger": url, "course_dir":
+    # Path}: the app, which lets the course's origin frame it, and the two sites, whose files
+    # write_pages(app_url, course_dir, stranger_dir) writes
     port = free_port()
     app_url = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory(prefix="ae-course-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         course_dir, stranger_dir = Path(tmp, "course"), Path(tmp, "stranger")
-        page = COURSE_PAGE.read_text(encoding="utf-8").replace(PLACEHOLDER, app_url)
         for d in (course_dir, stranger_dir):
             d.mkdir()
-            (d / "week6.html").write_text(page, encoding="utf-8")
+        write_pages(app_url, course_dir, stranger_dir)
         course, course_url = serve_directory(COURSE_HOST, course_dir)
         stranger, stranger_url = serve_directory(STRANGER_HOST, stranger_dir)
         log_path = Path(tmp, "server.log")
@@ -74,11 +76,23 @@ def sites():  # -> {"app": url, "course": url, "stranger": url}
             proc = start_app(port, log, "--embed-origin", course_url)
             try:
                 wait_until_answering(proc, app_url + "/health", log_path)
-                yield {"app": app_url, "course": course_url, "stranger": stranger_url}
+                yield {"app": app_url, "course": course_url, "stranger": stranger_url,
+                       "course_dir": course_dir}
             finally:
                 stop(proc)
                 course.shutdown()
                 stranger.shutdown()
+
+
+@pytest.fixture(scope="module")
+def sites():  # -> {"app": url, "course": url, "stranger": url}: each site has the course page
+    def pages(app_url, course_dir, stranger_dir):
+        page = COURSE_PAGE.read_text(encoding="utf-8").replace(PLACEHOLDER, app_url)
+        for d in (course_dir, stranger_dir):
+            (d / "week6.html").write_text(page, encoding="utf-8")
+
+    with course_sites(pages, "ae-course-") as found:
+        yield found
 
 
 class Watch:

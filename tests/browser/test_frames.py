@@ -17,8 +17,6 @@ Chromium, on desktop and in Pixel 5 emulation:
 
 import html
 import json
-import tempfile
-from pathlib import Path
 from urllib.parse import quote, urljoin
 
 import pytest
@@ -27,16 +25,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from app.hosting import routes
-from tests.browser.conftest import RENDER_TIMEOUT_MS, free_port, stop, wait_until_answering
-from tests.browser.test_embed import (
-    COURSE_HOST,
-    COURSE_PAGE,
-    PLACEHOLDER,
-    STRANGER_HOST,
-    all_idle,
-    serve_directory,
-    start_app,
-)
+from tests.browser.conftest import RENDER_TIMEOUT_MS
+from tests.browser.test_embed import COURSE_PAGE, PLACEHOLDER, all_idle, course_sites
 
 pytestmark = pytest.mark.browser
 
@@ -78,12 +68,7 @@ QUESTION_PAGE = """<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><t
 
 @pytest.fixture(scope="module")
 def sites():  # -> {"app", "course", "stranger": url, "course_dir": Path}
-    port = free_port()
-    app_url = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryDirectory(prefix="ae-frames-") as tmp:
-        course_dir, stranger_dir = Path(tmp, "course"), Path(tmp, "stranger")
-        for d in (course_dir, stranger_dir):
-            d.mkdir()
+    def pages(app_url, course_dir, stranger_dir):
         (stranger_dir / "post.html").write_text(
             '<script>parent.postMessage({type: "ae:height", height: 44}, "*");'
             'parent.postMessage({type: "ae:height", height: 33}, "*");</script>')
@@ -94,19 +79,9 @@ def sites():  # -> {"app", "course", "stranger": url, "course_dir": Path}
                             ("quiet", "ask=mask-off-row2&embed=1")):
             (course_dir / f"{name}.html").write_text(
                 QUESTION_PAGE.replace("APP", app_url).replace("QUERY", query))
-        course, course_url = serve_directory(COURSE_HOST, course_dir)
-        stranger, stranger_url = serve_directory(STRANGER_HOST, stranger_dir)
-        log_path = Path(tmp, "server.log")
-        with open(log_path, "w") as log:
-            proc = start_app(port, log, "--embed-origin", course_url)
-            try:
-                wait_until_answering(proc, app_url + "/health", log_path)
-                yield {"app": app_url, "course": course_url, "stranger": stranger_url,
-                       "course_dir": course_dir}
-            finally:
-                stop(proc)
-                course.shutdown()
-                stranger.shutdown()
+
+    with course_sites(pages, "ae-frames-") as found:
+        yield found
 
 
 def content_frame(page, selector):
