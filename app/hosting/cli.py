@@ -148,23 +148,28 @@ def live_url_arg(text):  # an http(s) address, or an argparse error
     return text.strip().rstrip("/")
 
 
-def build(args):  # -> exit status; one line on stderr when OUT cannot hold a build
+def build_site(out, bad_output, failed, **kw):  # -> exit status of building the static site
+    # into out; one line on stderr when it cannot (`bad_output` / `failed` start it)
     from app.hosting import build as site
 
     try:
-        site.build(args.out, force=args.force, log=lambda line: print(line, flush=True),
-                   live_url=args.live_url, site_url=args.site_url)
+        site.build(out, log=lambda line: print(line, flush=True), **kw)
     except site.BadOutput as e:
-        print(f"attention-explorable build: {e}", file=sys.stderr)
+        print(f"{bad_output}{e}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except site.BuildError as e:
-        print(f"attention-explorable build: {e}", file=sys.stderr)
+        print(f"{failed}{e}", file=sys.stderr)
         return 1
     return 0
 
 
+def build(args):  # -> exit status; one line on stderr when OUT cannot hold a build
+    said = "attention-explorable build: "
+    return build_site(args.out, said, said, force=args.force, live_url=args.live_url,
+                      site_url=args.site_url)
+
+
 def serve(args):  # build (or reuse) the static site, then serve it and the live sessions
-    from app.hosting import build as site
     from app.hosting import security, static_site
     from app.hosting.options import admin_password, env_list
 
@@ -175,16 +180,11 @@ def serve(args):  # build (or reuse) the static site, then serve it and the live
         raise SystemExit(f"attention-explorable serve: --embed-origin: {e}")
     if args.admin:
         admin_password(args)
-    out = static_site.site_dir()
-    try:
-        site.build(out, log=lambda line: print(line, flush=True),
-                   site_url=getattr(args, "site_url", None))
-    except site.BadOutput as e:
-        print(f"attention-explorable serve: $AE_BUILD_DIR: {e}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except site.BuildError as e:
-        print(f"attention-explorable serve: building the static pages: {e}", file=sys.stderr)
-        return 1
+    status = build_site(static_site.site_dir(), "attention-explorable serve: $AE_BUILD_DIR: ",
+                        "attention-explorable serve: building the static pages: ",
+                        site_url=getattr(args, "site_url", None))
+    if status:
+        return status
     from app.hosting import server
 
     return server.main(args)
