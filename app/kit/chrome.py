@@ -12,6 +12,7 @@ import math
 from typing import ClassVar
 
 import panel as pn
+from bokeh.models import FixedTicker
 from panel.reactive import ReactiveHTML
 
 from app.kit import resources, url_state
@@ -129,6 +130,16 @@ def quiet_axes(fig, tick_labels=False):  # axis titles small and upright, as in 
         axis.axis_label_text_font_style = "normal"
         if tick_labels:
             axis.major_label_text_font_size = "12px"
+
+
+def score_axes(fig, y_label):  # a row of scores along x (each bar labelled, so no ticks) and a
+    # share from 0 to 1 up y, in quarters
+    fig.xaxis.ticker = FixedTicker(ticks=[])
+    fig.yaxis.ticker = FixedTicker(ticks=[0, 0.25, 0.5, 0.75, 1])
+    fig.xaxis.axis_label = "score"
+    fig.yaxis.axis_label = y_label
+    quiet_axes(fig, tick_labels=True)
+    fig.xgrid.visible = False
 
 
 def power_of_two_slider(viewer, name, label, max_value, **kw):

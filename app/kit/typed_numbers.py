@@ -42,6 +42,16 @@ def parse_numbers(text, *, count=None, max_count=None, limit=LIMIT, what="the li
 
 
 
+def numbers_of(value, **kw):  # a text (a preset's: parse_numbers(value, **kw), ValueError if
+    # it does not parse) or numbers already parsed -> tuple of floats
+    if isinstance(value, str):
+        values, error = parse_numbers(value, **kw)
+        if error:
+            raise ValueError(error)
+        return values
+    return tuple(float(x) + 0.0 for x in value)
+
+
 def preset_list(viewer, name, presets, *, static, label, typed_label="your own (typed)", **kw):
     # -> a Select over `presets` ({text: label}) that sets the viewer's text parameter `name`,
     # and follows it back: to the preset a typed text reads as, or on a live page to an entry

@@ -19,14 +19,14 @@ from dataclasses import dataclass
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, FixedTicker, Range1d
+from bokeh.models import ColumnDataSource, Range1d
 from bokeh.plotting import figure
 
 from app.kit import chrome, fmt, model_code, registry, resources, states
 from app.kit.chrome import readout_class, scroll_box, slot
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
-from app.kit.typed_numbers import parse_numbers, preset_control, scores_input
+from app.kit.typed_numbers import numbers_of, parse_numbers, preset_control, scores_input
 from attention_core import online_softmax as core
 
 MAX_SCORES = 16  # typed on a live page; the presets hold at most MAX_BLOCK
@@ -64,13 +64,7 @@ def walk_inputs():  # -> q [d], k [n, d], v [n, d]: one fixed draw
 
 
 def scores_of(scores):  # text or numbers -> tuple of floats (ValueError if not)
-    if isinstance(scores, str):
-        values, error = parse_numbers(scores, max_count=MAX_SCORES, limit=LIMIT,
-                                      what="the scores")
-        if error:
-            raise ValueError(error)
-        return values
-    return tuple(float(x) + 0.0 for x in scores)
+    return numbers_of(scores, max_count=MAX_SCORES, limit=LIMIT, what="the scores")
 
 
 def blocks_in(n, block):  # scores, block size -> how many blocks the walk reads
@@ -513,12 +507,7 @@ class OnlineSoftmaxPanel(StatePanel):
                  text_baseline="bottom", text_font_size="12px", text_color=paint.muted)
         fig.text("x", 0, text="score", source=self.score_source, text_align="center",
                  text_baseline="top", y_offset=4, text_font_size="12px", text_color=paint.text)
-        fig.xaxis.ticker = FixedTicker(ticks=[])
-        fig.yaxis.ticker = FixedTicker(ticks=[0, 0.25, 0.5, 0.75, 1])
-        fig.xaxis.axis_label = "score"
-        fig.yaxis.axis_label = "e^(score − running max)"
-        chrome.quiet_axes(fig, tick_labels=True)
-        fig.xgrid.visible = False
+        chrome.score_axes(fig, "e^(score − running max)")
         self.figure = fig
         self._figure_pane = pn.pane.Bokeh(fig, height=HEIGHT, sizing_mode="stretch_width",
                                           min_width=240)

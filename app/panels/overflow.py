@@ -16,14 +16,14 @@ from dataclasses import dataclass
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, FixedTicker, Range1d
+from bokeh.models import ColumnDataSource, Range1d
 from bokeh.plotting import figure
 
 from app.kit import chrome, fmt, registry, resources, states
 from app.kit.chrome import readout_class, scroll_box, slot
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
-from app.kit.typed_numbers import parse_numbers, preset_control, scores_input
+from app.kit.typed_numbers import numbers_of, parse_numbers, preset_control, scores_input
 from attention_core import numerics
 
 MAX_SCORES = 16
@@ -54,13 +54,7 @@ class OverflowNumbers:
 
 
 def scores_of(scores):  # text or numbers -> tuple of floats (ValueError if not)
-    if isinstance(scores, str):
-        values, error = parse_numbers(scores, max_count=MAX_SCORES, limit=LIMIT,
-                                      what="the scores")
-        if error:
-            raise ValueError(error)
-        return values
-    return tuple(float(x) + 0.0 for x in scores)
+    return numbers_of(scores, max_count=MAX_SCORES, limit=LIMIT, what="the scores")
 
 
 def overflow_numbers(scores, precision, subtract_max):  # -> OverflowNumbers
@@ -338,12 +332,7 @@ class OverflowPanel(StatePanel):
         fig.text("x", "y", text="text", source=self.broken_source, text_align="center",
                  text_baseline="bottom", y_offset=-10, text_font_size="12px",
                  text_font_style="bold", text_color=paint.warm)
-        fig.xaxis.ticker = FixedTicker(ticks=[])
-        fig.yaxis.ticker = FixedTicker(ticks=[0, 0.25, 0.5, 0.75, 1])
-        fig.xaxis.axis_label = "score"
-        fig.yaxis.axis_label = "weight"
-        chrome.quiet_axes(fig, tick_labels=True)
-        fig.xgrid.visible = False
+        chrome.score_axes(fig, "weight")
         self.figure = fig
         self._figure_pane = pn.pane.Bokeh(fig, height=HEIGHT, sizing_mode="stretch_width",
                                           min_width=240)
