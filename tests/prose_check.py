@@ -44,6 +44,21 @@ class ProseCheck:
         assert run == FP.RUN, "the fingerprint was made with another run length: regenerate it"
         return sorted(r for r in self.prose_runs(text) if FP.digest(r) in seeds[self.seed])
 
+    def tests(self, text):  # -> a chapter's three tests, which its module binds to their
+        # names: its prose (text(), read when the test runs) is in our own words; the
+        # fingerprint is whole; the fingerprint matches the document where it is present
+        def test_the_prose_is_in_our_own_words():  # in any clone: it reads the fingerprint
+            self.in_our_own_words(text())
+
+        def test_the_fingerprint_is_of_a_whole_document():  # a truncated or empty file
+            self.fingerprint_is_whole()  # would pass everything
+
+        def test_the_fingerprint_matches_the_lesson_where_it_is_present():
+            self.fingerprint_matches_the_document()
+
+        return (test_the_prose_is_in_our_own_words, test_the_fingerprint_is_of_a_whole_document,
+                test_the_fingerprint_matches_the_lesson_where_it_is_present)
+
     def in_our_own_words(self, text):  # runs in any clone: it reads the fingerprint only
         copied = self.copied_runs(text)
         assert not copied, f"runs of {FP.RUN} words copied from the lesson: {copied}"

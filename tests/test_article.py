@@ -307,18 +307,8 @@ NAMES = ["attention q k v softmax q k t d k v", "torch nn functional scaled dot 
          "num hidden layers num attention heads head dim", "attn mask and is causal true",
          "turn the causal mask off", "checking it on a real system"]
 PROSE = ProseCheck(SEED, NAMES, min_words=1000)
-
-
-def test_the_prose_is_in_our_own_words():  # runs in any clone: it reads the fingerprint only
-    PROSE.in_our_own_words(prose_text())
-
-
-def test_the_fingerprint_is_of_a_whole_document():  # a truncated or empty file would pass all
-    PROSE.fingerprint_is_whole()
-
-
-def test_the_fingerprint_matches_the_lesson_where_it_is_present():
-    PROSE.fingerprint_matches_the_document()
+(test_the_prose_is_in_our_own_words, test_the_fingerprint_is_of_a_whole_document,
+ test_the_fingerprint_matches_the_lesson_where_it_is_present) = PROSE.tests(prose_text)
 
 
 def test_a_live_chapter_puts_its_roots_into_the_document_in_one_go(monkeypatch):

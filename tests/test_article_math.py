@@ -297,15 +297,5 @@ def test_online_softmax_try_it():
 # names the chapter must use as they are: a paper's title, control labels
 NAMES = ["attention is all you need", "subtract the max"]
 PROSE = ProseCheck(SEED, NAMES, min_words=500)
-
-
-def test_the_prose_is_in_our_own_words():  # runs in any clone: it reads the fingerprint only
-    PROSE.in_our_own_words(prose_text())
-
-
-def test_the_fingerprint_is_of_a_whole_document():  # a truncated or empty file would pass all
-    PROSE.fingerprint_is_whole()
-
-
-def test_the_fingerprint_matches_the_lesson_where_it_is_present():
-    PROSE.fingerprint_matches_the_document()
+(test_the_prose_is_in_our_own_words, test_the_fingerprint_is_of_a_whole_document,
+ test_the_fingerprint_matches_the_lesson_where_it_is_present) = PROSE.tests(prose_text)
