@@ -13,7 +13,7 @@
 // Hand-over: when the island mounts, switcher.js's boot() flushes the address first and
 // applies it to the Bokeh widgets, so the live panel opens in the state the reader set; then
 // islands.js removes the still, and these controls with it (never two of one control for a
-// screen reader). Runs after islands.js (bokeh_fence.js, page_url.js); one global, AE.
+// screen reader); the focus, if it was on one of them, goes to the live control of that name. Runs after islands.js (bokeh_fence.js, page_url.js); one global, AE.
 (function () {
   "use strict";
   const AE = window.AE = window.AE || {};
@@ -186,13 +186,47 @@
 
   const MAKERS = {slider, toggle, choice};
 
+  // Focus follows the hand-over: the control a keyboard reader was on goes with the still, so
+  // the mounted panel's control of the same name takes the focus (a Bokeh button by its text,
+  // a slider's handle by the name a11y.js gave it), found through the widgets' shadow roots.
+  function deepFind(root, match) {
+    for (const e of root.querySelectorAll("*")) {
+      if (match(e)) { return e; }
+      if (e.shadowRoot) {
+        const found = deepFind(e.shadowRoot, match);
+        if (found) { return found; }
+      }
+    }
+    return null;
+  }
+
+  function followFocus(p, box) {
+    box.addEventListener("focusin", (event) => {
+      p.focus = event.target.getAttribute("aria-label") || event.target.textContent.trim();
+    });
+    box.addEventListener("focusout", (event) => { // to another element: not a hand-over
+      if (event.relatedTarget !== null) { p.focus = null; }
+    });
+    document.addEventListener("ae:mounted", () => {
+      const lost = document.activeElement === null || document.activeElement === document.body;
+      if (!p.focus || !lost || p.island.isConnected === false) { return; }
+      const name = p.focus;
+      const target = deepFind(p.island, (e) => (e.getAttribute("role") === "slider"
+        || e.tagName === "BUTTON") && (e.getAttribute("aria-label") === name
+        || e.textContent.trim() === name));
+      if (target) { target.focus(); }
+      p.focus = null;
+    });
+  }
+
   function setUp(island, data) {
     const p = {island, data, at: data.controls.map((c) => c.at), table: null, elements: [],
-      drawn: new Map(), version: 0};
+      drawn: new Map(), version: 0, focus: null};
     const box = el("div", {class: "ae-still-controls", role: "group",
       "aria-label": "the panel's controls"});
     p.elements = data.controls.map((c, i) => MAKERS[c.widget](p, c, i));
     box.append(...p.elements);
+    followFocus(p, box);
     const body = island.querySelector(".ae-still-body");
     body.insertBefore(box, body.querySelector("[data-ae-pane]") ?? body.firstChild);
     reflect(p);

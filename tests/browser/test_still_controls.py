@@ -8,7 +8,8 @@ Each control is worked as a reader would (a click, the arrow keys on a range inp
 still is checked against the table: the stops it shows, its chart as AE.stills draws that
 state (the node test, tests/test_stills_js.py, holds that drawing to Python's), and the
 readouts' text and the heat map's labels as the state's values give them. The last change is
-made just before Bokeh is let through, so the hand-over must not lose it. axe-core finds
+made just before Bokeh is let through, so the hand-over must not lose it, nor the focus
+(on the live control of the name the native one had). axe-core finds
 no critical or serious violation in the island while its native controls are there.
 """
 
@@ -61,6 +62,14 @@ MOUNTED_STOPS_JS = """() => {
   if (!p || !p.booted) { return null; }
   return p.spec.table.controls.map((c, i) => c.raw.findIndex((r) => r === p.controls[i][c.prop]));
 }"""
+
+
+# the focused element's text or name, through shadow roots
+FOCUSED_JS = """(() => {
+  let e = document.activeElement;
+  while (e && e.shadowRoot && e.shadowRoot.activeElement) { e = e.shadowRoot.activeElement; }
+  return e ? (e.getAttribute("aria-label") || e.textContent.trim()) : null;
+})()"""
 
 
 def agrees(page, at):
@@ -126,6 +135,8 @@ def test_native_controls_switch_the_still_then_hand_over(browser, server):
         page.wait_for_function(f"() => JSON.stringify(({MOUNTED_STOPS_JS})()) === "
                                f"JSON.stringify({at})", timeout=RENDER_TIMEOUT_MS)
         expect(page.locator(".ae-still-controls")).to_have_count(0)
+        # the focus was on the native "prefill": it is on the live one now
+        page.wait_for_function(FOCUSED_JS + " === 'prefill'", timeout=RENDER_TIMEOUT_MS)
         expect(page.get_by_role("button", name="causal mask")).to_have_count(1)
         expect(page.get_by_role("button", name="causal mask")).to_be_visible()
         expect(page).to_have_url(re.compile(r"length=8&query=1&mask=off&divide=off&phase=prefill"))
