@@ -4,6 +4,7 @@ what its `state()` gives."""
 
 import contextlib
 import itertools
+import json
 import random
 
 
@@ -39,6 +40,34 @@ def mismatches(panel, state):  # -> the targets whose model does not hold the st
 def assert_models_hold(panel, state):  # every target of `state` holds its value on `panel`
     wrong = mismatches(panel, state)
     assert not wrong, wrong
+
+
+def assert_pure_and_no_widget_moved(panel, message, step=1):  # state() of every `step`th
+    # setting is the same twice and JSON (no NaN), computing it moves no widget of the live
+    # panel, and its current state is state() with the typed input's message
+    cls = type(panel)
+    before = {k: v.value for k, v in panel.widgets.items()}
+    for params in itertools.islice(every_setting(cls), 0, None, step):
+        first = cls.state(**params)
+        assert cls.state(**params) == first
+        assert json.loads(json.dumps(first, allow_nan=False)) == first
+    assert {k: v.value for k, v in panel.widgets.items()} == before
+    assert panel.current_state() == {**cls.state(**panel.params()), "slots:message": message}
+
+
+def static_typed_panel(cls):  # -> a panel with typed input, built as a static page has it: no
+    # typed box, and a button to its live page (returned: [that button])
+    import panel as pn
+
+    from app.kit import states
+
+    with states.static_build():
+        p = cls()
+        p.__panel__()
+    assert not p._layout.select(pn.widgets.TextInput)
+    live = [b for b in p._layout.select(pn.widgets.Button) if "live" in b.label.lower()]
+    assert live
+    return p, live
 
 
 def widget_values(panel):  # every widget's value and every readout's text, as drawn now

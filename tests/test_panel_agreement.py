@@ -2,19 +2,23 @@
 one panel shape: a pure state, live models that hold it, a small table of states."""
 
 import itertools
-import json
 import math
 
 import numpy as np
 import pytest
 
-from app.kit import states, typed_numbers, url_state
+from app.kit import typed_numbers, url_state
 from app.kit.typed_numbers import parse_numbers
 from app.panels import agreement
 from app.panels.agreement import AgreementPanel
 from attention_core import dot_product
 from attention_core.sqrt_dk import effective_count
-from tests.state_checks import assert_models_hold, every_setting
+from tests.state_checks import (
+    assert_models_hold,
+    assert_pure_and_no_widget_moved,
+    every_setting,
+    static_typed_panel,
+)
 
 A, B = (2, -1, 0.5), (3, 4, 2)
 
@@ -199,14 +203,7 @@ def test_url_restore_clamps_and_validates_with_notes(panel):
 # --- the one shape: pure state, live == state, the table ------------------------------------
 
 def test_state_is_pure_and_touches_no_widget(panel):
-    before = {k: v.value for k, v in panel.widgets.items()}
-    for params in itertools.islice(every_setting(AgreementPanel), 0, None, 7):
-        first = AgreementPanel.state(**params)
-        assert AgreementPanel.state(**params) == first
-        assert json.loads(json.dumps(first, allow_nan=False)) == first  # JSON, no NaN
-    assert {k: v.value for k, v in panel.widgets.items()} == before
-    assert panel.current_state() == {**AgreementPanel.state(**panel.params()),
-                                     "slots:message": {"a": "", "b": ""}}
+    assert_pure_and_no_widget_moved(panel, {"a": "", "b": ""}, step=7)
 
 
 def test_live_models_hold_exactly_the_state(panel):
@@ -219,13 +216,7 @@ def test_live_models_hold_exactly_the_state(panel):
 
 
 def test_a_static_build_hides_the_typed_boxes_and_offers_the_live_page():
-    import panel as pn
-
-    with states.static_build():
-        p = AgreementPanel()
-        p.__panel__()
-    assert not p._layout.select(pn.widgets.TextInput)
-    buttons = [b for b in p._layout.select(pn.widgets.Button) if "live" in b.label.lower()]
+    p, buttons = static_typed_panel(AgreementPanel)
     assert len(buttons) == 1
     assert typed_numbers.TYPED not in p._a_pick.options.values()
     assert list(p._b_pick.options.values()) == list(agreement.B_PRESETS)

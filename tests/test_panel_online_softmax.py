@@ -1,18 +1,17 @@
 """The online-softmax panel without a browser: ≈ 1.55 after two blocks, the attention walk;
 and the one panel shape: a pure state, live models that hold it, a small table of states."""
 
-import itertools
 import json
 import math
 
 import numpy as np
 import pytest
 
-from app.kit import states, typed_numbers, url_state
+from app.kit import typed_numbers, url_state
 from app.panels import online_softmax as module
 from app.panels.online_softmax import OnlineSoftmaxPanel
 from attention_core import online_softmax as core
-from tests.state_checks import every_setting
+from tests.state_checks import assert_pure_and_no_widget_moved, static_typed_panel
 
 
 @pytest.fixture
@@ -176,24 +175,11 @@ def test_url_restore_clamps_block_and_step_with_notes(panel):
 # --- the one shape: pure state, live == state, the table ------------------------------------
 
 def test_state_is_pure_and_touches_no_widget(panel):
-    before = {k: v.value for k, v in panel.widgets.items()}
-    for params in itertools.islice(every_setting(OnlineSoftmaxPanel), 0, None, 37):
-        first = OnlineSoftmaxPanel.state(**params)
-        assert OnlineSoftmaxPanel.state(**params) == first
-        assert json.loads(json.dumps(first, allow_nan=False)) == first  # JSON, no NaN
-    assert {k: v.value for k, v in panel.widgets.items()} == before
-    assert panel.current_state() == {**OnlineSoftmaxPanel.state(**panel.params()),
-                                     "slots:message": {"text": ""}}
+    assert_pure_and_no_widget_moved(panel, {"text": ""}, step=37)
 
 
 def test_a_static_build_hides_the_typed_box_and_steps_in_the_browser():
-    import panel as pn
-
-    with states.static_build():
-        p = OnlineSoftmaxPanel()
-        p.__panel__()
-    assert not p._layout.select(pn.widgets.TextInput)
-    assert [b for b in p._layout.select(pn.widgets.Button) if "live" in b.label.lower()]
+    p, _ = static_typed_panel(OnlineSoftmaxPanel)
     # the step buttons move their slider in the browser: a click callback, no Python one
     for button in (p._next_w, p._prev_w, p._reset_w, p._attention_next_w):
         assert button.get_root().js_event_callbacks["button_click"]

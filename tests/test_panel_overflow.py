@@ -1,17 +1,21 @@
 """The overflow panel without a browser: 66/24/10%, the float16 trap at 12, and the fix; and
 the one panel shape: a pure state, live models that hold it, a small table of states."""
 
-import json
 import math
 
 import numpy as np
 import pytest
 
-from app.kit import chrome, states, typed_numbers, url_state
+from app.kit import chrome, typed_numbers, url_state
 from app.panels import overflow
 from app.panels.overflow import OverflowPanel
 from attention_core import numerics
-from tests.state_checks import assert_models_hold, every_setting
+from tests.state_checks import (
+    assert_models_hold,
+    assert_pure_and_no_widget_moved,
+    every_setting,
+    static_typed_panel,
+)
 
 
 @pytest.fixture
@@ -211,14 +215,7 @@ def test_dark_theme_paints_the_bar_labels_light(monkeypatch):
 # --- the one shape: pure state, live == state, the table ------------------------------------
 
 def test_state_is_pure_and_touches_no_widget(panel):
-    before = {k: v.value for k, v in panel.widgets.items()}
-    for params in every_setting(OverflowPanel):
-        first = OverflowPanel.state(**params)
-        assert OverflowPanel.state(**params) == first
-        assert json.loads(json.dumps(first, allow_nan=False)) == first  # JSON, no NaN
-    assert {k: v.value for k, v in panel.widgets.items()} == before
-    assert panel.current_state() == {**OverflowPanel.state(**panel.params()),
-                                     "slots:message": {"text": ""}}
+    assert_pure_and_no_widget_moved(panel, {"text": ""})
 
 
 def test_live_models_hold_exactly_the_state(panel):
@@ -229,11 +226,5 @@ def test_live_models_hold_exactly_the_state(panel):
 
 
 def test_a_static_build_hides_the_typed_box_and_offers_the_live_page():
-    import panel as pn
-
-    with states.static_build():
-        p = OverflowPanel()
-        p.__panel__()
-    assert not p._layout.select(pn.widgets.TextInput)
-    assert [b for b in p._layout.select(pn.widgets.Button) if "live" in b.label.lower()]
+    p, _ = static_typed_panel(OverflowPanel)
     assert list(p._scores_pick.options.values()) == list(overflow.PRESETS)
