@@ -52,6 +52,15 @@ def numbers_of(value, **kw):  # a text (a preset's: parse_numbers(value, **kw), 
     return tuple(float(x) + 0.0 for x in value)
 
 
+def in_force(text, good, show, **kw):  # -> (the numbers in force, the message) for typed
+    # text: a list that does not parse (parse_numbers(text, **kw)) leaves the last good one in
+    # force, and the message says why and what is used (each number written by show)
+    values, error = parse_numbers(text, **kw)
+    if values is None:
+        return good, f"{error}; still using {', '.join(show(x) for x in good)}"
+    return values, ""
+
+
 def preset_list(viewer, name, presets, *, static, label, typed_label="your own (typed)", **kw):
     # -> a Select over `presets` ({text: label}) that sets the viewer's text parameter `name`,
     # and follows it back: to the preset a typed text reads as, or on a live page to an entry

@@ -26,7 +26,7 @@ from app.kit import chrome, fmt, model_code, registry, resources, states
 from app.kit.chrome import readout_class, scroll_box, slot
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
-from app.kit.typed_numbers import numbers_of, parse_numbers, preset_control, scores_input
+from app.kit.typed_numbers import in_force, numbers_of, preset_control, scores_input
 from attention_core import online_softmax as core
 
 MAX_SCORES = 16  # typed on a live page; the presets hold at most MAX_BLOCK
@@ -397,7 +397,6 @@ class OnlineSoftmaxPanel(StatePanel):
     def __init__(self, **params):
         self._ink = ink()
         self._good = (2.0, 1.0, 3.0, 0.0)
-        self._error = None
         super().__init__(**params)
 
     # --- the numbers --------------------------------------------------------------------
@@ -405,13 +404,10 @@ class OnlineSoftmaxPanel(StatePanel):
     def current_state(self):
         # a live page also takes typed scores: a list that does not parse leaves the last
         # good one in force, and the message says so
-        values, self._error = parse_numbers(self.scores, max_count=MAX_SCORES, limit=LIMIT,
-                                            what="the scores")
-        if values is not None:
-            self._good = values
+        self._good, message = in_force(self.scores, self._good, lambda x: num(x, 6),
+                                       max_count=MAX_SCORES, limit=LIMIT, what="the scores")
         state = self.state(**{**self.params(), "scores": self._good})
-        state["slots:message"] = {"text": "" if self._error is None else (
-            f"{self._error}; still using {', '.join(num(x, 6) for x in self._good)}")}
+        state["slots:message"] = {"text": message}
         return state
 
     def numbers(self):  # -> OnlineNumbers of the scores in force

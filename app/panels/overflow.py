@@ -23,7 +23,7 @@ from app.kit import chrome, fmt, registry, resources, states
 from app.kit.chrome import readout_class, scroll_box, slot
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
-from app.kit.typed_numbers import numbers_of, parse_numbers, preset_control, scores_input
+from app.kit.typed_numbers import in_force, numbers_of, preset_control, scores_input
 from attention_core import numerics
 
 MAX_SCORES = 16
@@ -251,7 +251,6 @@ class OverflowPanel(StatePanel):
     def __init__(self, **params):
         self._ink = ink()
         self._good = (2.0, 1.0, 0.1)
-        self._error = None
         super().__init__(**params)
 
     # --- the numbers --------------------------------------------------------------------
@@ -259,14 +258,11 @@ class OverflowPanel(StatePanel):
     def current_state(self):
         # a live page also takes typed scores: a list that does not parse leaves the last
         # good one in force, and the message says so
-        values, self._error = parse_numbers(self.scores, max_count=MAX_SCORES, limit=LIMIT,
-                                            what="the scores")
-        if values is not None:
-            self._good = values
+        self._good, message = in_force(self.scores, self._good, fmt.sig_figures,
+                                       max_count=MAX_SCORES, limit=LIMIT, what="the scores")
         state = self.state(scores=self._good, precision=self.precision,
                            subtract_max=self.subtract_max)
-        state["slots:message"] = {"text": "" if self._error is None else (
-            f"{self._error}; still using {', '.join(fmt.sig_figures(x) for x in self._good)}")}
+        state["slots:message"] = {"text": message}
         return state
 
     def numbers(self):  # -> OverflowNumbers of the scores in force
