@@ -15,6 +15,7 @@ Chromium, on desktop and in Pixel 5 emulation:
   and live, names its oEmbed response.
 """
 
+import contextlib
 import html
 import json
 from urllib.parse import quote, urljoin
@@ -113,16 +114,24 @@ def frame_height(page, selector):
     return page.locator(selector).evaluate("(f) => f.clientHeight")
 
 
+@contextlib.contextmanager
+def opened(browser, url, **options):  # -> a page at url, in a context of its own (1100 x 900
+    # unless options say), closed after
+    context = browser.new_context(**(options or {"viewport": {"width": 1100, "height": 900}}))
+    try:
+        page = context.new_page()
+        page.set_default_timeout(RENDER_TIMEOUT_MS)
+        page.goto(url)
+        yield page
+    finally:
+        context.close()
+
+
 @pytest.fixture(params=["desktop", "Pixel 5"])
 def course(request, browser, playwright, sites):  # the course page, in that browser
-    options = (playwright.devices["Pixel 5"] if request.param == "Pixel 5"
-               else {"viewport": {"width": 1100, "height": 900}})
-    context = browser.new_context(**options)
-    page = context.new_page()
-    page.set_default_timeout(RENDER_TIMEOUT_MS)
-    page.goto(sites["course"] + "/week6.html")
-    yield page
-    context.close()
+    options = playwright.devices["Pixel 5"] if request.param == "Pixel 5" else {}
+    with opened(browser, sites["course"] + "/week6.html", **options) as page:
+        yield page
 
 
 def test_both_frames_settle_to_their_content_and_ignore_strangers(course, sites):
@@ -160,11 +169,7 @@ def test_both_frames_settle_to_their_content_and_ignore_strangers(course, sites)
 
 
 def test_a_frame_grows_when_a_reply_opens(browser, sites):
-    context = browser.new_context(viewport={"width": 1100, "height": 900})
-    try:
-        page = context.new_page()
-        page.set_default_timeout(RENDER_TIMEOUT_MS)
-        page.goto(sites["course"] + "/quiet.html")
+    with opened(browser, sites["course"] + "/quiet.html") as page:
         frame = content_frame(page, "iframe")
         frame.wait_for_selector(".ae-asked-shown")
         all_idle(frame)  # the panel has taken its still's place: the page's own size
@@ -177,32 +182,20 @@ def test_a_frame_grows_when_a_reply_opens(browser, sites):
             .getBoundingClientRect().bottom <= innerHeight""")
         assert page.evaluate("() => window.__posted.length") == 0  # not asked to report
         assert page.evaluate("() => window.__events.length") == 0
-    finally:
-        context.close()
 
 
 def test_a_fake_canvas_receives_lti_frame_resize_with_the_height(browser, sites):
-    context = browser.new_context(viewport={"width": 1100, "height": 900})
-    try:
-        page = context.new_page()
-        page.set_default_timeout(RENDER_TIMEOUT_MS)
-        page.goto(sites["course"] + "/canvas.html")
+    with opened(browser, sites["course"] + "/canvas.html") as page:
         tool = content_frame(page, "#tool")
         all_idle(tool)
         settled(tool)  # sized by lti.frameResize alone: this parent knows no other message
         content = tool.evaluate(CONTENT_JS)
         assert page.evaluate("() => window.__lti.at(-1)") == content
         assert abs(frame_height(page, "#tool") - content) <= SETTLE_PX and content != 600
-    finally:
-        context.close()
 
 
 def test_report_parent_posts_one_message_per_answer(browser, sites):
-    context = browser.new_context(viewport={"width": 1100, "height": 900})
-    try:
-        page = context.new_page()
-        page.set_default_timeout(RENDER_TIMEOUT_MS)
-        page.goto(sites["course"] + "/report.html")
+    with opened(browser, sites["course"] + "/report.html") as page:
         frame = content_frame(page, "iframe")
         frame.wait_for_selector(".ae-asked-shown")
         for option, right, n in (("on, the word right after sat", False, 1),
@@ -217,8 +210,6 @@ def test_report_parent_posts_one_message_per_answer(browser, sites):
             assert last["choice"] == option.split(",")[0] and last["correct"] is right
             assert "value" not in last and last["time"].endswith("Z"), last
         assert page.evaluate("() => window.__events") == posted  # embed.js's DOM event
-    finally:
-        context.close()
 
 
 def embed_code(page):  # opens "Embed" -> (iframe code, script code), the dialog checked by axe
