@@ -13,9 +13,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def run_script(name, *args, timeout=300, **kw):  # -> the finished run of benchmarks/<name>
+    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / name), *args],
+                          capture_output=True, text=True, cwd=ROOT, timeout=timeout,
+                          check=False, **kw)
+
+
 def run(*args):
-    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / "session_cpu.py"), *args],
-                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
+    return run_script("session_cpu.py", *args)
 
 
 def test_session_cpu_prints_a_median_within_its_spread_for_each_route():
@@ -37,18 +42,14 @@ def test_session_cpu_names_the_known_routes_for_an_unknown_one():
 
 
 def test_chapter_sessions_refuses_a_static_route_before_a_server_starts():
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "chapter_sessions.py"),
-                           "--route", "/heatmap"], capture_output=True, text=True, cwd=ROOT,
-                          timeout=60, check=False)
+    done = run_script("chapter_sessions.py", "--route", "/heatmap", timeout=60)
     assert done.returncode == 2 and "--route must be a live route" in done.stderr
     assert not done.stdout
 
 
 def test_lighthouse_refuses_an_unknown_against_commit_before_npm_or_a_server(tmp_path):
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "lighthouse.py"),
-                           "--against", "no-such-commit"], capture_output=True, text=True,
-                          cwd=ROOT, timeout=60, check=False,
-                          env={**os.environ, "AE_LIGHTHOUSE_DIR": str(tmp_path / "lh")})
+    done = run_script("lighthouse.py", "--against", "no-such-commit", timeout=60,
+                      env={**os.environ, "AE_LIGHTHOUSE_DIR": str(tmp_path / "lh")})
     assert done.returncode == 2, done.stderr
     assert "--against 'no-such-commit': not a commit" in done.stderr
     assert not (tmp_path / "lh").exists() and not done.stdout  # no npm install, no table
@@ -152,8 +153,7 @@ def test_gpu_check_exits_0_when_the_gpu_tests_pass(monkeypatch, tmp_path):
 
 
 def test_gpu_check_without_cuda_says_so_and_exits_1():
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "gpu_check.py")],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    done = run_script("gpu_check.py", timeout=120)
     if "no CUDA here" not in done.stdout:
         pytest.skip("this machine has CUDA")
     assert done.returncode == 1
@@ -163,9 +163,7 @@ def test_gpu_check_without_cuda_says_so_and_exits_1():
 
 @pytest.mark.browser  # a server and Chromium, about a minute
 def test_first_touch_smoke_prints_a_row_of_figures_for_each_page():
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "first_touch.py"),
-                           "--smoke"], capture_output=True, text=True, cwd=ROOT, timeout=600,
-                          check=False)
+    done = run_script("first_touch.py", "--smoke", timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     rows = re.findall(r"^\| (\S+(?: Bokeh page)?) \| [^|]+ \| (\d+) \| (\d+) / (\d+) \| "
                       r"(\d+) / (\d+) \|", done.stdout, re.MULTILINE)
@@ -179,9 +177,7 @@ def test_first_touch_smoke_prints_a_row_of_figures_for_each_page():
 
 @pytest.mark.browser  # a server and Chromium, about a minute
 def test_bundle_bytes_smoke_prints_the_heatmap_pages_bundles_without_bokeh_tables():
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bundle_bytes.py"),
-                           "--smoke"], capture_output=True, text=True, cwd=ROOT, timeout=600,
-                          check=False)
+    done = run_script("bundle_bytes.py", "--smoke", timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     row = re.search(r"^\| /heatmap \| (.+?) \| ([\d,.]+) \| ([\d,.]+) \| ([\d,.]+) \| (\d+) \|$",
                     done.stdout, re.MULTILINE)

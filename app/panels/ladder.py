@@ -310,18 +310,16 @@ class LadderPanel(StatePanel):
         self.context_figure = fig
 
     def _build_layout(self):
-        ladder = pn.Column(pn.FlexBox(*self._ladder_controls, align_items="flex-end",
-                                      sizing_mode="stretch_width"),
-                           pn.pane.Bokeh(self.ladder_figure, height=HEIGHT,
-                                         sizing_mode="stretch_width", min_width=240),
-                           self._ladder_text, sizing_mode="stretch_width",
-                           styles={"flex": "1 1 340px", "min-width": "0"})
-        context = pn.Column(pn.FlexBox(*self._context_controls, align_items="flex-end",
-                                       sizing_mode="stretch_width"),
-                            pn.pane.Bokeh(self.context_figure, height=HEIGHT,
-                                          sizing_mode="stretch_width", min_width=240),
-                            self._context_text, sizing_mode="stretch_width",
-                            styles={"flex": "1 1 340px", "min-width": "0"})
+        def half(controls, fig, text):  # its controls, its figure, its readout
+            return pn.Column(pn.FlexBox(*controls, align_items="flex-end",
+                                        sizing_mode="stretch_width"),
+                             pn.pane.Bokeh(fig, height=HEIGHT, sizing_mode="stretch_width",
+                                           min_width=240),
+                             text, sizing_mode="stretch_width",
+                             styles={"flex": "1 1 340px", "min-width": "0"})
+
+        ladder = half(self._ladder_controls, self.ladder_figure, self._ladder_text)
+        context = half(self._context_controls, self.context_figure, self._context_text)
         heading = self.own(
             chrome.heading(registry.title_of(type(self))))
         return pn.Column(
