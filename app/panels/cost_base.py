@@ -117,6 +117,21 @@ class CostStatePanel(StatePanel):
         self.widgets[name] = slider
         return slider
 
+    def context_and_users(self, max_context, context_step, max_users, users, users_box,
+                          users_box_width):  # -> the context's slider and (live) number box,
+        # then the users'; `users` names them on the slider, `users_box` in the box's label
+        context_slider = self.power_slider(
+            "context", "context tokens, powers of two", max_context,
+            sizing_mode="stretch_width", min_width=180, max_width=320)
+        context_box = self.number_box(
+            "context", f"context tokens (1–{max_context:,})", step=context_step, width=210)
+        users_slider = self.power_slider(
+            "users", f"{users}, powers of two", max_users, sizing_mode="stretch_width",
+            min_width=160, max_width=280)
+        users_box = self.number_box("users", f"{users_box} (1–{max_users:,})",
+                                    width=users_box_width)
+        return context_slider, context_box, users_slider, users_box
+
     def number_box(self, name, label, **kw):  # a live page also takes any count, typed
         if states.is_static():
             return None

@@ -472,16 +472,9 @@ class DecodeBillPanel(CostStatePanel):
         self.time = self.add_readout(TimeReadout, state, "slots:time", "slots:time_gpu",
                                      "slots:time_weights")
         self.caption = self.add_readout(CaptionReadout, state, "slots:caption")
-        self.context_slider = self.power_slider(
-            "context", "context tokens, powers of two", MAX_CONTEXT,
-            sizing_mode="stretch_width", min_width=180, max_width=320)
-        self.context_input = self.number_box(
-            "context", f"context tokens (1–{MAX_CONTEXT:,})", step=256, width=210)
-        self.users_slider = self.power_slider(
-            "users", "users (batch), powers of two", MAX_USERS, sizing_mode="stretch_width",
-            min_width=160, max_width=280)
-        self.users_input = self.number_box("users", f"users / batch (1–{MAX_USERS:,})",
-                                           width=170)
+        (self.context_slider, self.context_input, self.users_slider,
+         self.users_input) = self.context_and_users(MAX_CONTEXT, 256, MAX_USERS, "users (batch)",
+                                                    "users / batch", 170)
         self.gpu_buttons = self.choice_buttons("gpu", orientation="vertical", width=160)
         controls = self.row(self.context_slider, self.context_input, self.users_slider,
                             self.users_input)

@@ -289,15 +289,9 @@ class MemoryBillPanel(CostStatePanel):
             "slots:window", "slots:one_user", "slots:all_users")
         self.scratch = self.add_readout(ScratchReadout, state, "slots:scratch")
         self.caption = self.add_readout(CaptionReadout, state, "slots:caption")
-        self.context_slider = self.power_slider(
-            "context", "context tokens, powers of two", MAX_CONTEXT,
-            sizing_mode="stretch_width", min_width=180, max_width=320)
-        self.context_input = self.number_box(
-            "context", f"context tokens (1–{MAX_CONTEXT:,})", step=1024, width=210)
-        self.users_slider = self.power_slider(
-            "users", "users, powers of two", MAX_USERS, sizing_mode="stretch_width",
-            min_width=160, max_width=280)
-        self.users_input = self.number_box("users", f"users (1–{MAX_USERS:,})", width=150)
+        (self.context_slider, self.context_input, self.users_slider,
+         self.users_input) = self.context_and_users(MAX_CONTEXT, 1024, MAX_USERS, "users",
+                                                    "users", 150)
         self.dtype_buttons = self.choice_buttons("dtype", sizing_mode="stretch_width",
                                                  max_width=380)
         self.prompt_slider = self.power_slider(
