@@ -26,6 +26,12 @@ def fingerprint_script():  # scripts/fingerprint_seeds.py: words, runs, hashes, 
 FP = fingerprint_script()
 
 
+def assert_quoted(figure, prose, claim, where):  # the prose (of `where`) quotes the figure, and
+    # the ledger's claim for it holds
+    assert figure in prose, f"{where} no longer quotes {figure!r}"
+    assert claim.ok, f"{figure}: attention_core computes {claim.shown}, not {claim.document}"
+
+
 class ProseCheck:
     def __init__(self, seed, names, min_words):
         self.seed, self.names, self.min_words = seed, list(names), min_words

@@ -12,7 +12,7 @@ from app.chapters import content, live_chapter, page_model
 from app.hosting import server
 from app.kit import url_state
 from attention_core import claims, costs, sqrt_dk
-from tests.prose_check import ProseCheck
+from tests.prose_check import ProseCheck, assert_quoted
 
 ARTICLE = page_model.at("/")  # the first chapter's page model
 
@@ -214,9 +214,7 @@ def ledger():
 
 @pytest.mark.parametrize("figure", sorted(QUOTED))
 def test_each_quoted_figure_is_in_the_prose_and_agrees_with_the_ledger(figure, ledger):
-    assert figure in prose_text(), f"the article no longer quotes {figure!r}"
-    claim = ledger[QUOTED[figure]]
-    assert claim.ok, f"{figure}: attention_core computes {claim.shown}, not {claim.document}"
+    assert_quoted(figure, prose_text(), ledger[QUOTED[figure]], "the article")
 
 
 def test_figures_beyond_the_ledger_are_computed_too():

@@ -20,7 +20,7 @@ from app.panels.memory_bill import MemoryBillPanel
 from app.panels.online_softmax import OnlineSoftmaxPanel
 from app.panels.overflow import OverflowPanel
 from attention_core import claims, costs, numerics
-from tests.prose_check import ProseCheck
+from tests.prose_check import ProseCheck, assert_quoted
 
 MATH = page_model.at("/math")  # the second's
 
@@ -170,9 +170,7 @@ def ledger():
 
 @pytest.mark.parametrize("figure", sorted(QUOTED))
 def test_each_quoted_figure_is_in_the_prose_and_agrees_with_the_ledger(figure, ledger):
-    assert figure in prose_text(), f"the chapter no longer quotes {figure!r}"
-    claim = ledger[QUOTED[figure]]
-    assert claim.ok, f"{figure}: attention_core computes {claim.shown}, not {claim.document}"
+    assert_quoted(figure, prose_text(), ledger[QUOTED[figure]], "the chapter")
 
 
 def test_figures_beyond_the_ledger_are_computed_too():
