@@ -191,7 +191,7 @@ BUILT_AND_MOUNTED_CHILDREN_JS = """async (name) => {
   const group = JSON.parse(document.getElementById("ae-islands").textContent).groups[name];
   let docs = null;
   new Function("AE", await (await fetch(group.doc)).text())(
-    {islands: {receive: (n, d) => { docs = d; }}});
+    {islands: {receive: (n, sheets, d) => { docs = d; }}});
   const built = {}, mounted = {}, plots = {};
   (function walk(o) {
     if (Array.isArray(o)) { o.forEach(walk); return; }
