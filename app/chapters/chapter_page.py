@@ -218,16 +218,16 @@ def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: pro
     from app.kit import chrome
 
     group_of = {slot: g for g in groups for slot in g.slots}
-    notes = apparatus.Apparatus(chapter.sections)
+    terms_refs = apparatus.Apparatus(chapter.sections)
     parts = []
     for item in chapter.sections:
         match item:
             case str():
-                parts.append(notes.prose(item))
+                parts.append(terms_refs.prose(item))
             case content.PanelMarker(slot) if slot in group_of:
                 parts.append(island(slot, group_of[slot]))
             case content.FigureMarker():
-                parts.append(figures.figure_html(item, notes.prose))
+                parts.append(figures.figure_html(item, terms_refs.prose))
             case content.ChapterLink(text, route):
                 href = chapter_href(page_folder, route, theme)
                 parts.append(f'<p><a class="ae-chapter-link" href="{html.escape(href or "./")}">'
@@ -239,9 +239,9 @@ def body(chapter, groups, page_folder, theme):  # -> the <main> of the page: pro
             case content.Review():
                 parts.append(questions.review_html(chapter))
             case content.Glossary():
-                parts.append(notes.glossary_html())
+                parts.append(terms_refs.glossary_html())
             case content.References():
-                parts.append(notes.references_html())
+                parts.append(terms_refs.references_html())
             case Asked(q):  # a panel page's question, shown when a link asks for it: a
                 # template until then, so it is no part of the page (nor its text)
                 parts.append(f'<template class="ae-asked" data-question="{html.escape(q.id)}">'

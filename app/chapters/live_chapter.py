@@ -261,24 +261,24 @@ def panel_block(slot, get, keys):  # -> the slot's URL note and viewer
     return [notes, viewer]
 
 
-def add_part(page, item, get, plan, notes, later=None, asked=None):
+def add_part(page, item, get, plan, terms_refs, later=None, asked=None):
     # one SECTIONS item -> onto the LiveChapter: text as HTML, a question, the review or a
     # panel as a root. asked: the page's ChapterQuestions, or None when the address turned
     # them off (each still has its root, empty and hidden: every session, the same roots);
-    # notes: the chapter's apparatus.Apparatus (its terms and references)
+    # terms_refs: the chapter's apparatus.Apparatus (its terms and references)
     match item:
         case str():
-            page.add_html(notes.prose(item))
+            page.add_html(terms_refs.prose(item))
         case content.Glossary():
-            page.add_html(notes.glossary_html())
+            page.add_html(terms_refs.glossary_html())
         case content.References():
-            page.add_html(notes.references_html())
+            page.add_html(terms_refs.references_html())
         case content.Placeholder(title, text):
             page.add_html(chrome.placeholder_html(title, text))
         case content.ChapterLink(text, route):
             page.add_html(chapter_link(text, route))
         case content.FigureMarker():
-            page.add_html(figures.figure_html(item, notes.prose))
+            page.add_html(figures.figure_html(item, terms_refs.prose))
         case content.Question():
             add_asked(page, "question", f"q-{item.id}",
                       None if asked is None else asked.question(item.id))
@@ -331,7 +331,7 @@ def render(model, *, defer=True, shelf=None):
     plan = url_state.chapter_plan(model.panels, model.follows)
     later = Later() if defer else None
     asked = chapter_questions(model.sections, shelf, plan)
-    notes = apparatus.Apparatus(model.sections)
+    terms_refs = apparatus.Apparatus(model.sections)
     chrome.apply_figure_theme()
     page = LiveChapter(title=model.title, theme=chrome.theme(), description=model.description)
     page.add_html('<header class="ae-top ae-live-top">'
@@ -340,7 +340,7 @@ def render(model, *, defer=True, shelf=None):
     page.add_html("</header>")
     page.add_html('<main class="ae-article" id="main">')
     for item in model.sections:
-        add_part(page, item, shelf, plan, notes, later, asked)
+        add_part(page, item, shelf, plan, terms_refs, later, asked)
     page.add_html("</main>")
     if later is not None:
         later.start()

@@ -40,8 +40,8 @@ PRACTITIONERS = re.compile(r'<details class="ae-practitioners">.*?</details>', r
 def paragraphs(name, boxes=False):  # -> the plain text of every paragraph and list item of a
     # chapter: of the main line, or (boxes) of its closed "For practitioners" boxes alone
     sections = content.load(name).sections
-    notes = apparatus.Apparatus(sections)  # as the page renders it: citations numbered
-    html = "\n".join(notes.prose(item) for item in sections if isinstance(item, str))
+    terms_refs = apparatus.Apparatus(sections)  # as the page renders it: citations numbered
+    html = "\n".join(terms_refs.prose(item) for item in sections if isinstance(item, str))
     html = "\n".join(PRACTITIONERS.findall(html)) if boxes else PRACTITIONERS.sub("", html)
     blocks = re.findall(r"<(?:p|li)\b[^>]*>(.*?)</(?:p|li)>", html, flags=re.DOTALL)
     return [chapter_page.plain_text(b) for b in blocks if chapter_page.plain_text(b)]
