@@ -330,11 +330,7 @@ def print_report(reports, command):
             ("requests per reader", r["requests_per_reader"]),
             ("server CPU per reader", f"{r['server_cpu_ms_per_reader']} ms"),
         ]
-        width = max(len(name) for name, _ in rows)
-        for name, value in rows:
-            print(f"  {name:<{width}}  {value}")
-        for sample in r["error_samples"]:
-            print(f"  error: {sample}")
+        load.print_rows(rows, r["error_samples"], indent="  ")
 
 
 def main(argv=None):

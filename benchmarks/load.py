@@ -595,11 +595,15 @@ def print_report(report, command):
         ("  vs round 1 (target within 10%)", ", ".join(f"{d:+.1%}" for d in
                                                        report["rss_drift_vs_first"])),
     ]
-    width = max(len(r[0]) for r in rows)
+    print_rows(rows, report["error_samples"])
+
+
+def print_rows(rows, error_samples, indent=""):  # [(name, value)] as aligned lines, then errors
+    width = max(len(name) for name, _ in rows)
     for name, value in rows:
-        print(f"{name:<{width}}  {value}")
-    for sample in report["error_samples"]:
-        print(f"error: {sample}")
+        print(f"{indent}{name:<{width}}  {value}")
+    for sample in error_samples:
+        print(f"{indent}error: {sample}")
 
 
 def main(argv=None):
