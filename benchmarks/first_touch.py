@@ -13,17 +13,21 @@ context (cold cache) per load. Pages: every panel's static page, each chapter's 
 
 Per load it measures, in the page:
 - control usable: ms from navigation (panel pages, the bare page) or from scrolling the
-  first island into view (chapters) until a button of that island is on the page, enabled,
-  and every Bokeh document idle (and on static pages every state table booted): a tap
-  would be applied. Checked every 50 ms in the page (`wait_for_function`).
+  first island into view (chapters) until a control of that island is on the page, enabled
+  and wired: a native control over its still (static/still_controls.js sets its listeners
+  as it makes it), or a Bokeh button with every Bokeh document idle (and on static pages
+  every state table booted). Checked every 50 ms in the page (`wait_for_function`).
 - then `--taps` taps (Playwright's touch tap) on its buttons in turn (a radio group's active
   button skipped: tapping it changes nothing). Per tap: INP as the Event Timing API gives it
   (a PerformanceObserver of type "event", durationThreshold 16, read in the page: the
   longest entry of the tap's interactionId; a tap with no entry took under 16 ms and is
   counted as 16), and tap to state: from the tap's pointerdown to the first DOM change
-  (document and shadow roots), painted (the next animation frame and a task), and to the
+  (document and shadow roots; for a native control, the still redrawn in the new state, its
+  island's data-ae-still), painted (the next animation frame and a task), and to the
   address written (history.replaceState / pushState; the bare page has no address).
-  A tap with no change in 5 s is a sample at 5 s, counted in "timeouts".
+  A tap with no change in 5 s is a sample at 5 s, counted in "timeouts". Taps go to the
+  native controls while they stand, to Bokeh's once the island has mounted; the row counts
+  how many were native.
 
 Prints one row per page: median and min-max of control usable, INP median and p95, tap to
 state (painted) and to address median and p95. The issue's targets (issue 41: usable
@@ -81,9 +85,13 @@ REGION_JS = """(chapter) => {
   return document.querySelector(".ae-island, .ae-live-panel");
 }"""
 
-# -> the region's tappable buttons (in shadow roots too), in page order; with `any`, every
+# -> the region's tappable buttons, in page order: the native controls over a still while
+# they stand (static/still_controls.js), else Bokeh's (in shadow roots too); with `any`, every
 # control (slider handles, selects, inputs too: a page of sliders alone is usable, not tapped)
 BUTTONS_JS = """(region, any) => {
+  const native = [...region.querySelectorAll(".ae-still-controls " + (any ? "button, input"
+                                                                        : "button"))];
+  if (native.length) { return native; }
   const out = [];
   const walk = (root) => {
     const kinds = any ? "button.bk-btn, .noUi-handle, select, input" : "button.bk-btn";
@@ -97,11 +105,15 @@ BUTTONS_JS = """(region, any) => {
   return out;
 }"""
 
+# usable: a native control over the still (its listeners are set as it is made), or a
+# Bokeh control with every document idle and every state table booted
 USABLE_JS = """([chapter, t0]) => {
   const region = (REGION)(chapter);
   if (!region) { return false; }
   const buttons = (BUTTONS)(region, true).filter((b) => !b.disabled && b.getClientRects().length);
-  if (!buttons.length || window.Bokeh === undefined || Bokeh.documents.length === 0
+  if (!buttons.length) { return false; }
+  if (buttons[0].closest(".ae-still-controls")) { return performance.now() - t0; }
+  if (window.Bokeh === undefined || Bokeh.documents.length === 0
       || !Bokeh.documents.every((d) => d.is_idle)) { return false; }
   if (window.AE && AE.states && [...AE.states.panels.values()].some((p) => !p.booted)) {
     return false;
@@ -114,12 +126,18 @@ USABLE_JS = """([chapter, t0]) => {
 ARM_JS = """([chapter, i]) => {
   const region = (REGION)(chapter);
   const all = (BUTTONS)(region).filter((b) => !b.disabled && b.getClientRects().length);
-  const radio = (b) => b.classList.contains("bk-active") && b.parentElement
-    && b.parentElement.querySelectorAll("button.bk-btn").length > 1;
+  const radio = (b) => (b.classList.contains("bk-active")
+    || (b.getAttribute("aria-pressed") === "true" && b.closest(".ae-still-choice")))
+    && b.parentElement && b.parentElement.querySelectorAll("button").length > 1;
   const choices = all.filter((b) => !radio(b));
   if (!choices.length) { return false; }
   for (const b of all) { b.removeAttribute("data-ft-tap"); }
-  choices[i % choices.length].setAttribute("data-ft-tap", "");
+  const chosen = choices[i % choices.length];
+  chosen.setAttribute("data-ft-tap", "");
+  // a native control's state is applied when the still is redrawn in it (data-ae-still), not
+  // when the control itself shows pressed
+  const island = chosen.closest(".ae-island");
+  const native = chosen.closest(".ae-still-controls") !== null;
   const roots = [document];
   const walk = (root) => {
     for (const x of root.querySelectorAll("*")) {
@@ -151,10 +169,16 @@ ARM_JS = """([chapter, i]) => {
         wait();
       }, 0));
     };
-    for (const r of roots) {
+    if (native) {
       const o = new MutationObserver(seen);
-      o.observe(r, {subtree: true, childList: true, characterData: true, attributes: true});
+      o.observe(island, {attributes: true, attributeFilter: ["data-ae-still"]});
       observers.push(o);
+    } else {
+      for (const r of roots) {
+        const o = new MutationObserver(seen);
+        o.observe(r, {subtree: true, childList: true, characterData: true, attributes: true});
+        observers.push(o);
+      }
     }
     setTimeout(() => { if (probe.state === null) {
       observers.forEach((o) => o.disconnect()); resolve({timedOut: true}); } }, TIMEOUT);
@@ -162,7 +186,7 @@ ARM_JS = """([chapter, i]) => {
   addEventListener("pointerdown", (e) => { probe.t0 = e.timeStamp; },
                    {capture: true, once: true});
   window.__probe = probe;
-  return true;
+  return native ? "native" : "bokeh";
 }""".replace("REGION", REGION_JS).replace("BUTTONS", BUTTONS_JS).replace(
     "TIMEOUT", str(TAP_TIMEOUT_MS))
 
@@ -227,7 +251,8 @@ def load_once(browser, device, base, route, taps):  # -> {usable, inp: [], state
     cdp = context.new_cdp_session(page)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
     chapter = route in CHAPTERS
-    out = {"usable": None, "inp": [], "state": [], "address": [], "timeouts": 0}
+    out = {"usable": None, "inp": [], "state": [], "address": [], "timeouts": 0, "native": 0,
+           "handed_over": 0}
     try:
         page.goto(base + route, wait_until="load" if chapter else "commit")
         t0 = 0.0  # navigation start, performance.now()'s origin
@@ -241,11 +266,17 @@ def load_once(browser, device, base, route, taps):  # -> {usable, inp: [], state
         out["usable"] = usable.json_value()
         done = 0
         for i in range(taps):
-            if not page.evaluate(ARM_JS, [chapter, i]):
+            kind = page.evaluate(ARM_JS, [chapter, i])
+            if not kind:
                 break
-            page.locator("[data-ft-tap]").tap()
+            try:  # the still and its controls can go (the island mounted) between arm and tap
+                page.locator("[data-ft-tap]").tap(timeout=TAP_TIMEOUT_MS)
+            except PlaywrightTimeout:
+                out["handed_over"] += 1
+                continue
             result = page.evaluate("() => __probe.done")
             done += 1
+            out["native"] += kind == "native"
             if result.get("timedOut"):
                 out["timeouts"] += 1
                 out["state"].append(TAP_TIMEOUT_MS)
@@ -275,18 +306,19 @@ def ms(value):
 def row(route, loads):  # one table row of a page's loads
     usable = [x["usable"] for x in loads if x["usable"] is not None]
     if not usable:
-        return f"| {route} | no usable control | - | - | - | - | 0 | 0 |"
+        return f"| {route} | no usable control | - | - | - | - | 0 (0 native) | 0 |"
     inp = [v for x in loads for v in x["inp"]]
     state = [v for x in loads for v in x["state"]]
     address = [v for x in loads for v in x["address"]]
     timeouts = sum(x["timeouts"] for x in loads)
+    native = sum(x["native"] for x in loads)
     spread = f" ({ms(min(usable))}-{ms(max(usable))})" if len(usable) > 1 else ""
     label = "bare Bokeh page" if route == BARE else route
     kind = "chapter, first island" if route in CHAPTERS else "page"
     return (f"| {label} | {kind} | {ms(statistics.median(usable))}{spread} "
             f"| {ms(pct(inp, 0.5))} / {ms(pct(inp, 0.95))} | {ms(pct(state, 0.5))} / "
             f"{ms(pct(state, 0.95))} | {ms(pct(address, 0.5))} / {ms(pct(address, 0.95))} "
-            f"| {len(state)} | {timeouts} |")
+            f"| {len(state)} ({native} native) | {timeouts} |")
 
 
 def chromium_version():
