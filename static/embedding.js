@@ -22,11 +22,56 @@
     try { window.parent.postMessage(message, "*"); } catch (error) { /* a parent gone */ }
   }
 
+  // A live Panel page sizes html and body to the viewport and renders into Bokeh's roots,
+  // <div style="display: contents"> children of the body: there the body is the frame, not
+  // its content, so the content is the lowest box among the roots' elements.
+  function rooted() {
+    return [...document.body.children].some((e) => e.hasAttribute("data-root-id")
+      || window.getComputedStyle(e).display === "contents");
+  }
+
+  function lowest(parent) { // the lowest margin-box bottom among parent's rendered children
+    let bottom = 0;
+    for (const e of parent.children) {
+      const style = window.getComputedStyle(e);
+      if (style.display === "none" || style.position === "fixed") { continue; }
+      if (style.display === "contents") { bottom = Math.max(bottom, lowest(e)); continue; }
+      bottom = Math.max(bottom, e.getBoundingClientRect().bottom
+                                + (parseFloat(style.marginBottom) || 0));
+    }
+    return bottom;
+  }
+
   function contentHeight() { // the body's margin box: not the frame's own height
     const body = document.body;
     if (!body) { return 0; }
-    const margin = parseFloat(window.getComputedStyle(body).marginBottom) || 0;
+    const style = window.getComputedStyle(body);
+    const margin = parseFloat(style.marginBottom) || 0;
+    if (rooted()) {
+      const pad = (parseFloat(style.paddingBottom) || 0) + (parseFloat(style.borderBottomWidth) || 0);
+      return Math.ceil(lowest(body) + pad + window.scrollY + margin);
+    }
     return Math.ceil(body.getBoundingClientRect().bottom + window.scrollY + margin);
+  }
+
+  // the elements whose size is the content's: the body, or on a rooted page each rendered
+  // element of the roots (Bokeh adds them after the page loads: watched, and observed as
+  // they come)
+  function observeContent(observer) {
+    const seen = new WeakSet();
+    const scan = () => {
+      const visit = (parent) => {
+        for (const e of parent.children) {
+          if (window.getComputedStyle(e).display === "contents") { visit(e); continue; }
+          if (!seen.has(e)) { seen.add(e); observer.observe(e); }
+        }
+      };
+      visit(document.body);
+      sendHeight();
+    };
+    AE.embedding.roots = new MutationObserver(scan);
+    AE.embedding.roots.observe(document.body, {childList: true, subtree: true});
+    scan();
   }
 
   let sent = -1;
@@ -52,6 +97,7 @@
       AE.embedding.observer = new ResizeObserver(sendHeight);
       AE.embedding.observer.observe(document.body);
       AE.embedding.observer.observe(document.documentElement);
+      if (rooted()) { observeContent(AE.embedding.observer); }
     }
     window.addEventListener("load", sendHeight);
     sendHeight();

@@ -45,6 +45,27 @@ CONTENT_JS = """() => { const b = document.body;
     return Math.ceil(b.getBoundingClientRect().bottom + window.scrollY
                      + (parseFloat(getComputedStyle(b).marginBottom) || 0)); }"""
 
+# inside a live single-panel frame, whose html and body Panel sizes to the viewport: the
+# content is the lowest box drawn anywhere below the body (shadow roots too), walked here
+# element by element; settled when the frame shows it whole with at most a margin to spare
+LIVE_BOTTOM_JS = """() => {
+    let bottom = 0;
+    const walk = (root) => {
+        for (const e of root.querySelectorAll("*")) {
+            const style = getComputedStyle(e);
+            if (style.position === "fixed" || e.closest("[style*='position: fixed']")) continue;
+            const r = e.getBoundingClientRect();
+            if (r.height > 0 && r.width > 0) bottom = Math.max(bottom, r.bottom);
+            if (e.shadowRoot) walk(e.shadowRoot);
+        }
+    };
+    for (const e of document.body.children) {
+        if (getComputedStyle(e).position !== "fixed") { walk(e); }
+    }
+    return Math.ceil(bottom + window.scrollY);
+}"""
+LIVE_MARGIN_PX = 24  # the panel card's own bottom margin and the body's, at most
+
 CANVAS_PAGE = """<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Canvas</title>
 </head><body><h1>A Canvas course (fake)</h1>
 <script>window.__lti = []; window.addEventListener("message", (e) => {
@@ -182,6 +203,34 @@ def test_a_frame_grows_when_a_reply_opens(browser, sites):
             .getBoundingClientRect().bottom <= innerHeight""")
         assert page.evaluate("() => window.__posted.length") == 0  # not asked to report
         assert page.evaluate("() => window.__events.length") == 0
+
+
+def live_settled(frame):  # -> the content's bottom, once the frame holds it with little to spare
+    frame.frame_element().scroll_into_view_if_needed()
+    frame.wait_for_function(f"""() => {{ const bottom = ({LIVE_BOTTOM_JS})();
+        return bottom > 0 && bottom <= innerHeight + {SETTLE_PX}
+            && innerHeight - bottom <= {LIVE_MARGIN_PX}; }}""", timeout=RENDER_TIMEOUT_MS,
+                            polling=100)
+    return frame.evaluate(LIVE_BOTTOM_JS)
+
+
+def test_a_live_panel_frame_sizes_itself_and_follows_its_content(course):
+    # Panel sizes a live page's html and body to its frame: the page measures the elements
+    # of Bokeh's roots instead (static/embedding.js), so the frame leaves its 760 px and grows
+    # when sixteen typed scores make the table longer
+    page = course
+    frame = content_frame(page, "#overflow-frame")
+    all_idle(frame)
+    before = live_settled(frame)
+    assert frame_height(page, "#overflow-frame") != 760, before
+    box = frame.get_by_label("scores (up to 16, commas between)")
+    box.fill(", ".join(str(k) for k in range(1, 17)))
+    box.press("Enter")
+    frame.wait_for_function(f"() => ({LIVE_BOTTOM_JS})() > {before} + 60",
+                            timeout=RENDER_TIMEOUT_MS)
+    after = live_settled(frame)
+    assert after > before + 60 and abs(frame_height(page, "#overflow-frame") - after) \
+        <= LIVE_MARGIN_PX + SETTLE_PX, (before, after)
 
 
 def test_a_fake_canvas_receives_lti_frame_resize_with_the_height(browser, sites):
