@@ -2,10 +2,10 @@
 // Bokeh does).
 //
 // A panel's own page whose still carries its data (app/chapters/chapter_page.py `still` with
-// its registry record's still_controls: a <script type="application/json" class="ae-still-data">) gets, over its
-// still, its controls as native HTML: a range input for a slider, a pressed button for a
-// toggle, a group of pressed buttons for a radio button group, each named as the Bokeh widget
-// is. A change looks the state up in the panel's table of states (loaded on the first change,
+// its registry record's still_controls: a <script type="application/json"
+// class="ae-still-data">) gets, over its still, its controls as native HTML: a range input for
+// a slider, a pressed button for a toggle, a group of pressed buttons for a radio button group,
+// a <select> for a select, each named as the Bokeh widget is. A change looks the state up in the panel's table of states (loaded on the first change,
 // with switcher.js, which registers it), redraws the still's charts and readouts with
 // AE.stills (stills.js), sets the widget properties the state gives (a slider's end, a
 // control disabled) and writes the address (page_url.js).
@@ -94,6 +94,19 @@
     return box;
   }
 
+  function select(p, c, i) {
+    const id = `ae-still-${p.island.id}-${c.name}`;
+    const box = el("div", {class: "ae-still-select"});
+    const menu = el("select", {id});
+    c.options.forEach((label, k) => { menu.append(el("option", {value: String(k)}, label)); });
+    menu.addEventListener("change", () => {
+      p.at[i] = menu.selectedIndex;
+      change(p);
+    });
+    box.append(el("label", {for: id}, c.label), menu);
+    return box;
+  }
+
   function reflect(p) { // the controls show the stops in p.at and what the state gives them
     p.data.controls.forEach((c, i) => {
       const box = p.elements[i];
@@ -106,6 +119,10 @@
       } else if (c.widget === "toggle") {
         box.setAttribute("aria-pressed", String(p.at[i] === 1));
         box.disabled = c.disabled;
+      } else if (c.widget === "select") {
+        const menu = box.querySelector("select");
+        menu.selectedIndex = p.at[i];
+        menu.disabled = c.disabled;
       } else {
         box.querySelectorAll("button").forEach((b, k) => {
           b.setAttribute("aria-pressed", String(k === p.at[i]));
@@ -184,7 +201,7 @@
     }).catch((error) => { p.island.dataset.aeStillError = error.message; });
   }
 
-  const MAKERS = {slider, toggle, choice};
+  const MAKERS = {slider, toggle, choice, select};
 
   // Focus follows the hand-over: the control a keyboard reader was on goes with the still, so
   // the mounted panel's control of the same name takes the focus (a Bokeh button by its text,
@@ -202,7 +219,9 @@
 
   function followFocus(p, box) {
     box.addEventListener("focusin", (event) => {
-      p.focus = event.target.getAttribute("aria-label") || event.target.textContent.trim();
+      const t = event.target;
+      p.focus = t.tagName === "SELECT" ? t.labels[0].textContent.trim()
+        : t.getAttribute("aria-label") || t.textContent.trim();
     });
     box.addEventListener("focusout", (event) => { // to another element: not a hand-over
       if (event.relatedTarget !== null) { p.focus = null; }
@@ -211,9 +230,10 @@
       const lost = document.activeElement === null || document.activeElement === document.body;
       if (!p.focus || !lost || p.island.isConnected === false) { return; }
       const name = p.focus;
-      const target = deepFind(p.island, (e) => (e.getAttribute("role") === "slider"
-        || e.tagName === "BUTTON") && (e.getAttribute("aria-label") === name
-        || e.textContent.trim() === name));
+      const target = deepFind(p.island, (e) => (e.tagName === "SELECT"
+        && e.labels && e.labels.length && e.labels[0].textContent.trim() === name)
+        || ((e.getAttribute("role") === "slider" || e.tagName === "BUTTON")
+        && (e.getAttribute("aria-label") === name || e.textContent.trim() === name)));
       if (target) { target.focus(); }
       p.focus = null;
     });
@@ -228,7 +248,9 @@
     box.append(...p.elements);
     followFocus(p, box);
     const body = island.querySelector(".ae-still-body");
-    body.insertBefore(box, body.querySelector("[data-ae-pane]") ?? body.firstChild);
+    // where the mounted panel has them: above the first thing a state changes
+    const first = body.querySelector("[data-ae-readout], [data-ae-pane]");
+    body.insertBefore(box, first && first.parentElement === body ? first : body.firstChild);
     reflect(p);
     restore(p);
     return p;
@@ -242,7 +264,14 @@
     }
   }
 
-  AE.stillControls = {panels};
+  // the stops a reader set on a still's native controls, by its table: what the switcher gives
+  // the mounted panel (static/switcher.js boot), the controls the address has no key for too
+  function stopsOf(table) {
+    const p = panels.find((x) => x.data.table === table && x.version > 0);
+    return p ? p.at.slice() : null;
+  }
+
+  AE.stillControls = {panels, stopsOf};
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start, {once: true});
   } else {

@@ -757,9 +757,15 @@
     });
   }
 
-  function stillHtml(text) { // no slots, no live regions, no empty element
+  // a line the panels' stylesheets hide while its slot is empty (chapter_page.UNMET)
+  const UNMET = new RegExp('<div class="ae-end">(?:(?!</div>)[\\s\\S])*?<b data-s="[\\w-]+"></b>'
+    + "(?:(?!</div>)[\\s\\S])*?</div>"
+    + '|<div class="ae-if">(?:(?!</div>)[\\s\\S])*?<(b|span) data-s="[\\w-]+"></\\1>'
+    + "(?:(?!</div>)[\\s\\S])*?</div>", "g");
+
+  function stillHtml(text) { // no slots, no live regions, no empty element, no unmet line
     let before = null;
-    text = text.replace(LIVE_ONLY, "").split(' role="status"').join("");
+    text = text.replace(UNMET, "").replace(LIVE_ONLY, "").split(' role="status"').join("");
     while (before !== text) { [before, text] = [text, text.replace(EMPTY, "")]; }
     return text;
   }

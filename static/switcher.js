@@ -247,6 +247,14 @@
         if (name.startsWith("slots:")) { heights.hold(p.targets[i]); }
       });
       const notes = restore(p);
+      // what a reader set on the still's native controls (still_controls.js), those the
+      // address has no key for included
+      const still = AE.stillControls ? AE.stillControls.stopsOf(p.spec.table_ref) : null;
+      if (still) {
+        p.spec.table.controls.forEach((c, i) => {
+          setProperty(p.controls[i], c.prop, c.raw[still[i]]);
+        });
+      }
       const at = stops(p);
       if (at.every((i) => i >= 0)) { apply(p, changedState(p, at), undefined); }
       showNotes(p, notes);

@@ -87,6 +87,20 @@ def test_a_still_keeps_the_numbers_and_drops_what_only_the_live_panel_uses():
                                              "<td>2</td></tr></table>")
 
 
+def test_a_still_drops_a_line_its_panels_stylesheet_hides_while_its_slot_is_empty():
+    # online softmax's "All n scores read" line before the last block, agreement's angle of a
+    # zero vector: the live panel hides them by CSS (:has(> b:empty)); a still has no such rule
+    end = ('<div class="ae-end">All <span data-s="n">{n}</span> read, sum <b data-s="s">{s}</b>'
+           '.</div><div class="ae-if">angle <b data-s="a">{a}</b></div>'
+           '<div class="ae-if">tiled <span data-s="t">{t}</span></div><p>next</p>')
+    assert chapter_page.still_html(end.format(n="", s="", a="", t="")) == "<p>next</p>"
+    assert chapter_page.still_html(end.format(n="4", s="2.1", a="", t="")) == (
+        '<div class="ae-end">All <span>4</span> read, sum <b>2.1</b>.</div><p>next</p>')
+    assert chapter_page.still_html(end.format(n="", s="", a="90°", t="[1]")) == (
+        '<div class="ae-if">angle <b>90°</b></div><div class="ae-if">tiled <span>[1]</span>'
+        '</div><p>next</p>')
+
+
 def test_the_inline_stylesheet_keeps_every_rule():
     css = resources.static_file("chapter.css").read_text(encoding="utf-8")
     small = chapter_page.minify_css(css)

@@ -105,7 +105,8 @@ def save_group(group, build, theme, scripts_used=lambda scripts, doc: scripts):
         built = build()
         switched = {}  # slot -> the panel whose still its controls switch
         if group.still_controls:
-            for slot in [s for s in group.slots if registry.by_slot(s).still_controls]:
+            for slot in [s for s in group.slots if registry.by_slot(s).still_controls
+                         and issubclass(registry.by_slot(s).viewer_class, states.StatePanel)]:
                 cls = registry.by_slot(slot).viewer_class
                 switched[slot] = next(p for p in site.panels if type(p) is cls)
         group.stills = {slot: still(block, switched.get(slot)) for slot, block in built}
@@ -185,9 +186,18 @@ EMPTY = re.compile(r"<(li|span|b|small|sup|sub|p|div|ul|em|strong)(?: [^>]*)?></
                    r"|(?:<t([dh])(?: [^>]*)?></t\2>)+(?=</tr>)|<tr></tr>")  # a row's empty end
 
 
+# a line the panels' stylesheets hide while its slot is empty (static/css: `.ae-end:has(> b:empty)`,
+# `.ae-if:has(> b:empty)`, `.ae-if:has(> span:empty)`); a still has no such rule, so it drops them
+UNMET = re.compile(r'<div class="ae-end">(?:(?!</div>).)*?<b data-s="[\w-]+"></b>'
+                   r'(?:(?!</div>).)*?</div>'
+                   r'|<div class="ae-if">(?:(?!</div>).)*?<(b|span) data-s="[\w-]+"></\1>'
+                   r'(?:(?!</div>).)*?</div>', re.DOTALL)
+
+
 def still_html(text):  # a readout's HTML -> the same for a still: nothing there changes, so
     # no slots, no live regions, no empty slot (a table row keeps its empty cells but the
-    # last ones: its grid)
+    # last ones: its grid), no line its stylesheet hides
+    text = UNMET.sub("", text)
     text, before = LIVE_ONLY.sub("", text).replace(' role="status"', ""), None
     while before != text:
         before, text = text, EMPTY.sub("", text)

@@ -321,13 +321,24 @@ def control_of(control):  # a Control -> the native element that stands in for i
         return {"widget": "toggle"}
     if control.prop == "active" and control.kind == "choice":
         return {"widget": "choice"}
+    if control.prop == "value" and control.kind == "choice":  # a Select: a native <select>
+        return {"widget": "select"}
     raw = list(control.raw_values())
-    steps = {b - a for a, b in itertools.pairwise(raw)}
-    if control.prop == "value" and all(isinstance(v, int) for v in raw) and len(steps) <= 1:
-        return {"widget": "slider", "min": raw[0], "max": raw[-1],
-                "step": steps.pop() if steps else 1}
+    if control.prop == "value" and all(isinstance(v, int) for v in raw):
+        steps = {b - a for a, b in itertools.pairwise(raw)}
+        if len(steps) <= 1:
+            return {"widget": "slider", "min": raw[0], "max": raw[-1],
+                    "step": steps.pop() if steps else 1}
     raise NotSwitchable(f"no native control stands in for {control.name} ({control.prop}, "
                         "uneven stops)")
+
+
+def option_labels(widget, raw):  # a Select's label of each stop (its options: label -> value)
+    options = getattr(widget, "options", None)
+    if not isinstance(options, dict):
+        return [str(v) for v in raw]
+    label_of = {value: label for label, value in options.items()}
+    return [label_of.get(v, str(v)) for v in raw]
 
 
 def still_data(panel):  # -> what static/still_controls.js needs to switch a panel's still:
@@ -344,6 +355,8 @@ def still_data(panel):  # -> what static/still_controls.js needs to switch a pan
         element = control_of(c)
         if element["widget"] == "slider" and widget is not None:  # as the widget is now
             element["max"] = widget.end
+        if element["widget"] == "select":
+            element["options"] = option_labels(widget, list(c.raw_values()))
         controls.append({"name": c.name, "label": label, **element,
                          "values": in_table["values"],
                          "at": list(c.values).index(params[c.name]),

@@ -41,8 +41,8 @@ class PanelRecord:
     static_stand_in: str | None = None  # "module:Class" shown instead on a static page
     table_budget: int = DEFAULT_TABLE_BUDGET  # bytes: the most its table of states may weigh
     # its own static page shows native controls over its still, which switch it before Bokeh
-    # has loaded (static/still_controls.js; issue 41: one page first)
-    still_controls: bool = False
+    # has loaded (static/still_controls.js); a panel that is not a state panel has none
+    still_controls: bool = True
 
     @property
     def module(self):  # -> "app.panels.heatmap"
@@ -81,7 +81,7 @@ PANELS = (
     # the first chapter, in page order
     PanelRecord("head", "app.panels.heatmap:HeadPanel", "/heatmap", "The head",
                 "attention.md", island_height=730, phone_height=1260, in_article=False,
-                table_budget=700_000, still_controls=True),
+                table_budget=700_000),
     PanelRecord("sweep", "app.panels.sqrt_dk:SqrtDkPanel", "/sqrt-dk", "The √d_k sweep",
                 "attention.md", island_height=1130, phone_height=1440),
     PanelRecord("shapes", "app.panels.shapes:ShapesPanel", "/shapes", "The shapes of one head",

@@ -143,3 +143,119 @@ def test_native_controls_switch_the_still_then_hand_over(browser, server):
         assert not problems, problems
     finally:
         context.close()
+
+
+# --- every state panel's page: each native control switches the still, then the hand-over ----
+
+def switched_routes():  # the panel pages with native controls over their still, but /heatmap
+    # (the test above works it control by control, keyboard and focus included)
+    from app.kit import registry, states
+
+    return [r.route for r in registry.PANELS if r.still_controls and r.route != "/heatmap"
+            and issubclass(r.viewer_class, states.StatePanel)]
+
+
+# the still in the stops `at`: -> null when its charts and readouts are AE.stills' drawing of
+# the table's state at those stops (tests/test_stills_js.py holds that drawing to Python's)
+DRAWN_JS = """(at) => {
+  const p = AE.stillControls.panels[0];
+  const table = AE.states && AE.states.table(p.data.table);
+  if (!table) { return "no table"; }
+  if (p.island.dataset.aeStill !== at.join(",")) { return `stops ${p.island.dataset.aeStill}`; }
+  const state = AE.stills.stateAt(table, at);
+  const parsed = (html) => { const t = document.createElement("div"); t.innerHTML = html;
+    return t.innerHTML; };
+  const body = p.island.querySelector(".ae-still-body");
+  const svgs = AE.stills.draw(p.data.description, state);
+  for (const [i, svg] of svgs.entries()) {
+    const pane = body.querySelector(`[data-ae-pane="${i}"]`);
+    if (pane && pane.innerHTML !== parsed(svg)) { return `chart ${i}`; }
+  }
+  for (const [i, r] of AE.stills.readouts(p.data.description, state).entries()) {
+    const box = body.querySelector(`[data-ae-readout="${i}"]`);
+    if (box && (box.innerHTML !== parsed(r.html) || box.hidden !== r.empty)) {
+      return `readout ${i}`;
+    }
+  }
+  return null;
+}"""
+
+# the mounted panel whose table the still had: -> each control's stop in Bokeh's widgets
+MOUNTED_AT_JS = """(name) => {
+  if (!document.querySelector(".ae-island.ae-mounted") || !window.AE || !AE.states) {
+    return null; }
+  const table = AE.states.table(name);
+  const p = [...AE.states.panels.values()].find((x) => x.spec.table === table);
+  if (!p || !p.booted) { return null; }
+  return p.spec.table.controls.map((c, i) => c.raw.findIndex((r) => r === p.controls[i][c.prop]));
+}"""
+
+
+def move(page, control, i):  # works control i to its next stop, as a reader would -> the stop
+    box = page.locator(".ae-still-controls > *").nth(i)
+    n = len(control["values"])
+    if control["widget"] == "slider":  # from where the input stands (a state may have
+        # lowered its end below the stop, as it does the live slider's)
+        value, end = box.locator("input").evaluate("(e) => [Number(e.value), Number(e.max)]")
+        here = round((value - control["min"]) / control["step"])
+        up = control["min"] + (here + 1) * control["step"] <= end
+        stop = here + 1 if up else here - 1
+        box.locator("input").focus()
+        page.keyboard.press("ArrowRight" if up else "ArrowLeft")
+    elif control["widget"] == "select":
+        stop = (control["at"] + 1) % n
+        box.get_by_role("combobox", name=control["label"]).select_option(index=stop)
+    elif control["widget"] == "toggle":
+        stop = 1 - control["at"]
+        box.click()
+    else:
+        stop = (control["at"] + 1) % n
+        box.get_by_role("button", name=str(control["values"][stop]), exact=True).click()
+    return stop
+
+
+@pytest.mark.parametrize("route", switched_routes())
+def test_each_panels_native_controls_switch_its_still_and_hand_over(browser, server, route):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    held, problems = [], []
+
+    def hold(request_route):  # Bokeh's bundle waits until the test lets it go
+        held.append(request_route)
+
+    context.route(BOKEH, hold)
+    page = context.new_page()
+    page.set_default_timeout(RENDER_TIMEOUT_MS)
+    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    try:
+        page.goto(server + route, wait_until="domcontentloaded")
+        expect(page.locator(".ae-still-controls")).to_be_visible()
+        data = page.evaluate("() => AE.stillControls.panels[0].data")
+        at = [c["at"] for c in data["controls"]]
+        url_key = {name: key for key, name in data["url"].items()}
+        for i, control in enumerate(data["controls"]):
+            if page.evaluate(f"() => AE.stillControls.panels[0].data.controls[{i}].disabled"):
+                continue  # the state has it disabled, as the live panel would
+            control = page.evaluate(f"() => AE.stillControls.panels[0].data.controls[{i}]")
+            control["at"] = at[i]
+            at[i] = move(page, control, i)
+            page.wait_for_function(f"() => ({DRAWN_JS})({at}) === null",
+                                   timeout=RENDER_TIMEOUT_MS)
+            if control["name"] in url_key:  # the address names the control (written at once or
+                # at the page's next flush)
+                expect(page).to_have_url(re.compile(rf"[?&]{url_key[control['name']]}="))
+        assert page.evaluate("() => typeof window.Bokeh") == "undefined"
+        found = Axe().run(page, context=".ae-island", options={
+            "resultTypes": ["violations"], "preload": {"assets": ["media"]}}).response
+        serious = [(v["id"], v["nodes"][0]["target"]) for v in found["violations"]
+                   if v["impact"] in ("critical", "serious")]
+        assert not serious, (route, serious)
+        assert held, "Bokeh's bundle was never asked for"
+        for r in held:
+            r.continue_()
+        context.unroute(BOKEH, hold)
+        page.wait_for_function(f"() => JSON.stringify(({MOUNTED_AT_JS})({data['table']!r})) "
+                               f"=== JSON.stringify({at})", timeout=RENDER_TIMEOUT_MS)
+        expect(page.locator(".ae-still-controls")).to_have_count(0)  # one control of each name
+        assert not problems, problems
+    finally:
+        context.close()
