@@ -11,7 +11,9 @@ chapter once loaded and its first island scrolled into view, until that island i
 and its switcher booted (a control would be applied). Every request made until then is
 counted at the size of the build's `.br` copy of its file (what the server sends a browser
 that takes brotli), or the file's own where the build has none. Prints one row per page:
-the Bokeh and Panel bundles it loaded, their KB, everything else's KB and the total.
+the Bokeh and Panel bundles it loaded, their KB, everything else's KB and the total, and the
+KB fetched until the first island's native controls stood over its still (they answer a tap
+before any Bokeh: static/still_controls.js), "-" for a page without them.
 """
 
 import argparse
@@ -36,6 +38,9 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHAPTERS = ["/", "/math"]
 SMOKE_ROUTES = ["/heatmap"]
 TIMEOUT_MS = 120_000
+
+# the first island's native controls over its still are there (static/still_controls.js)
+NATIVE_JS = """() => document.querySelector(".ae-island .ae-still-controls") !== null"""
 
 # the first island mounted and every panel's switcher booted
 MOUNTED_JS = """() => {
@@ -73,11 +78,17 @@ def measure(browser, base, site, route):  # -> {bundles: {name: B}, other: B, re
         page.goto(base + route, wait_until="load" if route in CHAPTERS else "commit")
         if route in CHAPTERS:  # the reader reaches the first island
             page.evaluate('document.querySelector(".ae-island").scrollIntoView()')
+        page.wait_for_function(f"() => ({NATIVE_JS})() || ({MOUNTED_JS})()",
+                               timeout=TIMEOUT_MS, polling=50)
+        native = list(urls) if page.evaluate(NATIVE_JS) else None
         page.wait_for_function(MOUNTED_JS, timeout=TIMEOUT_MS, polling=50)
         fetched = list(urls)
     finally:
         context.close()
-    out = {"bundles": {}, "other": 0, "requests": 0}
+    out = {"bundles": {}, "other": 0, "requests": 0, "native": None}
+    if native is not None:
+        out["native"] = sum(as_served(path) for url in dict.fromkeys(native)
+                            if url.startswith(base) and (path := served_file(site, url)))
     for url in dict.fromkeys(u for u in fetched if u.startswith(base)):
         path = served_file(site, url)
         if path is None:
@@ -95,8 +106,9 @@ def row(route, m):
     kb = lambda b: f"{b / 1000:,.1f}"
     names = ", ".join(f"{n} {kb(b)}" for n, b in m["bundles"].items())
     total = sum(m["bundles"].values()) + m["other"]
+    native = "-" if m["native"] is None else kb(m["native"])
     return (f"| {route} | {names} | {kb(sum(m['bundles'].values()))} | {kb(m['other'])} "
-            f"| {kb(total)} | {m['requests']} |")
+            f"| {kb(total)} | {m['requests']} | {native} |")
 
 
 def run(tree, routes, label):  # -> {route: measurement} of tree's build
@@ -162,8 +174,9 @@ def main(argv=None):
     print(f"bytes before the first usable control, brotli as served, {when}")
     for label, measured in results:
         print(f"\n{label}: KB = 1,000 bytes")
-        print("| page | bundles loaded, KB each | bundles KB | other KB | total KB | requests |")
-        print("|---|---|---|---|---|---|")
+        print("| page | bundles loaded, KB each | bundles KB | other KB | total KB | requests "
+              "| KB before a native control |")
+        print("|---|---|---|---|---|---|---|")
         for route in routes:
             print(row(route, measured[route]))
 

@@ -1,7 +1,8 @@
 // A chapter page's panels as islands (app/chapters/chapter_page.py writes the page). The prose is
 // already HTML; a panel's Bokeh document mounts when the reader nears it, when a deep link
 // or a link in the prose targets it, or when the keyboard reaches it; a panel's own page
-// mounts its island at idle once it has painted. A group loads only the Bokeh and Panel
+// mounts its island at idle once it has painted (with native controls over its still, once
+// the reader has left them alone for a moment). A group loads only the Bokeh and Panel
 // bundles its models need (the build lists them), with the switcher and its tables of
 // states, on its first mount, never before.
 // AE.islands: {mount, mountAll, mountFor, show, ...}. It runs after bokeh_fence.js,
@@ -16,6 +17,7 @@
   const mounts = new Map(); // group -> Promise of its mount
   const loaded = new Map(); // script URL -> Promise of its load
   const PAGE_KEYS = ["theme", "questions", "ask"]; // the page's own keys: no panel reads them
+  const QUIET_MS = 1500; // an island with native controls mounts once they rest this long
   let mountedCount = 0;
   const received = new Map(); // group -> its document, as its script (assets/docs/) gave it
   // A document script's call: each stylesheet text that recurs stands once, in `sheets`, and a
@@ -271,28 +273,53 @@
     for (const button of document.querySelectorAll(".ae-island-load")) {
       button.addEventListener("click", function () { mountFor(button); });
     }
+    // an island whose still has native controls (still_controls.js) works without Bokeh: a
+    // touch or a key on those controls is answered by them and does not mount it
+    const native = function (el) { return el.closest(".ae-still-controls") !== null; };
+    const switchable = Array.from(document.querySelectorAll(".ae-island"))
+      .filter(function (el) { return el.querySelector("script.ae-still-data") !== null; });
     document.addEventListener("focusin", function (event) {
-      if (event.target instanceof Element) { mountFor(event.target); }
+      if (event.target instanceof Element && !native(event.target)) { mountFor(event.target); }
     });
     // a deep link sets some panel's controls: mount them all, so every key finds its panel
+    // (native controls read the address themselves)
     const params = new URLSearchParams(window.location.search);
     for (const key of PAGE_KEYS) { params.delete(key); }
-    if (Array.from(params.keys()).length > 0) { mountAll(); }
+    const nativeKeys = new Set(switchable.flatMap(function (el) {
+      return Object.keys(JSON.parse(el.querySelector("script.ae-still-data").textContent).url);
+    }));
+    if (Array.from(params.keys()).some(function (key) { return !nativeKeys.has(key); })) {
+      mountAll();
+    }
     const target = window.location.hash ? document.getElementById(window.location.hash.slice(1))
       : null;
     if (target) { mountFor(target); }
+    // Bokeh's mount holds the main thread for long tasks: an island with native controls
+    // mounts once it has been near for QUIET_MS with none of them touched, so no tap made
+    // meanwhile waits on a mount
+    if (switchable.length) {
+      for (const type of ["pointerdown", "keydown", "input"]) {
+        document.addEventListener(type, function (event) {
+          if (event.target instanceof Element && native(event.target)) {
+            lastTouch = performance.now();
+          }
+        }, {capture: true, passive: true});
+      }
+    }
+    const mountWhenQuiet = function (el) {
+      if (!el.querySelector("script.ae-still-data")) { mount(el.dataset.group); return; }
+      whenQuiet(function () { mount(el.dataset.group); }, performance.now());
+    };
     if (config.when === "idle") { // a panel's page: its island is the page, mounted once
       // the text and stills have painted, when the page is idle, or at a first touch
       for (const el of document.querySelectorAll(".ae-island")) {
-        el.addEventListener("pointerdown", function () { mountFor(el); }, {once: true});
+        el.addEventListener("pointerdown", function (event) {
+          if (!native(event.target)) { mountFor(el); }
+        });
       }
       requestAnimationFrame(function () {
         setTimeout(function () {
-          if ("requestIdleCallback" in window) {
-            window.requestIdleCallback(mountAll, {timeout: 500});
-          } else {
-            mountAll();
-          }
+          for (const el of document.querySelectorAll(".ae-island")) { mountWhenQuiet(el); }
         }, 0);
       });
     } else if ("IntersectionObserver" in window) {
@@ -300,13 +327,33 @@
         for (const entry of entries) {
           if (entry.isIntersecting) {
             seen.unobserve(entry.target);
-            mount(entry.target.dataset.group);
+            mountWhenQuiet(entry.target);
           }
         }
       }, {rootMargin: "600px 0px"});
       for (const el of document.querySelectorAll(".ae-island")) { seen.observe(el); }
     } else {
       mountAll();
+    }
+    for (const el of switchable) { // a mouse over a chart wants Bokeh's hover
+      el.addEventListener("pointerover", function (event) {
+        if (event.pointerType === "mouse" && event.target.closest("[data-ae-pane]")) {
+          mountFor(el);
+        }
+      });
+    }
+  }
+
+  let lastTouch = -Infinity; // when the reader last worked a native control
+  // fn, at idle, once the reader has been QUIET_MS without touching a native control since
+  // `since` (when the island came near: they may be about to)
+  function whenQuiet(fn, since) {
+    const wait = Math.max(lastTouch, since) + QUIET_MS - performance.now();
+    if (wait > 0) { setTimeout(function () { whenQuiet(fn, since); }, wait); return; }
+    if ("requestIdleCallback" in window) {
+      window.requestIdleCallback(fn, {timeout: 500});
+    } else {
+      fn();
     }
   }
 

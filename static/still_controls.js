@@ -1,19 +1,23 @@
 // Native controls over a still, before Bokeh has loaded (issue 41: controls that work before
 // Bokeh does).
 //
-// A panel's own page whose still carries its data (app/chapters/chapter_page.py `still` with
-// its registry record's still_controls: a <script type="application/json"
-// class="ae-still-data">) gets, over its still, its controls as native HTML: a range input for
-// a slider, a pressed button for a toggle, a group of pressed buttons for a radio button group,
-// a <select> for a select, each named as the Bokeh widget is. A change looks the state up in the panel's table of states (loaded on the first change,
-// with switcher.js, which registers it), redraws the still's charts and readouts with
-// AE.stills (stills.js), sets the widget properties the state gives (a slider's end, a
-// control disabled) and writes the address (page_url.js).
+// An island whose still carries its data (app/chapters/chapter_page.py `still`: a
+// <script type="application/json" class="ae-still-data">, on a static panel page and in a
+// static chapter) gets, over its still, its controls as native HTML: a range input for a
+// slider, a pressed button for a toggle, a group of pressed buttons for a radio button group,
+// a <select> for a select, each named as the Bokeh widget is. A change looks the state up in
+// the panel's table of states (loaded on the first change, with switcher.js, which registers
+// it), redraws the still's charts and readouts with AE.stills (stills.js), sets the widget
+// properties the state gives (a slider's end, a control disabled) and writes the address
+// (page_url.js). A follower (the ladder in a chapter) shows only its own controls and takes
+// its leader's stops for the rest, as its live widgets are the leader's.
 //
-// Hand-over: when the island mounts, switcher.js's boot() flushes the address first and
-// applies it to the Bokeh widgets, so the live panel opens in the state the reader set; then
-// islands.js removes the still, and these controls with it (never two of one control for a
-// screen reader); the focus, if it was on one of them, goes to the live control of that name. Runs after islands.js (bokeh_fence.js, page_url.js); one global, AE.
+// Hand-over: when the island mounts (islands.js waits until these controls have been left
+// alone for a moment), switcher.js's boot() flushes the address, applies it to the Bokeh
+// widgets and then every stop set here (stopsOf), so the live panel opens in the state the
+// reader set; islands.js then removes the still, and these controls with it (never two of one
+// control for a screen reader); the focus, if it was on one of them, goes to the live control
+// of that name. Runs after islands.js (bokeh_fence.js, page_url.js); one global, AE.
 (function () {
   "use strict";
   const AE = window.AE = window.AE || {};
@@ -110,6 +114,7 @@
   function reflect(p) { // the controls show the stops in p.at and what the state gives them
     p.data.controls.forEach((c, i) => {
       const box = p.elements[i];
+      if (box === null) { return; } // the leader's control, on the leader's island
       if (c.widget === "slider") {
         const input = box.querySelector("input");
         input.max = String(c.max);
@@ -184,6 +189,23 @@
         draw(p, AE.stills.stateAt(table, p.at));
       }
     }).catch((error) => { p.island.dataset.aeStillError = error.message; });
+    followers(p).forEach((q) => { if (follow(q, p)) { change(q); } });
+  }
+
+  // a follower (the ladder in a chapter) takes its leader's stops for the controls that are
+  // the leader's widgets
+  function followers(p) { return panels.filter((q) => q.data.follows === p.data.table); }
+
+  function follow(q, p) { // -> whether q's stops moved
+    let moved = false;
+    q.data.controls.forEach((c, j) => {
+      const k = p.data.controls.findIndex((x) => x.name === c.name);
+      if (c.leader && k >= 0 && q.at[j] !== p.at[k]) {
+        q.at[j] = p.at[k];
+        moved = true;
+      }
+    });
+    return moved;
   }
 
   function restore(p) { // a deep link's values (coerced as switcher.js does), once the table is here
@@ -198,6 +220,7 @@
         if (stop >= 0) { p.at[i] = stop; }
       }
       if (p.version === 0 && p.island.isConnected) { draw(p, AE.stills.stateAt(table, p.at)); }
+      followers(p).forEach((q) => { if (follow(q, p) && q.version === 0) { change(q); } });
     }).catch((error) => { p.island.dataset.aeStillError = error.message; });
   }
 
@@ -244,10 +267,19 @@
       drawn: new Map(), version: 0, focus: null};
     const box = el("div", {class: "ae-still-controls", role: "group",
       "aria-label": "the panel's controls"});
-    p.elements = data.controls.map((c, i) => MAKERS[c.widget](p, c, i));
-    box.append(...p.elements);
+    p.elements = data.controls.map((c, i) => (c.leader ? null : MAKERS[c.widget](p, c, i)));
+    box.append(...p.elements.filter((e) => e !== null));
     followFocus(p, box);
     const body = island.querySelector(".ae-still-body");
+    // a readout the live panel announces (a live region in its template) is announced here
+    // too as the native controls switch it; a still as built has none (nothing changes there)
+    data.description.readouts.forEach((r, i) => {
+      const box = body.querySelector(`[data-ae-readout="${i}"]`);
+      if (box && /aria-live="polite"|role="status"/.test(r.template)) {
+        box.setAttribute("aria-live", "polite");
+      }
+    });
+    if (!p.elements.some((e) => e !== null)) { reflect(p); restore(p); return p; } // all the leader's
     // where the mounted panel has them: above the first thing a state changes
     const first = body.querySelector("[data-ae-readout], [data-ae-pane]");
     body.insertBefore(box, first && first.parentElement === body ? first : body.firstChild);

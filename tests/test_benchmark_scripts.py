@@ -171,6 +171,10 @@ def test_first_touch_smoke_prints_a_row_of_figures_for_each_page():
     for label, usable, inp, inp95, state, state95 in rows:
         assert 0 <= int(usable) and 0 < int(inp) <= int(inp95) and 0 < int(state) <= int(
             state95), (label, done.stdout)
+    # the static pages' taps went to the native controls over their stills
+    native = dict(re.findall(r"^\| (\S+) \|.*\| \d+ \((\d+) native\) \|", done.stdout,
+                             re.MULTILINE))
+    assert int(native["/heatmap"]) > 0 and int(native["/"]) > 0, done.stdout
 
 
 # --- benchmarks/bundle_bytes.py: its smoke mode, /heatmap's bytes before its first control --
@@ -179,10 +183,11 @@ def test_first_touch_smoke_prints_a_row_of_figures_for_each_page():
 def test_bundle_bytes_smoke_prints_the_heatmap_pages_bundles_without_bokeh_tables():
     done = run_script("bundle_bytes.py", "--smoke", timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    row = re.search(r"^\| /heatmap \| (.+?) \| ([\d,.]+) \| ([\d,.]+) \| ([\d,.]+) \| (\d+) \|$",
-                    done.stdout, re.MULTILINE)
+    row = re.search(r"^\| /heatmap \| (.+?) \| ([\d,.]+) \| ([\d,.]+) \| ([\d,.]+) \| (\d+) "
+                    r"\| ([\d,.]+) \|$", done.stdout, re.MULTILINE)
     assert row, done.stdout
-    names, bundles, other, total = row.group(1), *(float(row.group(i).replace(",", ""))
-                                                   for i in (2, 3, 4))
+    names, bundles, other, total, native = row.group(1), *(
+        float(row.group(i).replace(",", "")) for i in (2, 3, 4, 6))
     assert "bokeh " in names and "panel " in names and "bokeh-tables" not in names
     assert abs(bundles + other - total) <= 0.2 and 0 < other < total
+    assert 0 < native < bundles  # the native controls answer before any Bokeh bundle

@@ -53,7 +53,7 @@ class Group:
     stills: dict = dataclasses.field(default_factory=dict)  # slot -> HTML of its default state
     # its panels' stills carry native controls that switch them before Bokeh has loaded
     # (static/still_controls.js), for the panels whose record asks (`still_controls`): set
-    # on a panel's own page
+    # by the static build, on a panel's own page and a chapter's
     still_controls: bool = False
 
 
@@ -109,7 +109,9 @@ def save_group(group, build, theme, scripts_used=lambda scripts, doc: scripts):
                          and issubclass(registry.by_slot(s).viewer_class, states.StatePanel)]:
                 cls = registry.by_slot(slot).viewer_class
                 switched[slot] = next(p for p in site.panels if type(p) is cls)
-        group.stills = {slot: still(block, switched.get(slot)) for slot, block in built}
+        group.stills = {slot: still(block, switched.get(slot),
+                                    switched.get(registry.by_slot(slot).follows))
+                        for slot, block in built}
         roots = {}
         for slot, block in built:
             if len(block) == 1 and isinstance(block[0], pn.layout.ListPanel):
@@ -132,12 +134,13 @@ def save_group(group, build, theme, scripts_used=lambda scripts, doc: scripts):
 HEADING = re.compile(r"^\s*<h[1-6]\b")
 
 
-def still(block, switched=None):  # a panel's [notes, viewer] -> HTML of its titles,
+def still(block, switched=None, leader=None):  # a panel's [notes, viewer] -> HTML of its titles,
     # readouts, tables and charts as built (its default state): what the island shows before
     # it mounts, and without scripts; each chart a picture drawn at build time
     # (app/chapters/stills.py). switched: the block's StatePanel when native controls switch
     # its still (static/still_controls.js): then its data goes first, as JSON, and each
-    # readout a state sets and each chart's pane are marked by their index in it
+    # readout a state sets and each chart's pane are marked by their index in it. leader: the
+    # panel whose widgets drive it, for a follower in a chapter
     import panel as pn
 
     from app.chapters import still_figures, stills
@@ -148,7 +151,7 @@ def still(block, switched=None):  # a panel's [notes, viewer] -> HTML of its tit
 
     parts, readouts, panes = [], {}, {}
     if switched is not None:
-        data = json.dumps(still_figures.still_data(switched), ensure_ascii=False,
+        data = json.dumps(still_figures.still_data(switched, leader), ensure_ascii=False,
                           allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
         parts.append(f'<script type="application/json" class="ae-still-data">{data}</script>')
         readouts = {id(r): i for i, (r, _) in enumerate(still_figures.still_readouts(switched))}

@@ -341,11 +341,14 @@ def option_labels(widget, raw):  # a Select's label of each stop (its options: l
     return [label_of.get(v, str(v)) for v in raw]
 
 
-def still_data(panel):  # -> what static/still_controls.js needs to switch a panel's still:
-    # its figures' and readouts' description, its controls (name, label, element, stops, the
-    # stop it is at), the address's keys, the widget properties a state sets (a slider's end,
-    # a control disabled) and its table's name
+def still_data(panel, leader=None):  # -> what static/still_controls.js needs to switch a
+    # panel's still: its figures' and readouts' description, its controls (name, label,
+    # element, stops, the stop it is at; `leader` where the control is the leader's widget, as
+    # a follower's are in a chapter: the leader's island shows it), the address's keys, the
+    # widget properties a state sets (a slider's end, a control disabled), its table's name
+    # and its leader's
     widgets = {id(w): name for name, w in panel.widgets.items()}
+    leaders = {id(w) for w in leader.widgets.values()} if leader is not None else set()
     params = panel.params()
     controls = []
     shipped = type(panel).table()["controls"]  # each control's stops, as the table has them
@@ -360,8 +363,10 @@ def still_data(panel):  # -> what static/still_controls.js needs to switch a pan
         controls.append({"name": c.name, "label": label, **element,
                          "values": in_table["values"],
                          "at": list(c.values).index(params[c.name]),
-                         "disabled": bool(getattr(widget, "disabled", False))})
+                         "disabled": bool(getattr(widget, "disabled", False)),
+                         "leader": widget is not None and id(widget) in leaders})
     return {"description": describe(panel), "controls": controls, "url": panel.url_map,
             "widget_props": {name: widgets[id(m)] for name, m in panel.targets.items()
                              if name.startswith("prop:") and id(m) in widgets},
-            "table": type(panel).table_ref()}
+            "table": type(panel).table_ref(),
+            "follows": type(leader).table_ref() if leader is not None else None}

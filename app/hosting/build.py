@@ -284,7 +284,7 @@ SITE_SCRIPTS = {"islands.js": ("bokeh_fence.js", "page_url.js", "readout_heights
                 NO_TABLES: ("no_tables.js",),
                 "questions.js": ("questions.js", "embedding.js"),
                 "terms.js": ("terms.js",),
-                # a panel's page whose still has native controls (registry's still_controls)
+                # a page whose stills have native controls (registry's still_controls)
                 "stills.js": ("stills.js", "still_controls.js")}
 
 
@@ -338,7 +338,8 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
         model = page_model.at(page.route)
         shelf = live_chapter.Shelf(model.panels)
         plan = url_state.chapter_plan(model.panels, model.follows)
-        groups = chapter_page.groups_of(model.panels, model.follows)
+        groups = [dataclasses.replace(g, still_controls=True)
+                  for g in chapter_page.groups_of(model.panels, model.follows)]
         builds = [chapter_page.chapter_blocks(g, shelf, plan) for g in groups]
         chapter, about, back = model.chapter, None, model.back
     else:

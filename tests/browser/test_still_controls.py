@@ -1,19 +1,22 @@
-"""/heatmap's controls work before Bokeh does (issue 41): over the still, native controls
+"""Every panel's controls work before Bokeh does (issue 41): over the still, native controls
 (static/still_controls.js) switch its chart and readouts from the table of states, and write
 the address, while Bokeh's bundle is held back by the test; once it is let through, the island
 mounts in the state the reader set, and the native controls are gone (one control of each
 name for a screen reader).
 
-Each control is worked as a reader would (a click, the arrow keys on a range input), and the
-still is checked against the table: the stops it shows, its chart as AE.stills draws that
-state (the node test, tests/test_stills_js.py, holds that drawing to Python's), and the
-readouts' text and the heat map's labels as the state's values give them. The last change is
-made just before Bokeh is let through, so the hand-over must not lose it, nor the focus
-(on the live control of the name the native one had). axe-core finds
-no critical or serious violation in the island while its native controls are there.
+/heatmap is worked control by control as a reader would (a click, the arrow keys on a range
+input), and its still checked against the table: the stops it shows, its chart as AE.stills
+draws that state (the node test, tests/test_stills_js.py, holds that drawing to Python's), and
+the readouts' text and the heat map's labels as the state's values give them. The page asks
+for Bokeh once its native controls have been left alone for a moment; the last change is made
+while the mount waits on the bundle, so the hand-over must not lose it, nor the focus (on the
+live control of the name the native one had). Every other state panel's page has each control
+moved once, its drawing, address and mounted stops checked. axe-core finds no critical or
+serious violation in an island while its native controls are there.
 """
 
 import re
+import time
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -72,6 +75,14 @@ FOCUSED_JS = """(() => {
 })()"""
 
 
+def asked_for(page, held):  # waits until the page has asked for Bokeh's bundle (held back):
+    # a page with native controls mounts once they have been left alone for a moment
+    deadline = time.monotonic() + RENDER_TIMEOUT_MS / 1000
+    while not held:
+        assert time.monotonic() < deadline, "Bokeh's bundle was never asked for"
+        page.wait_for_timeout(100)  # lets Playwright run the route handler meanwhile
+
+
 def agrees(page, at):
     page.wait_for_function(f"() => ({STILL_AGREES_JS})({at}) === null",
                            timeout=RENDER_TIMEOUT_MS)
@@ -125,8 +136,8 @@ def test_native_controls_switch_the_still_then_hand_over(browser, server):
                    if v["impact"] in ("critical", "serious")]
         assert not serious, serious  # the native controls, as axe finds them before Bokeh
         assert page.evaluate("() => typeof window.Bokeh") == "undefined"
-        assert held, "Bokeh's bundle was never asked for"
-        # the last change, then Bokeh at once: the mount must take it
+        asked_for(page, held)  # the mount began, the reader having left the controls alone
+        # the last change, made while the mount waits on Bokeh's bundle: the mount must take it
         page.locator("#panel-head .ae-still-choice").get_by_role("button", name="prefill").click()
         at[4] = 0
         for route in held:
@@ -230,6 +241,13 @@ def test_each_panels_native_controls_switch_its_still_and_hand_over(browser, ser
         page.goto(server + route, wait_until="domcontentloaded")
         expect(page.locator(".ae-still-controls")).to_be_visible()
         data = page.evaluate("() => AE.stillControls.panels[0].data")
+        # the readouts the live panel announces are live regions over the still too
+        announced = [i for i, r in enumerate(data["description"]["readouts"])
+                     if 'aria-live="polite"' in r["template"] or 'role="status"' in r["template"]]
+        live = page.evaluate("""() => [...document.querySelectorAll(
+            '.ae-still-body [data-ae-readout][aria-live="polite"]')].map(
+            (e) => Number(e.dataset.aeReadout))""")
+        assert sorted(live) == announced, (route, live, announced)
         at = [c["at"] for c in data["controls"]]
         url_key = {name: key for key, name in data["url"].items()}
         for i, control in enumerate(data["controls"]):
@@ -249,13 +267,73 @@ def test_each_panels_native_controls_switch_its_still_and_hand_over(browser, ser
         serious = [(v["id"], v["nodes"][0]["target"]) for v in found["violations"]
                    if v["impact"] in ("critical", "serious")]
         assert not serious, (route, serious)
-        assert held, "Bokeh's bundle was never asked for"
+        asked_for(page, held)
         for r in held:
             r.continue_()
         context.unroute(BOKEH, hold)
         page.wait_for_function(f"() => JSON.stringify(({MOUNTED_AT_JS})({data['table']!r})) "
                                f"=== JSON.stringify({at})", timeout=RENDER_TIMEOUT_MS)
         expect(page.locator(".ae-still-controls")).to_have_count(0)  # one control of each name
+        assert not problems, problems
+    finally:
+        context.close()
+
+
+# --- a chapter: the head's native controls drive the ladder's still, as its widgets do live ---
+
+# a chapter's still by its island's id, in the stops `at` (DRAWN_JS for one of several)
+ISLAND_DRAWN_JS = DRAWN_JS.replace("const p = AE.stillControls.panels[0];",
+                                   "const p = AE.stillControls.panels.find((x) => "
+                                   "x.island.id === id);").replace("(at) =>", "([id, at]) =>")
+
+
+def test_in_a_chapter_the_heads_native_controls_drive_the_ladder_then_both_hand_over(
+        browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    held, problems = [], []
+
+    def hold(request_route):
+        held.append(request_route)
+
+    context.route(BOKEH, hold)
+    page = context.new_page()
+    page.set_default_timeout(RENDER_TIMEOUT_MS)
+    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    try:
+        page.goto(server + "/", wait_until="load")
+        head = page.locator("#panel-head")
+        head.scroll_into_view_if_needed()
+        ladder_controls = page.locator("#panel-ladder .ae-still-controls")
+        # the ladder shows its own controls only: length and phase are the head's
+        expect(ladder_controls.get_by_role("slider")).to_have_count(2)
+        expect(ladder_controls.get_by_role("slider", name="sequence length")).to_have_count(0)
+        ladder = page.evaluate("""() => AE.stillControls.panels.find(
+            (x) => x.island.id === "panel-ladder").data.controls.map((c) => [c.name, c.at])""")
+        assert [name for name, _ in ladder[:2]] == ["length", "phase"], ladder
+        head_at = [3, 2, 1, 1, 0]  # length 6, query 2, mask, divide, prefill
+        ladder_at = [at for _, at in ladder]
+        length = head.get_by_role("slider", name="sequence length")
+        length.focus()
+        page.keyboard.press("ArrowRight")
+        head.locator(".ae-still-choice").get_by_role("button", name="decode").click()
+        head_at[0], head_at[4] = 4, 1
+        ladder_at[0], ladder_at[1] = 4, 1
+        for slot, at in (("panel-head", head_at), ("panel-ladder", ladder_at)):
+            page.wait_for_function(f"() => ({ISLAND_DRAWN_JS})([{slot!r}, {at}]) === null",
+                                   timeout=RENDER_TIMEOUT_MS)
+        expect(page).to_have_url(re.compile(r"length=7.*phase=decode"))
+        asked_for(page, held)
+        for r in held:
+            r.continue_()
+        context.unroute(BOKEH, hold)
+        page.wait_for_function("""() => AE.states && ["HeadPanel", "LadderPanel"].every((kind) =>
+            [...AE.states.panels.values()].some((p) => p.booted
+              && p.spec.table_ref.startsWith(kind)))""", timeout=RENDER_TIMEOUT_MS)
+        mounted = page.evaluate("""() => Object.fromEntries([...AE.states.panels.values()].map(
+            (p) => [p.spec.table_ref.split("-")[0], p.spec.table.controls.map(
+              (c, i) => c.raw.findIndex((r) => r === p.controls[i][c.prop]))]))""")
+        assert mounted["HeadPanel"] == head_at and mounted["LadderPanel"] == ladder_at, mounted
+        expect(page.locator("#panel-head .ae-still-controls")).to_have_count(0)
         assert not problems, problems
     finally:
         context.close()

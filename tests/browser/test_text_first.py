@@ -6,7 +6,8 @@ are islands that mount when the reader reaches them (app/chapters/chapter_page.p
   controls need JavaScript. The live chapters ("/live", "/live/math") send the same text in
   their HTML, ahead of every script, and show it with JavaScript off too.
 - Opening "/" requests no Bokeh, Panel or switcher script, and no table of states; scrolling
-  to a panel, a deep link, or the keyboard mounts it, and it then works.
+  to a panel or the keyboard mounts it, and it then works; a deep link sets the head's still
+  through its native controls before Bokeh, and the mounted panel keeps it.
 - In Pixel 5 and iPhone 12 emulation (mobile viewport and touch) every route answers, draws
   every panel with no console error and no request off our server, and is laid out at
   the device's width with no sideways scroll of the page, a chapter's paragraphs are 16 px
@@ -166,12 +167,28 @@ def test_a_chapter_loads_no_panel_script_before_a_panel_is_near(page):
                            " !== undefined && location.search.includes('mask=off')")
 
 
-def test_a_deep_link_mounts_its_panel_at_once(page):
+def test_a_deep_link_sets_its_panel_before_bokeh_and_the_mount_keeps_it(page):
+    # the head's native controls read the link and switch its still with no Bokeh loaded;
+    # once let through, the mounted panel opens in the same state
+    held = []
+
+    def hold(request_route):
+        held.append(request_route)
+
+    page.route(re.compile(r"/bokeh-[\d.]+/bokeh\.min\.js$"), hold)
     page.goto("/?mask=off&query=2")
-    page.wait_for_function(DOCUMENT_IDLE_JS.replace("AE.islands.mountAll();", ""),
+    head = page.locator("#panel-head")
+    expect(head).to_have_attribute("data-ae-still", "3,2,0,1,0")  # length 6, row 2, mask off
+    expect(head.locator(".ae-still-body")).to_contain_text("0 of 36")
+    assert page.evaluate("() => typeof window.Bokeh") == "undefined"
+    page.unroute(re.compile(r"/bokeh-[\d.]+/bokeh\.min\.js$"), hold)
+    for r in held:
+        r.continue_()
+    page.evaluate("() => AE.islands.show('head')")  # as a link in the prose would
+    page.wait_for_function("() => document.querySelector('#panel-head.ae-mounted') !== null"
+                           " && Bokeh.documents.every((d) => d.is_idle)",
                            timeout=RENDER_TIMEOUT_MS)
-    assert "ae-mounted" in page.locator("#panel-head").get_attribute("class")
-    page.get_by_text("0 of 36").first.wait_for()  # the mask-off state, as the link asks
+    expect(head).to_contain_text("0 of 36")  # the mask-off state, as the link asks
 
 
 def test_the_keyboard_reaching_a_panel_mounts_it(page):
