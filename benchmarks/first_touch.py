@@ -136,7 +136,9 @@ ARM_JS = """([chapter, i]) => {
     && b.parentElement && b.parentElement.querySelectorAll("button").length > 1;
   const choices = all.filter((b) => !radio(b));
   if (!choices.length) { return false; }
-  for (const b of all) { b.removeAttribute("data-ft-tap"); }
+  // unmark every control, a disabled or hidden one too (a state may disable the last tapped)
+  for (const b of (BUTTONS)(region)) { b.removeAttribute("data-ft-tap"); }
+  document.querySelectorAll("[data-ft-tap]").forEach((b) => b.removeAttribute("data-ft-tap"));
   const chosen = choices[i % choices.length];
   chosen.setAttribute("data-ft-tap", "");
   // a range input is tapped on its track, a quarter from the end away from its value

@@ -3,9 +3,11 @@
 //
 // An island whose still carries its data (app/chapters/chapter_page.py `still`: a
 // <script type="application/json" class="ae-still-data">, on a static panel page and in a
-// static chapter) gets, over its still, its controls as native HTML: a range input for a
-// slider, a pressed button for a toggle, a group of pressed buttons for a radio button group,
-// a <select> for a select, each named as the Bokeh widget is. A change looks the state up in
+// static chapter) has, over its still, its controls as native HTML, in the page as built so
+// that nothing moves when this script runs (still_figures.controls_html; shown with scripts
+// on only): a range input for a slider, a pressed button for a toggle, a group of pressed
+// buttons for a radio button group, a <select> for a select, each named as the Bokeh widget
+// is. This script wires them. A change looks the state up in
 // the panel's table of states (loaded on the first change, with switcher.js, which registers
 // it), redraws the still's charts and readouts with AE.stills (stills.js), sets the widget
 // properties the state gives (a slider's end, a control disabled) and writes the address
@@ -51,64 +53,38 @@
     return p.table;
   }
 
-  const el = (tag, attrs = {}, text = null) => {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs)) { e.setAttribute(k, v); }
-    if (text !== null) { e.textContent = text; }
-    return e;
-  };
-
-  function slider(p, c, i) {
-    const id = `ae-still-${p.island.id}-${c.name}`;
-    const input = el("input", {type: "range", id, min: c.min, max: c.max, step: c.step,
-      "aria-label": c.label});
-    input.value = String(c.min + c.at * c.step);
-    const output = el("output", {for: id}, String(c.values[c.at]));
+  // Each control's element is in the page as built (still_figures.controls_html, marked
+  // data-ae-control="i"); these give it its listeners.
+  function slider(p, c, i, box) {
+    const input = box.querySelector("input");
     input.addEventListener("input", () => {
       p.at[i] = Math.round((Number(input.value) - c.min) / c.step);
       change(p);
     });
-    const box = el("div", {class: "ae-still-slider"});
-    const label = el("label", {for: id}, c.label + ": ");
-    label.append(output);
-    box.append(label, input);
-    return box;
   }
 
-  function toggle(p, c, i) {
-    const button = el("button", {type: "button", class: "ae-still-toggle"}, c.label);
+  function toggle(p, c, i, button) {
     button.addEventListener("click", () => {
       p.at[i] = 1 - p.at[i]; // a toggle's stops: off, on
       change(p);
     });
-    return button;
   }
 
-  function choice(p, c, i) {
-    const box = el("div", {class: "ae-still-choice", role: "group", "aria-label": c.label});
-    box.append(el("span", {class: "ae-label", "aria-hidden": "true"}, c.label));
-    c.values.forEach((value, k) => {
-      const button = el("button", {type: "button"}, String(value));
+  function choice(p, c, i, box) {
+    box.querySelectorAll("button").forEach((button, k) => {
       button.addEventListener("click", () => {
         p.at[i] = k;
         change(p);
       });
-      box.append(button);
     });
-    return box;
   }
 
-  function select(p, c, i) {
-    const id = `ae-still-${p.island.id}-${c.name}`;
-    const box = el("div", {class: "ae-still-select"});
-    const menu = el("select", {id});
-    c.options.forEach((label, k) => { menu.append(el("option", {value: String(k)}, label)); });
+  function select(p, c, i, box) {
+    const menu = box.querySelector("select");
     menu.addEventListener("change", () => {
       p.at[i] = menu.selectedIndex;
       change(p);
     });
-    box.append(el("label", {for: id}, c.label), menu);
-    return box;
   }
 
   function reflect(p) { // the controls show the stops in p.at and what the state gives them
@@ -224,7 +200,7 @@
     }).catch((error) => { p.island.dataset.aeStillError = error.message; });
   }
 
-  const MAKERS = {slider, toggle, choice, select};
+  const WIRES = {slider, toggle, choice, select};
 
   // Focus follows the hand-over: the control a keyboard reader was on goes with the still, so
   // the mounted panel's control of the same name takes the focus (a Bokeh button by its text,
@@ -265,34 +241,46 @@
   function setUp(island, data) {
     const p = {island, data, at: data.controls.map((c) => c.at), table: null, elements: [],
       drawn: new Map(), version: 0, focus: null};
-    const box = el("div", {class: "ae-still-controls", role: "group",
-      "aria-label": "the panel's controls"});
-    p.elements = data.controls.map((c, i) => (c.leader ? null : MAKERS[c.widget](p, c, i)));
-    box.append(...p.elements.filter((e) => e !== null));
-    followFocus(p, box);
     const body = island.querySelector(".ae-still-body");
+    const box = body.querySelector(".ae-still-controls");
+    p.elements = data.controls.map((c, i) => {
+      const element = box && box.querySelector(`[data-ae-control="${i}"]`);
+      if (element) { WIRES[c.widget](p, c, i, element); }
+      return element || null; // null: the leader's control, on the leader's island
+    });
+    if (box) { followFocus(p, box); }
     // a readout the live panel announces (a live region in its template) is announced here
     // too as the native controls switch it; a still as built has none (nothing changes there)
     data.description.readouts.forEach((r, i) => {
-      const box = body.querySelector(`[data-ae-readout="${i}"]`);
-      if (box && /aria-live="polite"|role="status"/.test(r.template)) {
-        box.setAttribute("aria-live", "polite");
+      const readout = body.querySelector(`[data-ae-readout="${i}"]`);
+      if (readout && /aria-live="polite"|role="status"/.test(r.template)) {
+        readout.setAttribute("aria-live", "polite");
       }
     });
-    if (!p.elements.some((e) => e !== null)) { reflect(p); restore(p); return p; } // all the leader's
-    // where the mounted panel has them: above the first thing a state changes
-    const first = body.querySelector("[data-ae-readout], [data-ae-pane]");
-    body.insertBefore(box, first && first.parentElement === body ? first : body.firstChild);
     reflect(p);
     restore(p);
     return p;
   }
 
   const panels = [];
+  // a still's table is fetched and run once its island is in view, at idle: a reader's first
+  // tap then finds it there, instead of waiting for it (or tapping while it runs)
+  const inView = "IntersectionObserver" in window ? new IntersectionObserver((entries) => {
+    for (const entry of entries.filter((e) => e.isIntersecting)) {
+      inView.unobserve(entry.target);
+      const p = panels.find((x) => x.island === entry.target);
+      const fetch = () => tableOf(p).catch(() => {}); // a failure is shown when a tap needs it
+      if ("requestIdleCallback" in window) { window.requestIdleCallback(fetch); } else { fetch(); }
+    }
+  }) : null;
+
   function start() {
     for (const island of document.querySelectorAll(".ae-island:not(.ae-mounted)")) {
       const data = island.querySelector("script.ae-still-data");
-      if (data) { panels.push(setUp(island, JSON.parse(data.textContent))); }
+      if (data) {
+        panels.push(setUp(island, JSON.parse(data.textContent)));
+        if (inView) { inView.observe(island); }
+      }
     }
   }
 

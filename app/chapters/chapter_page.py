@@ -110,7 +110,7 @@ def save_group(group, build, theme, scripts_used=lambda scripts, doc: scripts):
                 cls = registry.by_slot(slot).viewer_class
                 switched[slot] = next(p for p in site.panels if type(p) is cls)
         group.stills = {slot: still(block, switched.get(slot),
-                                    switched.get(registry.by_slot(slot).follows))
+                                    switched.get(registry.by_slot(slot).follows), slot)
                         for slot, block in built}
         roots = {}
         for slot, block in built:
@@ -134,13 +134,14 @@ def save_group(group, build, theme, scripts_used=lambda scripts, doc: scripts):
 HEADING = re.compile(r"^\s*<h[1-6]\b")
 
 
-def still(block, switched=None, leader=None):  # a panel's [notes, viewer] -> HTML of its titles,
-    # readouts, tables and charts as built (its default state): what the island shows before
-    # it mounts, and without scripts; each chart a picture drawn at build time
+def still(block, switched=None, leader=None, slot=None):  # a panel's [notes, viewer] -> HTML
+    # of its titles, readouts, tables and charts as built (its default state): what the island
+    # shows before it mounts, and without scripts; each chart a picture drawn at build time
     # (app/chapters/stills.py). switched: the block's StatePanel when native controls switch
-    # its still (static/still_controls.js): then its data goes first, as JSON, and each
-    # readout a state sets and each chart's pane are marked by their index in it. leader: the
-    # panel whose widgets drive it, for a follower in a chapter
+    # its still (static/still_controls.js): then its data goes first, as JSON, its controls
+    # above the first thing a state changes, and each readout a state sets and each chart's
+    # pane are marked by their index in it. leader: the panel whose widgets drive it, for a
+    # follower in a chapter; slot: its island's
     import panel as pn
 
     from app.chapters import still_figures, stills
@@ -150,10 +151,13 @@ def still(block, switched=None, leader=None):  # a panel's [notes, viewer] -> HT
         return isinstance(obj, (Readout, pn.pane.HTML, pn.pane.Markdown, pn.pane.Bokeh))
 
     parts, readouts, panes = [], {}, {}
+    controls = ""  # the native controls, placed above the first thing a state changes
     if switched is not None:
-        data = json.dumps(still_figures.still_data(switched, leader), ensure_ascii=False,
-                          allow_nan=False, separators=(",", ":")).replace("</", "<\\/")
+        described = still_figures.still_data(switched, leader)
+        data = json.dumps(described, ensure_ascii=False, allow_nan=False,
+                          separators=(",", ":")).replace("</", "<\\/")
         parts.append(f'<script type="application/json" class="ae-still-data">{data}</script>')
+        controls = still_figures.controls_html(described, f"panel-{slot}")
         readouts = {id(r): i for i, (r, _) in enumerate(still_figures.still_readouts(switched))}
         panes = {id(p): i for i, p in enumerate(still_figures.panes_of(switched.__panel__()))}
     for item in block:
@@ -181,6 +185,11 @@ def still(block, switched=None, leader=None):  # a panel's [notes, viewer] -> HT
             elif isinstance(obj, pn.pane.HTML) and isinstance(obj.object, str) and (
                     HEADING.match(obj.object) or "<table" in obj.object):
                 parts.append(still_html(obj.object))
+    if controls:
+        first = next((i for i, part in enumerate(parts)
+                      if ' data-ae-readout="' in part[:80] or ' data-ae-pane="' in part[:80]),
+                     len(parts))
+        parts.insert(first, controls)
     return "\n".join(p for p in parts if p)
 
 

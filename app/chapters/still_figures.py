@@ -370,3 +370,45 @@ def still_data(panel, leader=None):  # -> what static/still_controls.js needs to
                              if name.startswith("prop:") and id(m) in widgets},
             "table": type(panel).table_ref(),
             "follows": type(leader).table_ref() if leader is not None else None}
+
+
+def controls_html(data, island_id):  # -> the native controls over a still, as HTML: in the
+    # page from its first paint (nothing moves when the script wires them), shown with
+    # scripts on only (chapter.css); static/still_controls.js finds each by data-ae-control.
+    # A leader's control (a follower's in a chapter) is on the leader's island: none here.
+    from html import escape
+
+    def attrs(**kw):
+        return "".join(f' {k.replace("_", "-")}="{escape(str(v))}"' for k, v in kw.items())
+
+    out = []
+    for i, c in enumerate(data["controls"]):
+        if c["leader"]:
+            continue
+        mark, label = f' data-ae-control="{i}"', escape(c["label"])
+        disabled = " disabled" if c["disabled"] else ""
+        if c["widget"] == "slider":
+            at = f"ae-still-{island_id}-{c['name']}"
+            out.append(f'<div class="ae-still-slider"{mark}><label for="{at}">{label}: '
+                       f'<output for="{at}">{escape(str(c["values"][c["at"]]))}</output></label>'
+                       f'<input{attrs(type="range", id=at, min=c["min"], max=c["max"], step=c["step"], value=c["min"] + c["at"] * c["step"], aria_label=c["label"])}'
+                       f'{disabled}></div>')
+        elif c["widget"] == "toggle":
+            out.append(f'<button type="button" class="ae-still-toggle"{mark} aria-pressed='
+                       f'"{str(c["at"] == 1).lower()}"{disabled}>{label}</button>')
+        elif c["widget"] == "select":
+            at = f"ae-still-{island_id}-{c['name']}"
+            options = "".join(f'<option value="{k}"{" selected" if k == c["at"] else ""}>'
+                              f"{escape(text)}</option>" for k, text in enumerate(c["options"]))
+            out.append(f'<div class="ae-still-select"{mark}><label for="{at}">{label}</label>'
+                       f'<select id="{at}"{disabled}>{options}</select></div>')
+        else:  # a radio button group: pressed buttons
+            buttons = "".join(f'<button type="button" aria-pressed="{str(k == c["at"]).lower()}"'
+                              f'{disabled}>{escape(str(v))}</button>'
+                              for k, v in enumerate(c["values"]))
+            out.append(f'<div class="ae-still-choice"{mark} role="group" aria-label="{label}">'
+                       f'<span class="ae-label" aria-hidden="true">{label}</span>{buttons}</div>')
+    if not out:
+        return ""
+    return ('<div class="ae-still-controls" role="group" aria-label="the panel\'s controls">'
+            + "".join(out) + "</div>")

@@ -39,7 +39,7 @@ def test_window_ae_is_the_only_global_our_scripts_define(page, route):
     page.wait_for_function(WAIT_HEAD_JS)
     # one control switched in the browser (static) or in the session (live)
     page.get_by_role("button", name="causal mask").first.click()
-    page.wait_for_timeout(200)
+    page.wait_for_function("() => location.search.includes('mask=on')")  # the change is done
     wait_for_render(page)
     found = new_globals(page, blank)
     assert "AE" in found, found
