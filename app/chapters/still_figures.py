@@ -389,10 +389,11 @@ def controls_html(data, island_id):  # -> the native controls over a still, as H
         disabled = " disabled" if c["disabled"] else ""
         if c["widget"] == "slider":
             at = f"ae-still-{island_id}-{c['name']}"
+            given = attrs(type="range", id=at, min=c["min"], max=c["max"], step=c["step"],
+                          value=c["min"] + c["at"] * c["step"], aria_label=c["label"])
             out.append(f'<div class="ae-still-slider"{mark}><label for="{at}">{label}: '
                        f'<output for="{at}">{escape(str(c["values"][c["at"]]))}</output></label>'
-                       f'<input{attrs(type="range", id=at, min=c["min"], max=c["max"], step=c["step"], value=c["min"] + c["at"] * c["step"], aria_label=c["label"])}'
-                       f'{disabled}></div>')
+                       f'<input{given}{disabled}></div>')
         elif c["widget"] == "toggle":
             out.append(f'<button type="button" class="ae-still-toggle"{mark} aria-pressed='
                        f'"{str(c["at"] == 1).lower()}"{disabled}>{label}</button>')
