@@ -26,8 +26,8 @@
   // <div style="display: contents"> children of the body: there the body is the frame, not
   // its content, so the content is the lowest box among the roots' elements.
   function rooted() {
-    return [...document.body.children].some((e) => e.hasAttribute("data-root-id")
-      || window.getComputedStyle(e).display === "contents");
+    return [...document.body.children].some((e) => window.getComputedStyle(e).display
+      === "contents");
   }
 
   function lowest(parent) { // the lowest margin-box bottom among parent's rendered children

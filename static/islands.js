@@ -312,10 +312,11 @@
     };
     if (config.when === "idle") { // a panel's page: its island is the page, mounted once
       // the text and stills have painted, when the page is idle, or at a first touch
+      // (one with native controls does not mount at a touch: on a phone a touch on its still
+      // is most often the start of a scroll, and its controls answer without Bokeh)
       for (const el of document.querySelectorAll(".ae-island")) {
-        el.addEventListener("pointerdown", function (event) {
-          if (!native(event.target)) { mountFor(el); }
-        });
+        if (switchable.includes(el)) { continue; }
+        el.addEventListener("pointerdown", function () { mountFor(el); }, {once: true});
       }
       requestAnimationFrame(function () {
         setTimeout(function () {

@@ -15,6 +15,7 @@ moved once, its drawing, address and mounted stops checked. axe-core finds no cr
 serious violation in an island while its native controls are there.
 """
 
+import contextlib
 import re
 import time
 
@@ -88,18 +89,36 @@ def agrees(page, at):
                            timeout=RENDER_TIMEOUT_MS)
 
 
-def test_native_controls_switch_the_still_then_hand_over(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    held, problems = [], []
+class HeldBack:  # a page in a context of its own whose Bokeh bundle waits until let go
+    def __init__(self, browser):
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.held, self.problems = [], []
+        self.context.route(BOKEH, self.hold)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(RENDER_TIMEOUT_MS)
+        self.page.on("pageerror", lambda e: self.problems.append(f"uncaught: {e}"))
 
-    def hold(route):  # Bokeh's bundle waits until the test lets it go
-        held.append(route)
+    def hold(self, request_route):
+        self.held.append(request_route)
 
-    context.route(BOKEH, hold)
-    page = context.new_page()
-    page.set_default_timeout(RENDER_TIMEOUT_MS)
-    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+    def let_go(self):  # once the page has asked for it (asked_for)
+        for request_route in self.held:
+            request_route.continue_()
+        self.context.unroute(BOKEH, self.hold)
+
+
+@contextlib.contextmanager
+def bokeh_held_back(browser):  # -> HeldBack, its context closed after
+    held_back = HeldBack(browser)
     try:
+        yield held_back
+    finally:
+        held_back.context.close()
+
+
+def test_native_controls_switch_the_still_then_hand_over(browser, server):
+    with bokeh_held_back(browser) as held_back:
+        page, held, problems = held_back.page, held_back.held, held_back.problems
         page.goto(server + "/heatmap", wait_until="domcontentloaded")
         controls = page.locator("#panel-head .ae-still-controls")
         expect(controls).to_be_visible()
@@ -140,9 +159,7 @@ def test_native_controls_switch_the_still_then_hand_over(browser, server):
         # the last change, made while the mount waits on Bokeh's bundle: the mount must take it
         page.locator("#panel-head .ae-still-choice").get_by_role("button", name="prefill").click()
         at[4] = 0
-        for route in held:
-            route.continue_()
-        context.unroute(BOKEH, hold)
+        held_back.let_go()
         page.wait_for_function(f"() => JSON.stringify(({MOUNTED_STOPS_JS})()) === "
                                f"JSON.stringify({at})", timeout=RENDER_TIMEOUT_MS)
         expect(page.locator(".ae-still-controls")).to_have_count(0)
@@ -152,8 +169,6 @@ def test_native_controls_switch_the_still_then_hand_over(browser, server):
         expect(page.get_by_role("button", name="causal mask")).to_be_visible()
         expect(page).to_have_url(re.compile(r"length=8&query=1&mask=off&divide=off&phase=prefill"))
         assert not problems, problems
-    finally:
-        context.close()
 
 
 # --- every state panel's page: each native control switches the still, then the hand-over ----
@@ -227,17 +242,8 @@ def move(page, control, i):  # works control i to its next stop, as a reader wou
 
 @pytest.mark.parametrize("route", switched_routes())
 def test_each_panels_native_controls_switch_its_still_and_hand_over(browser, server, route):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    held, problems = [], []
-
-    def hold(request_route):  # Bokeh's bundle waits until the test lets it go
-        held.append(request_route)
-
-    context.route(BOKEH, hold)
-    page = context.new_page()
-    page.set_default_timeout(RENDER_TIMEOUT_MS)
-    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
-    try:
+    with bokeh_held_back(browser) as held_back:
+        page, held, problems = held_back.page, held_back.held, held_back.problems
         page.goto(server + route, wait_until="domcontentloaded")
         expect(page.locator(".ae-still-controls")).to_be_visible()
         data = page.evaluate("() => AE.stillControls.panels[0].data")
@@ -268,15 +274,11 @@ def test_each_panels_native_controls_switch_its_still_and_hand_over(browser, ser
                    if v["impact"] in ("critical", "serious")]
         assert not serious, (route, serious)
         asked_for(page, held)
-        for r in held:
-            r.continue_()
-        context.unroute(BOKEH, hold)
+        held_back.let_go()
         page.wait_for_function(f"() => JSON.stringify(({MOUNTED_AT_JS})({data['table']!r})) "
                                f"=== JSON.stringify({at})", timeout=RENDER_TIMEOUT_MS)
         expect(page.locator(".ae-still-controls")).to_have_count(0)  # one control of each name
         assert not problems, problems
-    finally:
-        context.close()
 
 
 # --- a chapter: the head's native controls drive the ladder's still, as its widgets do live ---
@@ -289,17 +291,8 @@ ISLAND_DRAWN_JS = DRAWN_JS.replace("const p = AE.stillControls.panels[0];",
 
 def test_in_a_chapter_the_heads_native_controls_drive_the_ladder_then_both_hand_over(
         browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    held, problems = [], []
-
-    def hold(request_route):
-        held.append(request_route)
-
-    context.route(BOKEH, hold)
-    page = context.new_page()
-    page.set_default_timeout(RENDER_TIMEOUT_MS)
-    page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
-    try:
+    with bokeh_held_back(browser) as held_back:
+        page, held, problems = held_back.page, held_back.held, held_back.problems
         page.goto(server + "/", wait_until="load")
         head = page.locator("#panel-head")
         head.scroll_into_view_if_needed()
@@ -323,9 +316,7 @@ def test_in_a_chapter_the_heads_native_controls_drive_the_ladder_then_both_hand_
                                    timeout=RENDER_TIMEOUT_MS)
         expect(page).to_have_url(re.compile(r"length=7.*phase=decode"))
         asked_for(page, held)
-        for r in held:
-            r.continue_()
-        context.unroute(BOKEH, hold)
+        held_back.let_go()
         page.wait_for_function("""() => AE.states && ["HeadPanel", "LadderPanel"].every((kind) =>
             [...AE.states.panels.values()].some((p) => p.booted
               && p.spec.table_ref.startsWith(kind)))""", timeout=RENDER_TIMEOUT_MS)
@@ -335,5 +326,3 @@ def test_in_a_chapter_the_heads_native_controls_drive_the_ladder_then_both_hand_
         assert mounted["HeadPanel"] == head_at and mounted["LadderPanel"] == ladder_at, mounted
         expect(page.locator("#panel-head .ae-still-controls")).to_have_count(0)
         assert not problems, problems
-    finally:
-        context.close()
