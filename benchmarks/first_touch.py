@@ -153,6 +153,13 @@ ARM_JS = """([chapter, i]) => {
   // when the control itself shows pressed
   const island = chosen.closest(".ae-island");
   const native = chosen.closest(".ae-still-controls") !== null;
+  // a native control the address has no key for (online softmax's attention step) writes none
+  let addressed = true;
+  if (native) {
+    const panel = AE.stillControls.panels.find((x) => x.island === island);
+    const k = panel.elements.findIndex((e) => e !== null && e.contains(chosen));
+    addressed = k >= 0 && Object.values(panel.data.url).includes(panel.data.controls[k].name);
+  }
   const roots = [document];
   const walk = (root) => {
     for (const x of root.querySelectorAll("*")) {
@@ -177,7 +184,7 @@ ARM_JS = """([chapter, i]) => {
         probe.painted = performance.now();
         // the address follows the state: give it until the timeout
         const wait = () => {
-          if (__ft.address.slice(addressBefore).some((t) => t >= probe.t0)
+          if (!addressed || __ft.address.slice(addressBefore).some((t) => t >= probe.t0)
               || performance.now() - probe.t0 > TIMEOUT) { finish(); }
           else { setTimeout(wait, 10); }
         };

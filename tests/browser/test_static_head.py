@@ -272,7 +272,7 @@ def test_the_address_bar_is_written_after_the_change_is_painted(static_page):
         calls.push(frames);
         return original.apply(this, args);
       };
-      // the write waits for the page to be idle (at most 250 ms on; longer on a busy
+      // the write waits for the page to be idle (at most 120 ms on; longer on a busy
       // machine's timers): wait for the address itself, up to 10 s, never a fixed time
       const shows = async (text) => { const end = performance.now() + 10000;
         while (!window.location.search.includes(text) && performance.now() < end) {
