@@ -285,11 +285,13 @@
     // (native controls read the address themselves)
     const params = new URLSearchParams(window.location.search);
     for (const key of PAGE_KEYS) { params.delete(key); }
-    const nativeKeys = new Set(switchable.flatMap(function (el) {
-      return Object.keys(JSON.parse(el.querySelector("script.ae-still-data").textContent).url);
-    }));
-    if (Array.from(params.keys()).some(function (key) { return !nativeKeys.has(key); })) {
-      mountAll();
+    if (Array.from(params.keys()).length > 0) { // the stills' data is read only then
+      const nativeKeys = new Set(switchable.flatMap(function (el) {
+        return Object.keys(JSON.parse(el.querySelector("script.ae-still-data").textContent).url);
+      }));
+      if (Array.from(params.keys()).some(function (key) { return !nativeKeys.has(key); })) {
+        mountAll();
+      }
     }
     const target = window.location.hash ? document.getElementById(window.location.hash.slice(1))
       : null;
@@ -307,7 +309,7 @@
       }
     }
     const mountWhenQuiet = function (el) {
-      if (!el.querySelector("script.ae-still-data")) { mount(el.dataset.group); return; }
+      if (!switchable.includes(el)) { mount(el.dataset.group); return; }
       whenQuiet(function () { mount(el.dataset.group); }, performance.now());
     };
     if (config.when === "idle") { // a panel's page: its island is the page, mounted once

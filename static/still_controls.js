@@ -257,7 +257,7 @@
         readout.setAttribute("aria-live", "polite");
       }
     });
-    reflect(p);
+    reflect(p); // as built they show these stops, but a browser may restore a form's old values
     restore(p);
     return p;
   }

@@ -152,6 +152,7 @@ def still(block, switched=None, leader=None, slot=None):  # a panel's [notes, vi
 
     parts, readouts, panes = [], {}, {}
     controls = ""  # the native controls, placed above the first thing a state changes
+    first_changed = None  # the index in parts of that first thing
     if switched is not None:
         described = still_figures.still_data(switched, leader)
         data = json.dumps(described, ensure_ascii=False, allow_nan=False,
@@ -169,6 +170,7 @@ def still(block, switched=None, leader=None, slot=None):  # a panel's [notes, vi
                 filled = still_html(obj.filled())
                 empty = not TAG.sub("", filled).strip()
                 if id(obj) in readouts:  # kept, empty or not: a state may fill it
+                    first_changed = len(parts) if first_changed is None else first_changed
                     hidden = " hidden" if empty else ""
                     parts.append(f'<div class="ae-still-readout" data-ae-readout='
                                  f'"{readouts[id(obj)]}"{hidden}>{filled}</div>')
@@ -176,6 +178,7 @@ def still(block, switched=None, leader=None, slot=None):  # a panel's [notes, vi
                     parts.append(f'<div class="ae-still-readout">{filled}</div>')
             elif isinstance(obj, pn.pane.Bokeh):
                 if obj.visible and obj.object is not None and id(obj) in panes:
+                    first_changed = len(parts) if first_changed is None else first_changed
                     parts.append(f'<div class="ae-still-pane" data-ae-pane="{panes[id(obj)]}">'
                                  f'{stills.stills_of(obj.object)}</div>')
                 elif obj.visible and obj.object is not None:
@@ -186,10 +189,7 @@ def still(block, switched=None, leader=None, slot=None):  # a panel's [notes, vi
                     HEADING.match(obj.object) or "<table" in obj.object):
                 parts.append(still_html(obj.object))
     if controls:
-        first = next((i for i, part in enumerate(parts)
-                      if ' data-ae-readout="' in part[:80] or ' data-ae-pane="' in part[:80]),
-                     len(parts))
-        parts.insert(first, controls)
+        parts.insert(len(parts) if first_changed is None else first_changed, controls)
     return "\n".join(p for p in parts if p)
 
 
