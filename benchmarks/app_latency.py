@@ -45,7 +45,9 @@ from tests import servers
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
-IDLE_JS = ("() => window.Bokeh !== undefined && Bokeh.documents.length > 0"
+# a live chapter's session attaches when asked, as a reader's scroll does (static/live_page.js)
+IDLE_JS = ("() => (!window.AE || !AE.livePage || AE.livePage.attach())"
+           " && window.Bokeh !== undefined && Bokeh.documents.length > 0"
            " && Bokeh.documents.every((d) => d.is_idle)")
 
 SETTLE_MS = 250  # between clicks

@@ -17,8 +17,10 @@ import time
 import load  # this folder's: the server's start, health, stop and its /proc figures
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-# a live chapter is drawn: every document idle, no deferred panel's placeholder left
-DRAWN_JS = """() => window.Bokeh !== undefined && Bokeh.documents.length > 0
+# a live chapter is drawn: its session attached (as a reader's scroll attaches it,
+# static/live_page.js), every document idle, no deferred panel's placeholder left
+DRAWN_JS = """() => (!window.AE || !AE.livePage || AE.livePage.attach())
+  && window.Bokeh !== undefined && Bokeh.documents.length > 0
   && Bokeh.documents.every((d) => d.is_idle) && !document.querySelector(".ae-loading")"""
 
 

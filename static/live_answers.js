@@ -1,10 +1,10 @@
 // A live chapter's answers, kept in this browser (app/chapters/live_question.py AnswerMemory):
-// the reader's answers and "Hide questions", in localStorage, one key per page and question,
-// as static/questions.js keeps a static chapter's (the session forgets them when it closes).
-// AnswerMemory's render script carries this file and calls AE.liveAnswers.recall(data); its
-// other scripts call keepAnswers and keepHidden. Panel sends back to the session the
-// properties a ReactiveHTML's scripts assign (`data.kept = ...`, read in its script text), so
-// this file assigns only AnswerMemory's, and no other component carries it.
+// one localStorage key per page and question, as static/questions.js keeps a static chapter's
+// (the session forgets them when it closes). AnswerMemory's render script carries this file
+// and calls AE.liveAnswers.recall(data); its other script calls keepAnswers. Panel sends back
+// to the session the properties a ReactiveHTML's scripts assign (`data.kept = ...`, read in
+// its script text), so this file assigns only AnswerMemory's, and no other component carries
+// it. ("Hide questions" needs no session: static/live_page.js.)
 (function () {
   "use strict";
   const AE = window.AE = window.AE || {};
@@ -15,7 +15,6 @@
   // AnswerMemory's render: what this browser kept, sent to the session once
   function recall(data) {
     const kept = {};
-    let hidden = false;
     try { // storage can throw (private modes, a full quota): then nothing is kept
       for (const id of data.ids) {
         const text = window.localStorage.getItem(store() + "#" + id);
@@ -24,10 +23,8 @@
           kept[id] = value.answer;
         }
       }
-      hidden = JSON.parse(window.localStorage.getItem(store() + ":hidden")) === true;
     } catch (error) { /* nothing kept */ }
     if (Object.keys(kept).length) { data.kept = kept; }
-    if (hidden && !data.hide_questions) { data.hide_questions = true; }
   }
 
   function keepAnswers(data) {
@@ -38,11 +35,5 @@
     } catch (error) { /* not kept */ }
   }
 
-  function keepHidden(data) {
-    try {
-      window.localStorage.setItem(store() + ":hidden", JSON.stringify(data.hide_questions));
-    } catch (error) { /* not kept */ }
-  }
-
-  AE.liveAnswers = {recall, keepAnswers, keepHidden};
+  AE.liveAnswers = {recall, keepAnswers};
 })();

@@ -102,14 +102,19 @@ def test_a_live_chapter_restores_keeps_and_reviews_its_answers(chapter):
     assert set(group.memory.answers) == {q.id for q in asked}
 
 
-def test_hide_questions_hides_every_question_and_the_review_and_is_kept():
-    group = ChapterQuestions(questions.questions_of(page_model.at("/").chapter))
-    boxes = [q.__panel__() for q in group.questions] + [group.review]
-    assert all(box.visible for box in boxes) and group.hide.label == "Hide questions"
-    group.hide.clicks += 1  # the reader's click
-    assert not any(box.visible for box in boxes) and group.memory.hide_questions
-    assert group.hide.label == "Show questions"
-    assert all(ASKED in q.__panel__().css_classes for q in group.questions)
-    assert ASKED in group.review.css_classes
-    group.memory.hide_questions = False  # as a browser that kept "shown" would say
-    assert all(box.visible for box in boxes) and group.hide.label == "Hide questions"
+def test_a_live_chapter_hides_its_questions_natively_and_a_chapter_without_has_no_switch():
+    # "Hide questions" is HTML in the header (static/live_page.js hides the question and
+    # review roots' boxes by their kind, live-chapter.css), so it works before the session
+    page = live_chapter.page("/")
+    top = page.html()[:page.html().index("<main")]
+    assert top.count('class="ae-q-toggle" aria-pressed="false">Hide questions</button>') == 1
+    kinds = [root.kind for root in page.roots]
+    asked = [i for i in page_model.at("/").sections if isinstance(i, content.Question)]
+    assert kinds.count("question") == len(asked) > 0 and kinds.count("review") == 1
+    assert kinds[-1] == "support"  # the a11y names and the answers' memory, out of sight
+    assert all(ASKED in q.__panel__().css_classes for q in
+               [page.root(f"q-{q.id}") for q in asked])
+    numbers = live_chapter.page("/numbers")  # no questions: no switch, no session part
+    assert "ae-q-toggle" not in numbers.html()
+    assert [root.kind for root in numbers.roots] == ["support"]
+

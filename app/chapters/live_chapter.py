@@ -2,22 +2,25 @@
 
 The server sends the chapter's text inside the page's HTML (rendered from the same content
 file, by the same Markdown renderer and stylesheet as the static chapter), so a phone paints
-it before any script has run; Bokeh's and Panel's scripts come at the end of the body. The
-parts that need the session (the header's buttons, each question, the review, each panel)
-are roots of the session's document, each placed where the text has it through Bokeh's
-public document template (`Document.template`, `{{ embed(roots[name]) }}`) extending Panel's
-own page template. Bokeh's and Panel's bundles load deferred (`defer`, and without bokeh-gl:
-app/kit/panel_internals.py `deferred_scripts`): the text paints while they arrive, and the
-session attaches once they have run.
+it before any script has run; the header's controls are native HTML too. The parts that need
+the session (each question, the review, each panel) are roots of the session's document, each
+placed where the text has it through Bokeh's public document template (`Document.template`,
+`{{ embed(roots[name]) }}`) extending Panel's own page template. Bokeh's and Panel's scripts
+(without bokeh-gl: app/kit/panel_internals.py `deferred_scripts`) and the session's plot
+script wait in a `<template>` after the text; static/live_page.js runs them, in order, when
+the first such part comes within a screen of view or the reader presses a key. Until then a
+phone parses no Bokeh (Lighthouse mobile: 66-70 with the bundles deferred, 90+ held), and the
+session, built when the page connects (app/hosting/options.py --reuse-sessions), may attach
+for as long as its token lives (--reconnect-within).
 
 A reused first paint (Panel's session cache) is the cached session's HTML with the new
 session's roots, which Bokeh's client matches to the page's root elements by position. So
 every session of a chapter has the same roots in the same order: a part the address turns
 off (`?questions=off`) is an empty hidden root, never a missing one.
 
-`render` draws a page model (app/chapters/page_model.py) so: its text as HTML, the header's
-buttons, each question, the review and each panel a root. Every panel
-sits below the first screenful of prose, so by default each is built after the page has
+`render` draws a page model (app/chapters/page_model.py) so: its text and the header's
+native controls as HTML; each question, the review, each panel and the invisible support
+components a root. Every panel sits below the first screenful of prose, so by default each is built after the page has
 appeared (`Later`, on `pn.state.onload`, the hook under Panel's own `defer_load`): opening
 the page costs the prose alone (a GET of "/" fell from about 450-650 ms to under 60 ms of
 server time here), and the panels arrive over the open websocket a moment later, each
@@ -43,7 +46,8 @@ from app.kit import chrome, embedding, panel_internals, resources, url_state
 log = logging.getLogger(__name__)
 
 # extends Panel's page template (its head: icons, Bokeh's and Panel's stylesheets); the
-# scripts move from the head to the end of the body, after the text
+# scripts move from the head into a <template> after the text, which static/live_page.js
+# runs as the first part needing the session nears
 TEMPLATE = jinja2.Template("""{% extends ae_base %}
 {% from macros import embed %}
 {% block postamble %}
@@ -60,11 +64,15 @@ TEMPLATE = jinja2.Template("""{% extends ae_base %}
 {% else %}<div class="ae-live-{{ kind }}">{{ embed(roots[value]) }}</div>
 {% endif %}{% endfor %}
 {% for root in roots %}{% if root.name not in ae_placed %}{{ embed(root) }}{% endif %}{% endfor %}
-{{ ae_scripts(bokeh_js) }}
-{{ plot_script }}
+<template id="ae-session">{{ ae_scripts(bokeh_js) }}
+{{ plot_script }}</template>
+<script>{{ ae_page_js }}</script>
 </body>
 {% endblock %}
 """)
+
+# static/live_page.js: the header's native controls; the session's scripts run when needed
+PAGE_JS = resources.inline_script("live_page.js")
 
 # the roots' boxes keep about their drawn height before Bokeh draws them: little moves then
 LIVE_CSS = resources.stylesheet("live-chapter.css")
@@ -78,7 +86,7 @@ def stylesheet():  # -> the static chapters' stylesheet and the live page's few 
 
 @dataclasses.dataclass
 class Root:
-    kind: str  # "header", "question", "review" or "panel": its box's class, ae-live-<kind>
+    kind: str  # "question", "review", "panel" or "support": its box's class, ae-live-<kind>
     name: str  # the root's name in the document and the template
     obj: object  # the viewable drawn there
 
@@ -141,7 +149,8 @@ class LiveChapter(pn.viewable.Viewer):
             ae_embed_head=embedding.live_head(embedding.session_path(), title or self.title),
             ae_parts=[("html", p) if isinstance(p, str) else (p.kind, p.name)
                       for p in self.parts],
-            ae_placed=[r.name for r in self.roots], ae_scripts=deferred_scripts(doc))
+            ae_placed=[r.name for r in self.roots], ae_scripts=deferred_scripts(doc),
+            ae_page_js=PAGE_JS)
         return doc
 
     def servable(self, title=None, location=True, area="main", target=None):  # `panel serve`
@@ -304,10 +313,23 @@ def add_panel(page, slot, get, plan, later):  # a panel's block, a root of the p
     page.add_root("panel", f"panel-{slot}", box)
 
 
-def header(asked=None):  # the header's buttons: "Hide questions" (a live chapter with
-    # questions) and the theme; and the component that names the page's controls
-    ask = [asked.hide, asked.memory] if asked is not None else []
-    return pn.Column(chrome.a11y(), pn.Row(*ask, chrome.theme_button(), margin=0), margin=0)
+def header(back, asked):  # -> HTML: the top row: the other chapter, "Hide questions" (a
+    # chapter showing questions), the theme; native controls (static/live_page.js), working
+    # before the session does
+    left = back_link(*back) if back else ""
+    toggle = ('<button type="button" class="ae-q-toggle" aria-pressed="false">Hide questions'
+              "</button>" if asked is not None else "")
+    target = "default" if chrome.theme() == "dark" else "dark"
+    label = "Light theme" if target == "default" else "Dark theme"
+    theme = (f'<a class="ae-theme-link" href="?theme={target}" data-ae-switch-theme="{target}">'
+             f"{label}</a>")
+    return f'<header class="ae-top ae-live-top">{left}{toggle}{theme}</header>'
+
+
+def support(asked):  # -> the root of the page's invisible components: the names of Bokeh's
+    # controls, and the browser's memory of the answers
+    memory = [asked.memory] if asked is not None else []
+    return pn.Column(chrome.a11y(), *memory, margin=0, height=0, sizing_mode="stretch_width")
 
 
 def questions_off():  # -> whether this session's address says ?questions=off
@@ -334,14 +356,12 @@ def render(model, *, defer=True, shelf=None):
     terms_refs = apparatus.Apparatus(model.sections)
     chrome.apply_figure_theme()
     page = LiveChapter(title=model.title, theme=chrome.theme(), description=model.description)
-    page.add_html('<header class="ae-top ae-live-top">'
-                  + (back_link(*model.back) if model.back else ""))
-    page.add_root("header", "header", header(asked))
-    page.add_html("</header>")
+    page.add_html(header(model.back, asked))
     page.add_html('<main class="ae-article" id="main">')
     for item in model.sections:
         add_part(page, item, shelf, plan, terms_refs, later, asked)
     page.add_html("</main>")
+    page.add_root("support", "support", support(asked))
     if later is not None:
         later.start()
     return page

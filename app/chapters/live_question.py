@@ -18,7 +18,7 @@ from app.kit import chrome, resources
 from app.kit.readout import readout_class
 
 PICK = "Pick an answer…"
-ASKED = "ae-asked-box"  # the class of every question and the review: what "Hide" hides
+ASKED = "ae-asked-box"  # the class of every question's box and the review's
 
 
 FeedbackReadout = readout_class(
@@ -138,19 +138,18 @@ REVIEW_JS = resources.inline_script("live_review.js")
 
 
 class AnswerMemory(ReactiveHTML):
-    """The page's answers and its "Hide questions" choice, kept in this browser: read once
-    when the page is drawn (`kept`, `hide_questions`), written whenever the session changes them."""
+    """The page's answers, kept in this browser: read once when the page is drawn (`kept`),
+    written whenever the session changes them. ("Hide questions" is the page's own: it
+    needs no session, static/live_page.js.)"""
 
     ids = param.List(default=[], constant=True, doc="the page's question ids")
     kept = param.Dict(default={}, doc="{id: answer} the browser kept, sent once when drawn")
     answers = param.Dict(default={}, doc="{id: answer} checked in this session: kept")
-    hide_questions = param.Boolean(default=False, doc="the reader hid the questions")
 
     _template = '<div id="box"></div>'
     _scripts: ClassVar[dict] = {
         "render": ANSWERS_JS + "AE.liveAnswers.recall(data)",
         "answers": "AE.liveAnswers.keepAnswers(data)",
-        "hide_questions": "AE.liveAnswers.keepHidden(data)",
     }
 
 
@@ -173,13 +172,10 @@ class LiveReview(ReactiveHTML):
 REVIEW_CSS = resources.stylesheet("live-review.css")
 
 
-HIDE, SHOW = "Hide questions", "Show questions"
-
-
 class ChapterQuestions:
     """A live chapter's questions together: what the browser kept comes back into them when
-    the page opens, every checked answer is kept, the review follows them, and the "Hide
-    questions" switch hides them all (remembered too)."""
+    the page opens, every checked answer is kept, and the review follows them. (Their
+    "Hide questions" switch is the page's, native: static/live_page.js.)"""
 
     def __init__(self, chapter_questions, show=None):  # [content.Question], show as above
         self.questions = [LiveQuestion(q, show=show) for q in chapter_questions]
@@ -189,14 +185,9 @@ class ChapterQuestions:
                                  css_classes=[ASKED],
                                  stylesheets=[chrome.CSS, chrome.PROSE_CSS, chrome.link_css(),
                                               REVIEW_CSS])
-        # a button that says what it does (Bokeh's checkbox leaves its box unnamed)
-        self.hide = pn.widgets.Button(label=HIDE, align="center", margin=(5, 10), width=150)
-        self.hidden = False
         for live in self.questions:
             live.param.watch(self._answered, "answered")
         self.memory.param.watch(self._kept, "kept")
-        self.memory.param.watch(self._kept_hidden, "hide_questions")
-        self.hide.on_click(lambda event: self.set_hidden(not self.hidden))
         self.update_review()
 
     def _kept(self, event):  # the browser's answers, once: judged as if checked again
@@ -213,25 +204,6 @@ class ChapterQuestions:
         if self.memory.answers.get(qid) != event.new:
             self.memory.answers = {**self.memory.answers, qid: event.new}
         self.update_review()
-
-    # What the browser kept arrives as the page is first drawn, before the session reports
-    # it loaded; changes made then did not reach the page (its first paint is Panel's cached
-    # session), so they wait for the load (at once when it has happened).
-    def _kept_hidden(self, event):
-        pn.state.onload(lambda: self.set_hidden(event.new))
-
-    def boxes(self):  # -> what "Hide questions" hides: every question's box and the review
-        return [live.__panel__() for live in self.questions] + [self.review]
-
-    def set_hidden(self, hidden):  # hide or show every question and the review; kept
-        # (each is a root of the live page: its box goes, the text around it closes up)
-        self.hidden = hidden
-        with pn.io.hold():
-            for box in self.boxes():
-                box.visible = not hidden
-            self.hide.label = SHOW if hidden else HIDE
-        if self.memory.hide_questions != hidden:
-            self.memory.hide_questions = hidden
 
     def update_review(self):  # the review lists exactly the questions not answered right
         items = []

@@ -7,11 +7,14 @@ until the condition holds.
 
 # Statements: return `not_ready` unless every island is mounted (on a chapter page the panels
 # are islands that mount as a reader nears them, static/islands.js: asking mounts them all
-# first, as a reader scrolling through would) and every Bokeh document is idle.
+# first, as a reader scrolling through would), a live chapter's session is attached (it
+# attaches as a reader nears a part, static/live_page.js: asking attaches it) and every Bokeh
+# document is idle.
 def _until_mounted_and_idle(not_ready):
     return f"""
-  const textOnly = window.AE !== undefined && AE.islands !== undefined  // text alone (/numbers)
-    && document.querySelectorAll(".ae-island").length === 0;
+  const textOnly = window.AE !== undefined && (
+    (AE.islands !== undefined && document.querySelectorAll(".ae-island").length === 0)
+    || (AE.livePage !== undefined && !AE.livePage.attach()));  // text alone (/numbers)
   if (window.AE !== undefined && AE.islands !== undefined) {{
     AE.islands.mountAll();
     const islands = document.querySelectorAll(".ae-island");

@@ -68,12 +68,13 @@ def test_math_chapter_deep_link_reaches_each_panel_by_its_key(open_chapter):
     expect(page).to_have_url(re.compile(r"[?&]users=64(&|$)"))
 
 
-def test_theme_button_switches_to_dark_and_back(open_page, rendered):
-    page = open_page("/live/")
-    page.get_by_role("button", name="Dark theme").click()
+def test_theme_link_switches_to_dark_and_back_keeping_the_state(open_page, rendered):
+    page = open_page("/live/?mask=off")
+    page.get_by_role("link", name="Dark theme").click()  # native: it keeps the address's state
     expect(page).to_have_url(re.compile(r"[?&]theme=dark"))
+    expect(page).to_have_url(re.compile(r"[?&]mask=off"))
     rendered(page)
-    light = page.get_by_role("button", name="Light theme")
+    light = page.get_by_role("link", name="Light theme")
     expect(light).to_be_visible()
     background = page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
     assert background == "rgb(18, 18, 18)"
@@ -83,4 +84,4 @@ def test_theme_button_switches_to_dark_and_back(open_page, rendered):
     light.click()
     expect(page).to_have_url(re.compile(r"[?&]theme=default"))
     rendered(page)
-    expect(page.get_by_role("button", name="Dark theme")).to_be_visible()
+    expect(page.get_by_role("link", name="Dark theme")).to_be_visible()

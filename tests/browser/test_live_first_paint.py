@@ -36,7 +36,7 @@ def test_a_live_chapters_first_response_holds_its_prose_and_paints_before_bokeh(
     assert first_prose(CHAPTERS[live]) in text
     assert html.index("<main") < html.index("bokeh.min.js")
     page.wait_for_function("() => performance.getEntriesByName('first-contentful-paint').length")
-    page.wait_for_function("() => document.readyState === 'interactive'")
+    page.wait_for_function("() => document.readyState !== 'loading'")
     assert page.evaluate("() => window.Bokeh === undefined")  # painted with Bokeh unloaded
     released.append(True)
     for route in held:

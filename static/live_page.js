@@ -1,0 +1,120 @@
+// A live chapter before its session (app/chapters/live_chapter.py). The page arrives as text;
+// Bokeh's and Panel's scripts and the session's plot script wait in <template id=ae-session>
+// and run when a part that needs the session (a panel, a question, the review) comes within a
+// screen of view, at the reader's first scroll or key press (a head start: the first panel is
+// some screens down), when the address names a part, or when asked (AE.livePage.attach). So a
+// phone paints the prose without parsing some 2 MB of script first, as a static chapter's
+// islands wait to be neared. The header's controls are native: the theme link keeps the
+// page's address, and "Hide questions" hides every question and the review with a class on
+// <html>, kept in this browser.
+(function () {
+  "use strict";
+  const AE = window.AE = window.AE || {};
+  if (AE.livePage) { return; }
+  const PARTS = ".ae-live-panel, .ae-live-question, .ae-live-review";
+  const HIDDEN_KEY = "ae-questions:" + window.location.pathname + ":hidden";
+  let attached = null; // the promise of the scripts' run, once started
+
+  function loaded(script) { // -> a promise settled once an external script has run
+    return new Promise(function (resolve) {
+      script.addEventListener("load", resolve, {once: true});
+      script.addEventListener("error", resolve, {once: true}); // the next still runs, as a
+      document.body.appendChild(script); // page's own failed <script> would let it
+    });
+  }
+
+  async function run(template) { // the held scripts, in their order; data blocks as they are
+    const nodes = [...template.content.childNodes];
+    template.remove();
+    for (const node of nodes) {
+      const type = node.nodeName === "SCRIPT" ? (node.getAttribute("type") || "") : null;
+      if (type === null || !["", "module", "text/javascript"].includes(type)) {
+        document.body.appendChild(document.importNode(node, true)); // JSON, options, text
+        continue;
+      }
+      const script = document.createElement("script");
+      if (node.hasAttribute("src")) {
+        script.src = node.getAttribute("src");
+        script.async = false;
+        await loaded(script);
+      } else { // a classic script now: the bundles it calls have run
+        script.textContent = node.textContent;
+        document.body.appendChild(script);
+      }
+    }
+  }
+
+  function needed() { return document.querySelector(PARTS) !== null; }
+
+  // -> whether this page has a session to attach (the text alone has none); starts it once
+  function attach() {
+    const template = document.getElementById("ae-session");
+    if (attached === null && template !== null && needed()) { attached = run(template); }
+    return attached !== null;
+  }
+
+  function whenNear() { // the first part within a screen of view attaches the session
+    if (!("IntersectionObserver" in window)) { attach(); return; }
+    const seen = new IntersectionObserver(function (entries) {
+      if (entries.some((entry) => entry.isIntersecting)) {
+        seen.disconnect();
+        attach();
+      }
+    }, {rootMargin: "100% 0px"});
+    for (const part of document.querySelectorAll(PARTS)) { seen.observe(part); }
+  }
+
+  function kept() {
+    try { return JSON.parse(window.localStorage.getItem(HIDDEN_KEY)) === true; } catch (error) {
+      return false; // storage can throw (private modes): nothing kept
+    }
+  }
+
+  function setHidden(toggle, hidden) {
+    document.documentElement.classList.toggle("ae-questions-hidden", hidden);
+    toggle.setAttribute("aria-pressed", String(hidden));
+  }
+
+  function wireToggle() {
+    const toggle = document.querySelector(".ae-live-page .ae-q-toggle");
+    if (toggle === null) { return; }
+    const asked = new URLSearchParams(window.location.search).get("questions");
+    if (asked !== null && asked.trim().toLowerCase() === "off") { // the session shows none;
+      toggle.remove(); // the page may be the plain address's, reused (--reuse-sessions)
+      return;
+    }
+    setHidden(toggle, kept());
+    toggle.addEventListener("click", function () {
+      const hidden = toggle.getAttribute("aria-pressed") !== "true";
+      setHidden(toggle, hidden);
+      try { window.localStorage.setItem(HIDDEN_KEY, JSON.stringify(hidden)); } catch (error) {
+        /* not kept */
+      }
+    });
+  }
+
+  function wireTheme() { // the link's own href is the plain address; the click keeps the state
+    for (const link of document.querySelectorAll("a[data-ae-switch-theme]")) {
+      link.addEventListener("click", function (event) {
+        event.preventDefault();
+        AE.page.switchTheme(link.dataset.aeSwitchTheme);
+      });
+    }
+  }
+
+  function start() {
+    wireToggle();
+    wireTheme();
+    if (window.location.hash.length > 1) { attach(); } // a link to a part: it needs the session
+    document.addEventListener("keydown", attach, {once: true});
+    window.addEventListener("scroll", attach, {once: true, passive: true}); // a head start
+    whenNear();
+  }
+
+  AE.livePage = {attach, needed};
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start, {once: true});
+  } else {
+    start();
+  }
+})();
