@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 PORT   ?= 5006
 STAMP  := $(VENV)/.installed
 
-.PHONY: serve test test-fast browser system-packages lint bench clean
+.PHONY: serve test test-fast browser node system-packages lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,14 +27,10 @@ browser:
 
 # The scale-out test runs Debian's nginx in front of two app processes (tests/test_nginx.py);
 # install it when it is missing (needs root, as in CI). The test starts its own nginx.
-# tests/test_cost_model_js.py runs static/cost_model.js in node: Debian's nodejs, likewise.
-system-packages: browser
+system-packages: browser node
 	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || { \
 	  echo "installing Debian's nginx for the scale-out test"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; }
-	@command -v node >/dev/null 2>&1 || command -v nodejs >/dev/null 2>&1 || { \
-	  echo "installing Debian's nodejs for the JavaScript cost model's test"; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs >/dev/null; }
 
 # lint runs first: a style or line-length error fails `make test` before the suite starts.
 # The suite runs in two passes, both always (a failure in the first does not hide the second):
@@ -65,9 +61,24 @@ test-fast: $(STAMP)
 	$(PY) -m pytest -q -x -m serial $(FAST_SKIP) || status=1; \
 	exit $$status
 
-# ruff's rules plus line length (E501; 100 columns, pyproject.toml's [tool.ruff])
-lint: $(STAMP)
+# ruff's rules plus line length (E501; 100 columns, pyproject.toml's [tool.ruff]), then ESLint
+# over static/ (eslint.config.mjs), installed from npm into node_modules/ as package.json pins it
+ESLINT := node_modules/.bin/eslint
+lint: $(STAMP) $(ESLINT)
 	$(VENV)/bin/ruff check --extend-select E501 .
+	$(ESLINT) static tests/js
+
+$(ESLINT): package.json | node
+	npm install --silent --no-audit --no-fund --no-package-lock
+	touch $(ESLINT)
+
+# Debian's nodejs (node and npm): ESLint, and tests/test_cost_model_js.py runs
+# static/cost_model.js in node; installed when missing (needs root, as in CI)
+node:
+	@{ command -v node && command -v npm; } >/dev/null 2>&1 || { \
+	  echo "installing Debian's nodejs and npm for ESLint and the JavaScript tests"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -qq nodejs npm >/dev/null; }
 
 bench: $(STAMP)
 	$(PY) benchmarks/core.py

@@ -250,7 +250,7 @@ def _case(cfg: dict, rule: dict) -> dict:  # a rule -> the rule its first true f
     return rule
 
 
-def _default(cfg: dict, spec: dict, got: dict, used: dict, limit: int) -> Any:
+def _default(cfg: dict, spec: dict, got: dict, used: dict) -> Any:
     """A table default -> its value, from the figures already read (`got`)."""
     if "value" in spec:
         return spec["value"]
@@ -274,7 +274,7 @@ def _figure(cfg: dict, figure: str, rule: dict, got: dict, used: dict) -> tuple[
     names = tuple(rule["names"])
     key, value = _pick(cfg, names) if names else (figure, _MISSING)
     if (value is _MISSING or value is None) and "default" in rule:
-        return _default(cfg, rule["default"], got, used, LIMITS[figure]), key
+        return _default(cfg, rule["default"], got, used), key
     return _count(cfg, names, LIMITS[figure]), key
 
 

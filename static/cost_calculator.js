@@ -16,41 +16,40 @@
 // Classic script, one global name: AE.costCalculator.
 (function () {
   "use strict";
-  var AE = window.AE = window.AE || {};
+  const AE = window.AE = window.AE || {};
   if (AE.costCalculator) { return; }
-  var BOX = "ae-cost-calculator";
-  var here = document.currentScript;
-  var MODEL_SRC = (here && here.getAttribute("data-model"))
+  const BOX = "ae-cost-calculator";
+  const here = document.currentScript;
+  const MODEL_SRC = (here && here.getAttribute("data-model"))
     || (here && here.src ? new URL("cost_model.js", here.src).href : "cost_model.js");
-  var MAX_TOKENS = 100000000; // the CLI's --prompt and --generate: 1..100,000,000
-  var MAX_BYTES = 1000000; // costs.MAX_CONFIG_BYTES (the table says it again once loaded)
-  var DTYPES = ["bf16", "fp16", "fp8", "int8", "fp32"];
-  var DTYPE_BYTES = {bf16: 2, fp16: 2, fp8: 1, int8: 1, fp32: 4};
-  var MINUS = "\u2212";
+  const MAX_TOKENS = 100000000; // the CLI's --prompt and --generate: 1..100,000,000
+  let MAX_BYTES = 1000000; // costs.MAX_CONFIG_BYTES (the table says it again once loaded)
+  const DTYPES = ["bf16", "fp16", "fp8", "int8", "fp32"];
+  const DTYPE_BYTES = {bf16: 2, fp16: 2, fp8: 1, int8: 1, fp32: 4};
 
   // --- app/kit/fmt.py, with Python's rounding ----------------------------------------------
 
   function exact(x) { // |x| -> [integer digits, fraction digits], the double's exact value
-    var a = Math.abs(x);
+    const a = Math.abs(x);
     if (a >= 1e21) { return [BigInt(a).toString(), ""]; }
-    var parts = a.toFixed(100).split(".");
+    const parts = a.toFixed(100).split(".");
     return [parts[0], parts[1].replace(/0+$/, "")];
   }
 
   function rounded(x, places) { // -> [integer digits, fraction digits]: Python's round,
     // half to even on the exact value; places < 0 rounds to tens, hundreds, ...
-    var e = exact(x), digits = e[0] + e[1].padEnd(Math.max(places, 0), "0");
-    var cut = e[0].length + places; // digits kept
-    var rest = (e[0] + e[1]).slice(Math.max(cut, 0));
-    var kept = cut > 0 ? digits.slice(0, cut) : "0";
-    var up = false;
+    const e = exact(x), digits = e[0] + e[1].padEnd(Math.max(places, 0), "0");
+    const cut = e[0].length + places; // digits kept
+    const rest = (e[0] + e[1]).slice(Math.max(cut, 0));
+    let kept = cut > 0 ? digits.slice(0, cut) : "0";
+    let up = false;
     if (cut >= 0 && rest.length) {
-      var first = rest[0], tail = /[1-9]/.test(rest.slice(1));
+      const first = rest[0], tail = /[1-9]/.test(rest.slice(1));
       up = first > "5" || (first === "5" && (tail || Number(kept[kept.length - 1]) % 2 === 1));
     }
     if (up) { kept = (BigInt(kept) + 1n).toString().padStart(kept.length, "0"); }
-    var fracLen = Math.max(places, 0), intLen = kept.length - fracLen;
-    var whole = intLen > 0 ? kept.slice(0, intLen) : "0";
+    const fracLen = Math.max(places, 0), intLen = kept.length - fracLen;
+    let whole = intLen > 0 ? kept.slice(0, intLen) : "0";
     if (places < 0) { whole = (BigInt(whole) * 10n ** BigInt(-places)).toString(); }
     whole = whole.replace(/^0+(?=\d)/, "");
     return [whole, fracLen ? kept.slice(intLen).padStart(fracLen, "0") : ""];
@@ -59,8 +58,8 @@
   function grouped(digits) { return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
 
   function fixed(x, places, group) { // f"{x:,.{places}f}" (group) or f"{x:.{places}f}"
-    var r = rounded(x, places), whole = group ? grouped(r[0]) : r[0];
-    var neg = x < 0 && /[1-9]/.test(r[0] + r[1]) ? "-" : "";
+    const r = rounded(x, places), whole = group ? grouped(r[0]) : r[0];
+    const neg = x < 0 && /[1-9]/.test(r[0] + r[1]) ? "-" : "";
     return neg + whole + (places > 0 ? "." + r[1] : "");
   }
 
@@ -72,15 +71,15 @@
 
   function significant(x, digits) {
     if (x === 0) { return "0"; }
-    var places = digits - 1 - Math.floor(Math.log10(Math.abs(x)));
+    const places = digits - 1 - Math.floor(Math.log10(Math.abs(x)));
     return fixed(x, places, true);
   }
 
   function scaleWords(x, digits) {
     if (digits === undefined) { digits = 3; }
     if (!isFinite(x)) { return "\u221e"; }
-    var scales = [[1e12, "trillion"], [1e9, "billion"], [1e6, "million"], [1e3, "thousand"]];
-    for (var i = 0; i < scales.length; i++) {
+    const scales = [[1e12, "trillion"], [1e9, "billion"], [1e6, "million"], [1e3, "thousand"]];
+    for (let i = 0; i < scales.length; i++) {
       if (Math.abs(x) >= scales[i][0]) {
         return significant(x / scales[i][0], digits) + " " + scales[i][1];
       }
@@ -90,7 +89,7 @@
 
   function percent(share, digits) {
     if (digits === undefined) { digits = 2; }
-    var text = significant(share * 100, digits);
+    let text = significant(share * 100, digits);
     while (/^100(\.00?)?$/.test(text) && share < 1 && digits < 8) {
       digits += 1; // never 100% for something short of all of it
       text = significant(share * 100, digits);
@@ -101,9 +100,9 @@
   function gbAndGib(nbytes, digits) {
     if (digits === undefined) { digits = 2; }
     if (!isFinite(nbytes)) { return "\u221e"; }
-    var units = [[3, "GB", "GiB"], [2, "MB", "MiB"], [1, "kB", "KiB"]];
-    for (var i = 0; i < units.length; i++) {
-      var p = units[i][0];
+    const units = [[3, "GB", "GiB"], [2, "MB", "MiB"], [1, "kB", "KiB"]];
+    for (let i = 0; i < units.length; i++) {
+      const p = units[i][0];
       if (nbytes >= Math.pow(1000, p) / 10) {
         return significant(nbytes / Math.pow(1000, p), digits) + " " + units[i][1] + " ("
           + significant(nbytes / Math.pow(1024, p), digits) + " " + units[i][2] + ")";
@@ -114,20 +113,20 @@
 
   function tokensOrNever(n) { return isFinite(n) ? thousands(n) : "never"; }
 
-  var fmt = {fixed: fixed, count: count, thousands: thousands, significant: significant,
+  const fmt = {fixed: fixed, count: count, thousands: thousands, significant: significant,
              scaleWords: scaleWords, percent: percent, gbAndGib: gbAndGib,
              tokensOrNever: tokensOrNever};
 
   // --- the twin, loaded on first use ---------------------------------------------------
 
-  var twin = null; // Promise of AE.costModel.create(AE.costModel.table)
-  var twinReady = null; // the same once made: show() is synchronous
+  let twin = null; // Promise of AE.costModel.create(AE.costModel.table)
+  let twinReady = null; // the same once made: show() is synchronous
 
   function loadModel() {
     if (twin) { return twin; }
     twin = new Promise(function (resolve, reject) {
       if (AE.costModel && AE.costModel.table) { resolve(); return; }
-      var s = document.createElement("script");
+      const s = document.createElement("script");
       s.src = MODEL_SRC;
       s.onload = function () { resolve(); };
       s.onerror = function () { reject(new Error("could not load " + MODEL_SRC)); };
@@ -143,7 +142,7 @@
 
   // --- the box -------------------------------------------------------------------------
 
-  var CSS = [
+  const CSS = [
     ".ae-calc{margin:6px 10px 10px;max-width:44rem}",
     ".ae-calc h2{font-size:1em;margin:8px 0 4px}",
     ".ae-calc-drop{border:2px dashed;border-radius:6px;padding:8px 10px;margin:4px 0}",
@@ -161,10 +160,10 @@
     ".ae-calc th{font-weight:normal}",
   ].join("");
 
-  var uid = 0;
+  let uid = 0;
 
   function el(tag, attrs, children) {
-    var e = document.createElement(tag);
+    const e = document.createElement(tag);
     Object.keys(attrs || {}).forEach(function (k) {
       if (k === "text") { e.textContent = attrs[k]; } else { e.setAttribute(k, attrs[k]); }
     });
@@ -175,7 +174,7 @@
   }
 
   // the readouts: [key, label]; a key is the CLI's JSON name (shape.x: its shape's field)
-  var ROWS = [
+  const ROWS = [
     ["shape.layers", "Layers"], ["shape.heads", "Query heads"], ["shape.kv_heads", "KV heads"],
     ["shape.head_dim", "Head width (head_dim)"], ["shape.v_head_dim", "Value head width"],
     ["shape.hidden", "Hidden size"], ["shape.intermediate", "MLP width"],
@@ -196,12 +195,12 @@
   ];
 
   // what one box shows: kept across a re-render of the box (Bokeh may draw its pane again)
-  var state = {model: null, source: "", error: "", errorSource: "", errorId: 0,
+  const state = {model: null, source: "", error: "", errorSource: "", errorId: 0,
                prompt: "4096", context: "8192", kvDtype: "bf16", weightDtype: "bf16", status: ""};
-  var views = []; // every filled box: {box, refs}
+  let views = []; // every filled box: {box, refs}
 
   function input(id, label, value, hint) {
-    var field = el("input", {id: id, type: "text", inputmode: "numeric", autocomplete: "off",
+    const field = el("input", {id: id, type: "text", inputmode: "numeric", autocomplete: "off",
                              spellcheck: "false", "aria-describedby": id + "-bad"});
     field.value = value;
     return el("div", {}, [el("label", {for: id, text: label}), field,
@@ -210,9 +209,9 @@
   }
 
   function select(id, label, value) {
-    var s = el("select", {id: id});
+    const s = el("select", {id: id});
     DTYPES.forEach(function (d) {
-      var o = el("option", {value: d, text: d + " (" + DTYPE_BYTES[d] + " byte"
+      const o = el("option", {value: d, text: d + " (" + DTYPE_BYTES[d] + " byte"
         + (DTYPE_BYTES[d] > 1 ? "s" : "") + ")"});
       s.appendChild(o);
     });
@@ -221,42 +220,42 @@
   }
 
   function fill(box) { // an empty box -> the calculator in it
-    var id = "ae-calc-" + (++uid);
-    var file = el("input", {id: id + "-file", type: "file", accept: ".json,application/json"});
-    var text = el("textarea", {id: id + "-text", rows: "4", spellcheck: "false",
+    const id = "ae-calc-" + (++uid);
+    const file = el("input", {id: id + "-file", type: "file", accept: ".json,application/json"});
+    const text = el("textarea", {id: id + "-text", rows: "4", spellcheck: "false",
                                placeholder: "{\"num_hidden_layers\": 32, ...}"});
-    var use = el("button", {type: "button", text: "Count the pasted config"});
-    var drop = el("div", {class: "ae-calc-drop"}, [
+    const use = el("button", {type: "button", text: "Count the pasted config"});
+    const drop = el("div", {class: "ae-calc-drop"}, [
       el("p", {class: "ae-hint", text: "Drop a config.json here, or choose one:"}),
       el("label", {for: id + "-file", text: "Your config.json"}), file]);
-    var table = el("table", {class: "ae-calc-out"});
-    var caption = el("caption", {class: "ae-hint",
+    const table = el("table", {class: "ae-calc-out"});
+    const caption = el("caption", {class: "ae-hint",
                                  text: "What it costs, counted in this browser"});
     table.appendChild(caption);
-    var cells = {};
+    const cells = {};
     ROWS.forEach(function (row) {
-      var td = el("td", {"data-k": row[0]});
+      const td = el("td", {"data-k": row[0]});
       cells[row[0]] = td;
       table.appendChild(el("tr", {}, [el("th", {scope: "row", text: row[1]}), td]));
     });
-    var refs = {
+    const refs = {
       file: file, text: text, use: use, drop: drop, table: table, cells: cells,
       error: el("div", {class: "ae-error", role: "alert"}),
       status: el("p", {class: "ae-calc-status", "aria-live": "polite"}),
       notes: el("ul", {class: "ae-hint ae-calc-notes"}),
       prompt: null, context: null, kv: null, weight: null,
     };
-    var prompt = input(id + "-prompt", "Prompt tokens", state.prompt,
+    const prompt = input(id + "-prompt", "Prompt tokens", state.prompt,
                        "for prefill's attention share");
-    var context = input(id + "-context", "Context tokens", state.context,
+    const context = input(id + "-context", "Context tokens", state.context,
                         "for one user's KV cache");
-    var kv = select(id + "-kv", "KV cache dtype", state.kvDtype);
-    var weight = select(id + "-weights", "Weights dtype", state.weightDtype);
+    const kv = select(id + "-kv", "KV cache dtype", state.kvDtype);
+    const weight = select(id + "-weights", "Weights dtype", state.weightDtype);
     refs.prompt = prompt.querySelector("input");
     refs.context = context.querySelector("input");
     refs.kv = kv.querySelector("select");
     refs.weight = weight.querySelector("select");
-    var section = el("section", {class: "ae-calc", "aria-labelledby": id + "-h"}, [
+    const section = el("section", {class: "ae-calc", "aria-labelledby": id + "-h"}, [
       el("style", {text: CSS}),
       el("h2", {id: id + "-h", text: "Or count a config.json of your own, here"}), // under the h1
       el("p", {class: "ae-hint", text: "Counted by this page's script in your browser: the "
@@ -270,13 +269,13 @@
     box.textContent = "";
     box.appendChild(section);
     wire(box, refs);
-    var view = {box: box, refs: refs};
+    const view = {box: box, refs: refs};
     views.push(view);
     show(view);
   }
 
   function wire(box, refs) {
-    var warm = function () { loadModel().catch(function () {}); };
+    const warm = function () { loadModel().catch(function () {}); };
     ["focusin", "pointerdown", "dragenter"].forEach(function (type) {
       box.addEventListener(type, warm, {once: true, passive: true});
     });
@@ -288,7 +287,7 @@
     box.addEventListener("drop", function (event) {
       event.preventDefault();
       refs.drop.classList.remove("ae-over");
-      var files = event.dataTransfer && event.dataTransfer.files;
+      const files = event.dataTransfer && event.dataTransfer.files;
       if (files && files.length) { readFile(files[0]); }
     });
     refs.file.addEventListener("change", function () {
@@ -311,7 +310,7 @@
   }
 
   function readFile(file) { // at most one byte over the limit, as the CLI reads
-    var name = file.name || "the file";
+    const name = file.name || "the file";
     file.slice(0, MAX_BYTES + 1).arrayBuffer().then(function (buffer) {
       return countConfig(new Uint8Array(buffer), name);
     }, function (error) {
@@ -321,7 +320,7 @@
 
   function countConfig(data, source) { // -> Promise; the numbers change only on success
     return loadModel().then(function (cm) {
-      var shape;
+      let shape;
       try {
         shape = cm.from_config(cm.parse_config_text(data));
       } catch (error) {
@@ -348,54 +347,54 @@
   }
 
   function tokens(text) { // -> a whole number in 1..100,000,000, or an error string
-    var clean = String(text).replace(/[\s,_]/g, "");
+    const clean = String(text).replace(/[\s,_]/g, "");
     if (!/^\d+$/.test(clean)) { return "expected a whole number, got '" + text + "'"; }
-    var n = Number(clean);
+    const n = Number(clean);
     if (n < 1 || n > MAX_TOKENS) { return "expected 1..100,000,000, got " + count(n); }
     return n;
   }
 
   function figures(cm, m, prompt, context) { // -> {key: [value, text]}
-    var kvB = cm.dtype_bytes(state.kvDtype), wB = cm.dtype_bytes(state.weightDtype);
-    var out = {};
+    const kvB = cm.dtype_bytes(state.kvDtype), wB = cm.dtype_bytes(state.weightDtype);
+    const out = {};
     ["layers", "heads", "kv_heads", "head_dim", "v_head_dim", "hidden", "intermediate",
      "vocab"].forEach(function (k) { out["shape." + k] = [m[k], count(m[k])]; });
-    var params = cm.matmul_params(m);
+    const params = cm.matmul_params(m);
     out.pair_flops = [cm.pair_flops(m), thousands(cm.pair_flops(m))];
     out.matmul_params = [params, thousands(params) + " (\u2248 "
       + scaleWords(Number(params)) + ")"];
     ["triangular", "naive"].forEach(function (k) {
-      var cross = cm.crossover_tokens(m, k);
+      const cross = cm.crossover_tokens(m, k);
       out["crossover_" + k] = [cross, tokensOrNever(cross)];
       if (typeof prompt === "number") {
-        var share = cm.prefill_attention_share(m, prompt, k);
+        const share = cm.prefill_attention_share(m, prompt, k);
         out["share_" + k] = [share, percent(share) + " at " + count(prompt) + " tokens"];
       }
     });
-    var perToken = cm.kv_bytes_per_token(m, kvB);
+    const perToken = cm.kv_bytes_per_token(m, kvB);
     out.kv_bytes_per_token = [perToken, thousands(perToken) + " bytes (" + state.kvDtype + ")"];
     if (typeof context === "number") {
-      var user = BigInt(Math.trunc(cm.kv_cache_bytes(m, context, 1, kvB))); // int(), as the CLI
+      const user = BigInt(Math.trunc(cm.kv_cache_bytes(m, context, 1, kvB))); // int(), as the CLI
       out.kv_bytes_per_user = [user, count(user) + " bytes = " + gbAndGib(Number(user))
         + " at " + count(context) + " tokens"];
     }
-    var kvRule = cm.cache_convention(m), wRule = cm.weight_convention(m, state.weightDtype);
+    const kvRule = cm.cache_convention(m), wRule = cm.weight_convention(m, state.weightDtype);
     out.kv_convention = [kvRule, kvRule];
     out.weight_convention = [wRule, wRule];
-    var weights = cm.weight_bytes(m, wB);
+    const weights = cm.weight_bytes(m, wB);
     out.weight_bytes = [weights, gbAndGib(Number(weights)) + " (" + state.weightDtype + ", "
       + thousands(weights) + " bytes)"];
-    var cross = cm.kv_outweighs_weights_context(m, 1, kvB, {weight_bytes_per_value: wB});
+    const cross = cm.kv_outweighs_weights_context(m, 1, kvB, {weight_bytes_per_value: wB});
     out.kv_outweighs_weights_context = [cross, isFinite(cross)
       ? tokensOrNever(cross) + " tokens (\u2248 " + scaleWords(cross, 2) + ")"
       : "never: the window caps the cache below the weights"];
-    var intensity = cm.decode_arithmetic_intensity(m, 1, kvB);
+    const intensity = cm.decode_arithmetic_intensity(m, 1, kvB);
     out.decode_arithmetic_intensity = [intensity, fixed(intensity, 1, false) + " FLOP/byte"];
     return out;
   }
 
   function show(view) { // state -> one box
-    var r = view.refs;
+    const r = view.refs;
     if (r.shownError !== state.errorId) { // an alert speaks once per failure, not per redraw
       r.shownError = state.errorId;
       r.error.textContent = "";
@@ -406,29 +405,29 @@
           ? " Still counting " + state.model.name + "." : ""));
       }
     }
-    var status = state.model ? state.status
+    const status = state.model ? state.status
       : "No config counted yet: the readouts below fill in when one is.";
     if (r.status.textContent !== status) { r.status.textContent = status; }
     if (r.prompt.value !== state.prompt) { r.prompt.value = state.prompt; }
     if (r.context.value !== state.context) { r.context.value = state.context; }
     r.kv.value = state.kvDtype;
     r.weight.value = state.weightDtype;
-    var prompt = tokens(state.prompt), context = tokens(state.context);
+    const prompt = tokens(state.prompt), context = tokens(state.context);
     [[r.prompt, prompt], [r.context, context]].forEach(function (pair) {
-      var bad = typeof pair[1] === "string";
+      const bad = typeof pair[1] === "string";
       pair[0].setAttribute("aria-invalid", bad ? "true" : "false");
-      var note = pair[0].parentNode.querySelector(".ae-calc-bad");
-      var text = bad ? pair[1] + "; the readouts keep the last good value" : "";
+      const note = pair[0].parentNode.querySelector(".ae-calc-bad");
+      const text = bad ? pair[1] + "; the readouts keep the last good value" : "";
       if (note.textContent !== text) { note.textContent = text; }
     });
     r.table.hidden = !state.model;
     r.notes.textContent = "";
     if (!state.model || !twinReady) { return; }
-    var got = figures(twinReady, state.model, prompt, context);
-    var fresh = view.model !== state.model; // a new model: no figure of the last one stays
+    const got = figures(twinReady, state.model, prompt, context);
+    const fresh = view.model !== state.model; // a new model: no figure of the last one stays
     view.model = state.model;
     Object.keys(r.cells).forEach(function (k) {
-      var cell = r.cells[k];
+      const cell = r.cells[k];
       if (got[k]) {
         cell.textContent = got[k][1];
         cell.setAttribute("data-value", String(got[k][0]));
@@ -448,20 +447,20 @@
   // --- finding the boxes: in the page and in every shadow root (Bokeh draws panes there) ---
 
   function boxes() {
-    var out = [], roots = [document];
+    const out = [], roots = [document];
     while (roots.length) {
-      var root = roots.pop();
-      var found = root.querySelectorAll("." + BOX);
-      for (var i = 0; i < found.length; i++) { out.push(found[i]); }
-      var all = root.querySelectorAll("*");
-      for (var j = 0; j < all.length; j++) {
+      const root = roots.pop();
+      const found = root.querySelectorAll("." + BOX);
+      for (let i = 0; i < found.length; i++) { out.push(found[i]); }
+      const all = root.querySelectorAll("*");
+      for (let j = 0; j < all.length; j++) {
         if (all[j].shadowRoot) { roots.push(all[j].shadowRoot); }
       }
     }
     return out.filter(function (b) { return !b.closest(".ae-island-still"); });
   }
 
-  var watched = new WeakSet();
+  const watched = new WeakSet();
 
   function fillIn(found) { // the boxes not filled yet -> filled
     found.forEach(function (box) { if (!box.querySelector(".ae-calc")) { fill(box); } });
@@ -470,7 +469,7 @@
   function scan() { // fill every box; watch each one's root, in case its pane is drawn again
     boxes().forEach(function (box) {
       fillIn([box]);
-      var root = box.getRootNode();
+      const root = box.getRootNode();
       if (!watched.has(root) && window.MutationObserver) {
         watched.add(root);
         new MutationObserver(function () {

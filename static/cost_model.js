@@ -23,21 +23,21 @@
 
   // Python's json C scanner gives up at about this many open brackets (995 when called
   // from the top of a program; fewer from deep in a stack); past it costs.py says "nests".
-  var PARSE_DEPTH = 995;
-  var SHOW_LIMIT = 60; // _show: longest quoted value in a message
-  var NAME_LIMIT = 120; // _display_name: longest name
+  const PARSE_DEPTH = 995;
+  const SHOW_LIMIT = 60; // _show: longest quoted value in a message
+  const NAME_LIMIT = 120; // _display_name: longest name
 
   // --- Python's errors ------------------------------------------------------------------
 
   function PyError(type, message) {
-    var e = new Error(message);
+    const e = new Error(message);
     e.name = type;
     e.pyType = type;
     return e;
   }
 
   function ConfigError(field, problem) {
-    var e = PyError("ConfigError", field + ": " + problem);
+    const e = PyError("ConfigError", field + ": " + problem);
     e.field = field;
     e.problem = problem;
     return e;
@@ -45,7 +45,7 @@
 
   function NonFinite(token) { this.token = token; }
 
-  var MISSING = undefined;
+  const MISSING = undefined;
 
   function hasOwn(obj, key) { return Object.prototype.hasOwnProperty.call(obj, key); }
   function isMap(v) { return v instanceof Map; }
@@ -55,17 +55,18 @@
   // --- Python's text: code points, strip(), repr(), json.dumps(), format(n, ",") ----------
 
   function runsToTest(flat) { // [gap, length, ...] -> code point -> bool
-    var starts = [], ends = [], at = 0;
-    for (var i = 0; i < flat.length; i += 2) {
-      var s = at + flat[i];
+    const starts = [], ends = [];
+    let at = 0;
+    for (let i = 0; i < flat.length; i += 2) {
+      const s = at + flat[i];
       starts.push(s);
       ends.push(s + flat[i + 1]);
       at = s + flat[i + 1];
     }
     return function (cp) {
-      var lo = 0, hi = starts.length - 1;
+      let lo = 0, hi = starts.length - 1;
       while (lo <= hi) {
-        var mid = (lo + hi) >> 1;
+        const mid = (lo + hi) >> 1;
         if (cp < starts[mid]) hi = mid - 1;
         else if (cp >= ends[mid]) lo = mid + 1;
         else return true;
@@ -77,9 +78,10 @@
   function codePoints(s) { return Array.from(s); } // lone surrogates stay one element each
 
   function grouped(n) { // Python's format(n, ",")
-    var s = String(n), neg = s[0] === "-";
+    let s = String(n);
+    const neg = s[0] === "-";
     if (neg) s = s.slice(1);
-    var out = s.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    const out = s.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
     return neg ? "-" + out : out;
   }
 
@@ -88,33 +90,33 @@
     if (x === Infinity) return "inf";
     if (x === -Infinity) return "-inf";
     if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-    var sign = x < 0 ? "-" : "";
-    var parts = Math.abs(x).toExponential().split("e");
-    var digits = parts[0].replace(".", ""), exp = parseInt(parts[1], 10);
+    const sign = x < 0 ? "-" : "";
+    const parts = Math.abs(x).toExponential().split("e");
+    const digits = parts[0].replace(".", ""), exp = parseInt(parts[1], 10);
     if (exp < -4 || exp >= 16) {
-      var mant = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
-      var e = Math.abs(exp);
+      const mant = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
+      const e = Math.abs(exp);
       return sign + mant + "e" + (exp < 0 ? "-" : "+") + (e < 10 ? "0" + e : String(e));
     }
     if (exp < 0) return sign + "0." + "0".repeat(-exp - 1) + digits;
-    var whole = digits.length > exp + 1 ? digits.slice(0, exp + 1)
+    const whole = digits.length > exp + 1 ? digits.slice(0, exp + 1)
       : digits + "0".repeat(exp + 1 - digits.length);
-    var frac = digits.length > exp + 1 ? digits.slice(exp + 1) : "0";
+    const frac = digits.length > exp + 1 ? digits.slice(exp + 1) : "0";
     return sign + whole + "." + frac;
   }
 
   function hex(n, width) {
-    var h = n.toString(16);
+    const h = n.toString(16);
     return "0".repeat(Math.max(0, width - h.length)) + h;
   }
 
-  var JSON_ESCAPES = { "\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+  const JSON_ESCAPES = { "\"": "\\\"", "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t",
     "\b": "\\b", "\f": "\\f" };
 
   function dumpString(s) { // json.dumps(str), ensure_ascii
-    var out = "\"";
-    for (var i = 0; i < s.length; i++) {
-      var ch = s[i], c = s.charCodeAt(i);
+    let out = "\"";
+    for (let i = 0; i < s.length; i++) {
+      const ch = s[i], c = s.charCodeAt(i);
       if (hasOwn(JSON_ESCAPES, ch)) out += JSON_ESCAPES[ch];
       else if (c < 0x20 || c > 0x7e) out += "\\u" + hex(c, 4);
       else out += ch;
@@ -136,7 +138,7 @@
     if (typeof v === "string") return dumpString(v);
     if (Array.isArray(v)) return "[" + v.map(dumps).join(", ") + "]";
     if (isMap(v)) {
-      var items = [];
+      const items = [];
       v.forEach(function (val, key) { items.push(dumpString(key) + ": " + dumps(val)); });
       return "{" + items.join(", ") + "}";
     }
@@ -144,7 +146,7 @@
   }
 
   function show(value) { // costs._show
-    var text = dumps(value); // ASCII only: code units are code points
+    const text = dumps(value); // ASCII only: code units are code points
     return text.length <= SHOW_LIMIT ? text : text.slice(0, SHOW_LIMIT - 1) + "\u2026";
   }
 
@@ -169,29 +171,34 @@
 
   // --- the model, bound to Python's table -------------------------------------------------
 
+  // One closure over the table, its parts by concern below (the parser, the family table's
+  // readers, the closed forms): the one function of static/ over ESLint's 80 lines, until
+  // those parts become modules of their own (issue 39)
+  // eslint-disable-next-line max-lines-per-function
   function create(table) {
-    var T = table;
-    var WHOLE_FILE = T.WHOLE_FILE, MAX_CONFIG_BYTES = T.MAX_CONFIG_BYTES;
-    var MAX_NESTING = T.MAX_NESTING, LIMITS = T.LIMITS;
-    var MAX_LAYERS = LIMITS.layers, MAX_HIDDEN = LIMITS.hidden;
-    var MAX_HEAD_DIM = LIMITS.head_dim, MAX_INTERMEDIATE = LIMITS.intermediate;
-    var MAX_POSITIONS = LIMITS.max_positions, MAX_EXPERTS = T.MAX_EXPERTS;
-    var EXPERT_MATRICES = BigInt(T.EXPERT_MATRICES);
-    var isSpace = runsToTest(T.UNICODE.space);
-    var unprintable = runsToTest(T.UNICODE.unprintable);
+    const T = table;
+    const WHOLE_FILE = T.WHOLE_FILE, MAX_CONFIG_BYTES = T.MAX_CONFIG_BYTES;
+    const MAX_NESTING = T.MAX_NESTING, LIMITS = T.LIMITS;
+    const MAX_LAYERS = LIMITS.layers, MAX_HIDDEN = LIMITS.hidden;
+    const MAX_HEAD_DIM = LIMITS.head_dim, MAX_INTERMEDIATE = LIMITS.intermediate;
+    const MAX_POSITIONS = LIMITS.max_positions, MAX_EXPERTS = T.MAX_EXPERTS;
+    const EXPERT_MATRICES = BigInt(T.EXPERT_MATRICES);
+    const isSpace = runsToTest(T.UNICODE.space);
+    const unprintable = runsToTest(T.UNICODE.unprintable);
 
     function strip(s) { // str.strip(): Python's whitespace, by code point
-      var cps = codePoints(s), a = 0, b = cps.length;
+      const cps = codePoints(s);
+      let a = 0, b = cps.length;
       while (a < b && isSpace(cps[a].codePointAt(0))) a++;
       while (b > a && isSpace(cps[b - 1].codePointAt(0))) b--;
       return cps.slice(a, b).join("");
     }
 
     function reprStr(s) { // repr(str)
-      var quote = s.indexOf("'") >= 0 && s.indexOf("\"") < 0 ? "\"" : "'";
-      var out = quote;
+      const quote = s.indexOf("'") >= 0 && s.indexOf("\"") < 0 ? "\"" : "'";
+      let out = quote;
       codePoints(s).forEach(function (ch) {
-        var cp = ch.codePointAt(0);
+        const cp = ch.codePointAt(0);
         if (ch === quote || ch === "\\") out += "\\" + ch;
         else if (ch === "\t") out += "\\t";
         else if (ch === "\n") out += "\\n";
@@ -219,12 +226,12 @@
 
     function asText(text) { // costs._as_bytes, then the utf-8-sig decode -> a JS string
       if (typeof text === "string") {
-        var cps = 0, bytes = 0, bad = false;
-        for (var i = 0; i < text.length; i++) {
-          var c = text.charCodeAt(i);
+        let cps = 0, bytes = 0, bad = false;
+        for (let i = 0; i < text.length; i++) {
+          const c = text.charCodeAt(i);
           cps++;
           if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-            var d = text.charCodeAt(i + 1);
+            const d = text.charCodeAt(i + 1);
             if (d >= 0xdc00 && d <= 0xdfff) { i++; bytes += 4; continue; }
           }
           if (c >= 0xd800 && c <= 0xdfff) bad = true;
@@ -241,7 +248,7 @@
         }
         return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
       }
-      var data;
+      let data;
       if (text instanceof Uint8Array) data = text;
       else if (text instanceof ArrayBuffer) data = new Uint8Array(text);
       else throw ConfigError(WHOLE_FILE, "must be text or bytes, got " + pyTypeName(text));
@@ -250,7 +257,7 @@
           + grouped(MAX_CONFIG_BYTES));
       }
       if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) data = data.subarray(3);
-      var at = badUtf8(data);
+      const at = badUtf8(data);
       if (at >= 0) {
         throw ConfigError(WHOLE_FILE, "is not UTF-8 text (bad byte at offset " + at
           + "); is it a binary file?");
@@ -259,11 +266,12 @@
     }
 
     function badUtf8(b) { // -> offset of the first byte Python's decoder refuses, or -1
-      var i = 0, n = b.length;
+      const n = b.length;
+      let i = 0;
       while (i < n) {
-        var c = b[i];
+        const c = b[i];
         if (c < 0x80) { i++; continue; }
-        var need, lo = 0x80, hi = 0xbf;
+        let need, lo = 0x80, hi = 0xbf;
         if (c >= 0xc2 && c <= 0xdf) need = 1;
         else if (c >= 0xe0 && c <= 0xef) {
           need = 2;
@@ -274,8 +282,8 @@
           if (c === 0xf0) lo = 0x90;
           if (c === 0xf4) hi = 0x8f;
         } else return i;
-        for (var k = 1; k <= need; k++) {
-          var x = b[i + k];
+        for (let k = 1; k <= need; k++) {
+          const x = b[i + k];
           if (x === undefined) return i;
           if (k === 1 ? (x < lo || x > hi) : (x < 0x80 || x > 0xbf)) return i;
         }
@@ -290,9 +298,9 @@
     function Scanner(s) { this.s = s; this.depth = 0; }
 
     function decodeError(msg, s, pos) { // JSONDecodeError -> its (msg, lineno, colno)
-      var e = PyError("JSONDecodeError", msg);
+      const e = PyError("JSONDecodeError", msg);
       e.jsonMsg = msg;
-      var head = s.slice(0, pos), nl = head.lastIndexOf("\n");
+      const head = s.slice(0, pos), nl = head.lastIndexOf("\n");
       e.lineno = head.split("\n").length;
       e.colno = codePoints(head).length - (nl < 0 ? -1 : codePoints(s.slice(0, nl)).length);
       return e;
@@ -301,7 +309,8 @@
     function StopIteration(pos) { this.pos = pos; }
 
     Scanner.prototype.string = function (end) { // _json's scanstring_unicode -> [str, end]
-      var s = this.s, len = s.length, begin = end - 1, chunks = [], next, c;
+      const s = this.s, len = s.length, begin = end - 1, chunks = [];
+      let next, c;
       for (;;) {
         c = 0;
         for (next = end; next < len; next++) {
@@ -319,7 +328,7 @@
         c = s.charCodeAt(next);
         if (c !== 117) { // not \u
           end = next + 1;
-          var ch = { 34: "\"", 92: "\\", 47: "/", 98: "\b", 102: "\f", 110: "\n", 114: "\r",
+          const ch = { 34: "\"", 92: "\\", 47: "/", 98: "\b", 102: "\f", 110: "\n", 114: "\r",
             116: "\t" }[c];
           if (ch === undefined) throw decodeError("Invalid \\escape", s, end - 2);
           chunks.push(ch);
@@ -328,13 +337,13 @@
         next++;
         end = next + 4;
         if (end >= len) throw decodeError("Invalid \\uXXXX escape", s, next - 1);
-        var u = hex4(s, next);
+        const u = hex4(s, next);
         if (u < 0) throw decodeError("Invalid \\uXXXX escape", s, end - 5);
         next = end;
         if (u >= 0xd800 && u <= 0xdbff && end + 6 < len && s[next] === "\\"
             && s[next + 1] === "u") {
           end += 6;
-          var u2 = hex4(s, next + 2);
+          const u2 = hex4(s, next + 2);
           if (u2 < 0) throw decodeError("Invalid \\uXXXX escape", s, end - 5);
           if (u2 >= 0xdc00 && u2 <= 0xdfff) {
             chunks.push(String.fromCharCode(u, u2));
@@ -348,9 +357,10 @@
     };
 
     function hex4(s, at) { // 4 hex digits at s[at..] -> value, or -1
-      var v = 0;
-      for (var k = 0; k < 4; k++) {
-        var c = s.charCodeAt(at + k), d;
+      let v = 0;
+      for (let k = 0; k < 4; k++) {
+        const c = s.charCodeAt(at + k);
+        let d;
         if (c >= 48 && c <= 57) d = c - 48;
         else if (c >= 97 && c <= 102) d = c - 87;
         else if (c >= 65 && c <= 70) d = c - 55;
@@ -367,7 +377,8 @@
     };
 
     Scanner.prototype.object = function (idx) { // -> [Map, end]
-      var s = this.s, end = s.length - 1, out = new Map(), r;
+      const s = this.s, end = s.length - 1, out = new Map();
+      let r;
       while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
       if (idx > end || s[idx] !== "}") {
         for (;;) {
@@ -375,7 +386,7 @@
             throw decodeError("Expecting property name enclosed in double quotes", s, idx);
           }
           r = this.string(idx + 1);
-          var key = r[0];
+          const key = r[0];
           idx = r[1];
           while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
           if (idx > end || s[idx] !== ":") throw decodeError("Expecting ':' delimiter", s, idx);
@@ -395,7 +406,8 @@
     };
 
     Scanner.prototype.array = function (idx) { // -> [Array, end]
-      var s = this.s, end = s.length - 1, out = [], r;
+      const s = this.s, end = s.length - 1, out = [];
+      let r;
       while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
       if (idx > end || s[idx] !== "]") {
         for (;;) {
@@ -413,9 +425,10 @@
     };
 
     Scanner.prototype.value = function (idx) { // _json's scan_once_unicode -> [value, end]
-      var s = this.s, len = s.length, r;
+      const s = this.s, len = s.length;
+      let r;
       if (idx >= len) throw new StopIteration(idx);
-      var ch = s[idx];
+      const ch = s[idx];
       if (ch === "\"") return this.string(idx + 1);
       if (ch === "{" || ch === "[") {
         this.enter();
@@ -437,12 +450,13 @@
     };
 
     Scanner.prototype.number = function (start) { // _match_number_unicode
-      var s = this.s, endIdx = s.length - 1, idx = start, isFloat_ = false;
+      const s = this.s, endIdx = s.length - 1;
+      let idx = start, isFloat_ = false;
       if (s[idx] === "-") {
         idx++;
         if (idx > endIdx) throw new StopIteration(start);
       }
-      var c = s.charCodeAt(idx);
+      const c = s.charCodeAt(idx);
       if (c >= 49 && c <= 57) {
         idx++;
         while (idx <= endIdx && isDigit(s.charCodeAt(idx))) idx++;
@@ -454,21 +468,21 @@
         while (idx <= endIdx && isDigit(s.charCodeAt(idx))) idx++;
       }
       if (idx < endIdx && (s[idx] === "e" || s[idx] === "E")) {
-        var eStart = idx;
+        const eStart = idx;
         idx++;
         if (idx < endIdx && (s[idx] === "-" || s[idx] === "+")) idx++;
         while (idx <= endIdx && isDigit(s.charCodeAt(idx))) idx++;
         if (isDigit(s.charCodeAt(idx - 1))) isFloat_ = true;
         else idx = eStart;
       }
-      var token = s.slice(start, idx);
+      const token = s.slice(start, idx);
       if (isFloat_) { // costs._finite_float
-        var x = Number(token);
+        const x = Number(token);
         return [isFinite(x) ? x : new NonFinite(token), idx];
       }
-      var digits = token[0] === "-" ? token.length - 1 : token.length;
+      const digits = token[0] === "-" ? token.length - 1 : token.length;
       if (digits > T.INT_MAX_STR_DIGITS) {
-        var e = PyError("ValueError", "Exceeds the limit (" + T.INT_MAX_STR_DIGITS
+        const e = PyError("ValueError", "Exceeds the limit (" + T.INT_MAX_STR_DIGITS
           + " digits) for integer string conversion: value has " + digits
           + " digits; use sys.set_int_max_str_digits() to increase the limit");
         throw e;
@@ -480,7 +494,8 @@
       if (s.charCodeAt(0) === 0xfeff) {
         throw decodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", s, 0);
       }
-      var sc = new Scanner(s), idx = 0, r;
+      const sc = new Scanner(s);
+      let idx = 0, r;
       while (idx < s.length && isWs(s.charCodeAt(idx))) idx++;
       try {
         r = sc.value(idx);
@@ -488,16 +503,16 @@
         if (e instanceof StopIteration) throw decodeError("Expecting value", s, e.pos);
         throw e;
       }
-      var end = r[1];
+      let end = r[1];
       while (end < s.length && isWs(s.charCodeAt(end))) end++;
       if (end !== s.length) throw decodeError("Extra data", s, end);
       return r[0];
     }
 
     function checkTree(cfg) { // costs._check_tree
-      var stack = [[cfg, null, 1]];
+      const stack = [[cfg, null, 1]];
       while (stack.length) {
-        var top = stack.pop(), value = top[0], path = top[1], depth = top[2];
+        const top = stack.pop(), value = top[0], path = top[1], depth = top[2];
         if (value instanceof NonFinite) {
           throw ConfigError(path, value.token + " is not a finite number");
         }
@@ -506,7 +521,7 @@
             throw ConfigError(WHOLE_FILE, "nests more than " + MAX_NESTING + " levels deep");
           }
           if (Array.isArray(value)) {
-            for (var i = 0; i < value.length; i++) {
+            for (let i = 0; i < value.length; i++) {
               stack.push([value[i], path + "[" + i + "]", depth + 1]);
             }
           } else {
@@ -519,12 +534,12 @@
     }
 
     function parse_config_text(text) { // config.json contents -> Map, or ConfigError
-      var decoded = asText(text);
+      const decoded = asText(text);
       if (decoded.indexOf("\u0000") >= 0) {
         throw ConfigError(WHOLE_FILE, "contains NUL bytes; is it a binary file?");
       }
       if (!strip(decoded)) throw ConfigError(WHOLE_FILE, "is empty");
-      var cfg;
+      let cfg;
       try {
         cfg = jsonLoads(decoded);
       } catch (e) {
@@ -549,8 +564,9 @@
     function get(cfg, key) { return cfg.has(key) ? cfg.get(key) : null; } // cfg.get(key)
 
     function lookup(cfg, name) { // "a.b" -> cfg["a"]["b"]; MISSING if a step is absent
-      var value = cfg, parts = name.split(".");
-      for (var i = 0; i < parts.length; i++) {
+      const parts = name.split(".");
+      let value = cfg;
+      for (let i = 0; i < parts.length; i++) {
         if (!isMap(value) || !value.has(parts[i])) return MISSING;
         value = value.get(parts[i]);
       }
@@ -558,32 +574,32 @@
     }
 
     function pick(cfg, keys) { // aliases -> [name used, value]
-      for (var i = 0; i < keys.length; i++) {
-        var value = lookup(cfg, keys[i]);
+      for (let i = 0; i < keys.length; i++) {
+        const value = lookup(cfg, keys[i]);
         if (value !== MISSING) return [keys[i], value];
       }
       return [keys[0], MISSING];
     }
 
     function missing(keys) {
-      var also = keys.length > 1 ? " (also looked for " + keys.slice(1).join(", ") + ")" : "";
+      const also = keys.length > 1 ? " (also looked for " + keys.slice(1).join(", ") + ")" : "";
       return ConfigError(keys[0], "is missing" + also);
     }
 
     function present(cfg, key) { return get(cfg, key) !== null; }
 
     // -> a validated count (a Number), or dflt when absent/null (NO_DEFAULT: required)
-    var NO_DEFAULT = {};
+    const NO_DEFAULT = {};
     function count(cfg, keys, limit, dflt, minimum) {
       if (dflt === undefined) dflt = NO_DEFAULT;
       if (minimum === undefined) minimum = 1;
-      var kv = pick(cfg, keys), key = kv[0], value = kv[1];
+      const kv = pick(cfg, keys), key = kv[0], value = kv[1];
       if (value === MISSING || value === null) {
         if (dflt !== NO_DEFAULT) return dflt;
         if (value === MISSING) throw missing(keys);
         throw ConfigError(key, "is null; it is required");
       }
-      var kind = minimum === 1 ? "positive" : "non-negative";
+      const kind = minimum === 1 ? "positive" : "non-negative";
       if (!isInt(value) || value < BigInt(minimum)) {
         throw ConfigError(key, "must be a " + kind + " integer, got " + show(value));
       }
@@ -595,7 +611,7 @@
     }
 
     function flag(cfg, key) { // optional boolean field -> true, false or null
-      var value = get(cfg, key);
+      const value = get(cfg, key);
       if (value !== null && typeof value !== "boolean") {
         throw ConfigError(key, "must be true or false, got " + show(value));
       }
@@ -606,17 +622,17 @@
       if (cfg.has("num_hidden_layers") || cfg.has("n_layer") || !cfg.has("text_config")) {
         return cfg;
       }
-      var text = cfg.get("text_config");
+      const text = cfg.get("text_config");
       if (!isMap(text)) throw ConfigError("text_config", "must be an object, got " + jsonType(text));
       notes.push("Counted the language model in text_config; the vision tower is left out.");
-      var merged = new Map();
+      const merged = new Map();
       cfg.forEach(function (v, k) { if (k !== "text_config") merged.set(k, v); });
       text.forEach(function (v, k) { merged.set(k, v); });
       return merged;
     }
 
     function modelType(cfg) {
-      var value = cfg.has("model_type") ? cfg.get("model_type") : "";
+      const value = cfg.has("model_type") ? cfg.get("model_type") : "";
       if (value === null) return "";
       if (typeof value !== "string") {
         throw ConfigError("model_type", "must be a string, got " + show(value));
@@ -643,20 +659,20 @@
     }
 
     function chooseCase(cfg, r) { // costs._case
-      var cases = r.cases || [];
-      for (var i = 0; i < cases.length; i++) {
-        var f = flag(cfg, cases[i]["if"]);
+      const cases = r.cases || [];
+      for (let i = 0; i < cases.length; i++) {
+        const f = flag(cfg, cases[i]["if"]);
         if (f === null ? cases[i].if_absent : f) return chooseCase(cfg, cases[i].then);
       }
       return r;
     }
 
-    function dflt(cfg, spec, got, used, limit) { // costs._default
+    function dflt(cfg, spec, got, used) { // costs._default
       if (hasOwn(spec, "value")) return spec.value;
       if (hasOwn(spec, "same_as")) return got[spec.same_as];
       if (hasOwn(spec, "times")) return spec.times * got[spec.of];
       if (hasOwn(spec, "divide")) {
-        var whole = got[spec.divide], part = got[spec.by];
+        const whole = got[spec.divide], part = got[spec.by];
         if (whole % part) {
           throw ConfigError(used[spec.by], "(" + part + ") does not divide the hidden size ("
             + whole + ") and there is no head_dim field to say how wide a head is");
@@ -668,19 +684,19 @@
 
     function figure(cfg, name, r, got, used) { // -> [value, the field read]
       r = chooseCase(cfg, r);
-      var names = r.names;
-      var kv = names.length ? pick(cfg, names) : [name, MISSING];
+      const names = r.names;
+      const kv = names.length ? pick(cfg, names) : [name, MISSING];
       if ((kv[1] === MISSING || kv[1] === null) && hasOwn(r, "default")) {
-        return [dflt(cfg, r["default"], got, used, LIMITS[name]), kv[0]];
+        return [dflt(cfg, r["default"], got, used), kv[0]];
       }
       return [count(cfg, names, LIMITS[name]), kv[0]];
     }
 
     function figures(cfg, row, skip) { // -> [{figure: value}, {figure: field}]
-      var got = {}, used = {};
+      const got = {}, used = {};
       T.FIGURES.forEach(function (f) {
         if (skip.indexOf(f) < 0) {
-          var r = figure(cfg, f, rule(row, f), got, used);
+          const r = figure(cfg, f, rule(row, f), got, used);
           got[f] = r[0];
           used[f] = r[1];
         }
@@ -693,11 +709,11 @@
     }
 
     function mlaHeads(cfg, heads, kvHeads, notes) {
-      var kvRank = count(cfg, ["kv_lora_rank"], MAX_HIDDEN);
-      var qRank = count(cfg, ["q_lora_rank"], MAX_HIDDEN, null);
-      var nope = count(cfg, ["qk_nope_head_dim"], MAX_HEAD_DIM, NO_DEFAULT, 0);
-      var rope = count(cfg, ["qk_rope_head_dim"], MAX_HEAD_DIM, NO_DEFAULT, 0);
-      var vDim = count(cfg, ["v_head_dim"], MAX_HEAD_DIM);
+      const kvRank = count(cfg, ["kv_lora_rank"], MAX_HIDDEN);
+      const qRank = count(cfg, ["q_lora_rank"], MAX_HIDDEN, null);
+      const nope = count(cfg, ["qk_nope_head_dim"], MAX_HEAD_DIM, NO_DEFAULT, 0);
+      const rope = count(cfg, ["qk_rope_head_dim"], MAX_HEAD_DIM, NO_DEFAULT, 0);
+      const vDim = count(cfg, ["v_head_dim"], MAX_HEAD_DIM);
       if (nope + rope === 0) throw ConfigError("qk_nope_head_dim", "and qk_rope_head_dim are both 0");
       notes.push("MLA counted in its decompressed form: each of the " + heads + " query heads "
         + "scores over " + (nope + rope) + " dims and sums " + vDim + " value dims; the cache "
@@ -708,7 +724,7 @@
     }
 
     function topK(cfg, experts) {
-      var k = count(cfg, ["num_experts_per_tok"], MAX_EXPERTS);
+      const k = count(cfg, ["num_experts_per_tok"], MAX_EXPERTS);
       if (k > experts) {
         throw ConfigError("num_experts_per_tok", "(" + k + ") is more than the " + experts
           + " experts");
@@ -717,7 +733,7 @@
     }
 
     function layerIndices(cfg, key) { // -> Set of BigInt layer numbers
-      var value = get(cfg, key);
+      const value = get(cfg, key);
       if (value === null) return new Set();
       if (!Array.isArray(value) || value.some(function (i) { return !isInt(i); })) {
         throw ConfigError(key, "must be a list of layer numbers");
@@ -726,17 +742,17 @@
     }
 
     function moe(cfg, layers, hidden, intermediate, notes) {
-      var dense = { num_experts: 0, experts_per_token: 0, moe_intermediate: 0,
+      const dense = { num_experts: 0, experts_per_token: 0, moe_intermediate: 0,
         shared_experts: 0, shared_intermediate: 0, dense_layers: layers };
-      var experts, k, size, shared, sharedWidth, moeLayers = 0, i;
+      let experts, k, size, shared, sharedWidth, moeLayers = 0, i;
       if (present(cfg, "n_routed_experts")) { // DeepSeek-V2/V3
         experts = count(cfg, ["n_routed_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
         if (!experts) return dense;
         k = topK(cfg, experts);
         size = count(cfg, ["moe_intermediate_size"], MAX_INTERMEDIATE);
         shared = count(cfg, ["n_shared_experts"], MAX_EXPERTS, 0, 0);
-        var firstDense = count(cfg, ["first_k_dense_replace"], MAX_LAYERS, 0, 0);
-        var every = count(cfg, ["moe_layer_freq"], MAX_LAYERS, 1);
+        const firstDense = count(cfg, ["first_k_dense_replace"], MAX_LAYERS, 0, 0);
+        const every = count(cfg, ["moe_layer_freq"], MAX_LAYERS, 1);
         for (i = 0; i < layers; i++) if (i >= firstDense && i % every === 0) moeLayers++;
         sharedWidth = shared * size;
       } else if (present(cfg, "num_local_experts") && !present(cfg, "moe_intermediate_size")) {
@@ -756,8 +772,8 @@
         size = count(cfg, ["moe_intermediate_size"], MAX_INTERMEDIATE);
         sharedWidth = count(cfg, ["shared_expert_intermediate_size"], MAX_INTERMEDIATE, 0, 0);
         shared = sharedWidth ? 1 : 0;
-        var step = count(cfg, ["decoder_sparse_step"], MAX_LAYERS, 1);
-        var denseOnly = layerIndices(cfg, "mlp_only_layers");
+        const step = count(cfg, ["decoder_sparse_step"], MAX_LAYERS, 1);
+        const denseOnly = layerIndices(cfg, "mlp_only_layers");
         for (i = 0; i < layers; i++) {
           if (!denseOnly.has(BigInt(i)) && (i + 1) % step === 0) moeLayers++;
         }
@@ -774,7 +790,7 @@
 
     // --- quantization_config (costs._quantization) ---
 
-    var QUANT_METHODS = ["fp8", "fbgemm_fp8", "awq", "gptq"];
+    const QUANT_METHODS = ["fp8", "fbgemm_fp8", "awq", "gptq"];
     function notQuantized() {
       return { quant_method: null, quant_bits: 0, quant_group: 0, quant_block_out: 0,
         quant_block_in: 0, quant_zero_point: false };
@@ -783,21 +799,21 @@
     function whole(v) { return isInt(v); } // costs._whole: a JSON integer, not 4.0
 
     function quantization(cfg, notes) {
-      var q = get(cfg, "quantization_config");
+      const q = get(cfg, "quantization_config");
       if (q === null) return notQuantized();
       if (!isMap(q)) {
         throw ConfigError("quantization_config", "must be an object, got " + jsonType(q));
       }
-      var method = get(q, "quant_method");
+      const method = get(q, "quant_method");
       if (QUANT_METHODS.indexOf(method) < 0) {
         notes.push("quantization_config's quant_method " + show(method) + " is not one counted "
           + "here (" + QUANT_METHODS.join(", ") + "): every weight is billed at the weight "
           + "dtype chosen.");
         return notQuantized();
       }
-      var out = Object.assign(notQuantized(), { quant_method: method, quant_bits: 8 });
+      const out = Object.assign(notQuantized(), { quant_method: method, quant_bits: 8 });
       if (method === "fp8") {
-        var block = get(q, "weight_block_size");
+        const block = get(q, "weight_block_size");
         if (block !== null) {
           if (!(Array.isArray(block) && block.length === 2 && block.every(function (b) {
             return whole(b) && b >= 1n && b <= BigInt(MAX_HIDDEN);
@@ -811,17 +827,17 @@
         return said(out, notes);
       }
       if (method === "fbgemm_fp8") return said(out, notes);
-      var bits = q.has("bits") ? q.get("bits") : get(q, "w_bit");
+      const bits = q.has("bits") ? q.get("bits") : get(q, "w_bit");
       if (!(whole(bits) && [2n, 3n, 4n, 8n].indexOf(bits) >= 0)) {
         throw ConfigError("quantization_config.bits", "must be 2, 3, 4 or 8, got " + show(bits));
       }
-      var group = q.has("group_size") ? q.get("group_size")
+      const group = q.has("group_size") ? q.get("group_size")
         : q.has("q_group_size") ? q.get("q_group_size") : 128n;
       if (!(whole(group) && (group === -1n || (group >= 1n && group <= BigInt(MAX_INTERMEDIATE))))) {
         throw ConfigError("quantization_config.group_size",
           "must be a positive integer or -1, got " + show(group));
       }
-      var zero = q.has("zero_point") ? q.get("zero_point") : true;
+      const zero = q.has("zero_point") ? q.get("zero_point") : true;
       if (method === "awq" && typeof zero !== "boolean") {
         throw ConfigError("quantization_config.zero_point", "must be true or false, got "
           + show(zero));
@@ -833,14 +849,15 @@
     }
 
     function said(q, notes) {
-      var how, method = q.quant_method;
+      const method = q.quant_method;
+      let how;
       if (method === "fp8") {
         how = "1 byte a weight and " + (q.quant_block_out ? "a float32 scale per "
           + q.quant_block_out + " x " + q.quant_block_in + " block" : "a float32 scale per tensor");
       } else if (method === "fbgemm_fp8") {
         how = "1 byte a weight and a float32 scale per output channel";
       } else {
-        var group = q.quant_group ? grouped(q.quant_group) + " inputs" : "each weight's input";
+        const group = q.quant_group ? grouped(q.quant_group) + " inputs" : "each weight's input";
         how = q.quant_bits + "-bit values packed in int32 words, an fp16 scale"
           + (q.quant_zero_point ? " and a packed zero" : "") + " per " + group
           + (method === "gptq" ? "; an int32 group index per input" : "");
@@ -855,19 +872,19 @@
     function same(value, wanted) { // costs._same: numbers by value, the rest by identity
       if (typeof value === "boolean" || typeof wanted === "boolean" || value === null
           || wanted === null) return value === wanted;
-      var numeric = function (v) { return isInt(v) || isFloat(v); };
+      const numeric = function (v) { return isInt(v) || isFloat(v); };
       return numeric(value) && numeric(wanted) && Number(value) === Number(wanted);
     }
 
     function holds(cfg, shape, c) {
       if (hasOwn(c, "flag")) {
-        var f = flag(cfg, c.flag);
+        const f = flag(cfg, c.flag);
         return (f === null ? c["default"] : f) === (hasOwn(c, "is") ? c.is : true);
       }
       if (hasOwn(c, "present")) return shape[c.present] !== null;
-      var value = lookup(cfg, c.field);
+      let value = lookup(cfg, c.field);
       if (value === MISSING) value = null;
-      var hit = function (v) { return same(value, v); };
+      const hit = function (v) { return same(value, v); };
       if (hasOwn(c, "in")) return c["in"].some(hit);
       return !c.not_in.some(hit);
     }
@@ -879,12 +896,12 @@
     }
 
     function tensors(cfg, row, shape) { // -> [stored only, matmul weights], as Numbers
-      var per = { model: 1n, layer: BigInt(shape.layers), dense_layer: BigInt(shape.dense_layers),
+      const per = { model: 1n, layer: BigInt(shape.layers), dense_layer: BigInt(shape.dense_layers),
         moe_layer: BigInt(shape.layers - shape.dense_layers) };
-      var stored = 0n, matmul = 0n;
+      let stored = 0n, matmul = 0n;
       row.tensors.forEach(function (term) {
         if (!term.when.every(function (c) { return holds(cfg, shape, c); })) return;
-        var size = 0n;
+        let size = 0n;
         term.size.forEach(function (product) {
           size += product.reduce(function (acc, f) { return acc * factor(cfg, shape, f); }, 1n);
         });
@@ -896,8 +913,8 @@
 
     function ignoredFields(cfg, row, got, notes) {
       row.notes.forEach(function (r) {
-        var value = lookup(cfg, r.field);
-        var expect = typeof r.expect === "string" ? got[r.expect] : r.expect;
+        const value = lookup(cfg, r.field);
+        const expect = typeof r.expect === "string" ? got[r.expect] : r.expect;
         if (value !== MISSING && value !== null && !same(value, expect)) {
           notes.push(r.field + " is " + show(value) + ": " + r.note);
         }
@@ -905,19 +922,20 @@
     }
 
     function localLayers(cfg, layers, win) { // GPT-Neo's attention_types -> local layers
-      var key = win.layer_pattern, spec = get(cfg, key);
+      const key = win.layer_pattern;
+      let spec = get(cfg, key);
       if (spec === null) spec = fromTable(win.layer_pattern_default);
-      var bad = ConfigError(key, "must be a list of [[\"global\" or \"local\", ...], repeat] "
+      const bad = ConfigError(key, "must be a list of [[\"global\" or \"local\", ...], repeat] "
         + "pairs");
       if (!Array.isArray(spec)) throw bad;
-      var total = 0, local = 0;
+      let total = 0, local = 0;
       spec.forEach(function (pair) {
         if (!(Array.isArray(pair) && pair.length === 2 && Array.isArray(pair[0])
             && pair[0].every(function (t) { return t === "global" || t === "local"; })
             && isInt(pair[1]) && pair[1] >= 0n && pair[1] <= BigInt(MAX_LAYERS))) {
           throw bad;
         }
-        var times = Number(pair[1]);
+        const times = Number(pair[1]);
         total += pair[0].length * times;
         local += pair[0].filter(function (t) { return t === "local"; }).length * times;
       });
@@ -929,7 +947,7 @@
 
     function slidingCount(cfg, layers, win, notes) {
       if (hasOwn(win, "layer_pattern")) return localLayers(cfg, layers, win);
-      var types = get(cfg, "layer_types");
+      const types = get(cfg, "layer_types");
       if (types !== null) {
         if (!Array.isArray(types) || !types.every(function (t) { return typeof t === "string"; })) {
           throw ConfigError("layer_types", "must be a list of strings");
@@ -944,28 +962,29 @@
         return types.filter(function (t) { return t === "sliding_attention"; }).length;
       }
       if (present(cfg, "sliding_window_pattern") || hasOwn(win, "pattern_default")) {
-        var every = count(cfg, ["sliding_window_pattern"], MAX_LAYERS,
+        const every = count(cfg, ["sliding_window_pattern"], MAX_LAYERS,
           hasOwn(win, "pattern_default") ? win.pattern_default : NO_DEFAULT);
         return layers - Math.floor(layers / every);
       }
       if (win.alternate) return Math.floor((layers + 1) / 2);
       if (get(cfg, "use_sliding_window") === true && present(cfg, "max_window_layers")) {
-        var first = count(cfg, ["max_window_layers"], MAX_LAYERS, NO_DEFAULT, 0);
+        const first = count(cfg, ["max_window_layers"], MAX_LAYERS, NO_DEFAULT, 0);
         return Math.max(layers - first, 0);
       }
       return layers;
     }
 
     function windowOf(cfg, layers, row, notes) {
-      var unwindowed = { sliding_window: null, sliding_layers: 0 };
+      const unwindowed = { sliding_window: null, sliding_layers: 0 };
       if (flag(cfg, "use_sliding_window") === false) return unwindowed;
-      var r = windowRule(row), value = pick(cfg, r.names)[1], width;
+      const r = windowRule(row), value = pick(cfg, r.names)[1];
+      let width;
       if (value === MISSING || value === null) width = r["default"].value;
       else width = count(cfg, r.names, MAX_POSITIONS);
       if (width === null) return unwindowed;
-      var sliding = slidingCount(cfg, layers, r, notes);
+      const sliding = slidingCount(cfg, layers, r, notes);
       if (!sliding) return unwindowed;
-      var w = grouped(width);
+      const w = grouped(width);
       notes.push("Sliding window of " + w + " tokens on " + sliding + " of " + layers
         + " layers: there a query sees at most " + w + " keys and the cache holds at most "
         + w + " tokens.");
@@ -973,7 +992,7 @@
     }
 
     function tied(cfg, row, notes) {
-      var t = flag(cfg, "tie_word_embeddings");
+      const t = flag(cfg, "tie_word_embeddings");
       if (t !== null) return t;
       if (row.tied === null) {
         notes.push("tie_word_embeddings is absent: assumed untied (a separate lm_head).");
@@ -992,9 +1011,9 @@
     }
 
     function displayName(cfg, name, type) {
-      var candidates = [name, get(cfg, "_name_or_path"), type];
-      for (var i = 0; i < candidates.length; i++) {
-        var c = candidates[i];
+      const candidates = [name, get(cfg, "_name_or_path"), type];
+      for (let i = 0; i < candidates.length; i++) {
+        const c = candidates[i];
         if (typeof c === "string" && strip(c)) return codePoints(strip(c)).slice(0, NAME_LIMIT).join("");
       }
       return "custom model";
@@ -1002,20 +1021,20 @@
 
     function from_config(cfg, name) { // parsed config (a Map) -> ModelShape, or ConfigError
       if (!isMap(cfg)) throw ConfigError(WHOLE_FILE, "must be a JSON object, got " + jsonType(cfg));
-      var notes = [];
+      const notes = [];
       cfg = languageModel(cfg, notes);
-      var type = modelType(cfg), row = family(type, cfg), mla = present(cfg, "kv_lora_rank");
-      var got = figures(cfg, row, mla ? ["head_dim"] : [])[0];
-      var attention = mla ? mlaHeads(cfg, got.heads, got.kv_heads, notes)
+      const type = modelType(cfg), row = family(type, cfg), mla = present(cfg, "kv_lora_rank");
+      const got = figures(cfg, row, mla ? ["head_dim"] : [])[0];
+      const attention = mla ? mlaHeads(cfg, got.heads, got.kv_heads, notes)
         : { head_dim: got.head_dim, v_head_dim: got.head_dim, kv_heads: got.kv_heads };
-      var m = { name: displayName(cfg, name, type), layers: got.layers, hidden: got.hidden,
+      const m = { name: displayName(cfg, name, type), layers: got.layers, hidden: got.hidden,
         intermediate: got.intermediate, heads: got.heads, kv_heads: attention.kv_heads,
         head_dim: attention.head_dim, v_head_dim: attention.v_head_dim, vocab: got.vocab };
       m.tied = tied(cfg, row, notes);
       m.max_positions = got.max_positions;
       m.mlp_matrices = mlpMatrices(row, type, notes);
-      var experts = moe(cfg, got.layers, got.hidden, got.intermediate, notes);
-      var win = windowOf(cfg, got.layers, row, notes);
+      const experts = moe(cfg, got.layers, got.hidden, got.intermediate, notes);
+      const win = windowOf(cfg, got.layers, row, notes);
       Object.assign(m, experts, win);
       m.mla = !!attention.mla;
       m.q_lora_rank = attention.mla ? attention.q_lora_rank : null;
@@ -1023,7 +1042,7 @@
       m.qk_rope_head_dim = attention.mla ? attention.qk_rope_head_dim : 0;
       m.learned_positions = row.learned_positions;
       Object.assign(m, quantization(cfg, notes));
-      var small = tensors(cfg, row, m);
+      const small = tensors(cfg, row, m);
       m.small_params = small[0];
       m.extra_matmul_params = small[1];
       ignoredFields(cfg, row, got, notes);
@@ -1043,24 +1062,24 @@
 
     // --- parameters (exact: BigInt) -------------------------------------------------------
 
-    var B = BigInt;
+    const B = BigInt;
 
     function attention_params(m) {
       if (m.mla) return mlaParams(m);
-      var q = B(m.hidden) * B(m.heads) * B(m.head_dim);
-      var k = B(m.hidden) * B(m.kv_heads) * B(m.head_dim);
-      var v = B(m.hidden) * B(m.kv_heads) * B(m.v_head_dim);
-      var o = B(m.heads) * B(m.v_head_dim) * B(m.hidden);
+      const q = B(m.hidden) * B(m.heads) * B(m.head_dim);
+      const k = B(m.hidden) * B(m.kv_heads) * B(m.head_dim);
+      const v = B(m.hidden) * B(m.kv_heads) * B(m.v_head_dim);
+      const o = B(m.heads) * B(m.v_head_dim) * B(m.hidden);
       return q + k + v + o;
     }
 
     function mlaParams(m) {
-      var q = m.q_lora_rank === null ? B(m.hidden) * B(m.heads) * B(m.head_dim)
+      const q = m.q_lora_rank === null ? B(m.hidden) * B(m.heads) * B(m.head_dim)
         : B(m.hidden) * B(m.q_lora_rank) + B(m.q_lora_rank) * B(m.heads) * B(m.head_dim);
-      var kvA = B(m.hidden) * (B(m.kv_lora_rank) + B(m.qk_rope_head_dim));
-      var nope = B(m.head_dim) - B(m.qk_rope_head_dim);
-      var kvB = B(m.kv_lora_rank) * B(m.heads) * (nope + B(m.v_head_dim));
-      var o = B(m.heads) * B(m.v_head_dim) * B(m.hidden);
+      const kvA = B(m.hidden) * (B(m.kv_lora_rank) + B(m.qk_rope_head_dim));
+      const nope = B(m.head_dim) - B(m.qk_rope_head_dim);
+      const kvB = B(m.kv_lora_rank) * B(m.heads) * (nope + B(m.v_head_dim));
+      const o = B(m.heads) * B(m.v_head_dim) * B(m.hidden);
       return q + kvA + kvB + o;
     }
 
@@ -1090,11 +1109,11 @@
     }
 
     function total_params(m) {
-      var stack = B(m.layers) * attention_params(m) + B(m.dense_layers) * dense_mlp_params(m)
+      const stack = B(m.layers) * attention_params(m) + B(m.dense_layers) * dense_mlp_params(m)
         + B(m.moe_layers) * moe_stored_params(m);
-      var embedding = B(m.vocab) * B(m.hidden);
+      let embedding = B(m.vocab) * B(m.hidden);
       if (m.learned_positions && m.max_positions) embedding += B(m.max_positions) * B(m.hidden);
-      var lmHead = m.tied ? 0n : lm_head_params(m);
+      const lmHead = m.tied ? 0n : lm_head_params(m);
       return stack + B(m.extra_matmul_params) + embedding + lmHead + B(m.small_params);
     }
 
@@ -1102,11 +1121,12 @@
 
     function vec(f) { // f(x, y, ...) on Numbers -> the same over arrays, broadcast
       return function () {
-        var args = Array.prototype.slice.call(arguments), n = -1;
+        const args = Array.prototype.slice.call(arguments);
+        let n = -1;
         args.forEach(function (a) { if (Array.isArray(a)) n = a.length; });
         if (n < 0) return f.apply(null, args);
-        var out = [];
-        for (var i = 0; i < n; i++) {
+        const out = [];
+        for (let i = 0; i < n; i++) {
           out.push(f.apply(null, args.map(function (a) { return Array.isArray(a) ? a[i] : a; })));
         }
         return out;
@@ -1123,12 +1143,12 @@
     }
 
     function layerMean(m, full, sliding) {
-      var s = m.sliding_layers;
+      const s = m.sliding_layers;
       return ((m.layers - s) * full + s * sliding) / m.layers;
     }
 
-    var share = vec(function (part, rest) {
-      var total = part + rest;
+    const share = vec(function (part, rest) {
+      const total = part + rest;
       return total > 0 ? part / total : 0;
     });
 
@@ -1143,21 +1163,21 @@
       checkKernel(kernel);
       return vec(function (x) {
         if (kernel === "naive") return x * x;
-        var full = x * x / 2;
+        const full = x * x / 2;
         if (!m.sliding_layers) return full;
-        var w = m.sliding_window, head = Math.min(x, w);
-        var band = head * head / 2 + Math.max(x - w, 0) * w;
+        const w = m.sliding_window, head = Math.min(x, w);
+        const band = head * head / 2 + Math.max(x - w, 0) * w;
         return layerMean(m, full, band);
       })(num(n));
     }
 
     function attention_flops_prefill(m, n, kernel) {
-      var pf = Number(pair_flops(m));
+      const pf = Number(pair_flops(m));
       return vec(function (p) { return pf * p; })(prefill_pairs(m, n, kernel));
     }
 
     function other_flops_prefill(m, n) {
-      var rest = 2.0 * Number(matmul_params(m));
+      const rest = 2.0 * Number(matmul_params(m));
       return vec(function (x) { return rest * x; })(num(n));
     }
 
@@ -1175,7 +1195,7 @@
     }
 
     function attention_flops_decode(m, n) {
-      var pf = Number(pair_flops(m));
+      const pf = Number(pair_flops(m));
       return vec(function (p) { return pf * p; })(decode_pairs(m, n));
     }
 
@@ -1186,17 +1206,17 @@
     }
 
     function decode_dot_products(m, n) {
-      var lh = m.layers * m.heads;
+      const lh = m.layers * m.heads;
       return vec(function (p) { return lh * p; })(decode_pairs(m, n));
     }
 
     function decode_score_flops(m, n) {
-      var k = 2.0 * m.head_dim;
+      const k = 2.0 * m.head_dim;
       return vec(function (d) { return k * d; })(decode_dot_products(m, n));
     }
 
     function decode_value_flops(m, n) {
-      var k = 2.0 * m.v_head_dim;
+      const k = 2.0 * m.v_head_dim;
       return vec(function (d) { return k * d; })(decode_dot_products(m, n));
     }
 
@@ -1205,23 +1225,23 @@
     function crossover_tokens(m, kernel) {
       if (kernel === undefined) kernel = "triangular";
       checkKernel(kernel);
-      var pf = Number(pair_flops(m)), rest = 2.0 * Number(matmul_params(m));
-      var unwindowed = kernel === "naive" ? rest / pf : 2 * rest / pf;
-      var w = m.sliding_window;
+      const pf = Number(pair_flops(m)), rest = 2.0 * Number(matmul_params(m));
+      const unwindowed = kernel === "naive" ? rest / pf : 2 * rest / pf;
+      const w = m.sliding_window;
       if (kernel === "naive" || !m.sliding_layers || unwindowed <= w) return unwindowed;
-      var s = m.sliding_layers, L = m.layers;
-      var a = (L - s) / 2;
-      var b = s * w - rest * L / pf;
-      var sww = B(s) * B(w) * B(w); // up to 10^24: exact, as Python's int
-      var c = Number(-sww) / 2;
+      const s = m.sliding_layers, L = m.layers;
+      const a = (L - s) / 2;
+      const b = s * w - rest * L / pf;
+      const sww = B(s) * B(w) * B(w); // up to 10^24: exact, as Python's int
+      const c = Number(-sww) / 2;
       if (a === 0) return b > 0 ? Number(sww) / (2 * b) : Infinity;
-      var root = Math.sqrt(b * b - 4 * a * c);
+      const root = Math.sqrt(b * b - 4 * a * c);
       return b <= 0 ? (-b + root) / (2 * a) : -2 * c / (b + root);
     }
 
     // --- dtypes -------------------------------------------------------------------------
 
-    var DTYPE_BYTES = {};
+    const DTYPE_BYTES = {};
     Object.keys(T.DTYPE_BYTES).forEach(function (k) { DTYPE_BYTES[k] = B(T.DTYPE_BYTES[k]); });
 
     function dtype_bytes(name) { // "int8" -> 1n
@@ -1238,33 +1258,34 @@
 
     function kv_bytes_per_token_per_layer(m, bpv) { // BigInt bpv -> BigInt; Number -> Number
       bpv = bpvOr(bpv, 2n);
-      var values = m.mla ? m.kv_lora_rank + m.qk_rope_head_dim
+      const values = m.mla ? m.kv_lora_rank + m.qk_rope_head_dim
         : m.kv_heads * (m.head_dim + m.v_head_dim);
       return isInt(bpv) ? B(values) * bpv : values * bpv;
     }
 
     function kv_bytes_per_token(m, bpv) {
-      var per = kv_bytes_per_token_per_layer(m, bpvOr(bpv, 2n));
+      const per = kv_bytes_per_token_per_layer(m, bpvOr(bpv, 2n));
       return isInt(per) ? B(m.layers) * per : m.layers * per;
     }
 
     function kv_cache_bytes(m, context, users, bpv) {
-      var perToken = Number(kv_bytes_per_token(m, bpvOr(bpv, 2n)));
+      const perToken = Number(kv_bytes_per_token(m, bpvOr(bpv, 2n)));
       return vec(function (u, t) { return u * perToken * t; })(
         num(users === undefined ? 1 : users), decode_pairs(m, context));
     }
 
     function decode_arithmetic_intensity(m, context, bpv) {
-      var ratio = Number(pair_flops(m)) / Number(kv_bytes_per_token(m, bpvOr(bpv, 2n)));
+      const ratio = Number(pair_flops(m)) / Number(kv_bytes_per_token(m, bpvOr(bpv, 2n)));
       return vec(function () { return ratio; })(num(context));
     }
 
     function ceilDiv(a, b) { return (a + b - 1n) / b; } // BigInt, a >= 0, b > 0
 
     function stack_linears(m) { // costs.stack_linears -> [[count, inputs, outputs]] (BigInt)
-      var h = m.hidden, L = m.layers, attention, q;
+      const h = m.hidden, L = m.layers;
+      let attention, q;
       if (m.mla) {
-        var nope = m.head_dim - m.qk_rope_head_dim;
+        const nope = m.head_dim - m.qk_rope_head_dim;
         q = m.q_lora_rank === null ? [[L, h, m.heads * m.head_dim]]
           : [[L, h, m.q_lora_rank], [L, m.q_lora_rank, m.heads * m.head_dim]];
         attention = q.concat([[L, h, m.kv_lora_rank + m.qk_rope_head_dim],
@@ -1274,12 +1295,12 @@
           [L, h, m.kv_heads * m.v_head_dim]];
       }
       attention.push([L, m.heads * m.v_head_dim, h]);
-      var dense = [];
-      for (var i = 0; i < m.mlp_matrices - 1; i++) dense.push([m.dense_layers, h, m.intermediate]);
+      const dense = [];
+      for (let i = 0; i < m.mlp_matrices - 1; i++) dense.push([m.dense_layers, h, m.intermediate]);
       dense.push([m.dense_layers, m.intermediate, h]);
-      var moe = [];
+      let moe = [];
       if (m.moe_layers) {
-        var experts = m.moe_layers * m.num_experts;
+        const experts = m.moe_layers * m.num_experts;
         moe = [[experts, h, m.moe_intermediate], [experts, h, m.moe_intermediate],
           [experts, m.moe_intermediate, h]];
         if (m.shared_intermediate) {
@@ -1292,7 +1313,7 @@
     }
 
     function packedBytes(m, inputs, outputs) { // costs._packed_bytes, BigInt
-      var i = B(inputs), o = B(outputs);
+      const i = B(inputs), o = B(outputs);
       if (m.quant_method === "fp8") {
         if (m.quant_block_out) {
           return i * o + 4n * ceilDiv(o, B(m.quant_block_out)) * ceilDiv(i, B(m.quant_block_in));
@@ -1300,10 +1321,10 @@
         return i * o + 4n;
       }
       if (m.quant_method === "fbgemm_fp8") return i * o + 4n * o;
-      var bits = B(m.quant_bits);
-      var groups = m.quant_group ? ceilDiv(i, B(m.quant_group)) : 1n;
+      const bits = B(m.quant_bits);
+      const groups = m.quant_group ? ceilDiv(i, B(m.quant_group)) : 1n;
       if (m.quant_method === "awq") {
-        var words = ceilDiv(o * bits, 32n);
+        const words = ceilDiv(o * bits, 32n);
         return 4n * i * words + 2n * groups * o + (m.quant_zero_point ? 4n * groups * words : 0n);
       }
       return 4n * ceilDiv(i * bits, 32n) * o + 4n * groups * ceilDiv(o * bits, 32n)
@@ -1322,15 +1343,15 @@
       if (!m.quant_method) {
         return isInt(bpv) ? total_params(m) * bpv : Number(total_params(m)) * bpv;
       }
-      var packed = stack_linears(m).reduce(function (acc, t) {
+      const packed = stack_linears(m).reduce(function (acc, t) {
         return acc + B(t[0]) * packedBytes(m, t[1], t[2]);
       }, 0n);
-      var rest = total_params(m) - quantized_params(m);
+      const rest = total_params(m) - quantized_params(m);
       return isInt(bpv) ? packed + rest * bpv : Number(packed) + Number(rest) * bpv;
     }
 
     function cache_convention(m) { // costs.cache_convention
-      var held = [m.mla ? "a " + grouped(m.kv_lora_rank + m.qk_rope_head_dim) + "-value latent "
+      const held = [m.mla ? "a " + grouped(m.kv_lora_rank + m.qk_rope_head_dim) + "-value latent "
         + "per layer (multi-head latent attention, MLA), not each head's keys and values"
         : "keys and values of " + grouped(m.kv_heads) + " KV heads per layer"];
       if (m.sliding_layers) {
@@ -1341,7 +1362,7 @@
     }
 
     function weight_convention(m, dtype) { // costs.weight_convention
-      var tied = m.tied ? "; lm_head tied to the embedding, counted once" : "";
+      const tied = m.tied ? "; lm_head tied to the embedding, counted once" : "";
       if (m.quant_method) {
         return "As the checkpoint stores them: linear weights packed by " + m.quant_method + " ("
           + m.quant_bits + "-bit), everything else " + dtype + tied + ".";
@@ -1353,9 +1374,9 @@
     function decode_step_arithmetic_intensity(m, context, users, opts) {
       opts = opts || {};
       users = num(users === undefined ? 1 : users);
-      var other = Number(other_flops_decode(m));
-      var weights = Number(weight_bytes(m, bpvOr(opts.weight_bytes_per_value, 2n)));
-      var cache = kv_cache_bytes(m, context, users, bpvOr(opts.kv_bytes_per_value, 2n));
+      const other = Number(other_flops_decode(m));
+      const weights = Number(weight_bytes(m, bpvOr(opts.weight_bytes_per_value, 2n)));
+      const cache = kv_cache_bytes(m, context, users, bpvOr(opts.kv_bytes_per_value, 2n));
       return vec(function (u, attn, c) { return u * (other + attn) / (weights + c); })(
         users, attention_flops_decode(m, context), cache);
     }
@@ -1364,16 +1385,17 @@
     function kv_outweighs_weights_context(m, users, bpv, opts) {
       opts = opts || {};
       bpv = bpvOr(bpv, 2n);
-      var wbpv = opts.weight_bytes_per_value;
+      let wbpv = opts.weight_bytes_per_value;
       if (wbpv === undefined || wbpv === null) wbpv = bpv;
-      var weights = Number(weight_bytes(m, wbpv));
-      var perValue = Number(kv_bytes_per_token_per_layer(m, bpv));
+      const weights = Number(weight_bytes(m, wbpv));
+      const perValue = Number(kv_bytes_per_token_per_layer(m, bpv));
       return vec(function (u) {
-        var perLayer = perValue * u;
-        var linear = weights / (m.layers * perLayer);
+        const perLayer = perValue * u;
+        const linear = weights / (m.layers * perLayer);
         if (!m.sliding_layers) return linear;
-        var w = m.sliding_window, full = m.layers - m.sliding_layers;
-        var atWindow = m.layers * perLayer * w, beyond;
+        const w = m.sliding_window, full = m.layers - m.sliding_layers;
+        const atWindow = m.layers * perLayer * w;
+        let beyond;
         if (full) beyond = w + (weights - atWindow) / (full * perLayer);
         else beyond = Infinity;
         return linear <= w ? linear : beyond;
@@ -1381,16 +1403,16 @@
     }
 
     function eager_score_matrix_bytes(m, n, batch, bpv) {
-      var b = Number(bpvOr(bpv, 2n));
+      const b = Number(bpvOr(bpv, 2n));
       return vec(function (bt, x) { return bt * m.heads * x * x * b; })(
         num(batch === undefined ? 1 : batch), num(n));
     }
 
     // --- GPUs ---------------------------------------------------------------------------
 
-    var GPUS = {};
+    const GPUS = {};
     Object.keys(T.GPUS).forEach(function (k) {
-      var g = T.GPUS[k];
+      const g = T.GPUS[k];
       GPUS[k] = Object.freeze({ name: g.name, peak_flops: g.peak_flops, bandwidth: g.bandwidth,
         ridge_point: g.peak_flops / g.bandwidth });
     });
@@ -1422,7 +1444,7 @@
   }
 
   // receive(table): the table's script (app/hosting/cost_model_data.py) hands it over
-  var costModel = { create: create, table: null,
+  const costModel = { create: create, table: null,
                     receive: function (table) { costModel.table = table; } };
   if (typeof window !== "undefined") {
     window.AE = window.AE || {};

@@ -134,7 +134,7 @@
 
   function show(button) { // "Show me": the panel, in the state that shows the answer
     const slot = button.dataset.slot;
-    let params = {};
+    let params;
     try { params = JSON.parse(button.dataset.params || "{}"); } catch (error) { params = {}; }
     const query = new URLSearchParams(params).toString();
     if (AE.islands && typeof AE.islands.show === "function") {

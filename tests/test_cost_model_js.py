@@ -587,7 +587,7 @@ def test_the_cases_cover_every_family_and_both_outcomes(both):
 MUTANTS = [  # (what, the text in cost_model.js, what it becomes)
     ("pair FLOPs count 3 per dim", "return 2n * B(m.layers) * B(m.heads)",
      "return 3n * B(m.layers) * B(m.heads)"),
-    ("messages quote 59 characters", "var SHOW_LIMIT = 60;", "var SHOW_LIMIT = 59;"),
+    ("messages quote 59 characters", "const SHOW_LIMIT = 60;", "const SHOW_LIMIT = 59;"),
 ]
 
 

@@ -20,13 +20,14 @@ off (`?questions=off`) is an empty hidden root, never a missing one.
 
 `render` draws a page model (app/chapters/page_model.py) so: its text and the header's
 native controls as HTML; each question, the review, each panel and the invisible support
-components a root. Every panel sits below the first screenful of prose, so by default each is built after the page has
-appeared (`Later`, on `pn.state.onload`, the hook under Panel's own `defer_load`): opening
-the page costs the prose alone (a GET of "/" fell from about 450-650 ms to under 60 ms of
-server time here), and the panels arrive over the open websocket a moment later, each
-restoring its URL state as it lands. A per-panel `pn.panel(fn, defer_load=True)` was tried
-first: it nests each panel one layout deeper, where the decode bill's roofline never draws,
-and it sends one message per panel, which the browser took about a second longer to lay out.
+components a root. Every panel sits below the first screenful of prose, so by default each
+is built after the page has appeared (`Later`, on `pn.state.onload`, the hook under Panel's
+own `defer_load`): opening the page costs the prose alone (a GET of "/" fell from about
+450-650 ms to under 60 ms of server time here), and the panels arrive over the open
+websocket a moment later, each restoring its URL state as it lands. A per-panel
+`pn.panel(fn, defer_load=True)` was tried first: it nests each panel one layout deeper,
+where the decode bill's roofline never draws, and it sends one message per panel, which the
+browser took about a second longer to lay out.
 """
 
 import dataclasses
