@@ -147,7 +147,8 @@ class Session:
                 STEP_TIMEOUT_S)
         except Exception as e:  # noqa: BLE001 - any failure to connect is this session's error
             raise LoadError(f"websocket {ws_path}: {type(e).__name__}: {e}") from None
-        self.ws.protocol.set_nodelay(True)  # as a browser's socket: no Nagle wait between small frames  # noqa: E501
+        # as a browser's socket: no Nagle wait between small frames
+        self.ws.protocol.set_nodelay(True)
         self._reader = asyncio.ensure_future(self._read())
         await self.expect("ACK")
         await self.send("PULL-DOC-REQ", {})

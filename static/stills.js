@@ -722,14 +722,14 @@
   function inState(description, state) { // -> the figures and sources, the state applied
     const {panes, sources} = revive(description);
     const models = modelsOf(panes);
-    for (const [name, id] of Object.entries(description.targets)) {
+    for (const {name, kind, attr, id} of description.targets) { // records: targets.py
       if (!(name in state)) { continue; }
-      if (name.startsWith("source:")) {
+      if (kind === "source") {
         sources[id] = {...sources[id], ...state[name]};
       } else {
         const model = models.get(id);
         if (model === undefined) { throw new Error(`no model ${id} for ${name}`); }
-        model[name.slice(name.lastIndexOf(".") + 1)] = state[name];
+        model[attr] = state[name];
       }
     }
     return {panes, sources};

@@ -42,7 +42,7 @@
     if (p === undefined) {
       const spec = parseSpec(specSource);
       p = {spec, controls: [...controls], targets: [...targets], log: [], drawn: [],
-           booted: false};
+           booted: false, named: new Map(spec.targets.map((t) => [t.name, t]))};
       panels.set(id, p);
     }
     controls.forEach((m, i) => { if (p.controls[i] == null) { p.controls[i] = m; } });
@@ -70,7 +70,11 @@
   // Targets set on every change, even when their part's value is the one already drawn:
   // the log gains a line per change, and a button's element `disabled` (bokeh_fence.js) must be
   // set again on a button Bokeh rebuilt.
-  const everyTime = (name) => name.startsWith("log:") || name.endsWith(".disabled");
+  // A target is a record the page ships ({name, kind, attr}: app/kit/targets.py), never parsed here.
+  function everyTime(p, name) {
+    const target = p.named.get(name);
+    return target !== undefined && (target.kind === "log" || target.attr === "disabled");
+  }
 
   // -> the state at these stops, less the parts whose value is already drawn: setting a
   // source or a readout again, unchanged, makes Bokeh redraw it all the same
@@ -86,7 +90,7 @@
       }
       stats.partsSkipped += 1;
       for (const name of Object.keys(value)) {
-        if (everyTime(name)) { state[name] = value[name]; }
+        if (everyTime(p, name)) { state[name] = value[name]; }
       }
     });
     return state;
@@ -128,20 +132,18 @@
   }
 
   function apply(p, state, changed) {
-    p.spec.targets.forEach((name, i) => {
-      if (!(name in state)) { return; }
-      const value = state[name];
+    p.spec.targets.forEach((target, i) => {
+      if (!(target.name in state)) { return; }
+      const value = state[target.name];
       const model = p.targets[i];
-      const [kind, rest] = [name.slice(0, name.indexOf(":")), name.slice(name.indexOf(":") + 1)];
-      if (kind === "source") { setSource(model, value); }
-      else if (kind === "slots") { setSlots(model, value); }
-      else if (kind === "prop") {
-        const attr = rest.slice(rest.lastIndexOf(".") + 1);
-        if (!(attr === "disabled" && fence.setButtonDisabled(model, value))) {
-          setProperty(model, attr, value);
+      if (target.kind === "source") { setSource(model, value); }
+      else if (target.kind === "slots") { setSlots(model, value); }
+      else if (target.kind === "prop") {
+        if (!(target.attr === "disabled" && fence.setButtonDisabled(model, value))) {
+          setProperty(model, target.attr, value);
         }
       }
-      else if (kind === "log") { writeLog(p, model, changed, value); }
+      else if (target.kind === "log") { writeLog(p, model, changed, value); }
     });
   }
 
@@ -210,7 +212,7 @@
   }
 
   function showNotes(p, notes) {
-    const i = p.spec.targets.indexOf("slots:url_note");
+    const i = p.spec.targets.findIndex((t) => t.name === "slots:url_note");
     if (i < 0) { return; }
     setSlots(p.targets[i], {url: notes.length ? "URL: " + notes.join("; ") : ""});
   }
@@ -243,8 +245,8 @@
     }
     for (const p of panels.values()) {
       if (p.booted) { continue; }
-      p.spec.targets.forEach((name, i) => { // readouts keep their height (readout_heights.js)
-        if (name.startsWith("slots:")) { heights.hold(p.targets[i]); }
+      p.spec.targets.forEach((t, i) => { // readouts keep their height (readout_heights.js)
+        if (t.kind === "slots") { heights.hold(p.targets[i]); }
       });
       const notes = restore(p);
       // what a reader set on the still's native controls (still_controls.js), those the

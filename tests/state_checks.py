@@ -7,6 +7,8 @@ import itertools
 import json
 import random
 
+from app.kit.targets import parse as parse_target
+
 
 def every_setting(cls):  # -> every combination of the panel class's controls' stops
     controls = cls.controls()
@@ -23,13 +25,14 @@ def mismatches(panel, state):  # -> the targets whose model does not hold the st
     bad = []
     for name, value in state.items():
         model = panel.targets[name]
-        kind, _, rest = name.partition(":")
+        target = parse_target(name)
+        kind = target.kind
         if kind == "source":
             ok = all(list(model.data[column]) == list(v) for column, v in value.items())
         elif kind == "slots":
             ok = all(model.values[slot] == text for slot, text in value.items())
         else:
-            got = getattr(model, rest.rpartition(".")[2])
+            got = getattr(model, target.attr)
             ok = got == value or (isinstance(value, dict)  # a Value spec: {"value": ...}
                                   and getattr(got, "value", None) == value.get("value"))
         if not ok:

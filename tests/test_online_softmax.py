@@ -37,7 +37,8 @@ def test_online_sum_equals_full_row(scores, block):
 def test_tiled_equals_naive(n_q, extra, d, bq, bk, causal, seed):
     rng = np.random.default_rng(seed)
     n_k = n_q + extra - 1
-    q, k, v = rng.standard_normal((n_q, d)), rng.standard_normal((n_k, d)), rng.standard_normal((n_k, 3))  # noqa: E501
+    q, k = rng.standard_normal((n_q, d)), rng.standard_normal((n_k, d))
+    v = rng.standard_normal((n_k, 3))
     r = ol.tiled_attention(q, k, v, causal=causal, block_q=bq, block_k=bk)
     np.testing.assert_allclose(r.output, ol.naive_attention(q, k, v, causal=causal), rtol=1e-6,
                                atol=1e-12)

@@ -55,6 +55,7 @@ from bokeh.models import (
 
 from app.chapters.stills import StillError, label_text, plots_of
 from app.kit import transforms
+from app.kit.targets import parse as parse_target
 
 # the properties figure_svg reads of each glyph class (stills.glyph_svg and swatch)
 GLYPHS = {
@@ -250,21 +251,24 @@ def describe(panel):  # a StatePanel as built -> {"panes": [[figure]], "sources"
         panes.append(figs)
         for fig in figs:
             in_figures.update((m.id, m) for m in fig.references())
+    named = {name: parse_target(name) for name in panel.targets}
     targets = {name: model.id for name, model in panel.targets.items()
-               if name.startswith(("source:", "prop:")) and getattr(model, "id", None)
+               if named[name].kind in ("source", "prop") and getattr(model, "id", None)
                in in_figures}
     describer = Describer(set(targets.values()))
     described = [[describer.figure(f) for f in figs] for figs in panes]
     for name, model_id in targets.items():
-        attr = name.rpartition(".")[2]
-        if name.startswith("prop:") and attr not in describer.described.get(model_id, {}):
+        attr = named[name].attr
+        if attr is not None and attr not in describer.described.get(model_id, {}):
             raise NotSwitchable(f"{type(panel).__name__}: a state sets {name}, which no "
                                 "still reads (or this description does not hold)")
     for name, model_id in targets.items():  # what every state sets, the table carries
-        if name.startswith("source:") and model_id in describer.sources:
+        if named[name].kind == "source" and model_id in describer.sources:
             for column in panel.current_state().get(name, {}):
                 describer.sources[model_id].pop(column, None)
-    return {"panes": described, "sources": describer.sources, "targets": targets,
+    return {"panes": described, "sources": describer.sources,
+            "targets": [{**named[name].record(), "id": model_id}  # parsed here, not in JS
+                        for name, model_id in targets.items()],
             "readouts": readouts_of(panel)}
 
 
@@ -273,7 +277,8 @@ def still_readouts(panel):  # -> [(Readout, [its slots: targets])] a state sets,
 
     out = []
     for readout in panel.__panel__().select(Readout):
-        names = [n for n, m in panel.targets.items() if m is readout and n.startswith("slots:")
+        names = [n for n, m in panel.targets.items() if m is readout
+                 and parse_target(n).kind == "slots"
                  and n != "slots:url_note"]  # the address's note: the page's, not a state's
         if names:
             out.append((readout, names))
@@ -367,7 +372,7 @@ def still_data(panel, leader=None):  # -> what static/still_controls.js needs to
                          "leader": widget is not None and id(widget) in leaders})
     return {"description": describe(panel), "controls": controls, "url": panel.url_map,
             "widget_props": {name: widgets[id(m)] for name, m in panel.targets.items()
-                             if name.startswith("prop:") and id(m) in widgets},
+                             if parse_target(name).kind == "prop" and id(m) in widgets},
             "table": type(panel).table_ref(),
             "follows": type(leader).table_ref() if leader is not None else None}
 

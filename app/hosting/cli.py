@@ -206,8 +206,9 @@ def non_negative_int(text):
 
 
 def parser():
-    p = argparse.ArgumentParser(prog="attention-explorable",
-                                description="The attention explorable: serve it, or check its numbers.")  # noqa: E501
+    p = argparse.ArgumentParser(
+        prog="attention-explorable",
+        description="The attention explorable: serve it, or check its numbers.")
     from app.kit.resources import version
 
     p.add_argument("--version", action="version", version=f"%(prog)s {version()}")

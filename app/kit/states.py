@@ -7,13 +7,10 @@ A panel is three parts (docs/PANEL_CONTRACT.md):
    union of `Part`s, each a pure function of a few controls, so the table of every state
    that a static page ships stays small (a part over two controls of 18 stops holds 324
    values, not one per combination of all the panel's controls).
-3. View: Bokeh / Panel models built once from the first state. A target names one of them:
-
-   - ``"source:NAME"``: a ColumnDataSource; the value is its columns.
-   - ``"slots:NAME"``: a `Readout` (text slots); the value is {slot: text}.
-   - ``"prop:NAME.attr"``: one property of a model; the value is the property's value.
-   - ``"log:NAME"``: a `Readout` of `log_lines` slots; the value is {control: line}: the
-     line a change of that control adds to the panel's log.
+3. View: Bokeh / Panel models built once from the first state. A target names one of them
+   (``"source:NAME"``, ``"slots:NAME"``, ``"prop:NAME.attr"``, ``"log:NAME"``: what each
+   takes is in app/kit/targets.py, which reads the names); a log's value is {control:
+   line}: the line a change of that control adds to the panel's log.
 
 In a live session `push` applies a new state to the models, sending only what changed.
 On a static page the browser does the same with `static/switcher.js`, from the table of
@@ -35,6 +32,7 @@ import panel as pn
 
 from app.kit import resources
 from app.kit.readout import url_note
+from app.kit.targets import parse as parse_target
 
 SWITCHER_JS = resources.static_file("switcher.js")
 
@@ -180,7 +178,8 @@ def push(targets, old, new, changed=(), log=None, log_lines=0, log_empty=""):
     of the `changed` controls; a `log:` target then shows it."""
     for name, value in new.items():
         model = targets[name]
-        kind, _, rest = name.partition(":")
+        target = parse_target(name)
+        kind = target.kind
         if kind == "log":
             for control in changed:
                 if value.get(control):
@@ -194,12 +193,8 @@ def push(targets, old, new, changed=(), log=None, log_lines=0, log_empty=""):
             write_columns(model, value)
         elif kind == "slots":
             model.show(value)
-        elif kind == "prop":
-            attr = rest.rpartition(".")[2]
-            if getattr(model, attr) != value:
-                setattr(model, attr, value)
-        else:
-            raise ValueError(f"unknown target kind {name!r}")
+        elif kind == "prop" and getattr(model, target.attr) != value:
+            setattr(model, target.attr, value)
 
 
 def log_values(log, lines, empty):  # newest-first lines -> {log0: ..., log1: ...}
@@ -248,8 +243,9 @@ def draw_changes_on_overlay(layout, targets):
     # axes, it costs a full repaint when it changes, and nothing when the overlay does.
     from bokeh.models import Annotation, GlyphRenderer
 
-    sources = {id(m) for name, m in targets.items() if name.startswith("source:")}
-    changed = {id(m) for name, m in targets.items() if name.startswith("prop:")}
+    kinds = {name: parse_target(name).kind for name in targets}
+    sources = {id(m) for name, m in targets.items() if kinds[name] == "source"}
+    changed = {id(m) for name, m in targets.items() if kinds[name] == "prop"}
     for pane in layout.select(pn.pane.Bokeh):
         renderers = figure_renderers(pane.object)
         for model in renderers:
@@ -343,6 +339,8 @@ class StatePanel(pn.viewable.Viewer):
             raise ValueError(f"{type(self).__name__}: state targets without a model: "
                              f"{sorted(missing)}")
         self.targets["slots:url_note"] = self.url_note
+        for name in self.targets:  # a misspelt target fails here, as the panel is built
+            parse_target(name)
         draw_changes_on_overlay(self._layout, self.targets)
         # the first state, drawn into models that were built from it or empty
         push(self.targets, {}, self._state, (), self.log, self.log_lines, self.log_empty)
@@ -383,7 +381,8 @@ class StatePanel(pn.viewable.Viewer):
         return ref
 
     def spec(self):  # -> what the browser's switcher needs, besides the models
-        spec = {"targets": list(self.targets), "url": self.url_map,
+        spec = {"targets": [parse_target(name).record() for name in self.targets],
+                "url": self.url_map,
                 "log_lines": self.log_lines, "log_empty": self.log_empty}
         site = _building.get()
         if site is not None:  # one file per panel class, shared by every page that shows it

@@ -115,7 +115,8 @@ def gb(nbytes):  # bytes (scalar or array) -> GB, rounded for the chart
 def numbers(m, users, context, prompt, dtype):  # -> the headline numbers (tests, the article)
     b = DTYPES[dtype]
     return {"shape": m, "users": users, "context": context, "prompt": prompt, "bytes": b,
-            "weights": costs.weight_bytes(m, b), "kv_all": costs.kv_cache_bytes(m, context, users, b),  # noqa: E501
+            "weights": costs.weight_bytes(m, b),
+            "kv_all": costs.kv_cache_bytes(m, context, users, b),
             "cross_one": costs.kv_outweighs_weights_context(m, 1, b),
             "cross_users": costs.kv_outweighs_weights_context(m, users, b),
             "eager": costs.eager_score_matrix_bytes(m, prompt, 1, b),

@@ -1,0 +1,51 @@
+"""A state's target: which model a value goes to, and how (docs/PANEL_CONTRACT.md).
+
+A panel's `state()` keys each value by its target's name, spelled as the panel writes it:
+
+- ``"source:NAME"``: a ColumnDataSource; the value is its columns;
+- ``"slots:NAME"``: a `Readout` (text slots); the value is {slot: text};
+- ``"prop:NAME.attr"``: one property of a model; the value is that property's value;
+- ``"log:NAME"``: a `Readout` of log slots; the value is {control: line}.
+
+`parse` is the one reader of that spelling. The browser reads none: what a page ships names
+each target by a `record` (its name, kind and property), written here once, so the
+switcher (static/switcher.js) and the stills (static/stills.js) dispatch on fields, not on
+a name's text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KINDS = ("source", "slots", "prop", "log")
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: str  # one of KINDS
+    model: str  # the panel's name for the model
+    attr: str | None = None  # the property a "prop" target sets; None for the others
+
+    @property
+    def name(self):  # -> the spelling a state keys its value by
+        return f"{self.kind}:{self.model}" + (f".{self.attr}" if self.attr else "")
+
+    def record(self):  # -> the target as a page ships it: {"name", "kind"[, "attr"]}
+        out = {"name": self.name, "kind": self.kind}
+        if self.attr is not None:
+            out["attr"] = self.attr
+        return out
+
+
+def parse(name):  # "prop:arrow_b.x_end" -> Target("prop", "arrow_b", "x_end"); a bad name
+    # raises ValueError, naming it
+    kind, colon, rest = name.partition(":") if isinstance(name, str) else ("", "", "")
+    if not colon or kind not in KINDS or not rest:
+        raise ValueError(f"not a state target: {name!r} (kind:NAME, kind one of "
+                         f"{', '.join(KINDS)}; prop:NAME.attr)")
+    if kind != "prop":
+        return Target(kind, rest)
+    model, dot, attr = rest.rpartition(".")
+    if not dot or not model or not attr:
+        raise ValueError(f"not a state target: {name!r} (a prop target is prop:NAME.attr)")
+    return Target(kind, model, attr)
