@@ -50,7 +50,7 @@ PANEL_HELPERS_JS = """
   const columnsOf = (p, sources) => {
     const columns = {};
     for (const [target, names] of Object.entries(sources)) {
-      const data = p.targets[p.spec.targets.indexOf(target)].data;
+      const data = p.targets[p.spec.targets.findIndex((t) => t.name === target)].data;
       columns[target] = Object.fromEntries(names.map(
         (n) => [n, [...(data instanceof Map ? data.get(n) : data[n])]]));
     }

@@ -164,7 +164,7 @@ def test_the_head_names_its_controls_and_its_table_matches_the_cells(page):
     assert 'heading "The head" [level=1]' in tree
     slots = page.evaluate(SLOTS_JS)
     labels = page.evaluate("""() => { const p = [...AE.states.panels.values()][0];
-        const c = p.targets[p.spec.targets.indexOf("source:cells")].data;
+        const c = p.targets[p.spec.targets.findIndex((t) => t.name === "source:cells")].data;
         return [...(c instanceof Map ? c.get("label") : c.label)]; }""")
     for q in range(6):
         for k in range(6):

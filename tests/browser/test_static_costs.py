@@ -40,18 +40,18 @@ STATES_JS = """async ([control, combos]) => {
   for (const combo of combos) {
     await setStops(p, combo);
     const columns = {}, props = {};
-    p.spec.targets.forEach((target, i) => {
+    p.spec.targets.forEach((target, i) => {  // each a record: app/kit/targets.py
       const model = p.targets[i];
-      if (target.startsWith("source:")) {
+      if (target.kind === "source") {
         const data = model.data;
         const names = data instanceof Map ? [...data.keys()] : Object.keys(data);
-        columns[target] = Object.fromEntries(names.map((n) => [n, [...get(data, n)]]));
-      } else if (target.startsWith("prop:")) {
-        let value = model[target.slice(target.lastIndexOf(".") + 1)];
+        columns[target.name] = Object.fromEntries(names.map((n) => [n, [...get(data, n)]]));
+      } else if (target.kind === "prop") {
+        let value = model[target.attr];
         if (value !== null && typeof value === "object" && "value" in value) {
           value = {value: value.value};  // a Value spec, as Python writes it
         }
-        props[target] = value;
+        props[target.name] = value;
       }
     });
     out.push({slots: slots(), columns, props});
@@ -165,8 +165,8 @@ def test_cost_documents_numbers_by_clicks_and_keys(static_page):
 READOUTS_JS = """() => {
   const out = [];
   for (const p of AE.states.panels.values()) {
-    p.spec.targets.forEach((name, i) => {
-      if (!name.startsWith("slots:")) { return; }
+    p.spec.targets.forEach(({name, kind}, i) => {
+      if (kind !== "slots") { return; }
       for (const v of Bokeh.index.find(p.targets[i])) {
         const held = v.el.style.minHeight;
         v.el.style.minHeight = "";

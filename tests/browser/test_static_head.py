@@ -22,7 +22,7 @@ HEAD_JS = """() => [...AE.states.panels.values()].find(
 ALL_STATES_JS = """async (combos) => {
   const p = (@HEAD@)();
   const names = p.spec.table.controls.map((c) => c.name);
-  const cells = p.targets[p.spec.targets.indexOf("source:cells")];
+  const cells = p.targets[p.spec.targets.findIndex((t) => t.name === "source:cells")];
   const slots = @SLOTS@;
   const out = [];
   for (const combo of combos) {
@@ -81,7 +81,7 @@ def test_the_documents_numbers_by_clicking_and_keys(static_page):
     s = slots(page)
     assert s["weight5"] == "0.23"  # mask off: row 2 now reaches "mat"
     labels = page.evaluate("""() => { const p = (@HEAD@)();
-        const c = p.targets[p.spec.targets.indexOf("source:cells")].data;
+        const c = p.targets[p.spec.targets.findIndex((t) => t.name === "source:cells")].data;
         return [...(c instanceof Map ? c.get("label") : c.label)]; }""".replace("@HEAD@", HEAD_JS))
     assert labels[0:6] == labels[4 * 8:4 * 8 + 6]  # rows 0 and 4 ("the" twice) are identical
     page.get_by_role("button", name="causal mask").click()
@@ -209,7 +209,7 @@ def test_bokeh_leaves_the_glyph_renderers_empty_elements_where_they_were(static_
     page = static_page()
     assert page.evaluate("AE.fence.internals.glyphElementsLeft") is True
     position = """() => { const p = (@HEAD@)();
-      const cells = p.targets[p.spec.targets.indexOf("source:cells")];
+      const cells = p.targets[p.spec.targets.findIndex((t) => t.name === "source:cells")];
       const renderers = [...cells.document.all_models].filter(
         (m) => m.type === "GlyphRenderer" && m.data_source === cells);
       return renderers.map((r) => {
@@ -305,7 +305,7 @@ def test_a_part_whose_value_is_drawn_is_not_set_again(static_page):
     # (setting it again, unchanged, would make Bokeh work the glyphs out again)
     page = static_page()
     keep = """() => { const p = (@HEAD@)();
-      window.__cells = p.targets[p.spec.targets.indexOf("source:cells")];
+      window.__cells = p.targets[p.spec.targets.findIndex((t) => t.name === "source:cells")];
       window.__data = window.__cells.data;
       return AE.states.stats.partsSkipped; }""".replace("@HEAD@", HEAD_JS)
     skipped = page.evaluate(keep)

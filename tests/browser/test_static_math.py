@@ -195,7 +195,7 @@ def test_a_walk_button_is_disabled_on_its_element_not_rebuilt(static_page):
     assert next_block.evaluate("(el) => el.dataset.aeSeen") == "yes"  # the same element
     model_disabled, set_on_elements = page.evaluate("""() => {
       const p = [...AE.states.panels.values()][0];
-      const next = p.targets[p.spec.targets.indexOf("prop:next.disabled")];
+      const next = p.targets[p.spec.targets.findIndex((t) => t.name === "prop:next.disabled")];
       return [next.disabled, AE.fence.internals.buttonElementsSet]; }""")
     assert model_disabled is False and set_on_elements > 0
     button(page, "Previous").click()
@@ -272,7 +272,7 @@ def test_a_figures_axes_are_measured_again_only_when_a_range_moves(static_page):
     page = static_page("overflow.html")
     assert page.evaluate("AE.fence.internals.sidePanelsWatched") is True
     figure = """() => { const p = [...AE.states.panels.values()][0];
-      const bars = p.targets[p.spec.targets.indexOf("source:bars")];
+      const bars = p.targets[p.spec.targets.findIndex((t) => t.name === "source:bars")];
       const doc = Bokeh.documents[0];
       const plot = [...(doc._all_models ? doc._all_models.values() : doc.all_models)]
         .find((m) => Array.isArray(m.renderers) && m.renderers.some((r) => r.data_source === bars));
