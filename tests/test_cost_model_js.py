@@ -29,6 +29,9 @@ from tests.test_hostile_input import HOSTILE_CONFIGS
 
 ROOT = Path(__file__).resolve().parents[1]
 JS = ROOT / "static" / "cost_model.js"
+# the model's three parts, in the order a page (and the harness) loads them
+PARTS = [ROOT / "static" / name
+         for name in ("cost_model_text.js", "cost_model_families.js", "cost_model.js")]
 HARNESS = ROOT / "tests" / "js" / "cost_model_cases.js"
 SEED = 20261203
 RTOL = 1e-12
@@ -38,10 +41,10 @@ def node() -> str:
     return js_twin.node(JS.name)
 
 
-def run_js(cases: list, script: Path = JS) -> list:  # every case through the JavaScript
+def run_js(cases: list, scripts: list = PARTS) -> list:  # every case through the JavaScript
     job = json.dumps({"table": cost_model_data.table(), "cases": cases})
-    out = subprocess.run([node(), str(HARNESS), str(script)], input=job, capture_output=True,
-                         text=True, timeout=120, check=False)
+    out = subprocess.run([node(), str(HARNESS), *map(str, scripts)], input=job,
+                         capture_output=True, text=True, timeout=120, check=False)
     assert out.returncode == 0, out.stderr[-3000:]
     results = json.loads(out.stdout)
     assert len(results) == len(cases)
@@ -584,7 +587,7 @@ def test_the_cases_cover_every_family_and_both_outcomes(both):
     assert len(problems) >= 40, sorted(problems)
 
 
-MUTANTS = [  # (what, the text in cost_model.js, what it becomes)
+MUTANTS = [  # (what, the text in one part of the model, what it becomes)
     ("pair FLOPs count 3 per dim", "return 2n * B(m.layers) * B(m.heads)",
      "return 3n * B(m.layers) * B(m.heads)"),
     ("messages quote 59 characters", "const SHOW_LIMIT = 60;", "const SHOW_LIMIT = 59;"),
@@ -594,7 +597,8 @@ MUTANTS = [  # (what, the text in cost_model.js, what it becomes)
 @pytest.mark.parametrize("what, old, new", MUTANTS, ids=[m[0] for m in MUTANTS])
 def test_a_changed_constant_is_caught(both, tmp_path, what, old, new):
     cases, py, _ = both
-    changed = js_twin.mutant(JS, tmp_path, old, new)
+    [part] = [p for p in PARTS if old in p.read_text()]
+    changed = [js_twin.mutant(part, tmp_path, old, new) if p == part else p for p in PARTS]
     assert compare(cases, py, run_js(cases, changed)), f"the mutant ({what}) passed"
 
 
@@ -610,13 +614,15 @@ def test_the_table_the_page_gets_is_pythons():
 
 
 def test_one_global_and_no_modules():
-    source = JS.read_text()
-    assert "import " not in source and "export " not in source  # a classic script
+    for part in PARTS:  # classic scripts
+        source = part.read_text()
+        assert "import " not in source and "export " not in source, part.name
     probe = ("const vm = require('vm'); const ctx = {}; ctx.window = ctx; "
-             "vm.createContext(ctx); vm.runInContext(require('fs').readFileSync(process.argv[1],"
-             " 'utf8'), ctx); console.log(JSON.stringify(Object.keys(ctx)), "
+             "vm.createContext(ctx); for (const f of process.argv.slice(1)) "
+             "vm.runInContext(require('fs').readFileSync(f, 'utf8'), ctx); "
+             "console.log(JSON.stringify(Object.keys(ctx)), "
              "JSON.stringify(Object.keys(ctx.AE)), JSON.stringify(Object.keys(ctx.AE.costModel)))")
-    out = subprocess.run([node(), "-e", probe, str(JS)], capture_output=True, text=True,
-                         timeout=60, check=True)
-    assert out.stdout.split() == ['["window","AE"]', '["costModel"]',
+    out = subprocess.run([node(), "-e", probe, *map(str, PARTS)], capture_output=True,
+                         text=True, timeout=60, check=True)
+    assert out.stdout.split() == ['["window","AE"]', '["costModelParts","costModel"]',
                                   '["create","table","receive"]']

@@ -84,7 +84,8 @@ def test_the_shipped_files_are_the_calculator_and_the_twin_with_its_table(tmp_pa
     files = build.calculator_files()
     assert files["cost_calculator.js"] == CALCULATOR_JS.read_bytes()
     twin = files["cost_model.js"].decode()
-    assert twin.startswith((build.STATIC_DIR / "cost_model.js").read_text().rstrip())
+    parts = [(build.STATIC_DIR / name).read_text().rstrip() for name in build.COST_MODEL_PARTS]
+    assert twin.startswith("\n".join(parts)) and parts[-1].rstrip().endswith("})();")
     assert twin.endswith(cost_model_data.table_script())
     probe = ("const vm = require('vm'), ctx = {}; ctx.window = ctx; vm.createContext(ctx);"
              "vm.runInContext(require('fs').readFileSync(process.argv[1], 'utf8'), ctx);"

@@ -301,13 +301,20 @@ def site_files():  # -> {name: bytes}: the app's own browser files the pages loa
 
 def calculator_files():  # -> {name: bytes}: the cost page's calculator of your own config.json
     # (static/cost_calculator.js) and the JavaScript twin of the cost core it loads on first
-    # use: static/cost_model.js and its table (app/hosting/cost_model_data.py) as one file. A folder
-    # of their own, so the other pages' references (assets/site-<hash>) stay as they were.
+    # use: its three parts (COST_MODEL_PARTS) and its table (app/hosting/cost_model_data.py) as
+    # one file. A folder of their own, so the other pages' references (assets/site-<hash>) stay
+    # as they were.
     from app.hosting import cost_model_data
 
-    twin = resources.static_file("cost_model.js").read_bytes()
+    twin = b"\n".join(resources.static_file(name).read_bytes().rstrip()
+                      for name in COST_MODEL_PARTS)
     return {"cost_calculator.js": resources.static_file("cost_calculator.js").read_bytes(),
-            "cost_model.js": twin.rstrip() + b"\n" + cost_model_data.table_script().encode()}
+            "cost_model.js": twin + b"\n" + cost_model_data.table_script().encode()}
+
+
+# the cost core's JavaScript twin, by concern, in the order it runs: Python's text and the
+# parser, a config read by its family's rules, the closed forms (and AE.costModel)
+COST_MODEL_PARTS = ("cost_model_text.js", "cost_model_families.js", "cost_model.js")
 
 
 def with_calculator(text, page, assets):  # a page holding the calculator's box -> it loads

@@ -1,4 +1,5 @@
-// Runs static/cost_model.js (or the copy named in argv[2]) on the cases that
+// Runs the cost model (static/cost_model_text.js, cost_model_families.js and cost_model.js,
+// in that order, or the copies named in argv[2..]) on the cases that
 // tests/test_cost_model_js.py writes to stdin as JSON: {"table": {...}, "cases": [...]}.
 // A case: {"input": {"text": s} | {"b64": s} | {"value": v}, "name": s?, "calls": [...]};
 // a call: [function name, arg, ...]: "M" is the case's ModelShape, {"i": "2"} an int (BigInt),
@@ -7,8 +8,11 @@
 // Writes one JSON array: per case {"shape": {...} | "error": {...}, "calls": [...]}.
 "use strict";
 const path = require("path");
-const costModel = require(path.resolve(process.argv[2] || path.join(__dirname, "..", "..",
-  "static", "cost_model.js")));
+const PARTS = ["cost_model_text.js", "cost_model_families.js", "cost_model.js"];
+const scripts = process.argv.length > 2 ? process.argv.slice(2)
+  : PARTS.map((name) => path.join(__dirname, "..", "..", "static", name));
+scripts.forEach((script) => require(path.resolve(script))); // each adds itself to AE
+const costModel = globalThis.AE.costModel;
 
 function encode(v) { // a result -> JSON-able: BigInt as {"i": digits}, non-finite as text
   if (typeof v === "bigint") return { i: v.toString() };

@@ -1,0 +1,529 @@
+/* The cost model in the browser, part 2 of 3: a parsed config read as costs.py reads it,
+   by its family's rules in Python's table (config_families: FAMILIES, BASE, ...):
+   from_config, preset, and the figures, MoE, quantization, windows and tensors they need.
+   Part 1: cost_model_text.js; part 3 and the model itself: cost_model.js. */
+(function () {
+  "use strict";
+  const parts = globalThis.AE.costModelParts;
+  const {ConfigError, MISSING, NAME_LIMIT, codePoints, grouped, hasOwn, isFloat, isInt, isMap,
+    jsonType, parse_config_text, reprStr, show, strip} = parts.text;
+
+  // what Python's table sets: create() (cost_model.js) binds each part of the model to it
+  let T, WHOLE_FILE, LIMITS, MAX_LAYERS, MAX_HIDDEN, MAX_HEAD_DIM, MAX_INTERMEDIATE, MAX_POSITIONS, MAX_EXPERTS;
+
+  function bind(table) {
+    T = table;
+    WHOLE_FILE = T.WHOLE_FILE;
+    LIMITS = T.LIMITS;
+    MAX_LAYERS = T.LIMITS.layers;
+    MAX_HIDDEN = T.LIMITS.hidden;
+    MAX_HEAD_DIM = T.LIMITS.head_dim;
+    MAX_INTERMEDIATE = T.LIMITS.intermediate;
+    MAX_POSITIONS = T.LIMITS.max_positions;
+    MAX_EXPERTS = T.MAX_EXPERTS;
+  }
+
+  // --- reading fields -----------------------------------------------------------------
+
+  function get(cfg, key) { return cfg.has(key) ? cfg.get(key) : null; } // cfg.get(key)
+
+  function lookup(cfg, name) { // "a.b" -> cfg["a"]["b"]; MISSING if a step is absent
+    const parts = name.split(".");
+    let value = cfg;
+    for (let i = 0; i < parts.length; i++) {
+      if (!isMap(value) || !value.has(parts[i])) return MISSING;
+      value = value.get(parts[i]);
+    }
+    return value;
+  }
+
+  function pick(cfg, keys) { // aliases -> [name used, value]
+    for (let i = 0; i < keys.length; i++) {
+      const value = lookup(cfg, keys[i]);
+      if (value !== MISSING) return [keys[i], value];
+    }
+    return [keys[0], MISSING];
+  }
+
+  function missing(keys) {
+    const also = keys.length > 1 ? " (also looked for " + keys.slice(1).join(", ") + ")" : "";
+    return ConfigError(keys[0], "is missing" + also);
+  }
+
+  function present(cfg, key) { return get(cfg, key) !== null; }
+
+  // -> a validated count (a Number), or dflt when absent/null (NO_DEFAULT: required)
+  const NO_DEFAULT = {};
+  function count(cfg, keys, limit, dflt, minimum) {
+    if (dflt === undefined) dflt = NO_DEFAULT;
+    if (minimum === undefined) minimum = 1;
+    const kv = pick(cfg, keys), key = kv[0], value = kv[1];
+    if (value === MISSING || value === null) {
+      if (dflt !== NO_DEFAULT) return dflt;
+      if (value === MISSING) throw missing(keys);
+      throw ConfigError(key, "is null; it is required");
+    }
+    const kind = minimum === 1 ? "positive" : "non-negative";
+    if (!isInt(value) || value < BigInt(minimum)) {
+      throw ConfigError(key, "must be a " + kind + " integer, got " + show(value));
+    }
+    if (value > BigInt(limit)) {
+      throw ConfigError(key, "is " + show(value) + ", more than any real model ("
+        + grouped(limit) + ")");
+    }
+    return Number(value);
+  }
+
+  function flag(cfg, key) { // optional boolean field -> true, false or null
+    const value = get(cfg, key);
+    if (value !== null && typeof value !== "boolean") {
+      throw ConfigError(key, "must be true or false, got " + show(value));
+    }
+    return value;
+  }
+
+  function languageModel(cfg, notes) { // multimodal config -> its text part
+    if (cfg.has("num_hidden_layers") || cfg.has("n_layer") || !cfg.has("text_config")) {
+      return cfg;
+    }
+    const text = cfg.get("text_config");
+    if (!isMap(text)) throw ConfigError("text_config", "must be an object, got " + jsonType(text));
+    notes.push("Counted the language model in text_config; the vision tower is left out.");
+    const merged = new Map();
+    cfg.forEach(function (v, k) { if (k !== "text_config") merged.set(k, v); });
+    text.forEach(function (v, k) { merged.set(k, v); });
+    return merged;
+  }
+
+  function modelType(cfg) {
+    const value = cfg.has("model_type") ? cfg.get("model_type") : "";
+    if (value === null) return "";
+    if (typeof value !== "string") {
+      throw ConfigError("model_type", "must be a string, got " + show(value));
+    }
+    return value;
+  }
+
+  function family(type, cfg) { // config_families.family -> row
+    if (hasOwn(T.FAMILIES, type)) return T.FAMILIES[type];
+    if (!type && cfg.has(T.GPT2_HINT)) return T.FAMILIES.gpt2;
+    return T.UNKNOWN;
+  }
+
+  function rule(row, figure) {
+    return hasOwn(row.figures, figure) ? row.figures[figure] : T.BASE[figure];
+  }
+
+  function windowRule(row) { return hasOwn(row, "window") ? row.window : T.BASE_WINDOW; }
+
+  function fromTable(v) { // table JSON -> a parsed config's values (ints as BigInt)
+    if (Array.isArray(v)) return v.map(fromTable);
+    if (isFloat(v) && Number.isInteger(v)) return BigInt(v);
+    return v;
+  }
+
+  function chooseCase(cfg, r) { // costs._case
+    const cases = r.cases || [];
+    for (let i = 0; i < cases.length; i++) {
+      const f = flag(cfg, cases[i]["if"]);
+      if (f === null ? cases[i].if_absent : f) return chooseCase(cfg, cases[i].then);
+    }
+    return r;
+  }
+
+  function dflt(cfg, spec, got, used) { // costs._default
+    if (hasOwn(spec, "value")) return spec.value;
+    if (hasOwn(spec, "same_as")) return got[spec.same_as];
+    if (hasOwn(spec, "times")) return spec.times * got[spec.of];
+    if (hasOwn(spec, "divide")) {
+      const whole = got[spec.divide], part = got[spec.by];
+      if (whole % part) {
+        throw ConfigError(used[spec.by], "(" + part + ") does not divide the hidden size ("
+          + whole + ") and there is no head_dim field to say how wide a head is");
+      }
+      return whole / part;
+    }
+    throw new Error("unknown default " + JSON.stringify(spec));
+  }
+
+  function figure(cfg, name, r, got, used) { // -> [value, the field read]
+    r = chooseCase(cfg, r);
+    const names = r.names;
+    const kv = names.length ? pick(cfg, names) : [name, MISSING];
+    if ((kv[1] === MISSING || kv[1] === null) && hasOwn(r, "default")) {
+      return [dflt(cfg, r["default"], got, used), kv[0]];
+    }
+    return [count(cfg, names, LIMITS[name]), kv[0]];
+  }
+
+  function figures(cfg, row, skip) { // -> [{figure: value}, {figure: field}]
+    const got = {}, used = {};
+    T.FIGURES.forEach(function (f) {
+      if (skip.indexOf(f) < 0) {
+        const r = figure(cfg, f, rule(row, f), got, used);
+        got[f] = r[0];
+        used[f] = r[1];
+      }
+    });
+    if (got.heads % got.kv_heads) {
+      throw ConfigError(used.kv_heads, "(" + got.kv_heads + ") must divide " + used.heads
+        + " (" + got.heads + "): each KV head serves a whole group of query heads");
+    }
+    return [got, used];
+  }
+
+  function mlaHeads(cfg, heads, kvHeads, notes) {
+    const kvRank = count(cfg, ["kv_lora_rank"], MAX_HIDDEN);
+    const qRank = count(cfg, ["q_lora_rank"], MAX_HIDDEN, null);
+    const nope = count(cfg, ["qk_nope_head_dim"], MAX_HEAD_DIM, NO_DEFAULT, 0);
+    const rope = count(cfg, ["qk_rope_head_dim"], MAX_HEAD_DIM, NO_DEFAULT, 0);
+    const vDim = count(cfg, ["v_head_dim"], MAX_HEAD_DIM);
+    if (nope + rope === 0) throw ConfigError("qk_nope_head_dim", "and qk_rope_head_dim are both 0");
+    notes.push("MLA counted in its decompressed form: each of the " + heads + " query heads "
+      + "scores over " + (nope + rope) + " dims and sums " + vDim + " value dims; the cache "
+      + "holds the " + (kvRank + rope) + "-value latent once per layer (kv_lora_rank + "
+      + "qk_rope_head_dim).");
+    return { head_dim: nope + rope, v_head_dim: vDim, kv_heads: kvHeads, mla: true,
+      q_lora_rank: qRank, kv_lora_rank: kvRank, qk_rope_head_dim: rope };
+  }
+
+  function topK(cfg, experts) {
+    const k = count(cfg, ["num_experts_per_tok"], MAX_EXPERTS);
+    if (k > experts) {
+      throw ConfigError("num_experts_per_tok", "(" + k + ") is more than the " + experts
+        + " experts");
+    }
+    return k;
+  }
+
+  function layerIndices(cfg, key) { // -> Set of BigInt layer numbers
+    const value = get(cfg, key);
+    if (value === null) return new Set();
+    if (!Array.isArray(value) || value.some(function (i) { return !isInt(i); })) {
+      throw ConfigError(key, "must be a list of layer numbers");
+    }
+    return new Set(value);
+  }
+
+  function moe(cfg, layers, hidden, intermediate, notes) {
+    const dense = { num_experts: 0, experts_per_token: 0, moe_intermediate: 0,
+      shared_experts: 0, shared_intermediate: 0, dense_layers: layers };
+    let experts, k, size, shared, sharedWidth, moeLayers = 0, i;
+    if (present(cfg, "n_routed_experts")) { // DeepSeek-V2/V3
+      experts = count(cfg, ["n_routed_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
+      if (!experts) return dense;
+      k = topK(cfg, experts);
+      size = count(cfg, ["moe_intermediate_size"], MAX_INTERMEDIATE);
+      shared = count(cfg, ["n_shared_experts"], MAX_EXPERTS, 0, 0);
+      const firstDense = count(cfg, ["first_k_dense_replace"], MAX_LAYERS, 0, 0);
+      const every = count(cfg, ["moe_layer_freq"], MAX_LAYERS, 1);
+      for (i = 0; i < layers; i++) if (i >= firstDense && i % every === 0) moeLayers++;
+      sharedWidth = shared * size;
+    } else if (present(cfg, "num_local_experts") && !present(cfg, "moe_intermediate_size")) {
+      // Mixtral: intermediate_size is the expert size
+      experts = count(cfg, ["num_local_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
+      if (!experts) return dense;
+      k = topK(cfg, experts);
+      size = intermediate;
+      shared = 0;
+      sharedWidth = 0;
+      moeLayers = layers;
+    } else if (present(cfg, "num_experts") || present(cfg, "num_local_experts")) {
+      // Qwen2-MoE / Qwen3-MoE, in Transformers 4's spelling or 5's
+      experts = count(cfg, ["num_experts", "num_local_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
+      if (!experts) return dense;
+      k = topK(cfg, experts);
+      size = count(cfg, ["moe_intermediate_size"], MAX_INTERMEDIATE);
+      sharedWidth = count(cfg, ["shared_expert_intermediate_size"], MAX_INTERMEDIATE, 0, 0);
+      shared = sharedWidth ? 1 : 0;
+      const step = count(cfg, ["decoder_sparse_step"], MAX_LAYERS, 1);
+      const denseOnly = layerIndices(cfg, "mlp_only_layers");
+      for (i = 0; i < layers; i++) {
+        if (!denseOnly.has(BigInt(i)) && (i + 1) % step === 0) moeLayers++;
+      }
+    } else {
+      return dense;
+    }
+    notes.push("Mixture of experts: " + k + " of " + experts + " routed experts active per "
+      + "token" + (shared ? ", plus " + shared + " shared" : "") + "; "
+      + (layers - moeLayers) + " of " + layers + " layers have a dense MLP.");
+    return { num_experts: experts, experts_per_token: k, moe_intermediate: size,
+      shared_experts: shared, shared_intermediate: sharedWidth,
+      dense_layers: layers - moeLayers };
+  }
+
+  // --- quantization_config (costs._quantization) ---
+
+  const QUANT_METHODS = ["fp8", "fbgemm_fp8", "awq", "gptq"];
+  function notQuantized() {
+    return { quant_method: null, quant_bits: 0, quant_group: 0, quant_block_out: 0,
+      quant_block_in: 0, quant_zero_point: false };
+  }
+
+  function whole(v) { return isInt(v); } // costs._whole: a JSON integer, not 4.0
+
+  function quantization(cfg, notes) {
+    const q = get(cfg, "quantization_config");
+    if (q === null) return notQuantized();
+    if (!isMap(q)) {
+      throw ConfigError("quantization_config", "must be an object, got " + jsonType(q));
+    }
+    const method = get(q, "quant_method");
+    if (QUANT_METHODS.indexOf(method) < 0) {
+      notes.push("quantization_config's quant_method " + show(method) + " is not one counted "
+        + "here (" + QUANT_METHODS.join(", ") + "): every weight is billed at the weight "
+        + "dtype chosen.");
+      return notQuantized();
+    }
+    const out = Object.assign(notQuantized(), { quant_method: method, quant_bits: 8 });
+    if (method === "fp8") {
+      const block = get(q, "weight_block_size");
+      if (block !== null) {
+        if (!(Array.isArray(block) && block.length === 2 && block.every(function (b) {
+          return whole(b) && b >= 1n && b <= BigInt(MAX_HIDDEN);
+        }))) {
+          throw ConfigError("quantization_config.weight_block_size",
+            "must be two positive integers, got " + show(block));
+        }
+        out.quant_block_out = Number(block[0]);
+        out.quant_block_in = Number(block[1]);
+      }
+      return said(out, notes);
+    }
+    if (method === "fbgemm_fp8") return said(out, notes);
+    const bits = q.has("bits") ? q.get("bits") : get(q, "w_bit");
+    if (!(whole(bits) && [2n, 3n, 4n, 8n].indexOf(bits) >= 0)) {
+      throw ConfigError("quantization_config.bits", "must be 2, 3, 4 or 8, got " + show(bits));
+    }
+    const group = q.has("group_size") ? q.get("group_size")
+      : q.has("q_group_size") ? q.get("q_group_size") : 128n;
+    if (!(whole(group) && (group === -1n || (group >= 1n && group <= BigInt(MAX_INTERMEDIATE))))) {
+      throw ConfigError("quantization_config.group_size",
+        "must be a positive integer or -1, got " + show(group));
+    }
+    const zero = q.has("zero_point") ? q.get("zero_point") : true;
+    if (method === "awq" && typeof zero !== "boolean") {
+      throw ConfigError("quantization_config.zero_point", "must be true or false, got "
+        + show(zero));
+    }
+    out.quant_bits = Number(bits);
+    out.quant_group = Math.max(Number(group), 0);
+    out.quant_zero_point = method === "gptq" || zero;
+    return said(out, notes);
+  }
+
+  function said(q, notes) {
+    const method = q.quant_method;
+    let how;
+    if (method === "fp8") {
+      how = "1 byte a weight and " + (q.quant_block_out ? "a float32 scale per "
+        + q.quant_block_out + " x " + q.quant_block_in + " block" : "a float32 scale per tensor");
+    } else if (method === "fbgemm_fp8") {
+      how = "1 byte a weight and a float32 scale per output channel";
+    } else {
+      const group = q.quant_group ? grouped(q.quant_group) + " inputs" : "each weight's input";
+      how = q.quant_bits + "-bit values packed in int32 words, an fp16 scale"
+        + (q.quant_zero_point ? " and a packed zero" : "") + " per " + group
+        + (method === "gptq" ? "; an int32 group index per input" : "");
+    }
+    notes.push("Linear weights counted as quantization_config (" + method + ") stores them: "
+      + how + ". Embeddings, lm_head, norms, biases and routers at the weight dtype chosen.");
+    return q;
+  }
+
+  // --- the tensors beside the big matrices (costs._tensors) ---
+
+  function same(value, wanted) { // costs._same: numbers by value, the rest by identity
+    if (typeof value === "boolean" || typeof wanted === "boolean" || value === null
+        || wanted === null) return value === wanted;
+    const numeric = function (v) { return isInt(v) || isFloat(v); };
+    return numeric(value) && numeric(wanted) && Number(value) === Number(wanted);
+  }
+
+  function holds(cfg, shape, c) {
+    if (hasOwn(c, "flag")) {
+      const f = flag(cfg, c.flag);
+      return (f === null ? c["default"] : f) === (hasOwn(c, "is") ? c.is : true);
+    }
+    if (hasOwn(c, "present")) return shape[c.present] !== null;
+    let value = lookup(cfg, c.field);
+    if (value === MISSING) value = null;
+    const hit = function (v) { return same(value, v); };
+    if (hasOwn(c, "in")) return c["in"].some(hit);
+    return !c.not_in.some(hit);
+  }
+
+  function factor(cfg, shape, f) {
+    if (typeof f === "number") return BigInt(f);
+    if (typeof f === "string") return BigInt(shape[f]);
+    return BigInt(count(cfg, [f.field], LIMITS.vocab, f["default"]));
+  }
+
+  function tensors(cfg, row, shape) { // -> [stored only, matmul weights], as Numbers
+    const per = { model: 1n, layer: BigInt(shape.layers), dense_layer: BigInt(shape.dense_layers),
+      moe_layer: BigInt(shape.layers - shape.dense_layers) };
+    let stored = 0n, matmul = 0n;
+    row.tensors.forEach(function (term) {
+      if (!term.when.every(function (c) { return holds(cfg, shape, c); })) return;
+      let size = 0n;
+      term.size.forEach(function (product) {
+        size += product.reduce(function (acc, f) { return acc * factor(cfg, shape, f); }, 1n);
+      });
+      if (term.matmul) matmul += per[term.per] * size;
+      else stored += per[term.per] * size;
+    });
+    return [Number(stored), Number(matmul)];
+  }
+
+  function ignoredFields(cfg, row, got, notes) {
+    row.notes.forEach(function (r) {
+      const value = lookup(cfg, r.field);
+      const expect = typeof r.expect === "string" ? got[r.expect] : r.expect;
+      if (value !== MISSING && value !== null && !same(value, expect)) {
+        notes.push(r.field + " is " + show(value) + ": " + r.note);
+      }
+    });
+  }
+
+  function localLayers(cfg, layers, win) { // GPT-Neo's attention_types -> local layers
+    const key = win.layer_pattern;
+    let spec = get(cfg, key);
+    if (spec === null) spec = fromTable(win.layer_pattern_default);
+    const bad = ConfigError(key, "must be a list of [[\"global\" or \"local\", ...], repeat] "
+      + "pairs");
+    if (!Array.isArray(spec)) throw bad;
+    let total = 0, local = 0;
+    spec.forEach(function (pair) {
+      if (!(Array.isArray(pair) && pair.length === 2 && Array.isArray(pair[0])
+          && pair[0].every(function (t) { return t === "global" || t === "local"; })
+          && isInt(pair[1]) && pair[1] >= 0n && pair[1] <= BigInt(MAX_LAYERS))) {
+        throw bad;
+      }
+      const times = Number(pair[1]);
+      total += pair[0].length * times;
+      local += pair[0].filter(function (t) { return t === "local"; }).length * times;
+    });
+    if (total !== layers) {
+      throw ConfigError(key, "describes " + total + " layers for " + layers + " layers");
+    }
+    return local;
+  }
+
+  function slidingCount(cfg, layers, win, notes) {
+    if (hasOwn(win, "layer_pattern")) return localLayers(cfg, layers, win);
+    const types = get(cfg, "layer_types");
+    if (types !== null) {
+      if (!Array.isArray(types) || !types.every(function (t) { return typeof t === "string"; })) {
+        throw ConfigError("layer_types", "must be a list of strings");
+      }
+      if (types.length !== layers) {
+        throw ConfigError("layer_types", "has " + types.length + " entries for " + layers
+          + " layers");
+      }
+      if (types.some(function (t) { return t !== "sliding_attention" && t !== "full_attention"; })) {
+        notes.push("Layer types other than sliding/full attention are counted as full.");
+      }
+      return types.filter(function (t) { return t === "sliding_attention"; }).length;
+    }
+    if (present(cfg, "sliding_window_pattern") || hasOwn(win, "pattern_default")) {
+      const every = count(cfg, ["sliding_window_pattern"], MAX_LAYERS,
+        hasOwn(win, "pattern_default") ? win.pattern_default : NO_DEFAULT);
+      return layers - Math.floor(layers / every);
+    }
+    if (win.alternate) return Math.floor((layers + 1) / 2);
+    if (get(cfg, "use_sliding_window") === true && present(cfg, "max_window_layers")) {
+      const first = count(cfg, ["max_window_layers"], MAX_LAYERS, NO_DEFAULT, 0);
+      return Math.max(layers - first, 0);
+    }
+    return layers;
+  }
+
+  function windowOf(cfg, layers, row, notes) {
+    const unwindowed = { sliding_window: null, sliding_layers: 0 };
+    if (flag(cfg, "use_sliding_window") === false) return unwindowed;
+    const r = windowRule(row), value = pick(cfg, r.names)[1];
+    let width;
+    if (value === MISSING || value === null) width = r["default"].value;
+    else width = count(cfg, r.names, MAX_POSITIONS);
+    if (width === null) return unwindowed;
+    const sliding = slidingCount(cfg, layers, r, notes);
+    if (!sliding) return unwindowed;
+    const w = grouped(width);
+    notes.push("Sliding window of " + w + " tokens on " + sliding + " of " + layers
+      + " layers: there a query sees at most " + w + " keys and the cache holds at most "
+      + w + " tokens.");
+    return { sliding_window: width, sliding_layers: sliding };
+  }
+
+  function tied(cfg, row, notes) {
+    const t = flag(cfg, "tie_word_embeddings");
+    if (t !== null) return t;
+    if (row.tied === null) {
+      notes.push("tie_word_embeddings is absent: assumed untied (a separate lm_head).");
+      return false;
+    }
+    return row.tied;
+  }
+
+  function mlpMatrices(row, type, notes) {
+    if (row.mlp_matrices === null) {
+      notes.push("model_type " + reprStr(type || "(none)") + " is not one we know: "
+        + "assumed a gated MLP (3 matrices).");
+      return 3;
+    }
+    return row.mlp_matrices;
+  }
+
+  function displayName(cfg, name, type) {
+    const candidates = [name, get(cfg, "_name_or_path"), type];
+    for (let i = 0; i < candidates.length; i++) {
+      const c = candidates[i];
+      if (typeof c === "string" && strip(c)) return codePoints(strip(c)).slice(0, NAME_LIMIT).join("");
+    }
+    return "custom model";
+  }
+
+  function from_config(cfg, name) { // parsed config (a Map) -> ModelShape, or ConfigError
+    if (!isMap(cfg)) throw ConfigError(WHOLE_FILE, "must be a JSON object, got " + jsonType(cfg));
+    const notes = [];
+    cfg = languageModel(cfg, notes);
+    const type = modelType(cfg), row = family(type, cfg), mla = present(cfg, "kv_lora_rank");
+    const got = figures(cfg, row, mla ? ["head_dim"] : [])[0];
+    const attention = mla ? mlaHeads(cfg, got.heads, got.kv_heads, notes)
+      : { head_dim: got.head_dim, v_head_dim: got.head_dim, kv_heads: got.kv_heads };
+    const m = { name: displayName(cfg, name, type), layers: got.layers, hidden: got.hidden,
+      intermediate: got.intermediate, heads: got.heads, kv_heads: attention.kv_heads,
+      head_dim: attention.head_dim, v_head_dim: attention.v_head_dim, vocab: got.vocab };
+    m.tied = tied(cfg, row, notes);
+    m.max_positions = got.max_positions;
+    m.mlp_matrices = mlpMatrices(row, type, notes);
+    const experts = moe(cfg, got.layers, got.hidden, got.intermediate, notes);
+    const win = windowOf(cfg, got.layers, row, notes);
+    Object.assign(m, experts, win);
+    m.mla = !!attention.mla;
+    m.q_lora_rank = attention.mla ? attention.q_lora_rank : null;
+    m.kv_lora_rank = attention.mla ? attention.kv_lora_rank : 0;
+    m.qk_rope_head_dim = attention.mla ? attention.qk_rope_head_dim : 0;
+    m.learned_positions = row.learned_positions;
+    Object.assign(m, quantization(cfg, notes));
+    const small = tensors(cfg, row, m);
+    m.small_params = small[0];
+    m.extra_matmul_params = small[1];
+    ignoredFields(cfg, row, got, notes);
+    m.notes = notes;
+    m.moe_layers = m.layers - m.dense_layers;
+    return Object.freeze(m);
+  }
+
+  function preset(key) { // "qwen3-8b" -> ModelShape
+    if (typeof key !== "string" || !hasOwn(T.PRESETS, key)) {
+      throw ConfigError("model", "unknown preset " + show(key) + "; choose one of "
+        + Object.keys(T.PRESETS).sort().join(", "));
+    }
+    return from_config(parse_config_text(T.PRESETS[key]),
+      T.PRESET_NAMES[key]);
+  }
+
+
+  parts.families = {bind, from_config, preset};
+})();
