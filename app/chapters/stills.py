@@ -19,6 +19,32 @@ import itertools
 import math
 import re
 
+from bokeh.models import (
+    AnnularWedge,
+    Arc,
+    Arrow,
+    Axis,
+    BoxAnnotation,
+    CustomJSTransform,
+    FixedTicker,
+    GlyphRenderer,
+    Grid,
+    Label,
+    Legend,
+    Line,
+    LinearColorMapper,
+    LogScale,
+    Rect,
+    Scatter,
+    Segment,
+    Span,
+    Text,
+    Title,
+    VBar,
+    Wedge,
+)
+from bokeh.util.dataclasses import Unspecified
+
 from app.kit import transforms
 
 W = 320  # the view box's width, in user units (px at a phone's width)
@@ -54,12 +80,11 @@ def esc(text):
 # --- values: a glyph's property, for every row of its source --------------------------------
 
 def transformed(values, transform, data):
-    name = type(transform).__name__
-    if name == "CustomJSTransform":
+    if isinstance(transform, CustomJSTransform):
         twin = transforms.python_twin(transform)  # declared beside the figure (kit/transforms.py)
         if twin is not None:
             return twin(values, data)
-    if name == "LinearColorMapper":
+    if isinstance(transform, LinearColorMapper):
         palette, lo, hi = list(transform.palette), transform.low, transform.high
         out = []
         for v in values:
@@ -73,7 +98,8 @@ def transformed(values, transform, data):
                 out.append(palette[min(int((v - lo) / (hi - lo) * len(palette)),
                                        len(palette) - 1)])
         return [Exact(c) for c in out]
-    raise StillError(f"a still cannot apply a {name}: {getattr(transform, 'v_func', '')!r}")
+    raise StillError(f"a still cannot apply a {type(transform).__name__}: "
+                     f"{getattr(transform, 'v_func', '')!r}")
 
 
 def column(glyph, prop, data, n):  # -> [value] * n rows: a field of the source or one value
@@ -90,7 +116,7 @@ def column(glyph, prop, data, n):  # -> [value] * n rows: a field of the source 
     if field is None:
         return [spec] * n
     values = list(data[field])
-    if transform is not None and type(transform).__name__ != "Unspecified":
+    if transform is not None and transform is not Unspecified:
         values = transformed(values, transform, data)
     return values
 
@@ -195,8 +221,8 @@ def path_of(points):  # [(x, y)] -> "M1 2 3 4": later points are implicit line-t
 class Frame:
     def __init__(self, fig, left, top, width, height):
         self.left, self.top, self.width, self.height = left, top, width, height
-        self.xlog = type(fig.x_scale).__name__ == "LogScale"
-        self.ylog = type(fig.y_scale).__name__ == "LogScale"
+        self.xlog = isinstance(fig.x_scale, LogScale)
+        self.ylog = isinstance(fig.y_scale, LogScale)
         self.x0, self.x1 = fig.x_range.start, fig.x_range.end
         self.y0, self.y1 = fig.y_range.start, fig.y_range.end
 
@@ -236,7 +262,7 @@ def tick_label(axis, v):
 def ticks(axis, lo, hi, log):  # -> the axis's major tick values inside [lo, hi]
     ticker = axis.ticker
     lo, hi = min(lo, hi), max(lo, hi)
-    if type(ticker).__name__ == "FixedTicker":
+    if isinstance(ticker, FixedTicker):
         values = list(ticker.ticks)
     elif log:
         values = [10.0 ** e for e in range(math.floor(math.log10(lo)),
@@ -283,7 +309,7 @@ def label_text(item):  # a LegendItem's or axis's label -> text
 
 
 def visible_axes(fig, side):
-    return [a for a in getattr(fig, side) if type(a).__name__.endswith("Axis") and a.visible]
+    return [a for a in getattr(fig, side) if isinstance(a, Axis) and a.visible]
 
 
 # --- glyphs ------------------------------------------------------------------------------------
@@ -333,13 +359,13 @@ def marker(kind, x, y, size, line, fill_colour, line_width=1):
 
 def glyph_svg(renderer, frame):  # -> [SVG element] of one glyph renderer, and its kind
     g, data, n = renderer.glyph, renderer.data_source.data, rows(renderer)
-    kind = type(g).__name__
+    kind = type(g)  # dispatch on the exact class: a subclass may draw otherwise
 
     def col(prop):
         return column(g, prop, data, n)
 
     out = []
-    if kind == "Line":
+    if kind is Line:
         xs, ys = col("x"), col("y")
         runs, run = [], []
         for x, y in zip(xs, ys):
@@ -355,15 +381,15 @@ def glyph_svg(renderer, frame):  # -> [SVG element] of one glyph renderer, and i
             attrs, cls = stroke(g.line_color, g.line_width, g.line_dash, g.line_alpha)
             out.append(tag("path", f' d="{d}" fill="none"' + attrs, cls))
         return out, "line"
-    if kind == "Scatter":
+    if kind is Scatter:
         for x, y, m, size, lc, fc in zip(col("x"), col("y"), col("marker"), col("size"),
                                          col("line_color"), col("fill_color")):
             if not (bad(x) or bad(y)):
                 out.append(marker(m, frame.x(x), frame.y(y), size, lc, fc,
                                   col("line_width")[0]))
         return out, "point"
-    if kind in ("VBar", "Rect"):
-        if kind == "VBar":
+    if kind in (VBar, Rect):
+        if kind is VBar:
             xs, tops, bottoms, widths = col("x"), col("top"), col("bottom"), col("width")
             boxes = [(x, w, b, t) for x, w, b, t in zip(xs, widths, bottoms, tops)]
             boxes = [(frame.x(x) - frame.dx(w, x) / 2, frame.y(t), frame.dx(w, x),
@@ -390,8 +416,8 @@ def glyph_svg(renderer, frame):  # -> [SVG element] of one glyph renderer, and i
             s_attrs, s_cls = stroke(lc, lw) if lc is not None else ("", [])
             out.append(tag("rect", f' x="{num(x)}" y="{num(y)}" width="{num(w)}" '
                                    f'height="{num(h)}"' + f_attrs + s_attrs, f_cls + s_cls))
-        return out, "bar" if kind == "VBar" else "cell"
-    if kind == "Segment":
+        return out, "bar" if kind is VBar else "cell"
+    if kind is Segment:
         by_paint = {}
         for x0, y0, x1, y1, lc in zip(col("x0"), col("y0"), col("x1"), col("y1"),
                                       col("line_color")):
@@ -402,7 +428,7 @@ def glyph_svg(renderer, frame):  # -> [SVG element] of one glyph renderer, and i
             attrs, cls = stroke(lc, g.line_width, g.line_dash, g.line_alpha)
             out.append(tag("path", f' d="{"".join(parts)}"' + attrs, cls))
         return out, "line"
-    if kind == "Text":
+    if kind is Text:
         for x, y, text, colour, xo, yo, angle in zip(col("x"), col("y"), col("text"),
                                                      col("text_color"), col("x_offset"),
                                                      col("y_offset"), col("angle")):
@@ -412,13 +438,13 @@ def glyph_svg(renderer, frame):  # -> [SVG element] of one glyph renderer, and i
                                g.text_align, g.text_baseline, angle or 0.0, colour,
                                bold=g.text_font_style == "bold"))
         return out, "text"
-    if kind in ("AnnularWedge", "Wedge", "Arc"):
+    if kind in (AnnularWedge, Wedge, Arc):
         deg = (getattr(g, "start_angle_units", "rad") == "deg")
-        radius = "outer_radius" if kind == "AnnularWedge" else "radius"
+        radius = "outer_radius" if kind is AnnularWedge else "radius"
         for x, y, r, a0, a1, fc, fa, lc in zip(
                 col("x"), col("y"), col(radius), col("start_angle"), col("end_angle"),
-                col("fill_color") if kind != "Arc" else [None] * max(n, 1),
-                col("fill_alpha") if kind != "Arc" else [0] * max(n, 1), col("line_color")):
+                col("fill_color") if kind is not Arc else [None] * max(n, 1),
+                col("fill_alpha") if kind is not Arc else [0] * max(n, 1), col("line_color")):
             if deg:
                 a0, a1 = math.radians(a0), math.radians(a1)
             cx, cy = frame.x(x), frame.y(y)
@@ -427,7 +453,7 @@ def glyph_svg(renderer, frame):  # -> [SVG element] of one glyph renderer, and i
             p1 = (cx + rx * math.cos(a1), cy - ry * math.sin(a1))
             large = int((a1 - a0) % (2 * math.pi) > math.pi)
             arc = f"A{num(rx)} {num(ry)} 0 {large} 0 {num(p1[0])} {num(p1[1])}"
-            if kind == "Arc":
+            if kind is Arc:
                 if abs(a1 - a0) < 1e-6:
                     continue
                 attrs, cls = stroke(lc, g.line_width)
@@ -439,14 +465,14 @@ def glyph_svg(renderer, frame):  # -> [SVG element] of one glyph renderer, and i
                 d = f"M{num(cx)} {num(cy)}L{num(p0[0])} {num(p0[1])}{arc}Z"
                 out.append(tag("path", f' d="{d}"' + f_attrs + s_attrs, f_cls + s_cls))
         return out, "gauge"
-    raise StillError(f"a still cannot draw a {kind} glyph")
+    raise StillError(f"a still cannot draw a {kind.__name__} glyph")
 
 
 def annotation_svg(a, frame):  # -> [SVG element] of a Span, Label or Arrow
-    kind = type(a).__name__
+    kind = type(a)
     if not getattr(a, "visible", True):
         return []
-    if kind == "Span":
+    if kind is Span:
         if bad(a.location):
             return []
         attrs, cls = stroke(a.line_color, a.line_width, a.line_dash, a.line_alpha)
@@ -457,11 +483,11 @@ def annotation_svg(a, frame):  # -> [SVG element] of a Span, Label or Arrow
             x = frame.x(a.location)
             d = f"M{num(x)} {num(frame.top)}v{num(frame.height)}"
         return [tag("path", f' d="{d}"' + attrs, cls)]
-    if kind == "Label":
+    if kind is Label:
         return [text_el(frame.x(a.x) + (a.x_offset or 0), frame.y(a.y) + (a.y_offset or 0),
                         a.text, a.text_align, a.text_baseline, a.angle or 0.0, a.text_color,
                         halo=a.background_fill_color is not None)]
-    if kind == "Arrow":
+    if kind is Arrow:
         x0, y0, x1, y1 = (frame.x(a.x_start), frame.y(a.y_start), frame.x(a.x_end),
                           frame.y(a.y_end))
         length = math.hypot(x1 - x0, y1 - y0) or 1.0
@@ -475,19 +501,19 @@ def annotation_svg(a, frame):  # -> [SVG element] of a Span, Label or Arrow
                   f"L{num(x1)} {num(y1)}L{num(back[0] + uy * size / 2)} "
                   f"{num(back[1] - ux * size / 2)}")
         return [tag("path", f' d="{d}" fill="none"' + attrs, cls)]
-    if kind in ("Legend", "Grid", "BoxAnnotation", "Title"):
+    if kind in (Legend, Grid, BoxAnnotation, Title):
         return []
-    raise StillError(f"a still cannot draw a {kind}")
+    raise StillError(f"a still cannot draw a {kind.__name__}")
 
 
 def swatch(renderer, x, y):  # a legend item's sample of its glyph, 14 units wide
     g = renderer.glyph
-    kind = type(g).__name__
+    kind = type(g)  # dispatch on the exact class: a subclass may draw otherwise
     data, n = renderer.data_source.data, max(rows(renderer), 1)
-    if kind in ("Line", "Segment"):
+    if kind in (Line, Segment):
         attrs, cls = stroke(g.line_color, g.line_width, g.line_dash, g.line_alpha)
         return tag("path", f' d="M{num(x)} {num(y)}h16"' + attrs, cls)
-    if kind == "Scatter":
+    if kind is Scatter:
         return marker(column(g, "marker", data, n)[0], x + 8, y, 9,
                       column(g, "line_color", data, n)[0], column(g, "fill_color", data, n)[0],
                       column(g, "line_width", data, n)[0])
@@ -523,7 +549,7 @@ def describe(fig, kinds, legend):  # -> the picture's accessible name
 def legend_items(fig):
     out = []
     for layout in (*fig.center, *fig.above, *fig.below, *fig.left, *fig.right):
-        if type(layout).__name__ == "Legend" and layout.visible:
+        if isinstance(layout, Legend) and layout.visible:
             for item in layout.items:
                 live = [r for r in item.renderers if r.visible]
                 if item.visible and live:
@@ -540,8 +566,8 @@ def figure_svg(fig, width=W):  # a Bokeh figure, as it stands -> an inline SVG o
     width = fig.width if fixed else width
     frame_h = fig.height - 20 if fixed else max(70, min(200, round(fig.height * 0.55)))
     below, left = visible_axes(fig, "below"), visible_axes(fig, "left")
-    xlog = type(fig.x_scale).__name__ == "LogScale"
-    ylog = type(fig.y_scale).__name__ == "LogScale"
+    xlog = isinstance(fig.x_scale, LogScale)
+    ylog = isinstance(fig.y_scale, LogScale)
     yticks = [(v, tick_label(left[0], v)) for v in ticks(left[0], fig.y_range.start,
                                                          fig.y_range.end, ylog)] if left else []
     xticks = [(v, tick_label(below[0], v)) for v in ticks(below[0], fig.x_range.start,
@@ -567,13 +593,13 @@ def figure_svg(fig, width=W):  # a Bokeh figure, as it stands -> an inline SVG o
     xticks = spaced(xticks, frame)
     clipped, over, kinds = [], [], []
     for r in fig.renderers:
-        if type(r).__name__ != "GlyphRenderer" or not r.visible:
+        if not isinstance(r, GlyphRenderer) or not r.visible:
             continue
         parts, kind = glyph_svg(r, frame)
         kinds.append(kind)
         (clipped if r.level in ("glyph", "underlay", "image") else over).extend(parts)
     for a in (*fig.center, *getattr(fig, "renderers", [])):
-        if type(a).__name__ not in ("GlyphRenderer",):
+        if not isinstance(a, GlyphRenderer):
             over.extend(annotation_svg(a, frame))
     axes = []
     bottom = frame.top + frame.height
