@@ -48,6 +48,15 @@
 //     sets a property to a value written as the document's JSON, making the models defined
 //     in it (a plot made after its layout, islands.js); the event is Bokeh's wire protocol.
 //
+// Part 3, Bokeh's document format (static pages)                    AE.fence.document
+//   a document's JSON: an object definition's type "object", its attributes, a Layout's
+//   children, a model's tags and stylesheets, Plot.hold_render; a document's render_items
+//   and their roots. Bokeh documents the format only as what its own serializer writes.
+//   The edits: each recurring stylesheet stands once in what a page ships and is put back
+//   (withSheets; app/kit/island_documents.py takes it out); a panel mounts in steps, its
+//   layouts' children waiting in their tags and each plot's paint held (holdChildren, then
+//   putBack, each step a task of its own: a phone keeps answering while a panel arrives).
+//
 // Not here, because it is the documented API: Bokeh.embed.embed_items (islands.js mounts
 // with it), Bokeh.documents, Document.get_model_by_id, models' properties and data.
 (function () {
@@ -295,4 +304,162 @@
 
   Object.assign(fence, {internals, beforeMount, built, nextTask, viewElements,
                         setButtonDisabled, allModels, setFromJson, standInForTables});
+})();
+
+// Part 3: the document's JSON, as app/kit/panel_internals.py document_parts serializes it and
+// app/kit/island_documents.py ships it (static pages; the edits in that format, each with why,
+// are here and in island_documents.py alone)
+(function () {
+  "use strict";
+  const AE = window.AE = window.AE || {};
+  const fence = AE.fence;
+  if (fence.document) { return; }
+
+  // A document script's call: each stylesheet text that recurs stands once, in `sheets`, and a
+  // model's stylesheets name it by its index (app/kit/island_documents.py); put them back.
+  function withSheets(node, sheets) {
+    if (Array.isArray(node)) {
+      for (const value of node) {
+        if (value !== null && typeof value === "object") { withSheets(value, sheets); }
+      }
+    } else {
+      for (const key in node) {
+        const value = node[key];
+        if (key === "stylesheets" && Array.isArray(value)) {
+          node[key] = value.map((v) => (typeof v === "number" ? sheets[v] : v));
+        }
+        if (value !== null && typeof value === "object") { withSheets(node[key], sheets); }
+      }
+    }
+    return node;
+  }
+
+  function rootOf(renderItems) { // -> the id of the first root of a document's render items
+    return Object.keys(renderItems[0].roots)[0];
+  }
+
+  // A panel's document mounts in steps, each its own task, so no single task holds the
+  // page for long (a phone keeps scrolling and answering taps while a panel arrives): the
+  // roots render with their layouts empty, then each layout's children are put back one at
+  // a time, in order, plots last (a plot is the costliest child, and every later step lays
+  // out what is already there again). Each layout's children wait in its `tags`, behind a
+  // marker, so the document's JSON keeps its order (a model is defined where first named).
+  // The root is hidden until the end (chapter.css), so no step is ever seen.
+  // A plot is also made later: its models (most of a panel's) leave the document's JSON, to
+  // be made in a step of their own just before it comes back, where nothing outside the plot
+  // names one of them (else it stays in the JSON, behind the marker).
+  const WAITING = "ae-waiting-children", LATER = "ae-made-later:";
+  const LAYOUT = /(^|\.)(Column|Row)$/;
+  const PLOT = /(^|\.)(Figure|Plot)$/;
+  // how many children arrived as steps, and how many plots were painted after their layout
+  // (tests read them)
+  const steps = {taken: 0, paintsHeld: 0, madeLater: 0};
+
+  function walk(o, visit) { // every object in a document's JSON, in its order
+    if (Array.isArray(o)) { o.forEach((v) => walk(v, visit)); return; }
+    if (o === null || typeof o !== "object") { return; }
+    visit(o);
+    for (const key of Object.keys(o)) { walk(o[key], visit); }
+  }
+
+  function isRef(o) { return typeof o.id === "string" && Object.keys(o).length === 1; }
+
+  function holdChildren(docs) { // -> [{layout, child, plot, json}]: the children taken out,
+    // in order (json: a plot's definition, taken out of the document)
+    const defs = new Map(), held = [];
+    walk(docs, (o) => {
+      if (o.type === "object" && typeof o.id === "string" && !defs.has(o.id)) {
+        defs.set(o.id, o);
+      }
+    });
+    for (const o of defs.values()) {
+      const a = o.attributes;
+      if (!a || !LAYOUT.test(o.name) || !Array.isArray(a.children) || a.children.length === 0 ||
+          !a.children.every((c) => c !== null && typeof c.id === "string")) { continue; }
+      const waiting = [], mine = [];
+      for (const c of a.children) {
+        const def = defs.get(c.id);
+        const plot = PLOT.test(def?.name ?? "");
+        // a plot comes back with its paint held (Plot.hold_render), so that Bokeh lays it
+        // out in one task and paints it in a later one, not both in one
+        if (plot && def.attributes && def.attributes.hold_render !== true) {
+          def.attributes.hold_render = true;
+        }
+        const later = plot && def === c; // defined here, as a child: it can be made later
+        waiting.push(later ? LATER + c.id : c);
+        mine.push({layout: o.id, child: c.id, plot, json: later ? c : null});
+      }
+      const attrs = {};
+      for (const key of Object.keys(a)) { // tags right after children: the same order
+        if (key === "children") {
+          attrs.children = [];
+          attrs.tags = [...(a.tags ?? []), WAITING, ...waiting];
+        } else if (key !== "tags") {
+          attrs[key] = a[key];
+        }
+      }
+      o.attributes = attrs;
+      for (const h of mine) { held.push({...h, tags: attrs.tags}); }
+    }
+    // a plot whose models something left in the document names stays in it, and so does
+    // one that holds a layout (its children wait for it)
+    for (let changed = true; changed;) {
+      changed = false;
+      const named = new Set();
+      walk(docs, (o) => { if (isRef(o)) { named.add(o.id); } });
+      for (const h of held) {
+        if (h.json === null) { continue; }
+        let clash = false;
+        walk(h.json, (o) => {
+          if (o.type === "object" && (named.has(o.id) || LAYOUT.test(o.name))) { clash = true; }
+        });
+        if (clash) {
+          h.tags[h.tags.indexOf(LATER + h.child)] = h.json;
+          h.json = null;
+          changed = true;
+        }
+      }
+    }
+    return held.filter((h) => !h.plot).concat(held.filter((h) => h.plot));
+  }
+
+  async function putBack(held, rootId) { // the held children back into their layouts
+    const doc = window.Bokeh.documents.find((d) => d.get_model_by_id(rootId) !== null);
+    const wanted = new Map(), shown = new Set(); // layout -> its children's ids, in order
+    for (const {layout} of held) {
+      if (wanted.has(layout)) { continue; }
+      const model = doc.get_model_by_id(layout);
+      const at = model.tags.indexOf(WAITING);
+      wanted.set(layout, model.tags.slice(at + 1).map(
+        (c) => (typeof c === "string" ? c.slice(LATER.length) : c.id)));
+      model.tags = model.tags.slice(0, at);
+    }
+    const {nextTask, built} = fence; // Part 2's
+    for (const {layout, child, json} of held) {
+      const model = doc.get_model_by_id(layout), tags = model.tags;
+      if (json !== null) { // its models, made from its JSON in the layout's tags for now
+        await nextTask();
+        fence.setFromJson(doc, model, "tags", [...tags, json]);
+        steps.madeLater += 1;
+      }
+      await nextTask();
+      shown.add(child);
+      model.children = wanted.get(layout).filter((id) => shown.has(id))
+        .map((id) => doc.get_model_by_id(id));
+      if (json !== null) { model.tags = tags; } // the plot is a child now: out of its tags
+      steps.taken += 1;
+      await built(); // a plot's views may take several tasks to build
+    }
+    for (const {child, plot} of held) { // each plot's first paint, a task of its own
+      if (!plot) { continue; }
+      await nextTask();
+      const model = doc.get_model_by_id(child);
+      if (model.hold_render) {
+        model.hold_render = false;
+        steps.paintsHeld += 1;
+      }
+    }
+  }
+
+  fence.document = {withSheets, holdChildren, putBack, rootOf, steps};
 })();

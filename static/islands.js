@@ -20,25 +20,10 @@
   const QUIET_MS = 1500; // an island with native controls mounts once they rest this long
   let mountedCount = 0;
   const received = new Map(); // group -> its document, as its script (assets/docs/) gave it
-  // A document script's call: each stylesheet text that recurs stands once, in `sheets`, and a
-  // model's stylesheets name it by its index (app/kit/island_documents.py); put them back.
-  function withSheets(node, sheets) {
-    if (Array.isArray(node)) {
-      for (const value of node) {
-        if (value !== null && typeof value === "object") { withSheets(value, sheets); }
-      }
-    } else {
-      for (const key in node) {
-        const value = node[key];
-        if (key === "stylesheets" && Array.isArray(value)) {
-          node[key] = value.map((v) => (typeof v === "number" ? sheets[v] : v));
-        }
-        if (value !== null && typeof value === "object") { withSheets(node[key], sheets); }
-      }
-    }
-    return node;
+  // a document script's call: its documents, each recurring stylesheet standing once
+  function receive(name, sheets, docs) {
+    received.set(name, fence.document.withSheets(docs, sheets));
   }
-  function receive(name, sheets, docs) { received.set(name, withSheets(docs, sheets)); }
 
   function load(src) { // scripts run in the order they are asked for, fetched in parallel
     if (!loaded.has(src)) {
@@ -63,129 +48,6 @@
     });
   }
 
-  // A panel's document mounts in steps, each its own task, so no single task holds the
-  // page for long (a phone keeps scrolling and answering taps while a panel arrives): the
-  // roots render with their layouts empty, then each layout's children are put back one at
-  // a time, in order, plots last (a plot is the costliest child, and every later step lays
-  // out what is already there again). Each layout's children wait in its `tags`, behind a
-  // marker, so the document's JSON keeps its order (a model is defined where first named).
-  // The root is hidden until the end (chapter.css), so no step is ever seen.
-  // A plot is also made later: its models (most of a panel's) leave the document's JSON, to
-  // be made in a step of their own just before it comes back, where nothing outside the plot
-  // names one of them (else it stays in the JSON, behind the marker).
-  const WAITING = "ae-waiting-children", LATER = "ae-made-later:";
-  const LAYOUT = /(^|\.)(Column|Row)$/;
-  const PLOT = /(^|\.)(Figure|Plot)$/;
-  // how many children arrived as steps, and how many plots were painted after their layout
-  // (tests read them)
-  const steps = {taken: 0, paintsHeld: 0, madeLater: 0};
-
-  function walk(o, visit) { // every object in a document's JSON, in its order
-    if (Array.isArray(o)) { o.forEach((v) => walk(v, visit)); return; }
-    if (o === null || typeof o !== "object") { return; }
-    visit(o);
-    for (const key of Object.keys(o)) { walk(o[key], visit); }
-  }
-
-  function isRef(o) { return typeof o.id === "string" && Object.keys(o).length === 1; }
-
-  function holdChildren(docs) { // -> [{layout, child, plot, json}]: the children taken out,
-    // in order (json: a plot's definition, taken out of the document)
-    const defs = new Map(), held = [];
-    walk(docs, (o) => {
-      if (o.type === "object" && typeof o.id === "string" && !defs.has(o.id)) {
-        defs.set(o.id, o);
-      }
-    });
-    for (const o of defs.values()) {
-      const a = o.attributes;
-      if (!a || !LAYOUT.test(o.name) || !Array.isArray(a.children) || a.children.length === 0 ||
-          !a.children.every((c) => c !== null && typeof c.id === "string")) { continue; }
-      const waiting = [], mine = [];
-      for (const c of a.children) {
-        const def = defs.get(c.id);
-        const plot = PLOT.test(def?.name ?? "");
-        // a plot comes back with its paint held (Plot.hold_render), so that Bokeh lays it
-        // out in one task and paints it in a later one, not both in one
-        if (plot && def.attributes && def.attributes.hold_render !== true) {
-          def.attributes.hold_render = true;
-        }
-        const later = plot && def === c; // defined here, as a child: it can be made later
-        waiting.push(later ? LATER + c.id : c);
-        mine.push({layout: o.id, child: c.id, plot, json: later ? c : null});
-      }
-      const attrs = {};
-      for (const key of Object.keys(a)) { // tags right after children: the same order
-        if (key === "children") {
-          attrs.children = [];
-          attrs.tags = [...(a.tags ?? []), WAITING, ...waiting];
-        } else if (key !== "tags") {
-          attrs[key] = a[key];
-        }
-      }
-      o.attributes = attrs;
-      for (const h of mine) { held.push({...h, tags: attrs.tags}); }
-    }
-    // a plot whose models something left in the document names stays in it, and so does
-    // one that holds a layout (its children wait for it)
-    for (let changed = true; changed;) {
-      changed = false;
-      const named = new Set();
-      walk(docs, (o) => { if (isRef(o)) { named.add(o.id); } });
-      for (const h of held) {
-        if (h.json === null) { continue; }
-        let clash = false;
-        walk(h.json, (o) => {
-          if (o.type === "object" && (named.has(o.id) || LAYOUT.test(o.name))) { clash = true; }
-        });
-        if (clash) {
-          h.tags[h.tags.indexOf(LATER + h.child)] = h.json;
-          h.json = null;
-          changed = true;
-        }
-      }
-    }
-    return held.filter((h) => !h.plot).concat(held.filter((h) => h.plot));
-  }
-
-  async function putBack(held, rootId) { // the held children back into their layouts
-    const doc = window.Bokeh.documents.find((d) => d.get_model_by_id(rootId) !== null);
-    const wanted = new Map(), shown = new Set(); // layout -> its children's ids, in order
-    for (const {layout} of held) {
-      if (wanted.has(layout)) { continue; }
-      const model = doc.get_model_by_id(layout);
-      const at = model.tags.indexOf(WAITING);
-      wanted.set(layout, model.tags.slice(at + 1).map(
-        (c) => (typeof c === "string" ? c.slice(LATER.length) : c.id)));
-      model.tags = model.tags.slice(0, at);
-    }
-    const {nextTask, built} = fence;
-    for (const {layout, child, json} of held) {
-      const model = doc.get_model_by_id(layout), tags = model.tags;
-      if (json !== null) { // its models, made from its JSON in the layout's tags for now
-        await nextTask();
-        fence.setFromJson(doc, model, "tags", [...tags, json]);
-        steps.madeLater += 1;
-      }
-      await nextTask();
-      shown.add(child);
-      model.children = wanted.get(layout).filter((id) => shown.has(id))
-        .map((id) => doc.get_model_by_id(id));
-      if (json !== null) { model.tags = tags; } // the plot is a child now: out of its tags
-      steps.taken += 1;
-      await built(); // a plot's views may take several tasks to build
-    }
-    for (const {child, plot} of held) { // each plot's first paint, a task of its own
-      if (!plot) { continue; }
-      await nextTask();
-      const model = doc.get_model_by_id(child);
-      if (model.hold_render) {
-        model.hold_render = false;
-        steps.paintsHeld += 1;
-      }
-    }
-  }
-
   function islandsOf(name) {
     return Array.from(document.querySelectorAll('.ae-island[data-group="' + name + '"]'));
   }
@@ -199,14 +61,14 @@
     const done = Promise.all(scripts.map(load)).then(function () {
       if (!received.has(name)) { throw new Error("its document did not arrive"); }
       const docs = received.get(name);
-      const held = holdChildren(docs);
-      const rootId = Object.keys(group.render_items[0].roots)[0];
+      const held = fence.document.holdChildren(docs);
+      const rootId = fence.document.rootOf(group.render_items);
       fence.beforeMount(); // the fence's Bokeh patches, before Bokeh draws
       // Bokeh's public embed, in a task of its own: the document's models made (most of a
       // plot's wait in the layouts' tags, above) and its roots' views built, sliced by the
       // fence where a figure's renderers take long
       return window.Bokeh.embed.embed_items(docs, group.render_items).then(function () {
-        return putBack(held, rootId);
+        return fence.document.putBack(held, rootId);
       });
     }).then(idle).then(function () {
       if (AE.states) { AE.states.boot(); }
@@ -436,8 +298,9 @@
   window.addEventListener("beforeprint", printValues);
   window.addEventListener("afterprint", afterPrint);
 
-  AE.islands = {mount, mountAll, mountFor, mounts, show, receive, printValues, steps,
-                holdChildren}; // holdChildren: for tests; receive: a document script's call
+  // steps and holdChildren (the fence's): for tests; receive: a document script's call
+  AE.islands = {mount, mountAll, mountFor, mounts, show, receive, printValues,
+                steps: fence.document.steps, holdChildren: fence.document.holdChildren};
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", start, {once: true});
   } else {

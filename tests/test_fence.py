@@ -236,6 +236,9 @@ JS_SCAN = (
     ("property descriptors", r"\.\s*(properties)\b"),
     ("view class", r"\b(\w*View|VisualProperties|InlineStyleSheet)\s*\.\s*prototype\b"),
     ("Bokeh's DOM", r"(?<![\w-])((?:bk|noUi|pn)-[A-Za-z][\w-]*|data-root-id)"),
+    # the document's JSON (its format is what Bokeh's serializer writes, not an API)
+    ("document format", (r"\.\s*(attributes)\b|\b(hold_render)\b"
+                         r"|\btype\s*===\s*[\"'](object)[\"']|\b(render_items)\s*\[|\]\s*\.\s*(roots)\b")),
 )
 JS_PATTERNS = [(kind, re.compile(pattern)) for kind, pattern in JS_SCAN]
 JS_COMMENT = re.compile(r"/\*.*?\*/|(?:^|(?<=\s))//[^\n]*", re.DOTALL)
@@ -278,6 +281,11 @@ def js_files():  # -> {relative path: text} of static/'s scripts
     ("e.classList.contains(\"noUi-handle\");", "Bokeh's DOM", "noUi-handle"),
     ("root.querySelector(`[data-root-id]`);", "Bokeh's DOM", "data-root-id"),
     ("root.querySelector('.pn-loading');", "Bokeh's DOM", "pn-loading"),
+    ("const a = def.attributes;", "document format", "attributes"),
+    ("plot.hold_render = true;", "document format", "hold_render"),
+    ("if (o.type === \"object\") {}", "document format", "object"),
+    ("const r = group.render_items[0];", "document format", "render_items"),
+    ("const ids = items[0].roots;", "document format", "roots"),
 ])
 def test_the_js_scanner_catches_each_kind_of_reach(snippet, kind, name):
     assert js_reaches(f"let ok = 1;\n{snippet}\n") == [(2, kind, name)]
@@ -308,7 +316,8 @@ def test_every_bokehjs_internal_the_fence_uses_is_named_in_its_header():
     text = (ROOT / JS_FENCE_FILE).read_text(encoding="utf-8")
     header = text[:text.index("(function")]
     used = {name for _, _, name in js_reaches(text)}
-    assert {"require", "index", "el", "is_idle", "_get_css_value"} <= used, used  # it sees them
+    assert {"require", "index", "el", "is_idle", "_get_css_value", "attributes",
+            "hold_render"} <= used, used  # it sees them
     unnamed = {name for name in used
                if not re.search(rf"(?<![\w-]){re.escape(name)}(?![\w])", header)}
     assert not unnamed, f"{JS_FENCE_FILE} uses {sorted(unnamed)} without naming them in its header"
@@ -334,3 +343,39 @@ def test_the_scanners_see_a_new_reach_or_global_in_a_real_file():
     assert ("view registry", "index") in new and ("undocumented name", "find_one") in new
     assert ("view's element", "el") in new
     assert "AEX" in JS_GLOBAL.findall(JS_COMMENT.sub("", patched))
+
+
+# --- Bokeh's document format, in Python -----------------------------------------------------
+
+# A document's JSON read or written by its keys: only in the fence of the format
+# (app/kit/island_documents.py) and where Panel's save is reached (app/kit/panel_internals.py).
+PY_DOCUMENT_FORMAT = re.compile(
+    r"""\[\s*["'](attributes|defs|roots|references|render_items)["']\s*\]"""
+    r"""|\.get\(\s*["'](attributes|defs|roots|references)["']"""
+    r"""|["']type["']\)?\s*==\s*["'](object)["']""")
+PY_DOCUMENT_FENCE = {"app/kit/island_documents.py", "app/kit/panel_internals.py"}
+
+
+def py_document_reaches(text):  # -> [(line number, key)] of the format's keys used in code
+    return [(number, next(g for g in m.groups() if g))
+            for number, line in enumerate(text.splitlines(), 1)
+            for m in PY_DOCUMENT_FORMAT.finditer(line.split("#")[0])]
+
+
+@pytest.mark.parametrize("snippet, key", [
+    ('roots = item["roots"]', "roots"), ("doc['defs'] = []", "defs"),
+    ('a = node.get("attributes")', "attributes"), ('if node.get("type") == "object":', "object"),
+])
+def test_the_python_scanner_catches_each_document_key(snippet, key):
+    assert py_document_reaches(f"x = 1\n{snippet}\n") == [(2, key)]
+
+
+def test_bokehs_document_format_only_in_its_fence():
+    fence_hits = py_document_reaches((ROOT / "app/kit/island_documents.py").read_text())
+    assert fence_hits, "the scanner no longer sees the fence's own edits"
+    outside = [f"{path.relative_to(ROOT)}:{line}: {key}"
+               for path in sorted((ROOT / "app").rglob("*.py"))
+               if path.relative_to(ROOT).as_posix() not in PY_DOCUMENT_FENCE
+               for line, key in py_document_reaches(path.read_text(encoding="utf-8"))]
+    assert not outside, ("a document's JSON read by its keys outside app/kit/island_documents.py"
+                         ":\n" + "\n".join(outside))

@@ -26,7 +26,7 @@ import jinja2
 
 from app.chapters import apparatus, content, figures, questions
 from app.chapters.content import TAG, description, markdown_html, plain_text
-from app.kit import registry, resources
+from app.kit import island_documents, registry, resources
 from app.kit.panel_internals import document_parts  # what Panel's save would put in a page
 from app.kit.resources import minify_css
 
@@ -125,9 +125,8 @@ def save_group(group, build, theme, scripts_used=lambda scripts, doc: scripts):
         group.docs_json, group.render_items, scripts = document_parts(doc)
         group.tables = site.tables
     group.scripts = scripts_used(scripts, doc)
-    for item in group.render_items:
-        for root_id, element in item["roots"].items():
-            group.elements[roots[root_id]] = element
+    for root_id, element in island_documents.root_elements(group.render_items):
+        group.elements[roots[root_id]] = element
     return group
 
 

@@ -7,7 +7,10 @@ call that hands islands.js the documents with two edits: each recurring styleshe
 once (`shared_stylesheets`; islands.js's `receive` puts them back), and each document keeps
 only the data-model definitions its models use (`used_model_defs`, undone by nothing the
 browser needs). `read_doc_script` reads a script back as the browser would, for checks in
-Python.
+Python; `root_elements` reads a document's render items.
+
+With static/bokeh_fence.js (its Part 3) this is the fence of Bokeh's document format: no other
+module reads or writes a document's JSON by its keys (tests/test_fence.py).
 """
 
 import json
@@ -82,6 +85,10 @@ def used_model_defs(docs):  # docs (parsed) -> the same, each document's "defs" 
             used = more
         doc["defs"] = [d for d in defs if d["name"] in used]
     return docs
+
+
+def root_elements(render_items):  # -> [(root model id, the element id it renders into)]
+    return [pair for item in render_items for pair in item["roots"].items()]
 
 
 def doc_script(group):  # -> the JS file that hands a group's document to islands.js: one
