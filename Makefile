@@ -62,18 +62,20 @@ test-fast: $(STAMP)
 	exit $$status
 
 # ruff's rules plus line length (E501; 100 columns, pyproject.toml's [tool.ruff]), then ESLint
-# over static/ (eslint.config.mjs), installed from npm into node_modules/ as package.json pins it
+# over static/ (eslint.config.mjs), installed from npm into node_modules/ as package-lock.json
+# pins it (every package, ESLint's own dependencies too)
 ESLINT := node_modules/.bin/eslint
 lint: $(STAMP) $(ESLINT)
 	$(VENV)/bin/ruff check --extend-select E501 .
 	$(ESLINT) static tests/js
 
-$(ESLINT): package.json | node
-	npm install --silent --no-audit --no-fund --no-package-lock
+$(ESLINT): package.json package-lock.json | node
+	npm ci --silent --no-audit --no-fund
 	touch $(ESLINT)
 
-# Debian's nodejs (node and npm): ESLint, and tests/test_cost_model_js.py runs
-# static/cost_model.js in node; installed when missing (needs root, as in CI)
+# Debian's nodejs (node and npm): ESLint, and the JavaScript twins' tests run static/'s
+# scripts in node (tests/test_cost_model_js.py, test_stills_js.py, ...); installed when
+# missing (needs root, as in CI)
 node:
 	@{ command -v node && command -v npm; } >/dev/null 2>&1 || { \
 	  echo "installing Debian's nodejs and npm for ESLint and the JavaScript tests"; \

@@ -46,7 +46,7 @@
 //     Tabulator names (TableColumn) and no island of ours mounts (app/hosting/build.py).
 //   Document.apply_json_patch with a ModelChanged event          AE.fence.setFromJson()
 //     sets a property to a value written as the document's JSON, making the models defined
-//     in it (a plot made after its layout, islands.js); the event is Bokeh's wire protocol.
+//     in it (a plot made after its layout, Part 3); the event is Bokeh's wire protocol.
 //
 // Part 3, Bokeh's document format (static pages)                    AE.fence.document
 //   a document's JSON: an object definition's type "object", its attributes, a Layout's

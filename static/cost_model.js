@@ -17,7 +17,8 @@
 
    Parsed config.json values: objects are Maps (key order and duplicate keys as Python's
    dict keeps them; no prototype keys), integers BigInt, other numbers Numbers.
-   A classic script: one global, AE.costModel; module.exports in node.
+   A classic script: one global, AE (AE.costModel; its parts meet in AE.costModelParts);
+   module.exports in node.
 
    Three parts, each a classic script: cost_model_text.js (Python's errors and text, and
    the parser), cost_model_families.js (a config read by its family's rules) and this file
@@ -26,6 +27,9 @@
   "use strict";
   const AE = globalThis.AE = globalThis.AE || {};
   const parts = AE.costModelParts;
+  if (!parts || !parts.text || !parts.families) {
+    throw new Error("load cost_model_text.js and cost_model_families.js before cost_model.js");
+  }
   const {PyError, grouped, hasOwn, isInt, parse_config_text, repr} = parts.text;
   const {from_config, preset} = parts.families;
 
@@ -397,7 +401,12 @@
   // GPUS: the table's, each with its ridge point (bind)
 
   // -> the parser and every closed form of costs.py, bound to `table`
+  let boundTo = null; // the table the parts are bound to: one a page, as their state is shared
   function create(table) {
+    if (boundTo !== null && boundTo !== table) {
+      throw new Error("the cost model is bound to one table a page");
+    }
+    boundTo = table;
     parts.text.bind(table);
     parts.families.bind(table);
     bind(table);

@@ -4,12 +4,14 @@
    Part 1: cost_model_text.js; part 3 and the model itself: cost_model.js. */
 (function () {
   "use strict";
-  const parts = globalThis.AE.costModelParts;
+  const parts = globalThis.AE && globalThis.AE.costModelParts;
+  if (!parts || !parts.text) { throw new Error("load cost_model_text.js first"); }
   const {ConfigError, MISSING, NAME_LIMIT, codePoints, grouped, hasOwn, isFloat, isInt, isMap,
     jsonType, parse_config_text, reprStr, show, strip} = parts.text;
 
   // what Python's table sets: create() (cost_model.js) binds each part of the model to it
-  let T, WHOLE_FILE, LIMITS, MAX_LAYERS, MAX_HIDDEN, MAX_HEAD_DIM, MAX_INTERMEDIATE, MAX_POSITIONS, MAX_EXPERTS;
+  let T, WHOLE_FILE, LIMITS, MAX_LAYERS,
+    MAX_HIDDEN, MAX_HEAD_DIM, MAX_INTERMEDIATE, MAX_POSITIONS, MAX_EXPERTS;
 
   function bind(table) {
     T = table;

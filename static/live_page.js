@@ -96,6 +96,8 @@
   function wireTheme() { // the link's own href is the plain address; the click keeps the state
     for (const link of document.querySelectorAll("a[data-ae-switch-theme]")) {
       link.addEventListener("click", function (event) {
+        if (event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey
+            || event.altKey) { return; } // a new tab or window: the link's own address
         event.preventDefault();
         AE.page.switchTheme(link.dataset.aeSwitchTheme);
       });
@@ -112,9 +114,5 @@
   }
 
   AE.livePage = {attach, needed};
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", start, {once: true});
-  } else {
-    start();
-  }
+  start(); // the page inlines this file last in its body: the header and the parts are parsed
 })();

@@ -2,8 +2,9 @@
 // pages: app/chapters/templates/chapter.html; live pages: app/kit/embedding.py live_head).
 // It sets the classes the stylesheets read (scripts run: ae-js; in a course page's frame:
 // ae-embedded) and AE.page: what the <html> element's data attributes say (the theme this
-// file was built in, the live server's address), and the buttons' actions that every page
-// has, live or static (app/kit/chrome.py's buttons call them from their CustomJS).
+// file was built in, the live server's address), and the actions every page has, live or
+// static: switching the theme (a live chapter's theme link, static/live_page.js) and opening
+// the live page (app/kit/chrome.py's button calls it from its CustomJS).
 (function () {
   "use strict";
   const AE = window.AE = window.AE || {};

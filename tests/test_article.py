@@ -25,7 +25,7 @@ def prose_text():  # every markdown block of the article, joined
     return "\n".join(item for item in ARTICLE.sections if isinstance(item, str))
 
 
-def test_page_builds_with_title_and_theme_button():
+def test_page_builds_with_title_and_theme_link():
     page = live_chapter.page("/")
     assert page.title == ARTICLE.title == server.TITLE == "Scaled dot-product attention, worked"
     top = page.html()[:page.html().index("<main")]  # the header: native, before the session

@@ -84,17 +84,6 @@ def placeholder(title, text):  # str, str -> a dashed box saying what will stand
     return pn.pane.HTML(body, sizing_mode="stretch_width", stylesheets=[CSS, PLACEHOLDER_CSS])
 
 
-def theme_button():  # -> a labelled button that switches light <-> dark
-    target = "default" if theme() == "dark" else "dark"
-    label = "Light theme" if target == "default" else "Dark theme"
-    button = pn.widgets.Button(label=label, width=120,
-                               description=f"Switch this page to the {label.lower()}",
-                               align="center")
-    # static/page_head.js: the theme is a query parameter, so the page loads again
-    button.js_on_click(args={"target": target}, code="AE.page.switchTheme(target)")
-    return button
-
-
 # True while a single-panel page's viewer is being built (its headings start at h1)
 _single_page = contextvars.ContextVar("single_page", default=False)
 

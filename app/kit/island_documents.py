@@ -4,7 +4,8 @@ Panel's serialization and the browser, in one place.
 A document arrives here as the JSON text Panel's save would put in a page
 (app.kit.panel_internals.document_parts). The island gets it as a script (`doc_script`), one
 call that hands islands.js the documents with two edits: each recurring stylesheet stands
-once (`shared_stylesheets`; islands.js's `receive` puts them back), and each document keeps
+once (`shared_stylesheets`; static/bokeh_fence.js's `withSheets` puts them back), and each
+document keeps
 only the data-model definitions its models use (`used_model_defs`, undone by nothing the
 browser needs). `read_doc_script` reads a script back as the browser would, for checks in
 Python; `root_elements` reads a document's render items.

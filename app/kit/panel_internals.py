@@ -384,7 +384,9 @@ def deferred_scripts(bokeh_js, webgl=False):  # Panel's `bokeh_js` HTML -> the s
     # Each bundle's tag gets `defer`: it loads beside the page's text and runs after the page
     # is parsed, in order, before DOMContentLoaded, which Bokeh's own plot script waits for.
     # An inline snippet (it calls Bokeh) becomes a module script: deferred as they are, it
-    # runs after the bundles before it, in the page's order. bokeh-gl goes
+    # runs after the bundles before it, in the page's order. (A live chapter holds the tags
+    # in a <template> that static/live_page.js runs in order, the snippets as classic
+    # scripts once the bundles before them have loaded.) bokeh-gl goes
     # unless webgl: no figure of this project draws with WebGL (app/hosting/build.py checks
     # the same on static pages).
     def bundle(match):
