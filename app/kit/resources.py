@@ -9,9 +9,10 @@ is installed.
 """
 
 import os
-import re
 from importlib import metadata, resources
 from pathlib import Path
+
+import rcssmin
 
 DIST = "attention-explorable"
 
@@ -74,11 +75,8 @@ def default_build_dir(environ=None):  # -> where `serve` builds when AE_BUILD_DI
     return Path(cache).expanduser() / "attention-explorable" / "site"
 
 
-CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
-CSS_SPACE = re.compile(r" ?([{};,>]) ?")
-
-
-def minify_css(text):  # the stylesheet, in every page's head: without comments and spacing
-    text = " ".join(CSS_COMMENT.sub("", text).split())
-    text = CSS_SPACE.sub(r"\1", text).replace(": ", ":")  # a selector's :hover has no space
-    return text.replace(";}", "}").strip()
+def minify_css(text):  # the stylesheet, in every page's head: without comments and spacing.
+    # rcssmin, not our own three regular expressions: measured on static/'s 26.3 KB of CSS
+    # (2026-12-04) the two gave the same 20.8 KB (rcssmin 5 bytes less) and gzip 4.6 KB, and
+    # rcssmin knows strings, escapes and comments inside values, which ours did not
+    return rcssmin.cssmin(text).strip()
