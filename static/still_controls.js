@@ -114,13 +114,12 @@
   }
 
   function widgetProps(p, state) { // a state's properties of the widgets: end, start, disabled
-    for (const [target, name] of Object.entries(p.data.widget_props)) {
-      if (!(target in state)) { continue; }
-      const c = p.data.controls.find((x) => x.name === name);
-      const attr = target.slice(target.lastIndexOf(".") + 1);
-      if (attr === "end") { c.max = state[target]; }
-      else if (attr === "start") { c.min = state[target]; }
-      else if (attr === "disabled") { c.disabled = Boolean(state[target]); }
+    for (const {name, attr, control} of p.data.widget_props) { // records: app/kit/targets.py
+      if (!(name in state)) { continue; }
+      const c = p.data.controls.find((x) => x.name === control);
+      if (attr === "end") { c.max = state[name]; }
+      else if (attr === "start") { c.min = state[name]; }
+      else if (attr === "disabled") { c.disabled = Boolean(state[name]); }
     }
   }
 

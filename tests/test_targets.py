@@ -1,11 +1,17 @@
 """A state's target names (app/kit/targets.py): every name a panel's state uses reads as a
 record of its kind, model and property, the records are what a page ships (so the browser
-parses no name), and a misspelt name fails as the panel is built."""
+parses no name: no script of static/ does, which a scan checks), and a misspelt name fails as
+the panel is built."""
+
+import re
+from pathlib import Path
 
 import pytest
 
 from app.kit import registry, states
 from app.kit.targets import KINDS, Target, parse
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def state_panels():
@@ -62,3 +68,24 @@ def test_a_misspelt_target_fails_as_the_panel_is_built(monkeypatch):
     monkeypatch.setattr(cls, "build", misspelt)
     with pytest.raises(ValueError, match="not a state target: 'sorce:"):
         cls()
+
+
+# a browser script that reads a target's kind or property from its name: a prefix literal
+# ("prop:"), or the text after a name's last dot or colon
+PARSES_A_NAME = re.compile(r"""["'`](?:source|slots|prop|log):["'`]"""
+                           r"""|\b(?:target|name)\.(?:slice|indexOf|lastIndexOf)\(""")
+
+
+@pytest.mark.parametrize("snippet", [
+    'if (name.startsWith("source:")) {}', "const kind = target.slice(0, target.indexOf(':'));",
+    'const attr = name.slice(name.lastIndexOf(".") + 1);',
+])
+def test_the_scan_sees_a_name_parsed(snippet):
+    assert PARSES_A_NAME.search(snippet)
+
+
+def test_no_browser_script_parses_a_target_name():
+    found = [f"{p.name}:{n}: {line.strip()}" for p in sorted((ROOT / "static").glob("*.js"))
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if PARSES_A_NAME.search(line)]
+    assert not found, "read the shipped record's kind and attr instead:\n" + "\n".join(found)

@@ -371,8 +371,10 @@ def still_data(panel, leader=None):  # -> what static/still_controls.js needs to
                          "disabled": bool(getattr(widget, "disabled", False)),
                          "leader": widget is not None and id(widget) in leaders})
     return {"description": describe(panel), "controls": controls, "url": panel.url_map,
-            "widget_props": {name: widgets[id(m)] for name, m in panel.targets.items()
-                             if parse_target(name).kind == "prop" and id(m) in widgets},
+            # [{name, kind, attr, control}]: each state target that sets a control's widget
+            "widget_props": [{**parse_target(name).record(), "control": widgets[id(m)]}
+                             for name, m in panel.targets.items()
+                             if parse_target(name).kind == "prop" and id(m) in widgets],
             "table": type(panel).table_ref(),
             "follows": type(leader).table_ref() if leader is not None else None}
 
