@@ -115,6 +115,11 @@ def load(name):  # -> Chapter of app/chapters/content/<name>
     return parse(read(name), source=name)
 
 
+# The markers are read here, line by line, not by mdit-py-plugins' `container`: a marker is
+# one line with no closing fence (`::: panel head`), and it splits the chapter into the
+# sections the pages are made of before any Markdown is rendered (each prose block alone, a
+# panel or a question an item of its own). A container would need each of the chapters'
+# 40-odd one-line markers closed by a second `:::`, and a walk over its tokens to split them.
 def parse(text, source="<text>"):  # -> Chapter; ValueError names source and line
     lines = text.splitlines()
     if not lines or not lines[0].startswith("# ") or not lines[0][2:].strip():

@@ -277,6 +277,10 @@ class Assets:
 # script as before the modules. islands.js carries the fence, the address and the readouts'
 # heights, which the switcher (loaded alone as a panel mounts) needs; docs/architecture.md.
 # questions.js carries embedding.js (frame height, answers to a course page, "Embed")
+# Concatenation, not a JavaScript bundler: the modules are classic scripts that import
+# nothing (a page opened from file:// runs no ES module), so there is nothing to resolve, and
+# `attention-explorable serve` builds the site where only Python is installed (a wheel), so
+# the build cannot call node. Minifying them would save little after brotli.
 NO_TABLES = "no-tables.js"  # the site script standing in for bokeh-tables
 SITE_SCRIPTS = {"islands.js": ("bokeh_fence.js", "page_url.js", "readout_heights.js",
                                "islands.js"),
