@@ -25,7 +25,7 @@ from app.kit import chrome, resources, states
 def figures(route):  # -> the Bokeh figures of a panel page, as built in a static build
     with states.static_build(), set_curdoc(Document()):
         chrome.apply_figure_theme()
-        obj = routes.page_factory(routes.PANEL_ROUTES[route])()
+        obj = routes.page_factory(routes.PANEL_ROUTES[route])(static=True)  # the build's page
         layout = obj.__panel__() if isinstance(obj, pn.viewable.Viewer) else obj
         return [fig for pane in layout.select(pn.pane.Bokeh) if pane.visible
                 for fig in stills.plots_of(pane.object) if fig.visible]

@@ -186,13 +186,15 @@ PLACEHOLDER_HEIGHT = 360
 class Shelf:
     """One session's viewers: each slot is built on first request, then always the same."""
 
-    def __init__(self, panels):  # {slot: (class, builder)}
+    def __init__(self, panels, static=False):  # {slot: (class, builder)}; static: for a
+        # static page (the build's), else a live session's
         self._panels = panels
+        self.static = static
         self.built = {}
 
     def __call__(self, slot):  # -> the slot's viewer
         if slot not in self.built:
-            self.built[slot] = self._panels[slot][1](self)
+            self.built[slot] = self._panels[slot][1](self, static=self.static)
         return self.built[slot]
 
 

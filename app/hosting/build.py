@@ -347,7 +347,7 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
     back = None
     if page.route in routes.CHAPTER_ROUTES:
         model = page_model.at(page.route)
-        shelf = live_chapter.Shelf(model.panels)
+        shelf = live_chapter.Shelf(model.panels, static=True)
         plan = url_state.chapter_plan(model.panels, model.follows)
         groups = [dataclasses.replace(g, still_controls=True)
                   for g in chapter_page.groups_of(model.panels, model.follows)]
@@ -358,7 +358,7 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
         factory = routes.page_factory(page.factory)
         slot, asked = chapter_page.asked_questions(registry.by_route(page.route))  # ?ask=<id>
         groups = [chapter_page.Group(name="g0", slots=[slot], still_controls=True)]
-        builds = [lambda: [(slot, [factory()])]]
+        builds = [lambda: [(slot, [factory(static=True)])]]
         chapter = content.Chapter(title=title, sections=[
             *(chapter_page.Asked(q) for q in asked), content.PanelMarker(slot)])
         about = chapter_page.panel_description(module, title)

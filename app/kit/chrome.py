@@ -98,16 +98,17 @@ def heading(text, depth=0, titled=True):
                         f"{html.escape(text)}</h{level}>", margin=(0, 10))
 
 
-def single_page(viewer, title):  # one panel, minimal chrome, for an iframe
+def single_page(viewer, title, static=None):  # one panel, minimal chrome, for an iframe
     # viewer: a Viewer, or its class or a partial of it (built here, so its headings start
-    # at h1)
+    # at h1); static: the static build's page, else a live session's (None: as the viewer
+    # says, a state panel knowing which page it was built for)
     if isinstance(viewer, (type, functools.partial)):
         token = _single_page.set(True)
         try:
             viewer = viewer()
         finally:
             _single_page.reset(token)
-    notes = url_state.with_url_state(viewer)
+    notes = url_state.with_url_state(viewer, static=static)
     apply_figure_theme()
     return pn.Column(a11y(), notes, viewer, sizing_mode="stretch_width", stylesheets=[CSS],
                      styles={"padding": "8px"}, name=title)

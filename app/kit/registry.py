@@ -52,23 +52,29 @@ class PanelRecord:
     def viewer_class(self):  # -> the Viewer class, imported now
         return load(self.viewer)
 
-    def in_chapter(self, get):  # get: slot -> that slot's viewer -> a fresh viewer for a chapter
+    def in_chapter(self, get, static=False):  # get: slot -> that slot's viewer -> a fresh
+        # viewer for a chapter's page, static or live
         kw = {"in_article": True} if self.in_article else {}
         if self.follows:
             kw[self.follows] = get(self.follows)
-        return self._make(chapter(self.chapter).route, **kw)
+        return self._make(chapter(self.chapter).route, static, **kw)
 
-    def page(self):  # -> the panel's page of its own (one panel, minimal chrome, for iframes)
+    def page(self, static=False):  # -> the panel's page of its own (one panel, minimal chrome,
+        # for iframes), static or live
         from app.kit import chrome
 
-        return chrome.single_page(functools.partial(self._make, self.route), self.title)
+        return chrome.single_page(functools.partial(self._make, self.route, static),
+                                  self.title, static=static)
 
-    def _make(self, route, **kw):  # a fresh viewer; on a static page, the stand-in if it has
-        # one, which opens `route` live (the chapter it sits in, or its own page)
-        from app.kit.states import is_static
+    def _make(self, route, static, **kw):  # a fresh viewer; on a static page, the stand-in if
+        # it has one, which opens `route` live (the chapter it sits in, or its own page); a
+        # state panel is told which page it is on
+        from app.kit.states import StatePanel
 
-        if self.static_stand_in and is_static():
+        if self.static_stand_in and static:
             return load(self.static_stand_in)(self.viewer_class, route=route, **kw)
+        if issubclass(self.viewer_class, StatePanel):
+            kw["static"] = static
         return self.viewer_class(**kw)
 
 

@@ -322,10 +322,14 @@ class StatePanel(pn.viewable.Viewer):
             cls._table_cache = cached
         return cached
 
-    def __init__(self, in_article=False, **params):
+    def __init__(self, in_article=False, static=None, **params):
         # in_article: in a chapter, whose section heading and prose stand above, the panel
-        # leaves out its own title and introduction (`own`)
+        # leaves out its own title and introduction (`own`); static: built for a static page
+        # (its table ships and the browser switches it; no typed inputs), an argument its page
+        # passes (default: whether it is built inside `static_build()`). The panel's code
+        # reads self.static, never the context.
         self.in_article = in_article
+        self.static = is_static() if static is None else bool(static)
         super().__init__(**params)
         if _building.get() is not None:
             _building.get().panels.append(self)
@@ -406,7 +410,7 @@ class StatePanel(pn.viewable.Viewer):
             widget.jscallback(value=SWITCH_CALL, args=args)
 
     def __panel__(self):
-        if is_static() and not getattr(self, "_switcher_attached", False):
+        if self.static and not getattr(self, "_switcher_attached", False):
             self._switcher_attached = True
             self.attach_switcher()
         return self._layout

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import panel as pn
 import param
 
-from app.kit import resources, states
+from app.kit import resources
 
 # Query keys a page itself uses; no panel may take them.
 PAGE_KEYS = frozenset({"theme"})
@@ -120,12 +120,16 @@ def notes_pane(notes):  # list of str -> a visible warning, escaped, or an empty
                         visible=bool(notes), sizing_mode="stretch_width", stylesheets=[NOTE_CSS])
 
 
-def with_url_state(viewer, keys=None):
+def with_url_state(viewer, keys=None, static=None):
     # restore the viewer from the query, mirror it back; -> notes pane.
     # keys: the parameters the URL carries (default viewer.url_keys), or a mapping
     # {query key: parameter} when a page holding several panels must rename one.
+    # static: a static page's (no session: the browser's switcher reads the query itself);
+    # None: as the viewer says (a state panel knows which page it was built for), else live
     keys = key_map(viewer, keys)
-    if states.is_static():  # no session: the browser's switcher reads the query itself
+    if static is None:
+        static = getattr(viewer, "static", False)
+    if static:
         viewer.url_map = keys
         return notes_pane([])
     args = pn.state.session_args or {}

@@ -30,7 +30,7 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from app.kit import chrome, fmt, model_code, registry, resources, states
+from app.kit import chrome, fmt, model_code, registry, resources
 from app.kit.chrome import readout_class, slot
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -380,7 +380,7 @@ class AgreementPanel(StatePanel):
         return self._layout
 
     def _build_widgets(self):
-        static = states.is_static()
+        static = self.static
         self._a_pick, self._b_pick = (
             preset_list(self, name, presets, static=static, label=f"vector {name}",
                         typed_label="your own (typed below)", sizing_mode="stretch_width",

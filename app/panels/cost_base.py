@@ -67,8 +67,10 @@ class CostStatePanel(StatePanel):
         # the picker comes first: the first state asks it what "custom" counts
         model = params.get("model", type(self).param["model"].default)
         route = registry.route_of(type(self))  # the live page your config.json opens
+        static = params.get("static")
         self.picker = ModelPicker(model=model, hosted=True, route=route,
-                                  calculator=self.calculator and not params.get("in_article"))
+                                  calculator=self.calculator and not params.get("in_article"),
+                                  static=states.is_static() if static is None else static)
         super().__init__(**params)
         link_model(self, self.picker)
         self.picker.param.watch(self._on_shape, "shape")
@@ -133,7 +135,7 @@ class CostStatePanel(StatePanel):
         return context_slider, context_box, users_slider, users_box
 
     def number_box(self, name, label, **kw):  # a live page also takes any count, typed
-        if states.is_static():
+        if self.static:
             return None
         return pn.widgets.IntInput.from_param(self.param[name], label=label, **kw)
 

@@ -26,7 +26,7 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from app.kit import chrome, fmt, model_code, registry, resources, states
+from app.kit import chrome, fmt, model_code, registry, resources
 from app.kit.chrome import readout_class, slot
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -241,11 +241,11 @@ class LadderPanel(StatePanel):
             slider = chrome.power_of_two_slider(self, name, self.param[name].label, MAX_TOKENS,
                                                 width=220)
             labels = [fmt.count(v) for v in TOKEN_STOPS]
-            slider.param.update(show_value=states.is_static(), format=model_code.tick_formatter(
+            slider.param.update(show_value=self.static, format=model_code.tick_formatter(
                 "stopLabelTick", labels=labels))
             self.widgets[name] = slider
             self._context_controls.append(slider)
-        if not states.is_static():  # a live page also takes any count, typed
+        if not self.static:  # a live page also takes any count, typed
             self._context_controls += [
                 pn.widgets.IntInput.from_param(self.param.prompt, step=256, width=140),
                 pn.widgets.IntInput.from_param(self.param.response, step=256, width=140)]

@@ -211,10 +211,11 @@ class ModelPicker(pn.viewable.Viewer):
         The last model that parsed cleanly; a bad config leaves it as it was.""")
     error = param.String(default="", doc="The last config's problem, as plain text (unescaped).")
 
-    def __init__(self, hosted=False, route=None, calculator=False, **params):
-        # calculator: a static page also gets the in-browser calculator's box (CALCULATOR)
+    def __init__(self, hosted=False, route=None, calculator=False, static=False, **params):
+        # calculator: a static page also gets the in-browser calculator's box (CALCULATOR);
+        # static: on a static page (its panel says: cost_base.py)
         super().__init__(**params)
-        self._hosted, self._route, self._static = hosted, route, states.is_static()
+        self._hosted, self._route, self._static = hosted, route, bool(static)
         self._calculator = calculator
         self._custom = None  # Model of the last good config of your own
         self._last = preset_model(self.model if self.model in costs.PRESETS else PRESET_KEYS[0])

@@ -22,7 +22,7 @@ import param
 from bokeh.models import ColumnDataSource, Range1d
 from bokeh.plotting import figure
 
-from app.kit import chrome, fmt, model_code, registry, resources, states
+from app.kit import chrome, fmt, model_code, registry, resources
 from app.kit.chrome import readout_class, scroll_box, slot
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -444,7 +444,7 @@ class OnlineSoftmaxPanel(StatePanel):
         return self._layout
 
     def _build_widgets(self):
-        static = states.is_static()
+        static = self.static
         self._scores_pick, typed = scores_input(
             self, PRESETS, static=static, route=registry.route_of(type(self)),
             max_scores=MAX_SCORES, pick_width=340, box_width=300)

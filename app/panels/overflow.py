@@ -19,7 +19,7 @@ import param
 from bokeh.models import ColumnDataSource, Range1d
 from bokeh.plotting import figure
 
-from app.kit import chrome, fmt, registry, resources, states
+from app.kit import chrome, fmt, registry, resources
 from app.kit.chrome import readout_class, scroll_box, slot
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -285,7 +285,7 @@ class OverflowPanel(StatePanel):
         return self._layout
 
     def _build_widgets(self):
-        static = states.is_static()
+        static = self.static
         self._scores_pick, typed = scores_input(
             self, PRESETS, static=static, route=registry.route_of(type(self)),
             max_scores=MAX_SCORES, pick_width=400, box_width=320)

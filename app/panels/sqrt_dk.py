@@ -32,7 +32,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 from bokeh.transform import transform
 
-from app.kit import chrome, fmt, model_code, registry, resources, states
+from app.kit import chrome, fmt, model_code, registry, resources
 from app.kit.chrome import readout_class, slot
 from app.kit.states import Control, Part, StatePanel, merge_parts
 from app.kit.theme import ink
@@ -211,7 +211,7 @@ def stop_slider(viewer, name, stops, label, **kw):
     slider = pn.widgets.IntSlider(
         label=label, start=0, end=len(stops) - 1, value=nearest(stops, getattr(viewer, name)),
         format=model_code.tick_formatter("stopLabelTick", labels=labels),
-        show_value=states.is_static(), **kw)
+        show_value=viewer.static, **kw)
     syncing = []
 
     def to_param(event):
@@ -360,7 +360,7 @@ class SqrtDkPanel(StatePanel):
         self.d_k_slider = stop_slider(self, "d_k", D_K_STOPS, "d_k, in powers of two", **size)
         self.keys_slider = stop_slider(self, "keys", KEY_STOPS, "number of keys", **size)
         self.widgets = {"d_k": self.d_k_slider, "keys": self.keys_slider}
-        if not states.is_static():
+        if not self.static:
             self.d_k_input = pn.widgets.IntInput.from_param(
                 self.param.d_k, label=f"d_k, any value 1–{core.MAX_D_K}", width=170)
             self.keys_input = pn.widgets.IntInput.from_param(
