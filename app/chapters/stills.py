@@ -19,30 +19,7 @@ import itertools
 import math
 import re
 
-from bokeh.models import (
-    AnnularWedge,
-    Arc,
-    Arrow,
-    Axis,
-    BoxAnnotation,
-    CustomJSTransform,
-    FixedTicker,
-    GlyphRenderer,
-    Grid,
-    Label,
-    Legend,
-    Line,
-    LinearColorMapper,
-    LogScale,
-    Rect,
-    Scatter,
-    Segment,
-    Span,
-    Text,
-    Title,
-    VBar,
-    Wedge,
-)
+from bokeh import models as bm
 from bokeh.util.dataclasses import Unspecified
 
 from app.kit import transforms
@@ -80,11 +57,11 @@ def esc(text):
 # --- values: a glyph's property, for every row of its source --------------------------------
 
 def transformed(values, transform, data):
-    if isinstance(transform, CustomJSTransform):
+    if isinstance(transform, bm.CustomJSTransform):
         twin = transforms.python_twin(transform)  # declared beside the figure (kit/transforms.py)
         if twin is not None:
             return twin(values, data)
-    if isinstance(transform, LinearColorMapper):
+    if isinstance(transform, bm.LinearColorMapper):
         palette, lo, hi = list(transform.palette), transform.low, transform.high
         out = []
         for v in values:
@@ -221,8 +198,8 @@ def path_of(points):  # [(x, y)] -> "M1 2 3 4": later points are implicit line-t
 class Frame:
     def __init__(self, fig, left, top, width, height):
         self.left, self.top, self.width, self.height = left, top, width, height
-        self.xlog = isinstance(fig.x_scale, LogScale)
-        self.ylog = isinstance(fig.y_scale, LogScale)
+        self.xlog = isinstance(fig.x_scale, bm.LogScale)
+        self.ylog = isinstance(fig.y_scale, bm.LogScale)
         self.x0, self.x1 = fig.x_range.start, fig.x_range.end
         self.y0, self.y1 = fig.y_range.start, fig.y_range.end
 
@@ -262,7 +239,7 @@ def tick_label(axis, v):
 def ticks(axis, lo, hi, log):  # -> the axis's major tick values inside [lo, hi]
     ticker = axis.ticker
     lo, hi = min(lo, hi), max(lo, hi)
-    if isinstance(ticker, FixedTicker):
+    if isinstance(ticker, bm.FixedTicker):
         values = list(ticker.ticks)
     elif log:
         values = [10.0 ** e for e in range(math.floor(math.log10(lo)),
@@ -309,7 +286,7 @@ def label_text(item):  # a LegendItem's or axis's label -> text
 
 
 def visible_axes(fig, side):
-    return [a for a in getattr(fig, side) if isinstance(a, Axis) and a.visible]
+    return [a for a in getattr(fig, side) if isinstance(a, bm.Axis) and a.visible]
 
 
 # --- glyphs ------------------------------------------------------------------------------------
@@ -365,7 +342,7 @@ def glyph_svg(renderer, frame):  # -> [SVG element] of one glyph renderer, and i
         return column(g, prop, data, n)
 
     out = []
-    if kind is Line:
+    if kind is bm.Line:
         xs, ys = col("x"), col("y")
         runs, run = [], []
         for x, y in zip(xs, ys):
@@ -381,15 +358,15 @@ def glyph_svg(renderer, frame):  # -> [SVG element] of one glyph renderer, and i
             attrs, cls = stroke(g.line_color, g.line_width, g.line_dash, g.line_alpha)
             out.append(tag("path", f' d="{d}" fill="none"' + attrs, cls))
         return out, "line"
-    if kind is Scatter:
+    if kind is bm.Scatter:
         for x, y, m, size, lc, fc in zip(col("x"), col("y"), col("marker"), col("size"),
                                          col("line_color"), col("fill_color")):
             if not (bad(x) or bad(y)):
                 out.append(marker(m, frame.x(x), frame.y(y), size, lc, fc,
                                   col("line_width")[0]))
         return out, "point"
-    if kind in (VBar, Rect):
-        if kind is VBar:
+    if kind in (bm.VBar, bm.Rect):
+        if kind is bm.VBar:
             xs, tops, bottoms, widths = col("x"), col("top"), col("bottom"), col("width")
             boxes = [(x, w, b, t) for x, w, b, t in zip(xs, widths, bottoms, tops)]
             boxes = [(frame.x(x) - frame.dx(w, x) / 2, frame.y(t), frame.dx(w, x),
@@ -416,8 +393,8 @@ def glyph_svg(renderer, frame):  # -> [SVG element] of one glyph renderer, and i
             s_attrs, s_cls = stroke(lc, lw) if lc is not None else ("", [])
             out.append(tag("rect", f' x="{num(x)}" y="{num(y)}" width="{num(w)}" '
                                    f'height="{num(h)}"' + f_attrs + s_attrs, f_cls + s_cls))
-        return out, "bar" if kind is VBar else "cell"
-    if kind is Segment:
+        return out, "bar" if kind is bm.VBar else "cell"
+    if kind is bm.Segment:
         by_paint = {}
         for x0, y0, x1, y1, lc in zip(col("x0"), col("y0"), col("x1"), col("y1"),
                                       col("line_color")):
@@ -428,7 +405,7 @@ def glyph_svg(renderer, frame):  # -> [SVG element] of one glyph renderer, and i
             attrs, cls = stroke(lc, g.line_width, g.line_dash, g.line_alpha)
             out.append(tag("path", f' d="{"".join(parts)}"' + attrs, cls))
         return out, "line"
-    if kind is Text:
+    if kind is bm.Text:
         for x, y, text, colour, xo, yo, angle in zip(col("x"), col("y"), col("text"),
                                                      col("text_color"), col("x_offset"),
                                                      col("y_offset"), col("angle")):
@@ -438,13 +415,13 @@ def glyph_svg(renderer, frame):  # -> [SVG element] of one glyph renderer, and i
                                g.text_align, g.text_baseline, angle or 0.0, colour,
                                bold=g.text_font_style == "bold"))
         return out, "text"
-    if kind in (AnnularWedge, Wedge, Arc):
+    if kind in (bm.AnnularWedge, bm.Wedge, bm.Arc):
         deg = (getattr(g, "start_angle_units", "rad") == "deg")
-        radius = "outer_radius" if kind is AnnularWedge else "radius"
+        radius = "outer_radius" if kind is bm.AnnularWedge else "radius"
         for x, y, r, a0, a1, fc, fa, lc in zip(
                 col("x"), col("y"), col(radius), col("start_angle"), col("end_angle"),
-                col("fill_color") if kind is not Arc else [None] * max(n, 1),
-                col("fill_alpha") if kind is not Arc else [0] * max(n, 1), col("line_color")):
+                col("fill_color") if kind is not bm.Arc else [None] * max(n, 1),
+                col("fill_alpha") if kind is not bm.Arc else [0] * max(n, 1), col("line_color")):
             if deg:
                 a0, a1 = math.radians(a0), math.radians(a1)
             cx, cy = frame.x(x), frame.y(y)
@@ -453,7 +430,7 @@ def glyph_svg(renderer, frame):  # -> [SVG element] of one glyph renderer, and i
             p1 = (cx + rx * math.cos(a1), cy - ry * math.sin(a1))
             large = int((a1 - a0) % (2 * math.pi) > math.pi)
             arc = f"A{num(rx)} {num(ry)} 0 {large} 0 {num(p1[0])} {num(p1[1])}"
-            if kind is Arc:
+            if kind is bm.Arc:
                 if abs(a1 - a0) < 1e-6:
                     continue
                 attrs, cls = stroke(lc, g.line_width)
@@ -472,7 +449,7 @@ def annotation_svg(a, frame):  # -> [SVG element] of a Span, Label or Arrow
     kind = type(a)
     if not getattr(a, "visible", True):
         return []
-    if kind is Span:
+    if kind is bm.Span:
         if bad(a.location):
             return []
         attrs, cls = stroke(a.line_color, a.line_width, a.line_dash, a.line_alpha)
@@ -483,11 +460,11 @@ def annotation_svg(a, frame):  # -> [SVG element] of a Span, Label or Arrow
             x = frame.x(a.location)
             d = f"M{num(x)} {num(frame.top)}v{num(frame.height)}"
         return [tag("path", f' d="{d}"' + attrs, cls)]
-    if kind is Label:
+    if kind is bm.Label:
         return [text_el(frame.x(a.x) + (a.x_offset or 0), frame.y(a.y) + (a.y_offset or 0),
                         a.text, a.text_align, a.text_baseline, a.angle or 0.0, a.text_color,
                         halo=a.background_fill_color is not None)]
-    if kind is Arrow:
+    if kind is bm.Arrow:
         x0, y0, x1, y1 = (frame.x(a.x_start), frame.y(a.y_start), frame.x(a.x_end),
                           frame.y(a.y_end))
         length = math.hypot(x1 - x0, y1 - y0) or 1.0
@@ -501,7 +478,7 @@ def annotation_svg(a, frame):  # -> [SVG element] of a Span, Label or Arrow
                   f"L{num(x1)} {num(y1)}L{num(back[0] + uy * size / 2)} "
                   f"{num(back[1] - ux * size / 2)}")
         return [tag("path", f' d="{d}" fill="none"' + attrs, cls)]
-    if kind in (Legend, Grid, BoxAnnotation, Title):
+    if kind in (bm.Legend, bm.Grid, bm.BoxAnnotation, bm.Title):
         return []
     raise StillError(f"a still cannot draw a {kind.__name__}")
 
@@ -510,10 +487,10 @@ def swatch(renderer, x, y):  # a legend item's sample of its glyph, 14 units wid
     g = renderer.glyph
     kind = type(g)  # dispatch on the exact class: a subclass may draw otherwise
     data, n = renderer.data_source.data, max(rows(renderer), 1)
-    if kind in (Line, Segment):
+    if kind in (bm.Line, bm.Segment):
         attrs, cls = stroke(g.line_color, g.line_width, g.line_dash, g.line_alpha)
         return tag("path", f' d="M{num(x)} {num(y)}h16"' + attrs, cls)
-    if kind is Scatter:
+    if kind is bm.Scatter:
         return marker(column(g, "marker", data, n)[0], x + 8, y, 9,
                       column(g, "line_color", data, n)[0], column(g, "fill_color", data, n)[0],
                       column(g, "line_width", data, n)[0])
@@ -549,7 +526,7 @@ def describe(fig, kinds, legend):  # -> the picture's accessible name
 def legend_items(fig):
     out = []
     for layout in (*fig.center, *fig.above, *fig.below, *fig.left, *fig.right):
-        if isinstance(layout, Legend) and layout.visible:
+        if isinstance(layout, bm.Legend) and layout.visible:
             for item in layout.items:
                 live = [r for r in item.renderers if r.visible]
                 if item.visible and live:
@@ -566,8 +543,8 @@ def figure_svg(fig, width=W):  # a Bokeh figure, as it stands -> an inline SVG o
     width = fig.width if fixed else width
     frame_h = fig.height - 20 if fixed else max(70, min(200, round(fig.height * 0.55)))
     below, left = visible_axes(fig, "below"), visible_axes(fig, "left")
-    xlog = isinstance(fig.x_scale, LogScale)
-    ylog = isinstance(fig.y_scale, LogScale)
+    xlog = isinstance(fig.x_scale, bm.LogScale)
+    ylog = isinstance(fig.y_scale, bm.LogScale)
     yticks = [(v, tick_label(left[0], v)) for v in ticks(left[0], fig.y_range.start,
                                                          fig.y_range.end, ylog)] if left else []
     xticks = [(v, tick_label(below[0], v)) for v in ticks(below[0], fig.x_range.start,
@@ -593,13 +570,13 @@ def figure_svg(fig, width=W):  # a Bokeh figure, as it stands -> an inline SVG o
     xticks = spaced(xticks, frame)
     clipped, over, kinds = [], [], []
     for r in fig.renderers:
-        if not isinstance(r, GlyphRenderer) or not r.visible:
+        if not isinstance(r, bm.GlyphRenderer) or not r.visible:
             continue
         parts, kind = glyph_svg(r, frame)
         kinds.append(kind)
         (clipped if r.level in ("glyph", "underlay", "image") else over).extend(parts)
     for a in (*fig.center, *getattr(fig, "renderers", [])):
-        if not isinstance(a, GlyphRenderer):
+        if not isinstance(a, bm.GlyphRenderer):
             over.extend(annotation_svg(a, frame))
     axes = []
     bottom = frame.top + frame.height
