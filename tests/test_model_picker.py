@@ -234,7 +234,7 @@ def test_a_static_picker_offers_the_presets_and_the_live_explorable():
     import panel as pn
 
     with states.static_build():
-        picker = ModelPicker(hosted=True, route="/cost")
+        picker = ModelPicker(hosted=True, route="/cost", static=True)
     assert list(picker.model_buttons.options) == ["Qwen3-8B", "GPT-2", "Llama-3-8B"]
     assert not hasattr(picker, "file_input") and not hasattr(picker, "_custom_box")
     labels = [b.label for b in picker._layout.select(pn.widgets.Button)]

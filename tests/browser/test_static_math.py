@@ -52,7 +52,7 @@ def site(tmp_path_factory):  # -> the folder holding one page per panel
     prepare(out)
     for name, route in PAGES.items():
         with states.static_build():
-            static_html(registry.by_route(route).page(), out / name)
+            static_html(registry.by_route(route).page(static=True), out / name)
     return out
 
 
