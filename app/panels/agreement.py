@@ -88,9 +88,10 @@ def why(verdict):  # -> the verdict's reason, from its zone's edges
 
 
 def zone_labels():  # -> each zone's name inside its wedge; the narrow perpendicular
-    # wedge's just above the gauge. A leaning label sits nearer its end of the gauge, clear
-    # of b at the documents' 75.9°.
-    radius = {"aligned": 0.6, "leaning together": 0.75, "perpendicular": 1.07,
+    # wedge's above the gauge, higher than b's label reaches at any angle (its top is about
+    # 1.12). A leaning label sits nearer its end of the gauge, clear of b at the documents'
+    # 75.9°.
+    radius = {"aligned": 0.6, "leaning together": 0.75, "perpendicular": 1.22,
               "leaning apart": 0.75, "opposed": 0.6}
     along = {"leaning together": 0.35, "leaning apart": 0.65}  # of the way from start to end
     x, y, text = [], [], []
@@ -412,8 +413,8 @@ class AgreementPanel(StatePanel):
                                               "label": ["a", "b"],
                                               "color": [paint.strong, paint.cool]})
         self.arc_source = ColumnDataSource({"end": [0.0]})
-        g = figure(width=300, height=185, tools="", toolbar_location=None,
-                   x_range=Range1d(-1.2, 1.2), y_range=Range1d(-0.22, 1.18),
+        g = figure(width=300, height=200, tools="", toolbar_location=None,  # 1:1 units
+                   x_range=Range1d(-1.2, 1.2), y_range=Range1d(-0.22, 1.3),
                    min_border=4, outline_line_color=None)
         for _verdict, start, end, colour, alpha in ZONES:
             g.annular_wedge(0, 0, inner_radius=0.0, outer_radius=1.0, start_angle=start,
