@@ -15,8 +15,13 @@
   const HIDDEN_KEY = "ae-questions:" + window.location.pathname + ":hidden";
   let attached = null; // the promise of the scripts' run, once started
 
-  function loaded(script) { // -> a promise settled once an external script has run
+  function load(src) { // -> a promise settled once the script has run; scripts asked for
+    // together download in parallel and run in the order asked (async = false), as
+    // islands.js's load does on a static page
     return new Promise(function (resolve) {
+      const script = document.createElement("script");
+      script.src = src;
+      script.async = false;
       script.addEventListener("load", resolve, {once: true});
       script.addEventListener("error", resolve, {once: true}); // the next still runs, as a
       document.body.appendChild(script); // page's own failed <script> would let it
@@ -26,22 +31,22 @@
   async function run(template) { // the held scripts, in their order; data blocks as they are
     const nodes = [...template.content.childNodes];
     template.remove();
+    let loading = []; // the bundles asked for since the last inline script
     for (const node of nodes) {
       const type = node.nodeName === "SCRIPT" ? (node.getAttribute("type") || "") : null;
       if (type === null || !["", "module", "text/javascript"].includes(type)) {
         document.body.appendChild(document.importNode(node, true)); // JSON, options, text
-        continue;
-      }
-      const script = document.createElement("script");
-      if (node.hasAttribute("src")) {
-        script.src = node.getAttribute("src");
-        script.async = false;
-        await loaded(script);
-      } else { // a classic script now: the bundles it calls have run
+      } else if (node.hasAttribute("src")) {
+        loading.push(load(node.getAttribute("src")));
+      } else { // a classic script now, once the bundles before it have run
+        await Promise.all(loading);
+        loading = [];
+        const script = document.createElement("script");
         script.textContent = node.textContent;
         document.body.appendChild(script);
       }
     }
+    await Promise.all(loading);
   }
 
   function needed() { return document.querySelector(PARTS) !== null; }
@@ -113,6 +118,6 @@
     whenNear();
   }
 
-  AE.livePage = {attach, needed};
+  AE.livePage = {attach};
   start(); // the page inlines this file last in its body: the header and the parts are parsed
 })();
