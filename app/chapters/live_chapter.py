@@ -3,17 +3,18 @@
 The server sends the chapter's text inside the page's HTML (rendered from the same content
 file, by the same Markdown renderer and stylesheet as the static chapter), so a phone paints
 it before any script has run; the header's controls are native HTML too. The parts that need
-the session (each question, the review, each panel) are roots of the session's document, each
-placed where the text has it through Bokeh's public document template (`Document.template`,
-`{{ embed(roots[name]) }}`) extending Panel's own page template. Bokeh's and Panel's scripts
-(without bokeh-gl: app/kit/panel_internals.py `deferred_scripts`) and the session's plot
-script wait in a `<template>` after the text; static/live_page.js runs them, in order, when
-the first such part comes within a screen of view, at the reader's first scroll or key press,
-or when the address has a fragment. Until then a
-phone parses no Bokeh (Lighthouse mobile: 66-70 with the bundles deferred, 100 held). The
-session may attach for as long as its token lives (--reconnect-within): with --reuse-sessions
-(the default) it is built when the page connects; without, the one built for the GET is
-dropped once unused for --unused-session-lifetime and built again when the page connects.
+the session (each question, the review, each panel) are roots of the session's document,
+each placed where the text has it through Bokeh's public document template
+(`Document.template`, `{{ embed(roots[name]) }}`) extending Panel's own page template.
+Bokeh's and Panel's scripts (without bokeh-gl: app/kit/panel_internals.py
+`deferred_scripts`) and the session's plot script wait in a `<template>` after the text;
+static/live_page.js runs them, in order, when the first such part comes within a screen of
+view, at the reader's first scroll or key press, or when the address has a fragment. Until
+then a phone parses no Bokeh (Lighthouse mobile: 66-70 with the bundles deferred, 100 held).
+The session may attach for as long as its token lives (--reconnect-within): with
+--reuse-sessions (the default) it is built when the page connects; without, the one built
+for the GET is dropped once unused for --unused-session-lifetime and built again when the
+page connects.
 
 A reused first paint (Panel's session cache) is the cached session's HTML with the new
 session's roots, which Bokeh's client matches to the page's root elements by position. So

@@ -5,10 +5,9 @@ A document arrives here as the JSON text Panel's save would put in a page
 (app.kit.panel_internals.document_parts). The island gets it as a script (`doc_script`), one
 call that hands islands.js the documents with two edits: each recurring stylesheet stands
 once (`shared_stylesheets`; static/bokeh_fence.js's `withSheets` puts them back), and each
-document keeps
-only the data-model definitions its models use (`used_model_defs`, undone by nothing the
-browser needs). `read_doc_script` reads a script back as the browser would, for checks in
-Python; `root_elements` reads a document's render items.
+document keeps only the data-model definitions its models use (`used_model_defs`, undone by
+nothing the browser needs). `read_doc_script` reads a script back as the browser would, for
+checks in Python; `root_elements` reads a document's render items.
 
 With static/bokeh_fence.js (its Part 3) this is the fence of Bokeh's document format: no other
 module reads or writes a document's JSON by its keys (tests/test_fence.py).

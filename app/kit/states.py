@@ -68,6 +68,11 @@ def is_static():  # -> True while a static page is being built
     return _building.get() is not None
 
 
+def page_static(static):  # a panel's `static` argument -> it, or when its page did not say,
+    # whether it is being built inside `static_build()` (a panel built by hand there)
+    return is_static() if static is None else bool(static)
+
+
 def current_build():  # -> the StaticBuild in progress here, or None
     return _building.get()
 
@@ -329,7 +334,7 @@ class StatePanel(pn.viewable.Viewer):
         # passes (default: whether it is built inside `static_build()`). The panel's code
         # reads self.static, never the context.
         self.in_article = in_article
-        self.static = is_static() if static is None else bool(static)
+        self.static = page_static(static)
         super().__init__(**params)
         if _building.get() is not None:
             _building.get().panels.append(self)

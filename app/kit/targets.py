@@ -15,6 +15,7 @@ a name's text.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 KINDS = ("source", "slots", "prop", "log")
@@ -37,8 +38,9 @@ class Target:
         return out
 
 
+@functools.cache  # names are the panels' own, a few dozen: each is read once, then looked up
 def parse(name):  # "prop:arrow_b.x_end" -> Target("prop", "arrow_b", "x_end"); a bad name
-    # raises ValueError, naming it
+    # raises ValueError, naming it (a live session's every change reads its state's names)
     kind, colon, rest = name.partition(":") if isinstance(name, str) else ("", "", "")
     if not colon or kind not in KINDS or not rest:
         raise ValueError(f"not a state target: {name!r} (kind:NAME, kind one of "

@@ -67,10 +67,9 @@ class CostStatePanel(StatePanel):
         # the picker comes first: the first state asks it what "custom" counts
         model = params.get("model", type(self).param["model"].default)
         route = registry.route_of(type(self))  # the live page your config.json opens
-        static = params.get("static")
         self.picker = ModelPicker(model=model, hosted=True, route=route,
                                   calculator=self.calculator and not params.get("in_article"),
-                                  static=states.is_static() if static is None else static)
+                                  static=states.page_static(params.get("static")))
         super().__init__(**params)
         link_model(self, self.picker)
         self.picker.param.watch(self._on_shape, "shape")
