@@ -158,7 +158,7 @@ def main(argv=None):
     if args.stills:
         print("\n".join(still_bytes()))
         return
-    routes = args.routes or (SMOKE_ROUTES if args.smoke else [*CHAPTERS, *registry.routes()])
+    routes = args.routes or (SMOKE_ROUTES if args.smoke else [*CHAPTERS, *registry.panel_routes()])
     commit = lighthouse.git("rev-parse", "--short", "HEAD") or "?"
     trees = [(f"this tree ({commit})", ROOT)]
     with contextlib.ExitStack() as stack:

@@ -28,7 +28,7 @@ def panel_routes():  # -> "heatmap|ladder|...": the single-panel pages, for the 
     except ImportError:  # a checkout the app is not installed from: its root holds `app`
         sys.path.append(str(TEMPLATE.parents[1]))
         from app.kit import registry
-    routes = list(registry.routes())
+    routes = list(registry.panel_routes())
     for route in routes:
         if not ROUTE.fullmatch(route):
             raise ValueError(f"the route {route!r} is not one nginx's pattern takes as it is "

@@ -147,7 +147,7 @@
   }
 
   // Nodes added or removed, not text changed: Bokeh draws a widget again by replacing its
-  // nodes (a slider's title too), and a readout only changes the text of its slots' text
+  // nodes (a slider's title too), and a readout only changes the text of its holes' text
   // nodes, which asks for no new name.
   function watch(root) {
     if (watched.has(root)) { return; }

@@ -18,7 +18,7 @@
   const SPACE = "[\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
   const STRIP = new RegExp(`^${SPACE}+|${SPACE}+$`, "g");
 
-  // a string as Python's repr() writes it, as a live note quotes a value: its quote, and
+  // a string as Python's repr() writes it, as a live repair quotes a value: its quote, and
   // control characters, separators and the like escaped
   const HIDDEN = /^[\p{C}\p{Z}]$/u;
   function pythonRepr(s) {
@@ -71,7 +71,7 @@
     return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
   }
 
-  // (control, key, raw) -> [stop index or -1 to ignore, note or null]
+  // (control, key, raw) -> [stop index or -1 to ignore, repair or null]
   function coerce(control, key, raw) {
     const chars = Array.from(raw.replace(STRIP, "")).slice(0, MAX_VALUE_CHARS);
     raw = chars.join("");

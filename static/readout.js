@@ -1,8 +1,8 @@
 // A Readout's browser half (app/kit/readout.py): text drawn once from its template, then only
-// its slots' text. Panel runs this file at the start of every Readout's render script (a
+// its holes' text. Panel runs this file at the start of every Readout's render script (a
 // ReactiveHTML's scripts are all it carries into a page, live or static); it defines
 // AE.readout once, and the scripts call it: render(box, state, data, template), patch(state,
-// data). `data.base` holds each slot's first text, `data.patch` the slots that differ from it.
+// data). `data.base` holds each hole's first text, `data.patch` the holes that differ from it.
 (function () {
   "use strict";
   const AE = window.AE = window.AE || {};
@@ -11,14 +11,14 @@
 
   function render(box, state, data, template) {
     box.innerHTML = template;
-    state.slots = [...box.querySelectorAll("[data-s]")].map((e) => [e.dataset.s, e]);
+    state.holes = [...box.querySelectorAll("[data-s]")].map((e) => [e.dataset.s, e]);
     patch(state, data);
   }
 
   function patch(state, data) {
-    for (const [name, e] of state.slots) {
+    for (const [name, e] of state.holes) {
       const text = get(data.patch, name) ?? get(data.base, name) ?? "";
-      // a slot's one text node keeps its place (only its data changes): a new node would be
+      // a hole's one text node keeps its place (only its data changes): a new node would be
       // styled and laid out afresh, and :empty rules checked again
       const node = e.firstChild;
       if (node !== null && node.nodeType === 3 && node.nextSibling === null) {

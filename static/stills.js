@@ -744,26 +744,26 @@
 
   // --- readouts: a Readout's HTML in a still (app/chapters/chapter_page.py still_html) -----
 
-  const SLOT_ELEMENT = /(<(\w+)[^>]*?\sdata-s="([\w-]+)"[^>]*>)(<\/\2>)/g; // app/kit/readout.py
+  const HOLE_ELEMENT = /(<(\w+)[^>]*?\sdata-s="([\w-]+)"[^>]*>)(<\/\2>)/g; // app/kit/readout.py
   const LIVE_ONLY = / (?:data-s|aria-live)="[^"]*"/g;
   const EMPTY = new RegExp("<(li|span|b|small|sup|sub|p|div|ul|em|strong)(?: [^>]*)?></\\1>"
     + "|(?:<t([dh])(?: [^>]*)?></t\\2>)+(?=</tr>)|<tr></tr>", "g");
 
-  function filled(template, values) { // Readout.filled: each slot's text, escaped
+  function filled(template, values) { // Readout.filled: each hole's text, escaped
     const escText = (t) => String(t).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-    return template.replace(SLOT_ELEMENT, (m, open, tagName, name, close) => {
-      if (!(name in values)) { throw new Error(`no value for the slot ${name}`); }
+    return template.replace(HOLE_ELEMENT, (m, open, tagName, name, close) => {
+      if (!(name in values)) { throw new Error(`no value for the hole ${name}`); }
       return open + escText(values[name]) + close;
     });
   }
 
-  // a line the panels' stylesheets hide while its slot is empty (chapter_page.UNMET)
+  // a line the panels' stylesheets hide while its hole is empty (chapter_page.UNMET)
   const UNMET = new RegExp('<div class="ae-end">(?:(?!</div>)[\\s\\S])*?<b data-s="[\\w-]+"></b>'
     + "(?:(?!</div>)[\\s\\S])*?</div>"
     + '|<div class="ae-if">(?:(?!</div>)[\\s\\S])*?<(b|span) data-s="[\\w-]+"></\\1>'
     + "(?:(?!</div>)[\\s\\S])*?</div>", "g");
 
-  function stillHtml(text) { // no slots, no live regions, no empty element, no unmet line
+  function stillHtml(text) { // no holes, no live regions, no empty element, no unmet line
     let before = null;
     text = text.replace(UNMET, "").replace(LIVE_ONLY, "").split(' role="status"').join("");
     while (before !== text) { [before, text] = [text, text.replace(EMPTY, "")]; }

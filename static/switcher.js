@@ -100,7 +100,7 @@
     if (model[attr] !== value) { model[attr] = value; }
   }
 
-  function setSlots(model, values) { // a Readout: the slots' texts (the others kept)
+  function setHoles(model, values) { // a Readout: its holes' texts (the others kept)
     const patch = {};
     const old = model.data.patch;
     for (const key of (old instanceof Map ? old.keys() : Object.keys(old ?? {}))) {
@@ -128,7 +128,7 @@
     const values = {};
     for (let i = 0; i < p.spec.log_lines; i++) { values["log" + i] = p.log[i] ?? ""; }
     if (p.log.length === 0) { values.log0 = p.spec.log_empty; }
-    setSlots(model, values);
+    setHoles(model, values);
   }
 
   function apply(p, state, changed) {
@@ -137,7 +137,7 @@
       const value = state[target.name];
       const model = p.targets[i];
       if (target.kind === "source") { setSource(model, value); }
-      else if (target.kind === "slots") { setSlots(model, value); }
+      else if (target.kind === "holes") { setHoles(model, value); }
       else if (target.kind === "prop") {
         if (!(target.attr === "disabled" && fence.setButtonDisabled(model, value))) {
           setProperty(model, target.attr, value);
@@ -180,20 +180,20 @@
 
   // --- deep links ----------------------------------------------------------------------
 
-  function restore(p, query) { // -> notes; sets each control the query (default: the URL's) names
+  function restore(p, query) { // -> repairs; sets each control the query (default: the URL's) names
     const params = new URLSearchParams(query === undefined ? window.location.search : query);
-    const notes = [];
+    const repairs = [];
     for (const [key, name] of Object.entries(p.spec.url)) {
       const given = params.getAll(key);
       if (given.length === 0) { continue; }
-      if (given.length > 1) { notes.push(`${key} given ${given.length} times; using the last`); }
+      if (given.length > 1) { repairs.push(`${key} given ${given.length} times; using the last`); }
       const i = p.spec.table.controls.findIndex((c) => c.name === name);
       const control = p.spec.table.controls[i];
-      const [stop, note] = url.coerce(control, key, given[given.length - 1]);
-      if (note) { notes.push(note); }
+      const [stop, repair] = url.coerce(control, key, given[given.length - 1]);
+      if (repair) { repairs.push(repair); }
       if (stop >= 0) { setProperty(p.controls[i], control.prop, control.raw[stop]); }
     }
-    return notes;
+    return repairs;
   }
 
   // "Show me": put the page's panels in the state a query names ("mask=off&query=2"), as a
@@ -205,16 +205,16 @@
       if (!p.booted) { continue; }
       const params = new URLSearchParams(query);
       if (!Object.keys(p.spec.url).some((key) => params.has(key))) { continue; }
-      showNotes(p, restore(p, params));
+      showRepairs(p, restore(p, params));
       reached += 1;
     }
     return reached;
   }
 
-  function showNotes(p, notes) {
-    const i = p.spec.targets.findIndex((t) => t.name === "slots:url_note");
+  function showRepairs(p, repairs) { // in the panel's URL note
+    const i = p.spec.targets.findIndex((t) => t.name === "holes:url_note");
     if (i < 0) { return; }
-    setSlots(p.targets[i], {url: notes.length ? "URL: " + notes.join("; ") : ""});
+    setHoles(p.targets[i], {url: repairs.length ? "URL: " + repairs.join("; ") : ""});
   }
 
   function findPanels() { // every CustomJS that carries a spec -> its panel, once
@@ -246,9 +246,9 @@
     for (const p of panels.values()) {
       if (p.booted) { continue; }
       p.spec.targets.forEach((t, i) => { // readouts keep their height (readout_heights.js)
-        if (t.kind === "slots") { heights.hold(p.targets[i]); }
+        if (t.kind === "holes") { heights.hold(p.targets[i]); }
       });
-      const notes = restore(p);
+      const repairs = restore(p);
       // what a reader set on the still's native controls (still_controls.js), those the
       // address has no key for included
       const still = AE.stillControls ? AE.stillControls.stopsOf(p.spec.table_ref) : null;
@@ -259,7 +259,7 @@
       }
       const at = stops(p);
       if (at.every((i) => i >= 0)) { apply(p, changedState(p, at), undefined); }
-      showNotes(p, notes);
+      showRepairs(p, repairs);
       p.booted = true;
     }
   }

@@ -244,7 +244,7 @@ def check_head(table, checks):
             decode = params["phase"] == "decode"
             checks.equal(params, "query_widget.disabled", state["prop:query_widget.disabled"],
                          decode)
-            cells, table_ = state["source:cells"], state["slots:weights_table"]
+            cells, table_ = state["source:cells"], state["holes:weights_table"]
             for j in range(HEAD_MAX):
                 label = f"{j} {words[j]}" if j < n else ""
                 checks.equal(params, f"weights_table.kh{j}", table_[f"kh{j}"], label)
@@ -271,7 +271,7 @@ def check_head(table, checks):
                                  abs_=0.5e-4 + 1e-12)
                     checks.text(params, "cells.label" + name, cells["label"][c], w)
                     checks.text(params, "weights_table.w" + name, text, w)
-        if "slots:arithmetic" in state:
+        if "holes:arithmetic" in state:
             check_head_row(params, state, a, n, checks)
 
 
@@ -284,7 +284,7 @@ def check_head_row(params, state, a, n, checks):
     w = softmax(masked)
     exps = np.exp(masked - masked.max())
     output = weighted_sum(w, a["v"])
-    ar = state["slots:arithmetic"]
+    ar = state["holes:arithmetic"]
     checks.equal(params, "arithmetic.caption_row", ar["caption_row"], str(r))
     checks.equal(params, "arithmetic.d_k", ar["d_k"], str(a["d_k"]))
     for j in range(HEAD_MAX):
@@ -304,12 +304,12 @@ def check_head_row(params, state, a, n, checks):
     got = numbers(ar["output"])
     if len(got) != len(output) or np.abs(np.array(got) - output).max() > 0.005 + 1e-9:
         checks.fail(params, "arithmetic.output", ar["output"], np.round(output, 2).tolist())
-    cap = state["slots:caption"]
+    cap = state["holes:caption"]
     top = int(np.argmax(w))
     checks.equal(params, "caption.row", cap["row"], f"{r} ({words[r]})")
     checks.equal(params, "caption.top_key", cap["top_key"], f"{top} ({words[top]})")
     checks.text(params, "caption.top_weight", cap["top_weight"], w[top])
-    hero = state["slots:hero"]
+    hero = state["holes:hero"]
     dots = n if decode else n * n
     discarded = n * (n - 1) // 2 if (params["mask"] and not decode) else 0
     checks.int_text(params, "hero.dots", hero["dots"], dots)
@@ -329,7 +329,7 @@ def check_head_row(params, state, a, n, checks):
     cut_out = weighted_sum(cut_w, cut["v"])
     largest = max(np.abs(output - cut_out).max(), np.abs(w[: r + 1] - cut_w).max(),
                   np.abs(w[r + 1:]).max() if r + 1 < n else 0.0)
-    line = state["slots:truncate"]["truncate"]
+    line = state["holes:truncate"]["truncate"]
     if largest == 0.0:
         if "bit for bit" not in line or "mismatch" in line:
             checks.fail(params, "truncate", line, "matches, bit for bit")
@@ -404,28 +404,28 @@ def scaled_words(checks, params, name, text, want):  # "4.95 trillion" against a
 
 def check_model_fields(checks, params, state):
     m = MODELS[params["model"]]
-    fields = state["slots:model_fields"]
+    fields = state["holes:model_fields"]
     for i, key in enumerate(("layers", "heads", "kv_heads", "head_dim")):
         checks.int_text(params, f"model_fields.value{i}", fields[f"value{i}"], m[key])
-    checks.equal(params, "model_status.name", state["slots:model_status"]["name"], m["name"])
+    checks.equal(params, "model_status.name", state["holes:model_status"]["name"], m["name"])
 
 
 def check_cost(table, checks):
     for params, state in table.states():
         m = MODELS.get(params.get("model"))
-        if "slots:model_fields" in state:
+        if "holes:model_fields" in state:
             check_model_fields(checks, params, state)
-        if "slots:crossover" in state:
-            cross = state["slots:crossover"]
-            for kernel, slot in (("triangular", "tri"), ("naive", "naive")):
-                checks.int_text(params, f"crossover.{slot}", cross[slot],
+        if "holes:crossover" in state:
+            cross = state["holes:crossover"]
+            for kernel, hole in (("triangular", "tri"), ("naive", "naive")):
+                checks.int_text(params, f"crossover.{hole}", cross[hole],
                                 math.floor(crossover(m, kernel)))
-            checks.int_text(params, "pairs.pair_flops", state["slots:pairs"]["pair_flops"],
+            checks.int_text(params, "pairs.pair_flops", state["holes:pairs"]["pair_flops"],
                             pair_flops(m))
-            checks.int_text(params, "params.params", state["slots:params"]["params"],
+            checks.int_text(params, "params.params", state["holes:params"]["params"],
                             matmul_params(m))
             scaled_words(checks, params, "params.params_short",
-                         state["slots:params"]["params_short"], matmul_params(m))
+                         state["holes:params"]["params_short"], matmul_params(m))
             checks.close(params, "maxpos_span.location", state["prop:maxpos_span.location"],
                          m["max_pos"])
             curve = state["source:curve"]
@@ -438,10 +438,10 @@ def check_cost(table, checks):
         if "prop:cross_span.location" in state:
             checks.close(params, "cross_span.location", state["prop:cross_span.location"],
                          crossover(m, params["kernel"]))
-        if "slots:prefill" in state:
+        if "holes:prefill" in state:
             n, kernel = params["prompt"], params["kernel"]
             share = prefill_share(m, n, kernel)
-            pre = state["slots:prefill"]
+            pre = state["holes:prefill"]
             checks.text(params, "prefill.share", pre["share"], share * 100)
             checks.text(params, "prefill.rest", pre["rest"], (1 - share) * 100)
             pairs = n * n / 2 if kernel == "triangular" else n * n
@@ -451,14 +451,14 @@ def check_cost(table, checks):
                          2 * matmul_params(m) * n)
             checks.close(params, "marker.share", state["source:marker"]["share"][0], share)
             checks.equal(params, "marker.n", state["source:marker"]["n"], [n])
-        if "slots:first_step" in state:
-            first = state["slots:first_step"]
+        if "holes:first_step" in state:
+            first = state["holes:first_step"]
             checks.int_text(params, "first_step.first_context", first["first_context"],
                             params["prompt"])
             checks.text(params, "first_step.first", first["first"],
                         decode_share(m, params["prompt"]) * 100)
-        if "slots:last_step" in state:
-            last = state["slots:last_step"]
+        if "holes:last_step" in state:
+            last = state["holes:last_step"]
             context = params["prompt"] + params["generate"] - 1
             checks.int_text(params, "last_step.last_context", last["last_context"], context)
             checks.text(params, "last_step.last", last["last"], decode_share(m, context) * 100)
@@ -467,21 +467,21 @@ def check_cost(table, checks):
 def check_decode_bill(table, checks):
     for params, state in table.states():
         m = MODELS.get(params.get("model"))
-        if "slots:model_fields" in state:
+        if "holes:model_fields" in state:
             check_model_fields(checks, params, state)
-        if "slots:per_token" in state:
-            per = state["slots:per_token"]
+        if "holes:per_token" in state:
+            per = state["holes:per_token"]
             checks.int_text(params, "per_token.kv_layer", per["kv_layer"],
                             kv_bytes_per_token(m) // m["layers"])
             checks.int_text(params, "per_token.kv_token", per["kv_token"], kv_bytes_per_token(m))
             checks.int_text(params, "per_token.layers", per["layers"], m["layers"])
-            weights = state["slots:weights_line"]
+            weights = state["holes:weights_line"]
             checks.int_text(params, "weights_line.matmul", weights["matmul"], matmul_params(m))
             checks.int_text(params, "weights_line.weight_ops", weights["weight_ops"],
                             2 * matmul_params(m))
-        if "slots:ops" in state:
+        if "holes:ops" in state:
             c = params["context"]
-            ops = state["slots:ops"]
+            ops = state["holes:ops"]
             dots = m["layers"] * m["heads"] * c
             scores = dots * m["head_dim"] * 2  # a multiply and an add per component
             attention = 2 * scores  # and as many for the weighted sum of values
@@ -491,14 +491,14 @@ def check_decode_bill(table, checks):
             scaled_words(checks, params, "ops.attention", ops["attention"], attention)
             checks.text(params, "ops.share", ops["share"],
                         100 * attention / (attention + 2 * matmul_params(m)))
-            intensity = state["slots:intensity"]
+            intensity = state["holes:intensity"]
             checks.text(params, "intensity.intensity", intensity["intensity"],
                         attention / (c * kv_bytes_per_token(m)))
             checks.bytes_text(params, "intensity.kv_one", intensity["kv_one"],
                               c * kv_bytes_per_token(m))
-        if "slots:batch_ops" in state and params["users"] > 1:
+        if "holes:batch_ops" in state and params["users"] > 1:
             users, c = params["users"], params["context"]
-            got = state["slots:batch_ops"]["users"]
+            got = state["holes:batch_ops"]["users"]
             counts = re.findall(r"([\d.,]+ (?:thousand|million|billion|trillion))", got)
             checks.equal(params, "batch_ops.users (users)", numbers(got)[:1], [users])
             if len(counts) != 2:
@@ -508,25 +508,25 @@ def check_decode_bill(table, checks):
                              users * pair_flops(m) * c)
                 scaled_words(checks, params, "batch_ops (parameter FLOPs)", counts[1],
                              users * 2 * matmul_params(m))
-        if "slots:reuse" in state:  # a parameter read once per step serves every user
-            shown = state["slots:reuse"]["weights_intensity"]  # "32", "1.02e+03"
+        if "holes:reuse" in state:  # a parameter read once per step serves every user
+            shown = state["holes:reuse"]["weights_intensity"]  # "32", "1.02e+03"
             if not math.isclose(float(shown), params["users"], rel_tol=0.005):
                 checks.fail(params, "reuse.weights_intensity", shown, params["users"])
-        if "slots:gqa" in state:
-            gqa = state["slots:gqa"]
+        if "holes:gqa" in state:
+            gqa = state["holes:gqa"]
             grouped = m["kv_heads"] < m["heads"]
             checks.equal(params, "gqa.gqa_factor", gqa["gqa_factor"],
                          f"×{m['heads'] // m['kv_heads']}" if grouped else "")
-        if "slots:kv_all" in state:
+        if "holes:kv_all" in state:
             nbytes = params["users"] * params["context"] * kv_bytes_per_token(m)
-            checks.int_text(params, "kv_all.kv_all", state["slots:kv_all"]["kv_all"], nbytes)
-            checks.bytes_text(params, "kv_all.kv_all_size", state["slots:kv_all"]["kv_all_size"],
+            checks.int_text(params, "kv_all.kv_all", state["holes:kv_all"]["kv_all"], nbytes)
+            checks.bytes_text(params, "kv_all.kv_all_size", state["holes:kv_all"]["kv_all_size"],
                               nbytes)
-        if "slots:context" in state:
-            checks.int_text(params, "context", state["slots:context"]["context"],
+        if "holes:context" in state:
+            checks.int_text(params, "context", state["holes:context"]["context"],
                             params["context"])
-        if "slots:ridge" in state:
-            ridge = state["slots:ridge"]
+        if "holes:ridge" in state:
+            ridge = state["holes:ridge"]
             peak, bandwidth = sci(ridge["peak"]), sci(ridge["bandwidth"])
             # the peak and bandwidth as shown: rounded, so what follows agrees to their digits
             rel = sum(0.5 * 10 ** -shown_decimals(ridge[k]) / sci(ridge[k])
@@ -546,12 +546,12 @@ def check_decode_bill(table, checks):
             # decode attention reads each K/V value (2 bytes) for 4 FLOPs per query head
             # sharing it: H/KV heads share one, so FLOP/byte = heads / kv_heads
             x = m["heads"] / m["kv_heads"]
-            peak = sci(table.lookup("slots:ridge", gpu=params["gpu"])["peak"])
-            bandwidth = sci(table.lookup("slots:ridge", gpu=params["gpu"])["bandwidth"])
+            peak = sci(table.lookup("holes:ridge", gpu=params["gpu"])["peak"])
+            bandwidth = sci(table.lookup("holes:ridge", gpu=params["gpu"])["bandwidth"])
             point = state["source:point"]
             checks.close(params, "point.x", point["x"][0], x)
             checks.close(params, "point.y", point["y"][0], min(x * bandwidth, peak), rel=1e-2)
-            verdict = state["slots:verdict"]["verdict"]
+            verdict = state["holes:verdict"]["verdict"]
             if x < peak / bandwidth:  # left of the ridge: bound by memory, by ridge ÷ x
                 factor = numbers(verdict)
                 if "Memory-bound" not in verdict or not factor or not math.isclose(
@@ -561,8 +561,8 @@ def check_decode_bill(table, checks):
         if "source:weights_point" in state:
             # each weight (2 bytes) read once per step does one multiply-add per user
             x = params["users"]
-            peak = sci(table.lookup("slots:ridge", gpu=params["gpu"])["peak"])
-            bandwidth = sci(table.lookup("slots:ridge", gpu=params["gpu"])["bandwidth"])
+            peak = sci(table.lookup("holes:ridge", gpu=params["gpu"])["peak"])
+            bandwidth = sci(table.lookup("holes:ridge", gpu=params["gpu"])["bandwidth"])
             wp = state["source:weights_point"]
             checks.close(params, "weights_point.x", wp["x"][0], x)
             checks.close(params, "weights_point.y", wp["y"][0], min(x * bandwidth, peak),
@@ -573,10 +573,10 @@ def check_memory_bill(table, checks):
     for params, state in table.states():
         m = MODELS.get(params.get("model"))
         b = DTYPE_BYTES.get(params.get("dtype"))
-        if "slots:model_fields" in state:
+        if "holes:model_fields" in state:
             check_model_fields(checks, params, state)
-        if "slots:weights" in state:
-            w = state["slots:weights"]
+        if "holes:weights" in state:
+            w = state["holes:weights"]
             checks.rel_text(params, "weights.params", w["params"], m["params"], PARAMS_REL)
             checks.int_text(params, "weights.bytes", w["bytes"], b)
             checks.bytes_text(params, "weights.weights", w["weights"], m["params"] * b,
@@ -587,12 +587,12 @@ def check_memory_bill(table, checks):
             table_rows = m["max_pos"] if params["model"] in TIED else m["vocab"]
             checks.bytes_text(params, "weights.read", w["read"],
                               (m["params"] - table_rows * m["hidden"]) * b, PARAMS_REL)
-            checks.rel_text(params, "one_user.one", state["slots:one_user"]["one"],
+            checks.rel_text(params, "one_user.one", state["holes:one_user"]["one"],
                             m["params"] * b / kv_bytes_per_token(m, b), PARAMS_REL)
-        if "slots:all_users" in state:
+        if "holes:all_users" in state:
             at = m["params"] * b / (params["users"] * kv_bytes_per_token(m, b))
             if params["users"] > 1:  # one user's crossing is one_user's line
-                checks.rel_text(params, "all_users.all", state["slots:all_users"]["all"], at,
+                checks.rel_text(params, "all_users.all", state["holes:all_users"]["all"], at,
                                 PARAMS_REL + 1 / at)
             if state["prop:cross_span.visible"]:  # hidden where it falls off the chart
                 checks.close(params, "cross_span.location", state["prop:cross_span.location"],
@@ -606,24 +606,24 @@ def check_memory_bill(table, checks):
                                                  strict=True)):
                 checks.close(params, f"curve_kv.kv[{i}]", kv, kv_one * params["users"],
                              rel=2e-3)
-        if "slots:cache" in state:
+        if "holes:cache" in state:
             kv = params["users"] * params["context"] * kv_bytes_per_token(m, b)
-            checks.bytes_text(params, "cache.kv_all", state["slots:cache"]["kv_all"], kv)
-            checks.bytes_text(params, "cache.total", state["slots:cache"]["total"],
+            checks.bytes_text(params, "cache.kv_all", state["holes:cache"]["kv_all"], kv)
+            checks.bytes_text(params, "cache.total", state["holes:cache"]["total"],
                               kv + m["params"] * b, PARAMS_REL)
         if "source:marker_kv" in state:  # drawn where the context marker is (its x)
             [x] = table.lookup("source:marker_x", context=params["context"])["context"]
             kv = params["users"] * x * kv_bytes_per_token(m, b)
             checks.close(params, "marker_kv.kv (GB)", state["source:marker_kv"]["kv"][0],
                          kv / 1e9, rel=1e-6)
-        if "slots:context" in state:
-            checks.int_text(params, "context", state["slots:context"]["context"],
+        if "holes:context" in state:
+            checks.int_text(params, "context", state["holes:context"]["context"],
                             params["context"])
             [x] = state["source:marker_x"]["context"]
             if x != params["context"] and not params["context"] < x:  # at the chart's edge
                 checks.fail(params, "marker_x.context", x, params["context"])
-        if "slots:scratch" in state:
-            n, sc = params["prompt"], state["slots:scratch"]
+        if "holes:scratch" in state:
+            n, sc = params["prompt"], state["holes:scratch"]
             eager = m["heads"] * n * n * b  # every head's n × n scores, one layer
             checks.int_text(params, "scratch.scores", sc["scores"], n * n)
             checks.int_text(params, "scratch.heads", sc["heads"], m["heads"])
@@ -679,7 +679,7 @@ def check_overflow(table, checks):
         scores = scores_of(params["scores"])
         dtype = np.dtype(params["precision"])
         _, s, e, total, w = narrow_softmax(scores, dtype, params["subtract_max"])
-        t = state["slots:table"]
+        t = state["holes:table"]
         for i, score in enumerate(scores):
             approx(checks, params, f"table.x{i}", t[f"x{i}"], score)
             approx(checks, params, f"table.s{i}", t[f"s{i}"], float(s[i]))
@@ -699,7 +699,7 @@ def check_overflow(table, checks):
         approx(checks, params, "table.total", t["total"], float(total))
         approx(checks, params, "table.weight_sum", t["weight_sum"], float(np.sum(w)))
         broken = not np.all(np.isfinite(w)) or not np.isfinite(total)
-        verdict = state["slots:verdict"]
+        verdict = state["holes:verdict"]
         checks.equal(params, "verdict (alarm raised)", bool(verdict["alarm"]), bool(broken))
         checks.equal(params, "verdict (all is well)", bool(verdict["okay"]), not broken)
 
@@ -719,7 +719,7 @@ def online_walk(scores, block):  # -> after each block: (old max, new max, resca
 
 def check_online_attention(params, state, checks):
     # the attention walk: each block's scores as shown, then the running max, rescale and sum
-    at = state["slots:attention"]
+    at = state["holes:attention"]
     top, total = -math.inf, 0.0
     for b in range(6):
         shown = at[f"as{b}"]
@@ -743,15 +743,15 @@ def check_online_attention(params, state, checks):
 
 def check_online_softmax(table, checks):
     for params, state in table.states():
-        if "slots:attention" in state:
+        if "holes:attention" in state:
             check_online_attention(params, state, checks)
-        if "slots:history" not in state:
+        if "holes:history" not in state:
             continue
         scores, block = scores_of(params["scores"]), params["block"]
         steps = online_walk(scores, block)
         k = min(params["step"], len(steps))  # blocks read so far
         checks.equal(params, "step_widget.end", state["prop:step_widget.end"], len(steps))
-        h = state["slots:history"]
+        h = state["holes:history"]
         for b, (old, new, rescale, total, chunk) in enumerate(steps):
             checks.equal(params, f"history.hb{b}", h[f"hb{b}"], str(b + 1))
             checks.equal(params, f"history.hs{b}", scores_of(h[f"hs{b}"]), chunk)
@@ -765,7 +765,7 @@ def check_online_softmax(table, checks):
                 checks.equal(params, f"history.hr{b}", h[f"hr{b}"], "—")
             else:
                 approx(checks, params, f"history.hr{b}", h[f"hr{b}"].split(" (")[0], rescale)
-        now = state["slots:now"]
+        now = state["holes:now"]
         bars = state["source:bars"]
         if k == 0:
             checks.equal(params, "bars.x", bars["x"], [])
@@ -827,7 +827,7 @@ def check_sqrt_dk(table, checks):
         if "source:curve" in state:
             keys = params["keys"]
             curve = state["source:curve"]
-            note = table.lookup("slots:curve_note", keys=keys)
+            note = table.lookup("holes:curve_note", keys=keys)
             draws = int(note["draws"])
             means = sweep_means(keys, tuple(curve["d_k"]))
             for i, d in enumerate(curve["d_k"]):
@@ -838,7 +838,7 @@ def check_sqrt_dk(table, checks):
             checks.equal(params, "all_keys.location", state["prop:all_keys.location"], keys)
         if "source:bars" in state:
             d, keys = params["d_k"], params["keys"]
-            bars, readout = state["source:bars"], state["slots:readout"]
+            bars, readout = state["source:bars"], state["holes:readout"]
             raw = np.array(bars["raw"], dtype=float)  # the fixed draw's scores, as shipped
             checks.equal(params, "bars.key", bars["key"], list(range(1, keys + 1)))
             for j, r in enumerate(raw):  # shown to 2 decimals: ÷ √d_k within that rounding
@@ -886,8 +886,8 @@ def check_sqrt_dk(table, checks):
 
 def check_ladder(table, checks):
     for params, state in table.states():
-        if "slots:ladder" in state:
-            n, lad = params["length"], state["slots:ladder"]
+        if "holes:ladder" in state:
+            n, lad = params["length"], state["holes:ladder"]
             checks.int_text(params, "ladder.prefill", lad["prefill"], n * n)
             checks.int_text(params, "ladder.decode", lad["decode"], n)
             checks.equal(params, "ladder.prefill_all", lad["prefill_all"],
@@ -895,11 +895,11 @@ def check_ladder(table, checks):
             checks.equal(params, "ladder.decode_all", lad["decode_all"],
                          ", ".join(str(m) for m in range(3, 9)))
             checks.equal(params, "head_marker.y", state["source:head_marker"]["y"], [n * n, n])
-        if "slots:context" in state:
+        if "holes:context" in state:
             prompt, response = params["prompt"], params["response"]
             final = prompt + response
             steps = sum(range(prompt, final))  # a decode step at each context prompt … final−1
-            ctx = state["slots:context"]
+            ctx = state["holes:context"]
             checks.int_text(params, "context.prompt_prefill", ctx["prompt_prefill"],
                             prompt * prompt)
             checks.int_text(params, "context.final", ctx["final"], final)
@@ -929,7 +929,7 @@ def check_shapes(table, checks):  # every box rows × columns, from the inputs' 
         checks.equal(params, "boxes.h×w", list(zip(boxes["h"], boxes["w"], strict=True)), want)
         checks.equal(params, "labels (sizes)", labels["text"][1::2],
                      [f"{r} × {c}" for r, c in want])
-        said = numbers(state["slots:shapes"]["where"])  # prefill: n, n × n, n²; decode: 1, n,
+        said = numbers(state["holes:shapes"]["where"])  # prefill: n, n × n, n²; decode: 1, n,
         # n − 1 cached, n
         checks.equal(params, "shapes.where", said, [float(x) for x in (
             (n, n, n, n * n) if asking == n else (1, n, n - 1, n))])
@@ -963,7 +963,7 @@ def check_block(table, checks):  # every size and count of the two diagrams, fro
                 f"W_Q: {d * h * hd:,} · W_K, W_V: {d * kv * hd:,} each"]
         for text in want:
             checks.equal(params, f"heads label {text!r}", text in heads, True)
-        said = state["slots:block"]["params"]
+        said = state["holes:block"]["params"]
         share = attention / (attention + mlp)
         checks.equal(params, "block.params (attention, layer, MLP)", numbers(said)[:4],
                      [float(attention), float(attention + mlp), round(100 * share), float(mlp)])
@@ -975,10 +975,10 @@ def check_block(table, checks):  # every size and count of the two diagrams, fro
 
 def check_agreement(table, checks):
     for params, state in table.states():
-        if "slots:arithmetic" in state:
+        if "holes:arithmetic" in state:
             a, b = np.array(scores_of(params["a"])), np.array(scores_of(params["b"]))
             score = math.fsum(a * b)
-            ar, v = state["slots:arithmetic"], state["slots:verdict"]
+            ar, v = state["holes:arithmetic"], state["holes:verdict"]
             approx(checks, params, "arithmetic.score", ar["score"], score)
             checks.equal(params, "arithmetic.terms (numbers)",
                          [abs(x) for x in numbers(ar["terms"])], [abs(x) for x in a * b])
@@ -1008,12 +1008,12 @@ def check_agreement(table, checks):
                          abs_=1e-9)
             checks.close(params, "arrow_b.y_end (sin)", state["prop:arrow_b.y_end"],
                          math.sin(math.radians(angle)), abs_=1e-9)
-        if "slots:ops" in state:
+        if "holes:ops" in state:
             d = params["d"]
-            ops = state["slots:ops"]
+            ops = state["holes:ops"]
             checks.int_text(params, "ops.ops", ops["ops"], 2 * d)  # d multiplies, ~d adds
             checks.int_text(params, "ops.adds", ops["adds"], d - 1)
-            demo, shown = state["source:demo"], state["slots:demo"]
+            demo, shown = state["source:demo"], state["holes:demo"]
             raw = np.array(demo["raw"])  # the demonstration's fixed draw of scores
             scaled = raw / math.sqrt(d)
             for j in range(len(raw)):
@@ -1032,11 +1032,11 @@ def check_agreement(table, checks):
             wr = softmax(raw)
             checks.equal(params, "demo.winner", shown["winner"], str(int(np.argmax(wr))))
             checks.text(params, "demo.winner_weight", shown["winner_weight"], 100 * wr.max())
-            for slot, row in (("spread_raw", raw), ("spread_scaled", scaled)):
-                tol = 0.5 * 10 ** -shown_decimals(shown[slot]) + 1e-9
-                got = numbers(shown[slot])[0]
+            for hole, row in (("spread_raw", raw), ("spread_scaled", scaled)):
+                tol = 0.5 * 10 ** -shown_decimals(shown[hole]) + 1e-9
+                got = numbers(shown[hole])[0]
                 if not any(abs(got - np.std(row, ddof=k)) <= tol for k in (0, 1)):
-                    checks.fail(params, f"demo.{slot}", shown[slot], float(np.std(row)))
+                    checks.fail(params, f"demo.{hole}", shown[hole], float(np.std(row)))
 
 
 # --- every table -------------------------------------------------------------------------------

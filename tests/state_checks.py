@@ -29,8 +29,8 @@ def mismatches(panel, state):  # -> the targets whose model does not hold the st
         kind = target.kind
         if kind == "source":
             ok = all(list(model.data[column]) == list(v) for column, v in value.items())
-        elif kind == "slots":
-            ok = all(model.values[slot] == text for slot, text in value.items())
+        elif kind == "holes":
+            ok = all(model.values[hole] == text for hole, text in value.items())
         else:
             got = getattr(model, target.attr)
             ok = got == value or (isinstance(value, dict)  # a Value spec: {"value": ...}
@@ -55,7 +55,7 @@ def assert_pure_and_no_widget_moved(panel, message, step=1):  # state() of every
         assert cls.state(**params) == first
         assert json.loads(json.dumps(first, allow_nan=False)) == first
     assert {k: v.value for k, v in panel.widgets.items()} == before
-    assert panel.current_state() == {**cls.state(**panel.params()), "slots:message": message}
+    assert panel.current_state() == {**cls.state(**panel.params()), "holes:message": message}
 
 
 def static_typed_panel(cls):  # -> a panel with typed input, built as a static page has it: no

@@ -94,9 +94,9 @@ def test_with_url_state_restores_under_a_renamed_key(monkeypatch):
     monkeypatch.setattr(type(pn.state), "session_args",
                         property(lambda self: {"b_length": [b"99"], "length": [b"2"]}))
     viewer = Fake()
-    notes = url_state.with_url_state(viewer, {"b_length": "length"})
+    repairs = url_state.with_url_state(viewer, {"b_length": "length"})
     assert viewer.length == 9
-    assert notes.visible and "b_length=99 is out of range; using 9" in notes.object
+    assert repairs.visible and "b_length=99 is out of range; using 9" in repairs.object
 
 
 def query(monkeypatch, args):  # pretend the page was opened with this query string
@@ -137,8 +137,8 @@ def test_deferred_page_builds_nothing_until_it_is_filled(monkeypatch):
     head, lab = shelf.built["head"], shelf.built["lab"]
     assert (head.mask, head.length) == (False, 7)  # a deep link lands on deferred panels
     assert lab.length == lab.param["length"].bounds[1]
-    notes = [n.object for n in page.select(pn.pane.HTML) if "lab_length=999999" in str(n.object)]
-    assert notes and "out of range" in notes[0]
+    repairs = [n.object for n in page.select(pn.pane.HTML) if "lab_length=999999" in str(n.object)]
+    assert repairs and "out of range" in repairs[0]
 
 
 def test_deferred_panels_land_where_an_eager_page_puts_them(monkeypatch):

@@ -95,9 +95,9 @@ def test_deep_link_reaches_the_right_panel_and_clamps_with_a_note(monkeypatch):
     decode, memory = shelf.built["decode"], shelf.built["memory"]
     assert (decode.users, memory.users) == (64, memory.param["users"].bounds[1])
     assert shelf.built["online"].step == 2 and shelf.built["overflow"].precision == "float32"
-    notes = [str(p.object) for p in page.select(pn.pane.HTML) if "memory_users=5000" in
-             str(p.object)]
-    assert notes and "out of range" in notes[0]
+    repairs = [str(p.object) for p in page.select(pn.pane.HTML) if "memory_users=5000" in
+               str(p.object)]
+    assert repairs and "out of range" in repairs[0]
 
 
 def test_the_chapters_link_to_each_other():

@@ -71,13 +71,13 @@ def test_each_users_cache_moves_the_batch_until_no_batch_will_do(llama):
 
 
 def test_the_decode_bill_says_it(llama):
-    time = decode_bill.time_state("llama-3-8b", 4096, "h100-sxm")["slots:time"]
+    time = decode_bill.time_state("llama-3-8b", 4096, "h100-sxm")["holes:time"]
     assert (time["step_ms"], time["tokens_s"]) == ("4.64 ms", "215 tokens/s")
     assert time["bound"] == "Memory sets the pace."
     assert time["reached"] == "no batch makes the whole step compute-bound"
-    weights = decode_bill.weights_batch_state("llama-3-8b", "h100-sxm")["slots:time_weights"]
+    weights = decode_bill.weights_batch_state("llama-3-8b", "h100-sxm")["holes:time_weights"]
     assert weights["weights_batch"] == "295"
-    short = decode_bill.time_state("llama-3-8b", 256, "h100-sxm")["slots:time"]["reached"]
+    short = decode_bill.time_state("llama-3-8b", 256, "h100-sxm")["holes:time"]["reached"]
     m, gpu = llama
     assert short.endswith(f"at about {costs.compute_bound_batch(m, gpu, 256):,.0f} users")
 

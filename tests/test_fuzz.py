@@ -122,9 +122,9 @@ queries = st.dictionaries(st.sampled_from(Target.keys + ("other", "theme")),
 def test_any_query_restores_in_bounds_or_is_noted(args):
     target = Target()
     t0 = time.perf_counter()
-    notes = url_state.restore(target, list(Target.keys), args)
+    repairs = url_state.restore(target, list(Target.keys), args)
     assert time.perf_counter() - t0 < SECONDS
-    assert all(isinstance(n, str) and len(n) < 300 for n in notes)
+    assert all(isinstance(n, str) and len(n) < 300 for n in repairs)
     assert isinstance(target.flag, bool)
     assert 3 <= target.count <= 8 and isinstance(target.count, int)
     assert 0.0 <= target.ratio <= 1.0 and math.isfinite(target.ratio)
@@ -134,14 +134,14 @@ def test_any_query_restores_in_bounds_or_is_noted(args):
     assert target.stuff == []
     for key, values in args.items():
         if key in Target.keys and len(values) > 1:
-            assert any(f"{key} given {len(values)} times" in n for n in notes)
+            assert any(f"{key} given {len(values)} times" in n for n in repairs)
 
 
 @FUZZ
 @given(st.sampled_from(["flag", "count", "ratio", "open_int", "choice", "words", "stuff"]),
        st.text(max_size=500))
 def test_coerce_never_raises(name, raw):
-    value, note = url_state.coerce(Target.param[name], name, raw)
-    assert note is None or (isinstance(note, str) and len(note) < 300)
+    value, repair = url_state.coerce(Target.param[name], name, raw)
+    assert repair is None or (isinstance(repair, str) and len(repair) < 300)
     if value is not None:
         Target(**{name: value})  # whatever comes back, the parameter accepts

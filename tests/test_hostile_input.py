@@ -111,7 +111,7 @@ def query(**values):  # {"key": [value, ...]} as Tornado hands them over (bytes)
     return {k: [v.encode() if isinstance(v, str) else v for v in vs] for k, vs in values.items()}
 
 
-@pytest.mark.parametrize("args, expect, note", [
+@pytest.mark.parametrize("args, expect, repair", [
     (query(length=["abc"]), {"length": 6}, "length='abc' is not a number; ignored"),
     (query(length=["1e999"]), {"length": 6}, "is not a finite number"),
     (query(length=["nan"]), {"length": 6}, "is not a finite number"),
@@ -125,18 +125,18 @@ def query(**values):  # {"key": [value, ...]} as Tornado hands them over (bytes)
     (query(length=[b"\xff\xfe"]), {"length": 6}, "is not a number"),
     (query(length=["4" * 100_000]), {"length": 8}, "out of range; using 8"),
 ])
-def test_a_hostile_query_is_repaired_with_a_note(args, expect, note):
+def test_a_hostile_query_is_repaired_with_a_note(args, expect, repair):
     head = HeadPanel()
-    notes = url_state.restore(head, list(head.url_keys), args)
+    repairs = url_state.restore(head, list(head.url_keys), args)
     for name, value in expect.items():
         assert getattr(head, name) == value, (name, getattr(head, name))
-    if note:
-        assert any(note in n for n in notes), notes
-    assert all(len(n) < 200 for n in notes), "a note echoes the whole value"
+    if repair:
+        assert any(repair in n for n in repairs), repairs
+    assert all(len(n) < 200 for n in repairs), "a repair echoes the whole value"
 
 
-def test_notes_are_shown_escaped():
-    pane = url_state.notes_pane([f"phase={SCRIPT!r} is not one of prefill, decode; ignored"])
+def test_repairs_are_shown_escaped():
+    pane = url_state.repairs_pane([f"phase={SCRIPT!r} is not one of prefill, decode; ignored"])
     assert "<script" not in pane.object and "&lt;script&gt;" in pane.object
 
 
@@ -318,8 +318,9 @@ HOSTILE_URLS = [
 ]
 
 
-@pytest.mark.parametrize("url, notes", HOSTILE_URLS, ids=[u.split("?")[0] for u, _ in HOSTILE_URLS])
-def test_a_hostile_url_opens_a_working_page_with_notes(site, url, notes):
+@pytest.mark.parametrize("url, repairs", HOSTILE_URLS,
+                         ids=[u.split("?")[0] for u, _ in HOSTILE_URLS])
+def test_a_hostile_url_opens_a_working_page_showing_its_repairs(site, url, repairs):
     path, _, q = url.partition("?")
     safe = path + "?" + "&".join(k + "=" + quote(v, safe="") for k, _, v in
                                  (pair.partition("=") for pair in q.split("&")))
@@ -333,8 +334,8 @@ def test_a_hostile_url_opens_a_working_page_with_notes(site, url, notes):
 
     doc = run(scenario())
     shown = shown_html(doc)
-    for note in notes:
-        assert any(note in f for f in shown), (note, url)
+    for repair in repairs:
+        assert any(repair in f for f in shown), (repair, url)
     assert no_live_markup(shown), shown
     assert site.proc.poll() is None
 

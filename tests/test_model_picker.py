@@ -203,8 +203,8 @@ def test_picker_state_is_pure_and_a_preset_key_means_its_model():
         assert picker_state(key) == picker_state(key) == picker_state(resolve(key))
         assert resolve(key).shape == costs.preset(key)
     state = picker_state("gpt2")
-    assert state["slots:model_status"]["name"] == "GPT-2 small"
-    assert state["slots:model_fields"]["notes"] == "No approximations needed for this config."
+    assert state["holes:model_status"]["name"] == "GPT-2 small"
+    assert state["holes:model_fields"]["notes"] == "No approximations needed for this config."
 
 
 def test_the_pickers_readouts_show_exactly_its_state():
@@ -212,13 +212,13 @@ def test_the_pickers_readouts_show_exactly_its_state():
     for key in ("gpt2", "llama-3-8b", CUSTOM, "qwen3-8b"):
         picker.model = key
         state = picker_state(picker.current())
-        assert picker.status.values == state["slots:model_status"]
-        assert picker.fields.values == state["slots:model_fields"]
+        assert picker.status.values == state["holes:model_status"]
+        assert picker.fields.values == state["holes:model_fields"]
     assert picker.load_config(custom_text(_name_or_path="mine", num_hidden_layers=16),
                               source="mine.json")
     model = picker.current()
     assert isinstance(model, Model) and model.source == "your config (mine.json)"
-    assert picker.status.values == picker_state(model)["slots:model_status"]
+    assert picker.status.values == picker_state(model)["holes:model_status"]
     assert picker.fields.values["value0"] == "16"
 
 

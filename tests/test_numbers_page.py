@@ -68,8 +68,8 @@ def test_every_link_opens_a_panel_in_a_state_it_has(where):
                and v.__module__ == module.__name__ and getattr(v, "url_keys", None)]
     for key, value in parse_qsl(urlsplit(query).query or query.lstrip("?")):
         assert key in panel.url_keys, (where, key, panel.url_keys)
-        coerced, note = coerce(panel.param[key], key, value)
-        assert coerced is not None and note is None, (where, key, value, note)
+        coerced, repair = coerce(panel.param[key], key, value)
+        assert coerced is not None and repair is None, (where, key, value, repair)
 
 
 def test_it_is_a_route_of_the_site_built_as_the_chapters_are():

@@ -189,15 +189,15 @@ def test_figures_are_built_once(panel):
         assert -1 <= y <= 1
 
 
-def test_url_restore_clamps_and_validates_with_notes(panel):
+def test_url_restore_clamps_and_validates_listing_repairs(panel):
     args = {"d": [b"99999"], "a": [b"1, two, 3"], "b": [b"1, 0, 0"]}
-    notes = url_state.restore(panel, panel.url_keys, args)
+    repairs = url_state.restore(panel, panel.url_keys, args)
     assert panel.d == 4096
-    assert any("d=99999" in n and "using 4096" in n for n in notes)
+    assert any("d=99999" in n and "using 4096" in n for n in repairs)
     assert "“two” (entry 2 of vector a) is not a number" in message(panel)
     assert panel._arithmetic.values["score"] == "2"  # (2, −1, 0.5)·(1, 0, 0)
-    notes = url_state.restore(panel, panel.url_keys, {"d": [b"abc"]})
-    assert panel.d == 4096 and any("not a number" in n for n in notes)
+    repairs = url_state.restore(panel, panel.url_keys, {"d": [b"abc"]})
+    assert panel.d == 4096 and any("not a number" in n for n in repairs)
 
 
 # --- the one shape: pure state, live == state, the table ------------------------------------

@@ -65,7 +65,7 @@ def test_the_parameter_counts_are_attention_cores(model):
     m = costs.preset(model)
     attention, mlp = costs.attention_params(m), costs.dense_mlp_params(m)
     state = block.BlockPanel.state(model=model)
-    whole, text = labels(state, "model"), state["slots:block"]["params"]
+    whole, text = labels(state, "model"), state["holes:block"]["params"]
     assert f"{attention:,} parameters" in whole and f"{mlp:,} parameters" in whole
     assert f"{m.vocab * m.hidden:,} parameters" in whole  # the embedding
     if m.tied:
@@ -85,7 +85,7 @@ def test_the_parameter_counts_are_attention_cores(model):
 @pytest.mark.parametrize("model", block.MODELS)
 def test_d_model_is_claimed_only_where_heads_times_head_dim_is_it(model):
     m = costs.preset(model)
-    text = block.BlockPanel.state(model=model)["slots:block"]["structure"]
+    text = block.BlockPanel.state(model=model)["holes:block"]["structure"]
     assert (f"{m.heads} query heads × {m.head_dim} = {m.heads * m.head_dim:,}") in text
     square = m.heads * m.head_dim == m.hidden
     assert ("= the hidden size (d_model), so W_O, the output projection, is square"
@@ -105,7 +105,7 @@ def test_a_model_whose_heads_are_not_d_model_says_so(monkeypatch):
     monkeypatch.setattr(costs, "preset", lambda key: shape)
     block.sizes.cache_clear()
     try:
-        text = block.text_state("qwen3-8b")["slots:block"]["structure"]
+        text = block.text_state("qwen3-8b")["holes:block"]["structure"]
         whole = block.heads_state("qwen3-8b")["source:heads_labels"]["text"]
     finally:
         block.sizes.cache_clear()

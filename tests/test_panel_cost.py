@@ -137,21 +137,21 @@ def test_a_window_on_every_layer_can_mean_no_crossover(panel):
     assert "Sliding window of 512 tokens" in panel.picker.fields.text()
 
 
-def test_url_restore_clamps_and_ignores_with_notes(panel):
+def test_url_restore_clamps_and_ignores_listing_repairs(panel):
     args = {"model": [b"bogus"], "prompt": [b"1e99"], "generate": [b"-3"],
             "kernel": [b"square"]}
-    notes = url_state.restore(panel, panel.url_keys, args)
+    repairs = url_state.restore(panel, panel.url_keys, args)
     assert panel.model == "qwen3-8b" and panel.kernel == "triangular"
     assert panel.prompt == 131_072 and panel.generate == 1
-    joined = " ".join(notes)
+    joined = " ".join(repairs)
     assert "model='bogus'" in joined and "kernel='square'" in joined
     assert "prompt=1e99 is out of range" in joined and "generate=-3 is out of range" in joined
 
 
 def test_url_restore_sets_a_preset():
     panel = CostPanel()
-    notes = url_state.restore(panel, panel.url_keys, {"model": [b"gpt2"], "prompt": [b"1024"]})
-    assert notes == [] and panel.picker.shape.name == "GPT-2 small"
+    repairs = url_state.restore(panel, panel.url_keys, {"model": [b"gpt2"], "prompt": [b"1024"]})
+    assert repairs == [] and panel.picker.shape.name == "GPT-2 small"
     assert "attention is 7.1% of the arithmetic" in text(panel)
 
 
@@ -182,7 +182,7 @@ def test_your_config_goes_through_the_same_parts(panel):
     assert mismatches(panel, CostPanel.state(**panel.params())) == []
     gpt2 = CostPanel.state(**{**panel.params(), "model": "gpt2"})
     mine = CostPanel.state(**panel.params())
-    assert mine["slots:crossover"] == gpt2["slots:crossover"]  # the same numbers: 13,404
+    assert mine["holes:crossover"] == gpt2["holes:crossover"]  # the same numbers: 13,404
     assert mine["source:curve"] == gpt2["source:curve"]
 
 

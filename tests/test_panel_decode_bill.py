@@ -133,12 +133,12 @@ def test_a_bad_config_keeps_the_numbers(panel, bad):
     assert "<script" not in panel.picker._error_pane.object
 
 
-def test_url_restore_clamps_and_ignores_with_notes(panel):
+def test_url_restore_clamps_and_ignores_listing_repairs(panel):
     args = {"model": [b"bogus"], "context": [b"1e99"], "users": [b"-3"], "gpu": [b"tpu"]}
-    notes = url_state.restore(panel, panel.url_keys, args)
+    repairs = url_state.restore(panel, panel.url_keys, args)
     assert panel.model == "llama-3-8b" and panel.gpu == "h100-sxm"
     assert panel.users == 1 and panel.context == panel.param.context.bounds[1]
-    joined = " ".join(notes)
+    joined = " ".join(repairs)
     for part in ("model='bogus'", "gpu='tpu'", "users=-3 is out of range",
                  "context=1e99 is out of range"):
         assert part in joined
@@ -206,11 +206,11 @@ def test_the_layout_model_finds_the_roofline_that_never_drew():
 
 @pytest.mark.parametrize("record", registry.PANELS, ids=lambda r: r.slot)
 @pytest.mark.parametrize("depth", [1, 2, 4])
-@pytest.mark.parametrize("in_article", [False, True])
-def test_every_figure_is_laid_out_at_any_depth(record, depth, in_article):
+@pytest.mark.parametrize("in_chapter", [False, True])
+def test_every_figure_is_laid_out_at_any_depth(record, depth, in_chapter):
     import panel as pn
 
-    layout = record.viewer_class(in_article=in_article)
+    layout = record.viewer_class(in_chapter=in_chapter)
     for _ in range(depth):
         layout = pn.Column(layout, sizing_mode="stretch_width")
     root = layout.get_root()
@@ -246,8 +246,8 @@ def test_your_config_goes_through_the_same_parts(panel):
     assert mismatches(panel, DecodeBillPanel.state(**panel.params())) == []
     gpt2 = DecodeBillPanel.state(**{**panel.params(), "model": "gpt2"})
     mine = DecodeBillPanel.state(**panel.params())
-    assert {k: v for k, v in mine.items() if k != "slots:model_status"} == \
-        {k: v for k, v in gpt2.items() if k != "slots:model_status"}
+    assert {k: v for k, v in mine.items() if k != "holes:model_status"} == \
+        {k: v for k, v in gpt2.items() if k != "holes:model_status"}
 
 
 def test_a_static_page_has_sliders_on_stops_and_no_number_boxes():

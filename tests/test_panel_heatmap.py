@@ -236,12 +236,12 @@ def test_a_length_places_every_cell_and_label_it_shows(panel):
         assert list(shown_labels(panel, "query")) == list(range(length))
 
 
-def test_url_restore_clamps_and_ignores_with_notes(panel):
+def test_url_restore_clamps_and_ignores_listing_repairs(panel):
     args = {"length": [b"99"], "mask": [b"off"], "phase": [b"bogus"]}
-    notes = url_state.restore(panel, panel.url_keys, args)
+    repairs = url_state.restore(panel, panel.url_keys, args)
     assert panel.length == 8 and panel.mask is False and panel.phase == "prefill"
-    assert any("length=99" in n and "using 8" in n for n in notes)
-    assert any("phase='bogus'" in n and "ignored" in n for n in notes)
+    assert any("length=99" in n and "using 8" in n for n in repairs)
+    assert any("phase='bogus'" in n and "ignored" in n for n in repairs)
     assert "0 of 64" in hero(panel)
 
 
@@ -292,7 +292,7 @@ def test_readout_text_is_set_as_text_not_parsed_as_html():
     assert "&lt;b&gt;36&lt;/b&gt;" in readout.filled()  # what the browser's textContent shows
     assert 'aria-live="polite"' in readout.template
     with pytest.raises(ValueError):
-        HeroReadout({"dots": "1"})  # every slot needs a value
+        HeroReadout({"dots": "1"})  # every hole needs a value
 
 
 def test_ranges_and_toggle_classes_never_change(panel):
@@ -356,7 +356,7 @@ def test_every_interaction_is_one_message_under_5_5_kib():
             doc.unhold()
             content = Protocol().create("PATCH-DOC", events).content
             size = len(json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode())
-            # 4 KiB before the weights table for screen readers (64 more text slots), which
+            # 4 KiB before the weights table for screen readers (64 more text holes), which
             # adds up to 0.6 KiB when the length changes, and a length sends the browser the
             # length each cell, masked cell and label is placed by (0.6 KiB)
             assert size <= 5.5 * 1024, (change, size)

@@ -179,15 +179,15 @@ def test_figures_and_sources_are_built_once(runner):
 
 def test_url_restore_clamps_length_to_the_cap_with_a_note(runner):
     panel = KernelLabPanel(runner=runner)
-    notes = url_state.restore(panel, panel.url_keys,
-                              args={"length": [str(10 ** 9).encode()], "backend": [b"cudnn"],
-                                    "masking": [b"mask"], "dtype": [b"bfloat16"]})
+    repairs = url_state.restore(panel, panel.url_keys,
+                                args={"length": [str(10 ** 9).encode()], "backend": [b"cudnn"],
+                                      "masking": [b"mask"], "dtype": [b"bfloat16"]})
     cap = panel_module.CAPS.max_length
     assert panel.length == cap
-    assert any("length" in n and str(cap) in n for n in notes)
+    assert any("length" in n and str(cap) in n for n in repairs)
     assert (panel.masking, panel.dtype) == ("mask", "bfloat16")
     if not torch.cuda.is_available():
-        assert panel.backend == "auto" and any("backend" in n for n in notes)
+        assert panel.backend == "auto" and any("backend" in n for n in repairs)
     assert panel.ticket is None and runner.queue_length() == 0  # never runs on load
 
 
@@ -235,12 +235,12 @@ def shown_text(panel):  # the text of every Markdown and HTML pane in the panel'
 
 
 def test_in_the_article_the_lab_leaves_its_heading_and_notes_to_the_prose():
-    alone, in_article = shown_text(KernelLabPanel()), shown_text(KernelLabPanel(in_article=True))
+    alone, in_chapter = shown_text(KernelLabPanel()), shown_text(KernelLabPanel(in_chapter=True))
     for text in ("Checking it on a real system: the kernel lab", kernel_lab_text.INTRO,
                  kernel_lab_text.LOOK_FOR, kernel_lab_text.EAGER_NOTE):
-        assert text in alone and text not in in_article
+        assert text in alone and text not in in_chapter
     for text in ("Before you run", "Sweep prompt length"):  # the lab itself stays
-        assert text in in_article
+        assert text in in_chapter
 
 
 def test_inline_code_in_the_notes_is_not_pale_blue():

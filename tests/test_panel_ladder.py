@@ -23,7 +23,7 @@ def outlined(panel):  # -> (x, phase) of the highlighted bar(s)
     return [(x, p) for x, p, w in zip(data["x"], data["phase"], data["line_width"]) if w > 0]
 
 
-def html(readout):  # the readout as the page draws it: slots filled, slot markers left out
+def html(readout):  # the readout as the page draws it: holes filled, hole markers left out
     return re.sub(r"</?span>", "", re.sub(r' data-s="[\w-]+"', "", readout.filled()))
 
 
@@ -170,7 +170,7 @@ def test_a_static_build_has_no_number_boxes_and_carries_the_switcher():
 def test_the_article_builds_the_ladder_following_its_head(static):
     shelf = built_article(static)
     head, ladder = shelf("head"), shelf("ladder")
-    assert ladder.head is head and ladder.in_article
+    assert ladder.head is head and ladder.in_chapter
     assert ladder.widgets["length"] is head.widgets["length"]
     assert ladder.url_map == {"prompt": "prompt", "response": "response"}
     assert "Where the n² lives</h3>" not in str(ladder.__panel__().objects[0])

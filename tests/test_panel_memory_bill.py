@@ -111,13 +111,13 @@ def test_a_window_on_every_layer_never_outweighs_the_parameters(panel):
     assert not panel.cross_span.visible
 
 
-def test_url_restore_clamps_and_ignores_with_notes(panel):
+def test_url_restore_clamps_and_ignores_listing_repairs(panel):
     args = {"model": [b"bogus"], "users": [b"-3"], "context": [b"1e99"], "prompt": [b"1e99"],
             "dtype": [b"int4"]}
-    notes = url_state.restore(panel, panel.url_keys, args)
+    repairs = url_state.restore(panel, panel.url_keys, args)
     assert panel.model == "llama-3-8b" and panel.dtype == "bf16" and panel.users == 1
     assert panel.prompt == 131_072 and panel.context == panel.param.context.bounds[1]
-    joined = " ".join(notes)
+    joined = " ".join(repairs)
     for part in ("model='bogus'", "dtype='int4'", "users=-3 is out of range",
                  "prompt=1e99 is out of range"):
         assert part in joined
@@ -154,7 +154,7 @@ def test_your_config_goes_through_the_same_parts(panel):
     assert mismatches(panel, MemoryBillPanel.state(**panel.params())) == []
     gpt2 = MemoryBillPanel.state(**{**panel.params(), "model": "gpt2"})
     mine = MemoryBillPanel.state(**panel.params())
-    assert mine["slots:one_user"] == gpt2["slots:one_user"]
+    assert mine["holes:one_user"] == gpt2["holes:one_user"]
     assert mine["source:curve_kv"] == gpt2["source:curve_kv"]
 
 

@@ -67,7 +67,7 @@ def test_two_blocks_end_at_155_equal_to_the_full_row(panel):
 
 def test_every_step_is_a_stop_with_its_own_state():
     texts = [OnlineSoftmaxPanel.state(scores="2, 1, 3, 0", block=2, step=s,
-                                      attention_step=0)["slots:now"] for s in range(3)]
+                                      attention_step=0)["holes:now"] for s in range(3)]
     assert len({json.dumps(t, sort_keys=True) for t in texts}) == 3
     assert texts[1]["head"] == "Block 1 of 2: (2, 1)."
     assert texts[2]["end_sum"] == "1.553"
@@ -163,10 +163,10 @@ def test_figure_is_built_once(panel):
     assert panel.edge_source.data["x"] == [2.5]
 
 
-def test_url_restore_clamps_block_and_step_with_notes(panel):
-    notes = url_state.restore(panel, panel.url_keys, {"block": [b"0"], "step": [b"999"]})
-    assert any("block=0" in n and "using 1" in n for n in notes)
-    assert any("step=999" in n for n in notes)
+def test_url_restore_clamps_block_and_step_listing_repairs(panel):
+    repairs = url_state.restore(panel, panel.url_keys, {"block": [b"0"], "step": [b"999"]})
+    assert any("block=0" in n and "using 1" in n for n in repairs)
+    assert any("step=999" in n for n in repairs)
     assert (panel.block, panel.shown_step()) == (1, 4)
     assert "past the last block" in panel._step_note.values["text"]
     assert "All 4 scores read" in now(panel)

@@ -163,10 +163,10 @@ def test_figure_is_built_once(panel):
 
 def test_url_restore_ignores_float8_with_a_note(panel):
     args = {"precision": [b"float8"], "subtract_max": [b"maybe"], "scores": [b"2, 1, 12"]}
-    notes = url_state.restore(panel, panel.url_keys, args)
+    repairs = url_state.restore(panel, panel.url_keys, args)
     assert panel.precision == "float16" and panel.subtract_max is False
-    assert any("precision='float8'" in n and "ignored" in n for n in notes)
-    assert any("subtract_max='maybe'" in n for n in notes)
+    assert any("precision='float8'" in n and "ignored" in n for n in repairs)
+    assert any("subtract_max='maybe'" in n for n in repairs)
     assert "garbage" in verdict(panel)
     url_state.restore(panel, panel.url_keys, {"subtract_max": [b"on"]})
     assert panel.subtract_max is True and "garbage" not in verdict(panel).split("Without")[0]
@@ -193,7 +193,7 @@ def test_in_the_article_the_heading_is_left_to_the_section():
     assert len(headings(OverflowPanel())) == 1
     assert "<h3 " in headings(OverflowPanel())[0]  # in a chapter, under the section's h2
     assert "Softmax and the overflow trap</h3>" in headings(OverflowPanel())[0]
-    assert headings(OverflowPanel(in_article=True)) == []
+    assert headings(OverflowPanel(in_chapter=True)) == []
     alone = chrome.single_page(OverflowPanel, "Softmax and the overflow trap")
     assert any("Softmax and the overflow trap</h1>" in h.object
                for h in alone.select(pn.pane.HTML))  # on its own page, the page's h1

@@ -26,11 +26,11 @@ def test_every_box_is_the_numpy_computations_shape(length, phase):
     boxes = state["source:boxes"]
     assert list(zip(boxes["h"], boxes["w"], strict=True)) == want
     assert state["source:labels"]["text"][1::2] == [f"{r} × {c}" for r, c in want]
-    assert f"{scores.size} dot products" in state["slots:shapes"]["where"]
+    assert f"{scores.size} dot products" in state["holes:shapes"]["where"]
 
 
 def test_its_controls_switch_it_and_the_head_keeps_its_url_keys():
-    figure = shapes.ShapesPanel(in_article=True)
+    figure = shapes.ShapesPanel(in_chapter=True)
     figure.param.update(length=4, phase="decode")
     assert figure.box_source.data["h"][1] == 1 and figure.box_source.data["h"][2] == 4  # Q, K
     plan = url_state.chapter_plan(registry.chapter_panels("attention.md"),

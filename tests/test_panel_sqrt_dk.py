@@ -20,7 +20,7 @@ DOC_RAW = (6.68, 2.84, 1.44, 1.19)
 DOC_SCALED = (11.19, 10.96, 10.71, 10.76)
 
 
-def html(readout):  # the readout as the page draws it: slots filled, slot markers left out
+def html(readout):  # the readout as the page draws it: holes filled, hole markers left out
     return re.sub(r"</?span>", "", re.sub(r' data-s="[\w-]+"', "", readout.filled()))
 
 
@@ -150,20 +150,20 @@ def test_widgets_follow_the_parameters():
     assert panel.keys == 2 and len(panel.bar_source.data["key"]) == 2
 
 
-def test_url_restore_clamps_and_ignores_with_notes():
+def test_url_restore_clamps_and_ignores_listing_repairs():
     panel = SqrtDkPanel()
-    notes = url_state.restore(panel, panel.url_keys, args={"d_k": [b"5000"], "keys": [b"abc"]})
+    repairs = url_state.restore(panel, panel.url_keys, args={"d_k": [b"5000"], "keys": [b"abc"]})
     assert panel.d_k == core.MAX_D_K and panel.keys == core.DEFAULT_KEYS
-    assert any("d_k" in n and "1024" in n for n in notes)
-    assert any("keys" in n and "ignored" in n for n in notes)
+    assert any("d_k" in n and "1024" in n for n in repairs)
+    assert any("keys" in n and "ignored" in n for n in repairs)
     assert "effective keys of 16" in html(panel.readout)
     assert "√1024 = <b>32.00</b>" in html(panel.readout)
 
 
 def test_url_restore_accepts_a_value_between_powers_of_two():
     panel = SqrtDkPanel()
-    notes = url_state.restore(panel, panel.url_keys, args={"d_k": [b"5"], "keys": [b"7"]})
-    assert notes == [] and (panel.d_k, panel.keys) == (5, 7)
+    repairs = url_state.restore(panel, panel.url_keys, args={"d_k": [b"5"], "keys": [b"7"]})
+    assert repairs == [] and (panel.d_k, panel.keys) == (5, 7)
     assert "√5 = <b>2.24</b>" in html(panel.readout)
 
 
@@ -201,11 +201,11 @@ def test_in_the_article_the_sweep_leaves_its_heading_to_the_section():
         return " ".join(str(md.object) for md in panel.__panel__().select(pn.pane.Markdown)
                         + panel.__panel__().select(pn.pane.HTML))
 
-    alone, in_article = shown(SqrtDkPanel(mean_draws=4)), shown(SqrtDkPanel(mean_draws=4,
-                                                                            in_article=True))
+    alone, in_chapter = shown(SqrtDkPanel(mean_draws=4)), shown(SqrtDkPanel(mean_draws=4,
+                                                                            in_chapter=True))
     for text in ("The √d_k sweep</h3>", INTRO):
-        assert text in alone and text not in in_article
-    assert LOOK_FOR in in_article
+        assert text in alone and text not in in_chapter
+    assert LOOK_FOR in in_chapter
 
 
 def test_stops_hold_the_documents_figures():
@@ -246,9 +246,9 @@ def test_a_live_panel_shows_exactly_its_state():
 
 def test_the_states_a_static_page_ships_hold_the_documents_figures():
     for d_k, root in zip(DOC_D_KS, ("2.00", "4.00", "11.31", "22.63")):
-        values = SqrtDkPanel.state(d_k=d_k, keys=16)["slots:readout"]
+        values = SqrtDkPanel.state(d_k=d_k, keys=16)["holes:readout"]
         assert (values["d_k"], values["root"], values["n"]) == (str(d_k), root, "16")
-    values = SqrtDkPanel.state(d_k=128, keys=16)["slots:readout"]
+    values = SqrtDkPanel.state(d_k=128, keys=16)["holes:readout"]
     assert (values["swing"], values["two_swing"], values["ratio"], values["ratio_exp"]) == (
         "34", "68", "10", "29")
 
@@ -267,7 +267,7 @@ def test_a_static_build_hides_the_any_value_boxes():
     import panel as pn
 
     with states.static_build():
-        panel = SqrtDkPanel(in_article=True)
+        panel = SqrtDkPanel(in_chapter=True)
         layout = pn.panel(panel)
     assert not layout.select(pn.widgets.IntInput)
     assert set(panel.widgets) == {"d_k", "keys"}
@@ -278,7 +278,7 @@ def test_a_static_build_hides_the_any_value_boxes():
 def test_the_article_builds_the_sweep(static):
     shelf = built_article(static)
     sweep = shelf("sweep")
-    assert sweep.in_article and sweep.url_map == {"d_k": "d_k", "keys": "keys"}
+    assert sweep.in_chapter and sweep.url_map == {"d_k": "d_k", "keys": "keys"}
     sweep.d_k = 512
     assert readout_numbers(sweep)[3] == pytest.approx(22.63)
 

@@ -220,8 +220,8 @@ def test_show_me_names_keys_its_panel_really_carries(name, q):
     for key, value in q.show_params.items():
         assert key in plan[q.show_slot], f"{q.id}: {q.show_slot} does not carry {key!r}"
         parameter = plan[q.show_slot][key]
-        coerced, note = coerce(cls.param[parameter], key, value)
-        assert coerced is not None and note is None, (q.id, key, value, note)
+        coerced, repair = coerce(cls.param[parameter], key, value)
+        assert coerced is not None and repair is None, (q.id, key, value, repair)
 
 
 def number_pattern(figure):  # a figure, not part of a longer number ("4.0" is not in "4.05")

@@ -6,7 +6,7 @@ import pkgutil
 import pytest
 
 import app.panels
-from app.kit.readout import Readout, readout_class, slot
+from app.kit.readout import Readout, hole, readout_class
 
 
 def all_subclasses(cls):
@@ -27,7 +27,7 @@ def test_every_readout_class_draws_its_own_template():
 
 
 def test_readout_class_makes_a_named_class_in_the_module_it_is_given():
-    cls = readout_class("ProbeReadout", f"<p>{slot('a')}</p>", module=__name__)
+    cls = readout_class("ProbeReadout", f"<p>{hole('a')}</p>", module=__name__)
     assert cls.__name__ == "ProbeReadout" and cls.__module__ == __name__
     elsewhere = readout_class("ElsewhereReadout", "<p></p>", module="elsewhere")
     assert elsewhere.__module__ == "elsewhere"

@@ -30,7 +30,7 @@ def with_throwaway(monkeypatch):  # -> the registry with the throwaway's record 
 
 
 def test_the_added_record_has_a_route_a_page_and_an_island(with_throwaway):
-    assert registry.routes()["/count-bars"] == "tests.throwaway_panel:CountPanel"
+    assert registry.panel_routes()["/count-bars"] == "tests.throwaway_panel:CountPanel"
     assert registry.by_route("/count-bars") is RECORD and registry.by_slot("count") is RECORD
     assert registry.island_height("count") == 333
     page = routes.page_factory("tests.throwaway_panel:CountPanel")()
@@ -38,7 +38,7 @@ def test_the_added_record_has_a_route_a_page_and_an_island(with_throwaway):
     panels = registry.chapter_panels("math.md")
     assert list(panels)[-1] == "count" and panels["count"].cls.__name__ == "CountPanel"
     built = live_chapter.Shelf(panels)("count")
-    assert built.in_article and built.count == 2
+    assert built.in_chapter and built.count == 2
     plan = url_state.chapter_plan(panels, registry.follows("math.md"))
     assert plan["count"] == {"count": "count"}  # no other panel of the chapter takes `count`
 

@@ -20,17 +20,17 @@ STATES = "assets/states"
 NOT_COVERED = {}
 # per panel, a value to change in a copy of its table: (target, key), a number in it
 CHANGE = {
-    "HeadPanel": ("slots:hero", "eff"),
-    "CostPanel": ("slots:prefill", "share"),
-    "DecodeBillPanel": ("slots:ops", "share"),
-    "MemoryBillPanel": ("slots:cache", "kv_all"),
-    "OverflowPanel": ("slots:table", "e1"),
-    "OnlineSoftmaxPanel": ("slots:history", "hl0"),
+    "HeadPanel": ("holes:hero", "eff"),
+    "CostPanel": ("holes:prefill", "share"),
+    "DecodeBillPanel": ("holes:ops", "share"),
+    "MemoryBillPanel": ("holes:cache", "kv_all"),
+    "OverflowPanel": ("holes:table", "e1"),
+    "OnlineSoftmaxPanel": ("holes:history", "hl0"),
     "SqrtDkPanel": ("source:curve", "mean_scaled"),
-    "LadderPanel": ("slots:context", "total"),
-    "AgreementPanel": ("slots:verdict", "cos"),
-    "ShapesPanel": ("slots:shapes", "where"),
-    "BlockPanel": ("slots:block", "params"),
+    "LadderPanel": ("holes:context", "total"),
+    "AgreementPanel": ("holes:verdict", "cos"),
+    "ShapesPanel": ("holes:shapes", "where"),
+    "BlockPanel": ("holes:block", "params"),
 }
 
 

@@ -41,7 +41,7 @@ def holds_box(viewer):  # -> whether a viewer's picker shows the calculator's bo
 def test_only_the_cost_panels_own_static_page_holds_the_box():
     with states.static_build():
         assert holds_box(CostPanel())
-        assert not holds_box(CostPanel(in_article=True))  # the chapter keeps the live button
+        assert not holds_box(CostPanel(in_chapter=True))  # the chapter keeps the live button
         assert not holds_box(DecodeBillPanel()) and not holds_box(MemoryBillPanel())
     assert not holds_box(CostPanel())  # a live page takes an upload instead
 

@@ -87,7 +87,7 @@ def test_a_still_keeps_the_numbers_and_drops_what_only_the_live_panel_uses():
                                              "<td>2</td></tr></table>")
 
 
-def test_a_still_drops_a_line_its_panels_stylesheet_hides_while_its_slot_is_empty():
+def test_a_still_drops_a_line_its_panels_stylesheet_hides_while_its_hole_is_empty():
     # online softmax's "All n scores read" line before the last block, agreement's angle of a
     # zero vector: the live panel hides them by CSS (:has(> b:empty)); a still has no such rule
     end = ('<div class="ae-end">All <span data-s="n">{n}</span> read, sum <b data-s="s">{s}</b>'

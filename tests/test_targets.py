@@ -26,7 +26,7 @@ def built(record):
 
 @pytest.mark.parametrize("name, target", [
     ("source:cells", Target("source", "cells")),
-    ("slots:readout", Target("slots", "readout")),
+    ("holes:readout", Target("holes", "readout")),
     ("log:log", Target("log", "log")),
     ("prop:arrow_b.x_end", Target("prop", "arrow_b", "x_end")),
     ("prop:fig.x_range.end", Target("prop", "fig.x_range", "end")),  # the last dot: the property
@@ -72,7 +72,7 @@ def test_a_misspelt_target_fails_as_the_panel_is_built(monkeypatch):
 
 # a browser script that reads a target's kind or property from its name: a prefix literal
 # ("prop:"), or the text after a name's last dot or colon
-PARSES_A_NAME = re.compile(r"""["'`](?:source|slots|prop|log):["'`]"""
+PARSES_A_NAME = re.compile(r"""["'`](?:source|holes|prop|log):["'`]"""
                            r"""|\b(?:target|name)\.(?:slice|indexOf|lastIndexOf)\(""")
 
 

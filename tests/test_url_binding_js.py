@@ -1,15 +1,15 @@
 """A deep link reads the same on a static page (static/page_url.js) as live (app/kit/url_state.py).
 
 For every control of every panel in the registry, each raw query value below goes through
-Python's `coerce` (as `restore` calls it, its note then named by the page's key) and through
+Python's `coerce` (as `restore` calls it, its repair then named by the page's key) and through
 the browser's `AE.url.coerce`, run in one node process over the control entries the build
 ships (`StatePanel.table()`). They must agree on what is ignored, the stop taken and each
-note's every character. A static page has only its stops, so two answers differ by design:
+repair's every character. A static page has only its stops, so two answers differ by design:
 
 - a number live takes between two stops: the page takes a nearest stop and says it is not
   one of this page's stops;
 - a choice live takes that the page lacks ("custom", a vector typed in): the page ignores it,
-  and its note lists the choices the page has (so does its note for a value neither takes).
+  and its repair lists the choices the page has (so does its repair for a value neither takes).
 """
 
 import itertools
@@ -31,7 +31,7 @@ SHAPED = [r for r in registry.PANELS if issubclass(r.viewer_class, states.StateP
 BETWEEN = " (the live explorable takes any value)"
 
 # Loads page_url.js as a page does, with just the window it touches while loading, then reads
-# {"controls": [...], "cases": [[control, key, raw], ...]} on stdin; writes [[stop, note], ...].
+# {"controls": [...], "cases": [[control, key, raw], ...]} on stdin; writes [[stop, repair], ...].
 HARNESS = r"""
 const fs = require("fs"), vm = require("vm");
 const noop = () => {};
@@ -53,7 +53,7 @@ def node() -> str:
     return js_twin.node(JS.name)
 
 
-def run_js(entries: list, cases: list, script: Path = JS) -> list:  # -> [[stop, note], ...]
+def run_js(entries: list, cases: list, script: Path = JS) -> list:  # -> [[stop, repair], ...]
     job = json.dumps({"controls": entries, "cases": cases})
     out = subprocess.run([node(), "-e", HARNESS, str(script)], input=job, capture_output=True,
                          text=True, encoding="utf-8", timeout=60, check=False)
@@ -65,7 +65,7 @@ def run_js(entries: list, cases: list, script: Path = JS) -> list:  # -> [[stop,
 
 # --- what the page must answer, from Python's reading ---------------------------------------
 
-def shown_as(raw):  # the value as a note quotes it (url_state.coerce's `shown`)
+def shown_as(raw):  # the value as a repair quotes it (url_state.coerce's `shown`)
     raw = raw.strip()[:url_state.MAX_VALUE_CHARS]
     return raw if len(raw) <= 24 else raw[:24] + "…"
 
@@ -75,17 +75,17 @@ def stop_index(stops, value):  # -> its index among the stops, -1 if none (True 
                  if s == value and isinstance(s, bool) == isinstance(value, bool)), -1)
 
 
-def page_answers(control, p, key, raw):  # -> {stop index (-1: ignored): note} the page may give
-    value, note = url_state.coerce(p, control.name, raw)
-    note = note and url_state.rename_note(note, {control.name: key})
+def page_answers(control, p, key, raw):  # -> {stop index (-1: ignored): repair} the page may give
+    value, repair = url_state.coerce(p, control.name, raw)
+    repair = repair and url_state.rename_repair(repair, {control.name: key})
     choices = ", ".join(str(v) for v in control.values)
     if value is None:
         if control.kind == "choice":  # the choices the page has, which may be fewer than live's
-            note = note.rsplit(" is not one of ", 1)[0] + f" is not one of {choices}; ignored"
-        return {-1: note}
+            repair = repair.rsplit(" is not one of ", 1)[0] + f" is not one of {choices}; ignored"
+        return {-1: repair}
     at = stop_index(control.values, value)
     if at >= 0:
-        return {at: note}
+        return {at: repair}
     if control.kind == "choice":  # live takes it; the page has no such stop
         return {-1: f"{key}={shown_as(raw)!r} is not one of {choices}; ignored"}
     gaps = [abs(v - value) for v in control.values]
@@ -183,12 +183,12 @@ def both():  # -> (entries, cases, what the page may answer, what page_url.js an
 
 def disagreements(entries, cases, answers, results):  # -> one line per case that differs
     bad = []
-    for (c, key, raw), allowed, (stop, note) in zip(cases, answers, results, strict=True):
-        if allowed.get(stop, ()) != note:
+    for (c, key, raw), allowed, (stop, repair) in zip(cases, answers, results, strict=True):
+        if allowed.get(stop, ()) != repair:
             values = entries[c]["values"]
             got = values[stop] if stop >= 0 else "ignored"
             want = {values[i] if i >= 0 else "ignored": n for i, n in allowed.items()}
-            bad.append(f"{entries[c]['name']} as {key}={raw!r}: page {got!r} {note!r}; "
+            bad.append(f"{entries[c]['name']} as {key}={raw!r}: page {got!r} {repair!r}; "
                        f"python says {want!r}")
     return bad
 
@@ -208,8 +208,9 @@ def test_a_deep_link_reads_the_same_in_the_browser_as_in_python(both):
     assert not bad, f"{len(bad)} of {len(cases)} differ:\n" + "\n".join(bad[:40])
     print(f"{len(cases)} cases over {len(entries)} controls agree")
     # the cases reach every kind of answer, for every kind of control
-    kinds = {(entries[c]["kind"], stop >= 0, bool(note), bool(note) and note.endswith(BETWEEN))
-             for (c, _, _), (stop, note) in zip(cases, results)}
+    kinds = {(entries[c]["kind"], stop >= 0, bool(repair),
+              bool(repair) and repair.endswith(BETWEEN))
+             for (c, _, _), (stop, repair) in zip(cases, results)}
     assert kinds >= {("boolean", True, False, False), ("boolean", False, True, False),
                      ("choice", True, False, False), ("choice", False, True, False),
                      ("number", True, False, False), ("number", True, True, False),
@@ -222,7 +223,7 @@ def test_a_deep_link_reads_the_same_in_the_browser_as_in_python(both):
 MUTANTS = [  # (what, the text in page_url.js, what it becomes)
     ("'yes' is not true", 'const TRUE = ["1", "true", "on", "yes"];',
      'const TRUE = ["1", "true", "on"];'),
-    ("a note's words", "is not on/off; ignored", "is not on or off; ignored"),
+    ("a repair's words", "is not on/off; ignored", "is not on or off; ignored"),
     ("99 characters kept", "const MAX_VALUE_CHARS = 100;", "const MAX_VALUE_CHARS = 99;"),
     ("halves round up", "const using = roundHalfEven(clamped);",
      "const using = Math.round(clamped);"),

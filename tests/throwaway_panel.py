@@ -12,7 +12,7 @@ from bokeh.plotting import figure
 from bokeh.transform import transform
 
 from app.kit import chrome, registry
-from app.kit.chrome import readout_class, slot
+from app.kit.chrome import hole, readout_class
 from app.kit.states import Control, Part, StatePanel
 from app.kit.transforms import js_transform
 
@@ -24,12 +24,12 @@ def centre_py(keys, data):  # CENTRE_JS for the stills
     return [(k + 0.5) / len(keys) for k in keys]
 
 
-CountReadout = readout_class("CountReadout", f"<p>{slot('count')} bars</p>", module=__name__)
+CountReadout = readout_class("CountReadout", f"<p>{hole('count')} bars</p>", module=__name__)
 
 
 def count_state(count):  # -> {target: value}: `count` bars of height 1 / count
     return {"source:bars": {"key": list(range(count)), "top": [1 / count] * count},
-            "slots:count": {"count": str(count)}}
+            "holes:count": {"count": str(count)}}
 
 
 class CountPanel(StatePanel):
@@ -52,10 +52,10 @@ class CountPanel(StatePanel):
                      x_range=Range1d(0, 1), y_range=Range1d(0, 1.05))
         fig.vbar(x=transform("key", js_transform(CENTRE_JS, centre_py)), top="top", width=0.1,
                  source=source)
-        readout = self.new_readout(CountReadout, state["slots:count"])
+        readout = self.new_readout(CountReadout, state["holes:count"])
         slider = pn.widgets.IntSlider.from_param(self.param.count, width=200)
         self.widgets = {"count": slider}
-        self.targets = {"source:bars": source, "slots:count": readout}
+        self.targets = {"source:bars": source, "holes:count": readout}
         title = chrome.heading(registry.title_of(type(self)))  # its record's, written once
         return pn.Column(*self.own(title), self.url_note, slider, pn.pane.Bokeh(fig), readout,
                          sizing_mode="stretch_width")

@@ -133,7 +133,7 @@ def save_group(group, build, theme, scripts_used=lambda scripts, doc: scripts):
 HEADING = re.compile(r"^\s*<h[1-6]\b")
 
 
-def still(block, switched=None, leader=None, slot=None):  # a panel's [notes, viewer] -> HTML
+def still(block, switched=None, leader=None, slot=None):  # a panel's [repairs, viewer] -> HTML
     # of its titles, readouts, tables and charts as built (its default state): what the island
     # shows before it mounts, and without scripts; each chart a picture drawn at build time
     # (app/chapters/stills.py). switched: the block's StatePanel when native controls switch
@@ -192,12 +192,12 @@ def still(block, switched=None, leader=None, slot=None):  # a panel's [notes, vi
     return "\n".join(p for p in parts if p)
 
 
-LIVE_ONLY = re.compile(r' (?:data-s|aria-live)="[^"]*"')  # slots the switcher fills, live regions
+LIVE_ONLY = re.compile(r' (?:data-s|aria-live)="[^"]*"')  # holes the switcher fills, live regions
 EMPTY = re.compile(r"<(li|span|b|small|sup|sub|p|div|ul|em|strong)(?: [^>]*)?></\1>"
                    r"|(?:<t([dh])(?: [^>]*)?></t\2>)+(?=</tr>)|<tr></tr>")  # a row's empty end
 
 
-# a line the panels' stylesheets hide while its slot is empty (static/css: `.ae-end:has(> b:empty)`,
+# a line the panels' stylesheets hide while its hole is empty (static/css: `.ae-end:has(> b:empty)`,
 # `.ae-if:has(> b:empty)`, `.ae-if:has(> span:empty)`); a still has no such rule, so it drops them
 UNMET = re.compile(r'<div class="ae-end">(?:(?!</div>).)*?<b data-s="[\w-]+"></b>'
                    r'(?:(?!</div>).)*?</div>'
@@ -206,7 +206,7 @@ UNMET = re.compile(r'<div class="ae-end">(?:(?!</div>).)*?<b data-s="[\w-]+"></b
 
 
 def still_html(text):  # a readout's HTML -> the same for a still: nothing there changes, so
-    # no slots, no live regions, no empty slot (a table row keeps its empty cells but the
+    # no holes, no live regions, no empty hole (a table row keeps its empty cells but the
     # last ones: its grid), no line its stylesheet hides
     text = UNMET.sub("", text)
     text, before = LIVE_ONLY.sub("", text).replace(' role="status"', ""), None

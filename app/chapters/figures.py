@@ -57,9 +57,9 @@ def settings(marker: content.FigureMarker) -> dict:  # -> {parameter: value}, co
     for name, raw in fixed_params(marker):
         if name not in cls.param or name not in cls.url_keys:
             raise FigureError(f"figure of {marker.slot}: it has no setting {name!r}")
-        value, note = url_state.coerce(cls.param[name], name, raw)
-        if value is None or note:
-            raise FigureError(f"figure of {marker.slot}: {note or f'{name}={raw!r} ignored'}")
+        value, repair = url_state.coerce(cls.param[name], name, raw)
+        if value is None or repair:
+            raise FigureError(f"figure of {marker.slot}: {repair or f'{name}={raw!r} ignored'}")
         out[name] = value
     return out
 
@@ -83,7 +83,7 @@ def charts(marker: content.FigureMarker) -> str:  # -> the SVG stills of the pan
     cls = registry.by_slot(marker.slot).viewer_class
     with states.static_build(), pn.config.set(theme="default"):
         chrome.apply_figure_theme()
-        viewer = cls(in_article=True, **settings(marker))  # a varied marker: its default
+        viewer = cls(in_chapter=True, **settings(marker))  # a varied marker: its default
         layout = viewer.__panel__()
         svg = "".join(stills.stills_of(pane.object) for pane in layout.select(pn.pane.Bokeh)
                       if pane.visible and pane.object is not None)

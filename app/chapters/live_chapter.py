@@ -267,13 +267,13 @@ class Later:
 def panel_block(slot, get, keys):  # -> the slot's URL note and viewer
     try:
         viewer = get(slot)
-        notes = url_state.with_url_state(viewer, keys)  # restores first, then mirrors
+        repairs = url_state.with_url_state(viewer, keys)  # restores first, then mirrors
     except Exception:  # one broken panel must not keep the others from loading
         log.exception("the %s panel could not be built", slot)
         return [chrome.placeholder("This panel could not be loaded",
                                    "Something went wrong on the server while building it. "
                                    "The rest of the page works; reloading may help.")]
-    return [notes, viewer]
+    return [repairs, viewer]
 
 
 def add_part(page, item, get, plan, terms_refs, later=None, asked=None):

@@ -62,8 +62,8 @@ class LiveQuestion(pn.viewable.Viewer):
         self.check = pn.widgets.Button(label="Check", width=100)
         self.show_button = pn.widgets.Button(label="Show me", width=100,
                                              disabled=show is None)
-        slots = ("verdict", "yours", "reply", "answer", "why")
-        self.feedback = FeedbackReadout(dict.fromkeys(slots, ""),
+        holes = ("verdict", "yours", "reply", "answer", "why")
+        self.feedback = FeedbackReadout(dict.fromkeys(holes, ""),
                                         sizing_mode="stretch_width",
                                         stylesheets=[chrome.CSS, CSS])
         self.check.on_click(lambda event: self.judge(self.input.value))

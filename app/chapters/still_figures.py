@@ -243,7 +243,7 @@ def panes_of(layout):  # -> the Bokeh panes a still draws (chapter_page.still's 
 
 def describe(panel):  # a StatePanel as built -> {"panes": [[figure]], "sources", "targets"}
     # targets: {state target: model id} for the targets a still reads (sources and
-    # properties of the figures' models); the readouts' slots are the page's, not a figure's
+    # properties of the figures' models); the readouts' holes are the page's, not a figure's
     in_figures = {}
     panes = []
     for pane in panes_of(panel.__panel__()):
@@ -272,14 +272,14 @@ def describe(panel):  # a StatePanel as built -> {"panes": [[figure]], "sources"
             "readouts": readouts_of(panel)}
 
 
-def still_readouts(panel):  # -> [(Readout, [its slots: targets])] a state sets, in page order
+def still_readouts(panel):  # -> [(Readout, [its holes: targets])] a state sets, in page order
     from app.kit.readout import Readout
 
     out = []
     for readout in panel.__panel__().select(Readout):
         names = [n for n, m in panel.targets.items() if m is readout
-                 and parse_target(n).kind == "slots"
-                 and n != "slots:url_note"]  # the address's note: the page's, not a state's
+                 and parse_target(n).kind == "holes"
+                 and n != "holes:url_note"]  # the address's note: the page's, not a state's
         if names:
             out.append((readout, names))
     return out
@@ -287,16 +287,16 @@ def still_readouts(panel):  # -> [(Readout, [its slots: targets])] a state sets,
 
 def readouts_of(panel):  # -> [{"targets", "template", "values"}]: a readout's HTML in a still
     # is chapter_page.still_html of its template filled with its values, a state's merged in
-    always = {}  # target -> the slots every state of the table gives it
+    always = {}  # target -> the holes every state of the table gives it
     for part in type(panel).table()["parts"]:
         for value in part["values"]:
-            for name, slots in value.items():
-                if isinstance(slots, dict):
-                    keys = set(slots)
+            for name, holes in value.items():
+                if isinstance(holes, dict):
+                    keys = set(holes)
                     always[name] = always[name] & keys if name in always else keys
     out = []
     for r, names in still_readouts(panel):
-        given = {slot for name in names for slot in always.get(name, ())}  # the table's own
+        given = {hole for name in names for hole in always.get(name, ())}  # the table's own
         out.append({"targets": names, "template": r.template,
                     "values": {k: v for k, v in r.values.items() if k not in given}})
     return out

@@ -2,7 +2,7 @@
 
 A live page loads bokeh.min.js, bokeh-widgets, bokeh-tables and panel.min.js from Bokeh's
 `/static/js/` and Panel's `/static/extensions/panel/`, which Tornado sends as they lie on
-disk: 2.8 MB. These routes send the same files brotli (quality 11) or gzip (level 9), each
+disk: 2.8 MB. These handlers send the same files brotli (quality 11) or gzip (level 9), each
 compressed once per process, off the server's loop, and kept in memory (about 1 MB in all).
 
 Why not Tornado's `compress_response` alone: it gzips every response again, at level 6, on
@@ -12,7 +12,7 @@ where brotli 11, made once, is 279 KB and costs nothing per reader (docs/archite
 after a start gets gzip 9 (40 ms, once) while brotli is made in the background. The live
 server also gzips what else it sends (pages, small files) with Tornado's transform.
 
-    attention-explorable serve                # app/hosting/server.py adds these routes
+    attention-explorable serve                # app/hosting/server.py adds these handlers
     panel serve app/hosting/serve_panel.py --plugins app.hosting.compressed_assets
 
 Nothing here imports panel: its `dist` folder is found from the package's location.
@@ -162,7 +162,7 @@ class PackedAsset(static_site.OwnETag):
         self.send(data, item.etag + (f'-{coding}"' if coding else '"'), body)
 
 
-def routes(prefix=""):  # -> Tornado routes ahead of Bokeh's and Panel's static handlers
+def handlers(prefix=""):  # -> Tornado handlers ahead of Bokeh's and Panel's static handlers
     # prefix: a regex for the folders a page may name them under ("/live/static/js/..." from
     # a live page opened with its slash)
     return [(rf"{prefix}/static/(js/[^?#]+\.(?:js|css))", PackedAsset, {"root": bokehjs_dir()}),
@@ -170,7 +170,7 @@ def routes(prefix=""):  # -> Tornado routes ahead of Bokeh's and Panel's static 
              {"root": panel_dist_dir()})]
 
 
-ROUTES = routes()  # for `panel serve --plugins app.hosting.compressed_assets`
+ROUTES = handlers()  # for `panel serve --plugins app.hosting.compressed_assets`
 
 
 class GzipResponses(web.GZipContentEncoding):

@@ -19,7 +19,7 @@ TEXT_PAGE = "app.chapters.live_chapter:page"  # a page drawn from a page model, 
 # course pages)
 CHAPTER_ROUTES = {**{c.route: TEXT_PAGE for c in registry.CHAPTERS},
                   page_model.NUMBERS_ROUTE: TEXT_PAGE}
-PANEL_ROUTES = registry.routes()  # "/heatmap": "app.panels.heatmap:HeadPanel", ...
+PANEL_ROUTES = registry.panel_routes()  # "/heatmap": "app.panels.heatmap:HeadPanel", ...
 ALL_ROUTES = {**CHAPTER_ROUTES, **PANEL_ROUTES}
 
 

@@ -142,7 +142,7 @@ def reuse_key(request):  # -> (path, theme): reused first paints are keyed by th
 async def warm_reused_sessions(server, paths, themes=("default", "dark")):
     # With reuse on, a route's first paint comes from one cached session. Build them here,
     # from the plain URL, before any visitor's request can: else the first visitor's deep
-    # link (and its notes) would be everyone's first paint until their own session arrives.
+    # link (and its repairs) would be everyone's first paint until their own session arrives.
     # It fills Panel's private session cache: see app/kit/panel_internals.py.
     return await panel_internals.warm_reused_sessions(server, paths, reuse_key, themes)
 
@@ -196,7 +196,7 @@ def main(args):
     # ahead of Bokeh's routes (Tornado's add_handlers): a live page opened with its slash
     # and Bokeh's and Panel's bundles compressed (app/hosting/compressed_assets.py)
     panel_internals.tornado_app(server).add_handlers(r".*", [
-        *static_site.live_asset_redirects(), *compressed_assets.routes(r"(?:/live(?:/[^/]+)?)?")])
+        *static_site.live_asset_redirects(), *compressed_assets.handlers(r"(?:/live(?:/[^/]+)?)?")])
     if process.task_id() is not None:  # a forked child: from here on, this is one server
         _die_with_parent()
     server.start()

@@ -19,9 +19,9 @@ from app.kit import resources, url_state
 from app.kit.readout import (  # noqa: F401  (re-exported)
     Readout,
     UrlNote,
+    hole,
     readout_class,
     scroll_box,
-    slot,
     url_note,
 )
 
@@ -108,9 +108,9 @@ def single_page(viewer, title, static=None):  # one panel, minimal chrome, for a
             viewer = viewer()
         finally:
             _single_page.reset(token)
-    notes = url_state.with_url_state(viewer, static=static)
+    repairs = url_state.with_url_state(viewer, static=static)
     apply_figure_theme()
-    return pn.Column(a11y(), notes, viewer, sizing_mode="stretch_width", stylesheets=[CSS],
+    return pn.Column(a11y(), repairs, viewer, sizing_mode="stretch_width", stylesheets=[CSS],
                      styles={"padding": "8px"}, name=title)
 
 

@@ -1,7 +1,7 @@
-"""The one readout mechanism: text drawn once from an HTML template, then only its slots' text.
+"""The one readout mechanism: text drawn once from an HTML template, then only its holes' text.
 
 Every panel's changing text is a `Readout` (app/kit/chrome.py re-exports it): a live session
-sends the slots whose text changed; a static page's switcher sets the same slots. A panel
+sends the holes whose text changed; a static page's switcher sets the same holes. A panel
 makes one class per template, at module level, in one line:
 
     StatusReadout = readout_class("StatusReadout", STATUS, module=__name__)
@@ -19,20 +19,20 @@ from app.kit import resources
 CSS_NOTE = resources.stylesheet("url-note.css")
 READOUT_JS = resources.inline_script("readout.js")
 
-SLOT = re.compile(r'data-s="([\w-]+)"')
-SLOT_ELEMENT = re.compile(r'(<(\w+)[^>]*?\sdata-s="([\w-]+)"[^>]*>)(</\2>)')
+HOLE = re.compile(r'data-s="([\w-]+)"')
+HOLE_ELEMENT = re.compile(r'(<(\w+)[^>]*?\sdata-s="([\w-]+)"[^>]*>)(</\2>)')
 
 
 class Readout(ReactiveHTML):
-    """Text drawn once from an HTML template; afterwards only the text of its slots changes.
+    """Text drawn once from an HTML template; afterwards only the text of its holes changes.
 
     Make one with `readout_class(name, template, module=__name__)`, once per template, at
     module level.
-    Every element `<tag data-s="NAME"></tag>` in a subclass's `template` is a slot: empty
+    Every element `<tag data-s="NAME"></tag>` in a subclass's `template` is a hole: empty
     in the template, its text is `values[NAME]`. The template and the first values (`base`)
-    reach the browser once, with the page. A change sends `patch`: the slots whose text now
-    differs from `base`; the browser sets the text of each slot that differs from what is
-    shown, in the slot's one text node. So a change sends a few short strings and changes a
+    reach the browser once, with the page. A change sends `patch`: the holes whose text now
+    differs from `base`; the browser sets the text of each hole that differs from what is
+    shown, in the hole's one text node. So a change sends a few short strings and changes a
     few texts: no HTML is parsed and no stylesheet applied again. `patch` is relative to
     `base`, not to the previous change, so a view drawn later (a re-render) shows the same as
     one that saw every change; it never grows past one copy of the values.
@@ -45,10 +45,10 @@ class Readout(ReactiveHTML):
     DOM in the browser); the script sets it as innerHTML once.
     """
 
-    base = param.Dict(default={}, constant=True, doc="each slot's text when first drawn")
-    patch = param.Dict(default={}, doc="the slots whose text differs from base: their text")
+    base = param.Dict(default={}, constant=True, doc="each hole's text when first drawn")
+    patch = param.Dict(default={}, doc="the holes whose text differs from base: their text")
 
-    template = ""  # subclasses: the HTML, every slot empty (their scripts follow from it)
+    template = ""  # subclasses: the HTML, every hole empty (their scripts follow from it)
 
     _template = '<div id="box"></div>'
 
@@ -64,30 +64,30 @@ class Readout(ReactiveHTML):
             cls._scripts = Readout.scripts(cls.template)
 
     def __init__(self, values, **params):
-        slots = SLOT.findall(self.template)
-        if len(SLOT_ELEMENT.findall(self.template)) != len(slots) or set(slots) != set(values):
-            raise ValueError(f"the template's empty slots {slots} must be the values' keys "
+        holes = HOLE.findall(self.template)
+        if len(HOLE_ELEMENT.findall(self.template)) != len(holes) or set(holes) != set(values):
+            raise ValueError(f"the template's empty holes {holes} must be the values' keys "
                              f"{sorted(values)}")
         super().__init__(base=dict(values), **params)
         self.values = dict(values)
 
-    def show(self, values):  # {slot: text}, some or all: send the slots that differ from base
+    def show(self, values):  # {hole: text}, some or all: send the holes that differ from base
         self.values = {**self.values, **values}
         patch = {k: v for k, v in self.values.items() if v != self.base[k]}
         if patch != self.patch:
             self.patch = patch
 
-    def filled(self):  # -> the template with each slot's current text, as the page shows it
+    def filled(self):  # -> the template with each hole's current text, as the page shows it
         def fill(m):
             return m.group(1) + html.escape(self.values[m.group(3)], quote=False) + m.group(4)
 
-        return SLOT_ELEMENT.sub(fill, self.template)
+        return HOLE_ELEMENT.sub(fill, self.template)
 
     def text(self):  # -> what a reader sees, without tags
         return html.unescape(re.sub(r"<[^>]+>", "", self.filled()))
 
 
-def slot(name, tag="span", **attrs):  # -> an empty slot element for a Readout template
+def hole(name, tag="span", **attrs):  # -> an empty hole element for a Readout template
     extra = "".join(f' {k.rstrip("_")}="{v}"' for k, v in attrs.items())
     return f'<{tag}{extra} data-s="{name}"></{tag}>'
 

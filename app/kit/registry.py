@@ -37,7 +37,7 @@ class PanelRecord:
     island_height: int = DEFAULT_ISLAND_HEIGHT
     phone_height: int | None = None  # None: as island_height
     follows: str | None = None  # the slot whose controls drive it (passed by that name)
-    in_article: bool = True  # in a chapter it leaves out its own title (the section has one)
+    untitled_in_chapter: bool = True  # leaves out its own title in a chapter (the section has one)
     static_stand_in: str | None = None  # "module:Class" shown instead on a static page
     table_budget: int = DEFAULT_TABLE_BUDGET  # bytes: the most its table of states may weigh
     # its own static page shows native controls over its still, which switch it before Bokeh
@@ -52,9 +52,9 @@ class PanelRecord:
     def viewer_class(self):  # -> the Viewer class, imported now
         return load(self.viewer)
 
-    def in_chapter(self, get, static=False):  # get: slot -> that slot's viewer -> a fresh
+    def for_chapter(self, get, static=False):  # get: slot -> that slot's viewer -> a fresh
         # viewer for a chapter's page, static or live
-        kw = {"in_article": True} if self.in_article else {}
+        kw = {"in_chapter": True} if self.untitled_in_chapter else {}
         if self.follows:
             kw[self.follows] = get(self.follows)
         return self._make(chapter(self.chapter).route, static, **kw)
@@ -86,8 +86,8 @@ def load(target):  # "module:Class" -> the class
 PANELS = (
     # the first chapter, in page order
     PanelRecord("head", "app.panels.heatmap:HeadPanel", "/heatmap", "The head",
-                "attention.md", island_height=730, phone_height=1260, in_article=False,
-                table_budget=700_000),
+                "attention.md", island_height=730, phone_height=1260,
+                untitled_in_chapter=False, table_budget=700_000),
     PanelRecord("sweep", "app.panels.sqrt_dk:SqrtDkPanel", "/sqrt-dk", "The √d_k sweep",
                 "attention.md", island_height=1130, phone_height=1440),
     PanelRecord("shapes", "app.panels.shapes:ShapesPanel", "/shapes", "The shapes of one head",
@@ -146,7 +146,7 @@ def by_route(route):  # -> the record whose page is `route`, or None
 
 
 def chapter_panels(chapter):  # "math.md" -> {slot: ChapterPanel}, in page order
-    return {r.slot: ChapterPanel(r.viewer_class, r.in_chapter)
+    return {r.slot: ChapterPanel(r.viewer_class, r.for_chapter)
             for r in PANELS if r.chapter == chapter}
 
 
@@ -183,7 +183,7 @@ def title_of(cls):  # a panel's Viewer class -> its title, written once, in its 
     return record_of(cls).title
 
 
-def routes():  # -> {route: "module:Class"}: each panel's page, in table order
+def panel_routes():  # -> {route: "module:Class"}: each panel's page, in table order
     return {r.route: r.viewer for r in PANELS}
 
 

@@ -8,7 +8,7 @@ A panel is three parts (docs/PANEL_CONTRACT.md):
    that a static page ships stays small (a part over two controls of 18 stops holds 324
    values, not one per combination of all the panel's controls).
 3. View: Bokeh / Panel models built once from the first state. A target names one of them
-   (``"source:NAME"``, ``"slots:NAME"``, ``"prop:NAME.attr"``, ``"log:NAME"``: what each
+   (``"source:NAME"``, ``"holes:NAME"``, ``"prop:NAME.attr"``, ``"log:NAME"``: what each
    takes is in app/kit/targets.py, which reads the names); a log's value is {control:
    line}: the line a change of that control adds to the panel's log.
 
@@ -196,7 +196,7 @@ def push(targets, old, new, changed=(), log=None, log_lines=0, log_empty=""):
             continue
         if kind == "source":
             write_columns(model, value)
-        elif kind == "slots":
+        elif kind == "holes":
             model.show(value)
         elif kind == "prop" and getattr(model, target.attr) != value:
             setattr(model, target.attr, value)
@@ -327,13 +327,13 @@ class StatePanel(pn.viewable.Viewer):
             cls._table_cache = cached
         return cached
 
-    def __init__(self, in_article=False, static=None, **params):
-        # in_article: in a chapter, whose section heading and prose stand above, the panel
+    def __init__(self, in_chapter=False, static=None, **params):
+        # in_chapter: in a chapter, whose section heading and prose stand above, the panel
         # leaves out its own title and introduction (`own`); static: built for a static page
         # (its table ships and the browser switches it; no typed inputs), an argument its page
         # passes (default: whether it is built inside `static_build()`). The panel's code
         # reads self.static, never the context.
-        self.in_article = in_article
+        self.in_chapter = in_chapter
         self.static = page_static(static)
         super().__init__(**params)
         if _building.get() is not None:
@@ -347,7 +347,7 @@ class StatePanel(pn.viewable.Viewer):
         if missing:
             raise ValueError(f"{type(self).__name__}: state targets without a model: "
                              f"{sorted(missing)}")
-        self.targets["slots:url_note"] = self.url_note
+        self.targets["holes:url_note"] = self.url_note
         for name in self.targets:  # a misspelt target fails here, as the panel is built
             parse_target(name)
         draw_changes_on_overlay(self._layout, self.targets)
@@ -365,7 +365,7 @@ class StatePanel(pn.viewable.Viewer):
         raise NotImplementedError
 
     def own(self, *objects):  # -> objects shown on the panel's page of its own, not in a chapter
-        return [] if self.in_article else list(objects)
+        return [] if self.in_chapter else list(objects)
 
     def new_readout(self, cls, values, *targets, **kw):  # -> a Readout of `cls` showing `values`
         # across the panel, with its readout_css, and the model of each state target named

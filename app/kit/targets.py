@@ -3,9 +3,9 @@
 A panel's `state()` keys each value by its target's name, spelled as the panel writes it:
 
 - ``"source:NAME"``: a ColumnDataSource; the value is its columns;
-- ``"slots:NAME"``: a `Readout` (text slots); the value is {slot: text};
+- ``"holes:NAME"``: a `Readout` (its holes); the value is {hole: text};
 - ``"prop:NAME.attr"``: one property of a model; the value is that property's value;
-- ``"log:NAME"``: a `Readout` of log slots; the value is {control: line}.
+- ``"log:NAME"``: a `Readout` of log holes; the value is {control: line}.
 
 `parse` is the one reader of that spelling. The browser reads none: what a page ships names
 each target by a `record` (its name, kind and property), written here once, so the
@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-KINDS = ("source", "slots", "prop", "log")
+KINDS = ("source", "holes", "prop", "log")
 
 
 @dataclass(frozen=True)

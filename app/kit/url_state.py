@@ -27,7 +27,7 @@ FALSE = {"0", "false", "off", "no"}
 MAX_VALUE_CHARS = 100
 
 
-def coerce(p, name, raw):  # param.Parameter, str, str -> (value, note | None); value None = ignore
+def coerce(p, name, raw):  # param.Parameter, str, str -> (value, repair | None); None = ignore
     raw = raw.strip()[:MAX_VALUE_CHARS]
     shown = raw if len(raw) <= 24 else raw[:24] + "…"
     if isinstance(p, param.Boolean):
@@ -53,32 +53,32 @@ def coerce(p, name, raw):  # param.Parameter, str, str -> (value, note | None); 
                       high if high is not None else value)
         if isinstance(p, param.Integer):
             clamped = round(clamped)
-        note = None if clamped == value else f"{name}={shown} is out of range; using {clamped}"
-        return clamped, note
+        repair = None if clamped == value else f"{name}={shown} is out of range; using {clamped}"
+        return clamped, repair
     if isinstance(p, param.String):
         return raw, None
     return None, f"{name} cannot be set from the URL; ignored"
 
 
-def restore(viewer, names, args=None):  # -> list of notes; sets what it can
+def restore(viewer, names, args=None):  # -> list of repairs; sets what it can
     args = pn.state.session_args if args is None else args
-    notes, updates = [], {}
+    repairs, updates = [], {}
     for name in names:
         values = args.get(name)
         if not values:
             continue
         if len(values) > 1:
-            notes.append(f"{name} given {len(values)} times; using the last")
+            repairs.append(f"{name} given {len(values)} times; using the last")
         raw = values[-1]
         raw = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
-        value, note = coerce(viewer.param[name], name, raw)
-        if note:
-            notes.append(note)
+        value, repair = coerce(viewer.param[name], name, raw)
+        if repair:
+            repairs.append(repair)
         if value is not None:
             updates[name] = value
     if updates:
         viewer.param.update(**updates)
-    return notes
+    return repairs
 
 
 def mirror(viewer, keys):  # keys: {query key: parameter}
@@ -107,21 +107,22 @@ def key_map(viewer, keys=None):  # -> {query key: parameter name}
     return {name: name for name in keys}
 
 
-def rename_note(note, by_param):  # a note about a parameter -> the same about its query key
+def rename_repair(repair, by_param):  # a repair of a parameter -> the same of its query key
     for param_name, key in by_param.items():
-        if key != param_name and note.startswith((param_name + "=", param_name + " ")):
-            return key + note[len(param_name):]
-    return note
+        if key != param_name and repair.startswith((param_name + "=", param_name + " ")):
+            return key + repair[len(param_name):]
+    return repair
 
 
-def notes_pane(notes):  # list of str -> a visible warning, escaped, or an empty hidden pane
-    text = "; ".join(html.escape(n) for n in notes)
-    return pn.pane.HTML(f'<div class="ae-note" role="status">URL: {text}</div>' if notes else "",
-                        visible=bool(notes), sizing_mode="stretch_width", stylesheets=[NOTE_CSS])
+def repairs_pane(repairs):  # list of str -> a visible note, escaped, or an empty hidden pane
+    text = "; ".join(html.escape(r) for r in repairs)
+    return pn.pane.HTML(f'<div class="ae-note" role="status">URL: {text}</div>' if repairs
+                        else "", visible=bool(repairs), sizing_mode="stretch_width",
+                        stylesheets=[NOTE_CSS])
 
 
 def with_url_state(viewer, keys=None, static=None):
-    # restore the viewer from the query, mirror it back; -> notes pane.
+    # restore the viewer from the query, mirror it back; -> the pane of its repairs.
     # keys: the parameters the URL carries (default viewer.url_keys), or a mapping
     # {query key: parameter} when a page holding several panels must rename one.
     # static: a static page's (no session: the browser's switcher reads the query itself);
@@ -131,13 +132,13 @@ def with_url_state(viewer, keys=None, static=None):
         static = getattr(viewer, "static", False)
     if static:
         viewer.url_map = keys
-        return notes_pane([])
+        return repairs_pane([])
     args = pn.state.session_args or {}
     present = {name: args[key] for key, name in keys.items() if key in args}
-    notes = restore(viewer, list(keys.values()), present)
+    repairs = restore(viewer, list(keys.values()), present)
     by_param = {name: key for key, name in keys.items()}
     mirror(viewer, keys)
-    return notes_pane([rename_note(n, by_param) for n in notes])
+    return repairs_pane([rename_repair(r, by_param) for r in repairs])
 
 
 def url_plan(panels, follows, page_keys=PAGE_KEYS):

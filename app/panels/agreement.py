@@ -31,7 +31,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from app.kit import chrome, fmt, model_code, registry, resources
-from app.kit.chrome import readout_class, slot
+from app.kit.chrome import hole, readout_class
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
 from app.kit.typed_numbers import parse_numbers, preset_control, preset_list
@@ -159,47 +159,47 @@ def scale_numbers(d):  # int -> ScaleNumbers (one fixed draw per d, shared by se
                         operations=dot_product.operations(d))
 
 
-# --- the readouts: templates of empty slots --------------------------------------------------
+# --- the readouts: templates of empty holes --------------------------------------------------
 
 ARITHMETIC = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<div>a = ({slot("a")}), b = ({slot("b")})</div>'
+    f'<div>a = ({hole("a")}), b = ({hole("b")})</div>'
     '<div class="ae-small">multiply pair by pair, then add:</div>'
-    f'<div class="ae-eq">a · b = {slot("pairs")}</div>'
-    f'<div class="ae-eq">= {slot("terms")} = {slot("score", class_="ae-big")}</div></div>')
+    f'<div class="ae-eq">a · b = {hole("pairs")}</div>'
+    f'<div class="ae-eq">= {hole("terms")} = {hole("score", class_="ae-big")}</div></div>')
 
 VERDICT = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<div class="ae-if">angle between them: {slot("angle", "b")} (|a| = {slot("norm_a")}, '
-    f'|b| = {slot("norm_b")}, cos = a·b ÷ (|a| |b|) = {slot("cos")})</div>'
-    f'<div class="ae-if">verdict: {slot("verdict", "b")}: the score is {slot("sign")}; '
-    f'{slot("why")}.</div>{slot("zero", "div")}'
+    f'<div class="ae-if">angle between them: {hole("angle", "b")} (|a| = {hole("norm_a")}, '
+    f'|b| = {hole("norm_b")}, cos = a·b ÷ (|a| |b|) = {hole("cos")})</div>'
+    f'<div class="ae-if">verdict: {hole("verdict", "b")}: the score is {hole("sign")}; '
+    f'{hole("why")}.</div>{hole("zero", "div")}'
     '<div class="ae-small">The gauge draws a along the horizontal and b at that angle, both at '
     'length 1, in the flat plane the two vectors share.</div></div>')
 
 DEMO = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p>A query and {N_KEYS} keys of d = {slot("d")} random numbers each (mean 0, variance 1, '
+    f'<p>A query and {N_KEYS} keys of d = {hole("d")} random numbers each (mean 0, variance 1, '
     'one fixed draw). Each score adds up d products of variance 1, so the scores spread with '
     'a standard deviation of about √d.</p><ul class="ae-list">'
-    f'<li>raw scores q·k: measured spread <b>±{slot("spread_raw")}</b> (√{slot("d")} ≈ '
-    f'{slot("root")}); softmax gives key k{slot("winner")} {slot("winner_weight", "b")}: '
-    f'{slot("eff_raw", "b")} effective keys: {slot("raw_says")}</li>'
-    f'<li>scaled q·k ÷ √{slot("d")}: spread <b>±{slot("spread_scaled")}</b>; the biggest '
-    f'weight is {slot("top_scaled")}: {slot("eff_scaled", "b")} effective keys of {N_KEYS}: '
-    f'{slot("scaled_says")}</li></ul>'
+    f'<li>raw scores q·k: measured spread <b>±{hole("spread_raw")}</b> (√{hole("d")} ≈ '
+    f'{hole("root")}); softmax gives key k{hole("winner")} {hole("winner_weight", "b")}: '
+    f'{hole("eff_raw", "b")} effective keys: {hole("raw_says")}</li>'
+    f'<li>scaled q·k ÷ √{hole("d")}: spread <b>±{hole("spread_scaled")}</b>; the biggest '
+    f'weight is {hole("top_scaled")}: {hole("eff_scaled", "b")} effective keys of {N_KEYS}: '
+    f'{hole("scaled_says")}</li></ul>'
     '<p class="ae-small">Effective keys = e^(entropy of the weights): 1 when one key takes '
     f'everything, {N_KEYS} when all share equally. Dividing costs one multiply per score, and '
     'fast kernels fold it into work they already do.</p></div>')
 
 OPS = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<b>Operations per dot product: {slot("ops")} at {slot("d")} numbers</b> '
-    f'({slot("d")} multiplies and {slot("adds")} adds; a multiply-add counts as 2, '
-    f'so 2 × {slot("d")}).</div>')
+    f'<b>Operations per dot product: {hole("ops")} at {hole("d")} numbers</b> '
+    f'({hole("d")} multiplies and {hole("adds")} adds; a multiply-add counts as 2, '
+    f'so 2 × {hole("d")}).</div>')
 
 MESSAGE = ('<div class="ae-msgs" role="status" aria-live="polite">'
-           f'{slot("a", "div", class_="ae-msg")}{slot("b", "div", class_="ae-msg")}</div>')
+           f'{hole("a", "div", class_="ae-msg")}{hole("b", "div", class_="ae-msg")}</div>')
 
 
 ArithmeticReadout = readout_class("ArithmeticReadout", ARITHMETIC, module=__name__)
@@ -217,8 +217,8 @@ def vectors_state(a, b):  # the pair (texts or numbers) -> {target: value}
     theta = math.radians(nums.angle) if ok else 0.0
     bx, by = math.cos(theta), math.sin(theta)
     return {
-        "slots:arithmetic": arithmetic_values(nums),
-        "slots:verdict": verdict_values(nums),
+        "holes:arithmetic": arithmetic_values(nums),
+        "holes:verdict": verdict_values(nums),
         "source:gauge": {"x": [1.02, bx * 1.02], "y": [0.0, by * 1.02],
                          "label": ["a", "b"] if ok else ["", ""]},
         "source:arc": {"end": [theta]},
@@ -252,13 +252,13 @@ def scale_state(d):  # d -> {target: value}: the d-number demonstration and the 
                         "w_raw": demo.weights_raw.tolist(),
                         "w_scaled": demo.weights_scaled.tolist()},
         "source:score_ticks": {"y": [round(t / reach, 6) for t in ticks], "text": texts},
-        "slots:demo": demo_values(nums),
-        "slots:ops": {"ops": fmt.count(nums.operations), "d": fmt.count(d),
+        "holes:demo": demo_values(nums),
+        "holes:ops": {"ops": fmt.count(nums.operations), "d": fmt.count(d),
                       "adds": fmt.count(d - 1)},
     }
 
 
-def arithmetic_values(nums):  # -> {slot: text}: the products and their sum
+def arithmetic_values(nums):  # -> {hole: text}: the products and their sum
     terms = fmt.sig_figures(nums.products[0])
     for p in nums.products[1:]:
         terms += f" − {fmt.sig_figures(-p)}" if p < 0 else f" + {fmt.sig_figures(p)}"
@@ -271,7 +271,7 @@ def arithmetic_values(nums):  # -> {slot: text}: the products and their sum
     }
 
 
-def verdict_values(nums):  # -> {slot: text}: the angle and the verdict, or why there is none
+def verdict_values(nums):  # -> {hole: text}: the angle and the verdict, or why there is none
     if math.isnan(nums.angle):
         return {"angle": "", "norm_a": "", "norm_b": "", "cos": "", "verdict": "", "sign": "",
                 "why": "",
@@ -287,7 +287,7 @@ def verdict_values(nums):  # -> {slot: text}: the angle and the verdict, or why 
     }
 
 
-def demo_values(nums):  # -> {slot: text}: raw against scaled scores, and their weights
+def demo_values(nums):  # -> {hole: text}: raw against scaled scores, and their weights
     demo, d = nums.demo, nums.d
     winner = int(np.argmax(demo.weights_raw))
 
@@ -355,7 +355,7 @@ class AgreementPanel(StatePanel):
                 self._errors.pop(name, None)
                 self._good[name] = values
         state = self.state(a=self._good["a"], b=self._good["b"], d=self.d)
-        state["slots:message"] = message_values(self._errors, self._good)
+        state["holes:message"] = message_values(self._errors, self._good)
         return state
 
     def numbers(self):  # -> AgreementNumbers of the vectors in force and d
@@ -371,12 +371,12 @@ class AgreementPanel(StatePanel):
         self._build_readouts(state)
         self.widgets = {"a": self._a_pick, "b": self._b_pick, "d": self._d_w}
         self.targets = {
-            "slots:arithmetic": self._arithmetic, "slots:verdict": self._verdict,
+            "holes:arithmetic": self._arithmetic, "holes:verdict": self._verdict,
             "source:gauge": self.gauge_source, "source:arc": self.arc_source,
             "prop:arrow_a.visible": self.arrow_a, "prop:arrow_b.x_end": self.arrow_b,
             "prop:arrow_b.y_end": self.arrow_b, "prop:arrow_b.visible": self.arrow_b,
             "source:demo": self.demo_source, "source:score_ticks": self.score_tick_source,
-            "slots:demo": self._demo, "slots:ops": self._ops, "slots:message": self._message,
+            "holes:demo": self._demo, "holes:ops": self._ops, "holes:message": self._message,
         }
         return self._layout
 
@@ -492,10 +492,10 @@ class AgreementPanel(StatePanel):
 
     def _build_readouts(self, state):
         self._message = self.new_readout(MessageReadout, {"a": "", "b": ""})
-        self._arithmetic = self.new_readout(ArithmeticReadout, state["slots:arithmetic"])
-        self._verdict = self.new_readout(VerdictReadout, state["slots:verdict"])
-        self._demo = self.new_readout(DemoReadout, state["slots:demo"])
-        self._ops = self.new_readout(OpsReadout, state["slots:ops"])
+        self._arithmetic = self.new_readout(ArithmeticReadout, state["holes:arithmetic"])
+        self._verdict = self.new_readout(VerdictReadout, state["holes:verdict"])
+        self._demo = self.new_readout(DemoReadout, state["holes:demo"])
+        self._ops = self.new_readout(OpsReadout, state["holes:ops"])
         arithmetic = pn.Column(self._arithmetic, self._verdict, sizing_mode="stretch_width",
                                styles={"flex": "1 1 300px", "min-width": "0",
                                        "max-width": "640px"})
@@ -510,6 +510,6 @@ class AgreementPanel(StatePanel):
             chrome.heading(registry.title_of(type(self))))
         self._layout = pn.Column(
             *heading, self.url_note, self._inputs, self._message, pair,
-            chrome.heading("Why divide by √d", 1, titled=not self.in_article),
+            chrome.heading("Why divide by √d", 1, titled=not self.in_chapter),
             self._d_w, self._demo, charts, self._ops,
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])

@@ -24,7 +24,7 @@ from bokeh.models import ColumnDataSource, Range1d
 from bokeh.plotting import figure
 
 from app.kit import chrome, fmt, registry
-from app.kit.chrome import readout_class, slot
+from app.kit.chrome import hole, readout_class
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import CODE_CSS, ink
 from attention_core import costs
@@ -236,7 +236,7 @@ def text_state(model):  # the structure in words, then where the parameters are
               f"matrices ({share(s['attention'], layer)}), the MLP the other {s['mlp']:,}. "
               f"{s['layers']} layers ({s['stack']:,}), {embedding}, {head} and "
               f"{s['rest']:,} in small vectors (norm scales, biases) make {s['total']:,} in all.")
-    return {"slots:block": {"structure": structure, "params": params}}
+    return {"holes:block": {"structure": structure, "params": params}}
 
 
 def block_state(model):
@@ -245,7 +245,7 @@ def block_state(model):
 
 BlockReadout = readout_class("BlockReadout", (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p>{slot("structure")}</p><p>{slot("params")}</p></div>'), module=__name__)
+    f'<p>{hole("structure")}</p><p>{hole("params")}</p></div>'), module=__name__)
 
 CAPTION = (
     "The first diagram is the whole model, from the token embedding to the logits: the "
@@ -308,8 +308,8 @@ class BlockPanel(StatePanel):
         self.heads_figure = self._figure(
             HEADS_HEIGHT, *(sources[f"source:heads_{k}"] for k in ("boxes", "labels", "lines")),
             "Inside attention, one layer")
-        self.text = self.new_readout(BlockReadout, state["slots:block"])
-        self.targets = {**sources, "slots:block": self.text}
+        self.text = self.new_readout(BlockReadout, state["holes:block"])
+        self.targets = {**sources, "holes:block": self.text}
         self.widgets = {"model": pn.widgets.RadioButtonGroup.from_param(
             self.param.model, color="primary", variant="outline", width=320)}
         controls = pn.Column(pn.pane.HTML("model", margin=(0, 10)), self.widgets["model"],

@@ -32,7 +32,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from app.kit import chrome, fmt
-from app.kit.chrome import readout_class, slot
+from app.kit.chrome import hole, readout_class
 from app.kit.states import Control, Part
 from app.panels.cost_base import CostStatePanel, power_control, rounded
 from app.panels.model_picker import PICKER_CSS, model_selector, shape_of
@@ -81,28 +81,28 @@ INTRO = (
 
 READOUT = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p><b>Prefill</b> of a {slot("prompt")}-token prompt{slot("beyond")}: attention is '
-    f'<b data-s="share"></b> of the arithmetic, everything else {slot("rest")} '
-    f'({slot("kernel")}; {slot("attention")} against {slot("other")} FLOPs).</p>'
+    f'<p><b>Prefill</b> of a {hole("prompt")}-token prompt{hole("beyond")}: attention is '
+    f'<b data-s="share"></b> of the arithmetic, everything else {hole("rest")} '
+    f'({hole("kernel")}; {hole("attention")} against {hole("other")} FLOPs).</p>'
     '<p><b>One decode step</b>: attention is <b data-s="first"></b> of the first step\'s '
-    f'arithmetic (context {slot("first_context")} tokens) and <b data-s="last"></b> of the '
-    f'last one\'s, token {slot("token")} of {slot("generate")} (context '
-    f'{slot("last_context")} tokens).</p>'
+    f'arithmetic (context {hole("first_context")} tokens) and <b data-s="last"></b> of the '
+    f'last one\'s, token {hole("token")} of {hole("generate")} (context '
+    f'{hole("last_context")} tokens).</p>'
     '<p><b>Crossover</b>, where prefill attention equals everything else: '
-    f'{slot("tri_at")}<b data-s="tri"></b>{slot("tri_tokens")} with the triangular kernel, '
-    f'{slot("naive_at")}<b data-s="naive"></b>{slot("naive_tokens")} with the naive '
-    f'one.{slot("reach")}</p>'
-    f'<p><b>Matmul parameters</b>: {slot("params")} (≈ {slot("params_short")}), each doing '
+    f'{hole("tri_at")}<b data-s="tri"></b>{hole("tri_tokens")} with the triangular kernel, '
+    f'{hole("naive_at")}<b data-s="naive"></b>{hole("naive_tokens")} with the naive '
+    f'one.{hole("reach")}</p>'
+    f'<p><b>Matmul parameters</b>: {hole("params")} (≈ {hole("params_short")}), each doing '
     '2 FLOPs per token.</p>'
-    f'<p><b>FLOPs per (query, key) pair</b>, all layers: {slot("formula")} = '
-    f'<b data-s="pair_flops"></b>. Query heads, {slot("kv")}: grouped-query attention '
+    f'<p><b>FLOPs per (query, key) pair</b>, all layers: {hole("formula")} = '
+    f'<b data-s="pair_flops"></b>. Query heads, {hole("kv")}: grouped-query attention '
     'shrinks the cache, not this.</p>'
-    f'<p><b>Memory</b>: the model\'s parameters take {slot("weights")}. '
-    f'{slot("weight_rule")} The KV cache takes {slot("kv_token")} bytes per token, '
-    f'{slot("kv_user")} for one user at the first decode step\'s context. '
-    f'{slot("cache_rule")}</p></div>')
+    f'<p><b>Memory</b>: the model\'s parameters take {hole("weights")}. '
+    f'{hole("weight_rule")} The KV cache takes {hole("kv_token")} bytes per token, '
+    f'{hole("kv_user")} for one user at the first decode step\'s context. '
+    f'{hole("cache_rule")}</p></div>')
 
-CAPTION = (f'<p class="ae-caption" aria-live="polite">{slot("model_name")}: attention\'s share of '
+CAPTION = (f'<p class="ae-caption" aria-live="polite">{hole("model_name")}: attention\'s share of '
            "prefill arithmetic against prompt length</p>")
 
 CostReadout = readout_class("CostReadout", READOUT, module=__name__)
@@ -154,14 +154,14 @@ def model_state(model):  # the curves, the max position, and the text fixed by t
     (tri_at, tri_n, tri_tokens), (naive_at, naive_n, naive_tokens) = map(at_tokens, (tri, naive))
     return {
         "source:curve": {k: list(v) for k, v in curves.items()},
-        "slots:caption": {"model_name": m.name},
+        "holes:caption": {"model_name": m.name},
         **marker("maxpos", m.max_positions, f"max position {fmt.thousands(m.max_positions or 0)}"),
-        "slots:crossover": {"tri_at": tri_at, "tri": tri_n, "tri_tokens": tri_tokens,
+        "holes:crossover": {"tri_at": tri_at, "tri": tri_n, "tri_tokens": tri_tokens,
                             "naive_at": naive_at, "naive": naive_n,
                             "naive_tokens": naive_tokens},
-        "slots:params": {"params": fmt.thousands(params), "params_short": fmt.scale_words(params)},
-        "slots:pairs": {"formula": pair_formula(m), "pair_flops": fmt.thousands(pairs), "kv": kv},
-        "slots:memory": {
+        "holes:params": {"params": fmt.thousands(params), "params_short": fmt.scale_words(params)},
+        "holes:pairs": {"formula": pair_formula(m), "pair_flops": fmt.thousands(pairs), "kv": kv},
+        "holes:memory": {
             "weights": fmt.gb_and_gib(costs.weight_bytes(m, BF16)),
             "weight_rule": costs.weight_convention(m, "bf16"),
             "kv_token": fmt.thousands(costs.kv_bytes_per_token(m, BF16)),
@@ -177,7 +177,7 @@ def crossover_state(model, kernel):  # the chosen kernel's crossover: marker and
         where = "beyond" if here > m.max_positions else "within"
         reach = (f" The config's max position is {m.max_positions:,}: the {kernel} "
                  f"kernel's crossover lies {where} it.")
-    return {"slots:reach": {"reach": reach},
+    return {"holes:reach": {"reach": reach},
             **marker("cross", here, f"crossover {fmt.tokens_or_never(here)}")}
 
 
@@ -199,7 +199,7 @@ def prefill_state(model, prompt, kernel):  # the prompt's dot on the curve, and 
                   "anyway, as arithmetic)")
     return {
         "source:marker": {"n": [prompt], "share": [share]},
-        "slots:prefill": {
+        "holes:prefill": {
             "prompt": fmt.thousands(prompt), "beyond": beyond, "share": fmt.percent(share),
             "rest": fmt.percent(1 - share),
             "kernel": ("triangular kernel, n²/2 pairs" if kernel == "triangular"
@@ -211,7 +211,7 @@ def prefill_state(model, prompt, kernel):  # the prompt's dot on the curve, and 
 
 def first_step_state(model, prompt):  # the first decode step sees the prompt
     m = shape_of(model)
-    return {"slots:first_step": {
+    return {"holes:first_step": {
         "first": fmt.percent(costs.decode_attention_share(m, prompt)),
         "first_context": fmt.thousands(prompt),
         "kv_user": fmt.gb_and_gib(costs.kv_cache_bytes(m, prompt, 1, BF16))}}
@@ -220,7 +220,7 @@ def first_step_state(model, prompt):  # the first decode step sees the prompt
 def last_step_state(model, prompt, generate):
     # the last decode step sees the prompt and every earlier new token
     m, last = shape_of(model), prompt + generate - 1
-    return {"slots:last_step": {
+    return {"holes:last_step": {
         "last": fmt.percent(costs.decode_attention_share(m, last)),
         "token": fmt.thousands(generate), "generate": fmt.thousands(generate),
         "last_context": fmt.thousands(last)}}
@@ -282,9 +282,9 @@ class CostPanel(CostStatePanel):
                                                             "text_align", "x_offset")))
                for a in attrs}})
         self.readout = self.add_readout(
-            CostReadout, state, "slots:prefill", "slots:first_step", "slots:last_step",
-            "slots:crossover", "slots:reach", "slots:params", "slots:pairs", "slots:memory")
-        self.caption = self.add_readout(CostCaption, state, "slots:caption")
+            CostReadout, state, "holes:prefill", "holes:first_step", "holes:last_step",
+            "holes:crossover", "holes:reach", "holes:params", "holes:pairs", "holes:memory")
+        self.caption = self.add_readout(CostCaption, state, "holes:caption")
         self.prompt_slider = self.power_slider(
             "prompt", "prompt tokens, powers of two", MAX_PROMPT, sizing_mode="stretch_width",
             min_width=180, max_width=320)

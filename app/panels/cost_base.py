@@ -9,7 +9,7 @@ own parts and figures; this base holds what would otherwise be written three tim
   so the same pure parts count a preset (static table or live) and your config (live);
 - controls on power-of-two stops: a slider over exponents that shows the tokens, and on a
   live page a number box that takes any count;
-- readouts whose slots may come from several parts (`add_readout`), and the panel's frame.
+- readouts whose holes may come from several parts (`add_readout`), and the panel's frame.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class CostStatePanel(StatePanel):
         model = params.get("model", type(self).param["model"].default)
         route = registry.route_of(type(self))  # the live page your config.json opens
         self.picker = ModelPicker(model=model, hosted=True, route=route,
-                                  calculator=self.calculator and not params.get("in_article"),
+                                  calculator=self.calculator and not params.get("in_chapter"),
                                   static=states.page_static(params.get("static")))
         super().__init__(**params)
         link_model(self, self.picker)
@@ -103,7 +103,7 @@ class CostStatePanel(StatePanel):
         raise NotImplementedError
 
     def add_readout(self, cls, state, *names, **kw):
-        # a Readout whose slots come from the state's targets `names` (one or several parts)
+        # a Readout whose holes come from the state's targets `names` (one or several parts)
         values = {}
         for name in names:
             values.update(state[name])

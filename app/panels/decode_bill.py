@@ -38,7 +38,7 @@ from bokeh.palettes import cividis
 from bokeh.plotting import figure
 
 from app.kit import chrome, fmt
-from app.kit.chrome import readout_class, slot
+from app.kit.chrome import hole, readout_class
 from app.kit.states import Control, Part
 from app.panels.cost_base import CostStatePanel, power_control
 from app.panels.model_picker import model_selector, shape_of
@@ -91,60 +91,60 @@ INTRO = (
 OPS = (
     '<div class="ae-readout" aria-live="polite">'
     "<p><b>Operations for one new token</b> (per user):</p><ul>"
-    f'<li>Dot products: {slot("dots_formula")} = <b data-s="dots"></b></li>'
-    f'<li>Scores q·k: {slot("dots_s")} × 2 × {slot("head_dim")} = {slot("scores")} FLOPs '
+    f'<li>Dot products: {hole("dots_formula")} = <b data-s="dots"></b></li>'
+    f'<li>Scores q·k: {hole("dots_s")} × 2 × {hole("head_dim")} = {hole("scores")} FLOPs '
     '(≈ <b data-s="scores_short"></b>)</li>'
-    f'<li>Weighted sum of values: {slot("dots_v")} × 2 × {slot("v_head_dim")} = '
-    f'{slot("values")} FLOPs (≈ <b data-s="values_short"></b>)</li>'
+    f'<li>Weighted sum of values: {hole("dots_v")} × 2 × {hole("v_head_dim")} = '
+    f'{hole("values")} FLOPs (≈ <b data-s="values_short"></b>)</li>'
     '<li>Attention in all: ≈ <b data-s="attention"></b> FLOPs</li>'
-    f'<li>Parameters: 2 × {slot("matmul")} parameters in matrix products = '
-    f'{slot("weight_ops")} FLOPs '
+    f'<li>Parameters: 2 × {hole("matmul")} parameters in matrix products = '
+    f'{hole("weight_ops")} FLOPs '
     '(≈ <b data-s="weight_short"></b>)</li></ul>'
     '<p>Attention is <b data-s="share"></b> of this token\'s arithmetic (about '
-    f'1/{slot("about")}).</p>{slot("users", "p")}</div>')
+    f'1/{hole("about")}).</p>{hole("users", "p")}</div>')
 
 BYTES = (
     '<div class="ae-readout" aria-live="polite">'
     "<p><b>Bytes read from the KV cache</b> (bf16):</p><ul>"
-    f'<li>Per token per layer: {slot("layer_formula")} = <b>{slot("kv_layer")} bytes</b> '
-    f'({slot("kv_layer_binary")})</li>'
-    f'<li>Per token, × {slot("layers")} layers: <b>{slot("kv_token")} bytes</b> '
-    f'({slot("kv_token_binary")})</li>'
-    f'<li>Whole context, × {slot("context")} tokens × {slot("users_count")} '
-    f'{slot("user_word")}{slot("window")}: {slot("kv_all")} bytes ≈ '
+    f'<li>Per token per layer: {hole("layer_formula")} = <b>{hole("kv_layer")} bytes</b> '
+    f'({hole("kv_layer_binary")})</li>'
+    f'<li>Per token, × {hole("layers")} layers: <b>{hole("kv_token")} bytes</b> '
+    f'({hole("kv_token_binary")})</li>'
+    f'<li>Whole context, × {hole("context")} tokens × {hole("users_count")} '
+    f'{hole("user_word")}{hole("window")}: {hole("kv_all")} bytes ≈ '
     '<b data-s="kv_all_size"></b></li></ul></div>')
 
 VERDICT = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p><b>Arithmetic intensity</b>: {slot("attention_short")} FLOPs ÷ {slot("kv_one")} ≈ '
+    f'<p><b>Arithmetic intensity</b>: {hole("attention_short")} FLOPs ÷ {hole("kv_one")} ≈ '
     '<b><span data-s="intensity"></span> FLOP/byte</b>, the same at every context and batch '
-    f'(each user reads their own cache). The {slot("gpu")}\'s <b>ridge point</b>: '
-    f'{slot("peak")} TFLOP/s ÷ {slot("bandwidth")} TB/s ≈ <b><span data-s="ridge"></span> '
+    f'(each user reads their own cache). The {hole("gpu")}\'s <b>ridge point</b>: '
+    f'{hole("peak")} TFLOP/s ÷ {hole("bandwidth")} TB/s ≈ <b><span data-s="ridge"></span> '
     "FLOP/byte</b>.</p>"
-    f'<p><b data-s="verdict"></b>{slot("verdict_rest")}</p>'
-    f'<p class="ae-hint">For comparison, the parameter matmuls: {slot("reuse")}, ≈ '
-    f'{slot("weights_intensity")} FLOP/byte (activations ignored). Batching (decoding several '
+    f'<p><b data-s="verdict"></b>{hole("verdict_rest")}</p>'
+    f'<p class="ae-hint">For comparison, the parameter matmuls: {hole("reuse")}, ≈ '
+    f'{hole("weights_intensity")} FLOP/byte (activations ignored). Batching (decoding several '
     "users' tokens in one step) raises that; it cannot raise attention's.</p></div>")
 
 TIME = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p><b>Time per token</b> on the {slot("time_gpu")}, for one user whatever the users '
+    f'<p><b>Time per token</b> on the {hole("time_gpu")}, for one user whatever the users '
     'setting: at least max(bytes ÷ '
-    f'bandwidth, FLOPs ÷ peak) = max({slot("step_bytes")} ÷ {slot("time_bandwidth")} TB/s, '
-    f'{slot("step_flops")} FLOPs ÷ {slot("time_peak")} TFLOP/s) = <b data-s="step_ms"></b>, so at '
-    f'most <b data-s="tokens_s"></b>. {slot("bound")}</p>'
+    f'bandwidth, FLOPs ÷ peak) = max({hole("step_bytes")} ÷ {hole("time_bandwidth")} TB/s, '
+    f'{hole("step_flops")} FLOPs ÷ {hole("time_peak")} TFLOP/s) = <b data-s="step_ms"></b>, so at '
+    f'most <b data-s="tokens_s"></b>. {hole("bound")}</p>'
     '<p class="ae-hint">Batching shares the parameters: the parameter matmuls alone turn '
-    f'compute-bound at a batch of about {slot("weights_batch")} (the ridge point, in bf16). '
+    f'compute-bound at a batch of about {hole("weights_batch")} (the ridge point, in bf16). '
     "Each user's cache is read for that user alone, so with "
-    f'{slot("batch_context")}-token caches {slot("reached")}.</p>'
+    f'{hole("batch_context")}-token caches {hole("reached")}.</p>'
     "</div>")
 
 GQA = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p><b data-s="gqa_lead"></b>{slot("gqa_body")}<b data-s="gqa_factor"></b>'
-    f'{slot("gqa_tail")}</p>{slot("gqa_drawn", "p", class_="ae-hint")}</div>')
+    f'<p><b data-s="gqa_lead"></b>{hole("gqa_body")}<b data-s="gqa_factor"></b>'
+    f'{hole("gqa_tail")}</p>{hole("gqa_drawn", "p", class_="ae-hint")}</div>')
 
-CAPTION = (f'<p class="ae-caption" aria-live="polite">The {slot("gpu_name")}\'s roofline, '
+CAPTION = (f'<p class="ae-caption" aria-live="polite">The {hole("gpu_name")}\'s roofline, '
            "log-log: the most FLOP/s a kernel of a given arithmetic intensity can reach</p>")
 
 OpsReadout = readout_class("DecodeOpsReadout", OPS, module=__name__)
@@ -249,18 +249,18 @@ def model_state(model):  # the GQA diagram and its text, the weights line, bytes
     return {
         "source:gqa_queries": queries, "source:gqa_kv": kv, "source:gqa_links": links,
         "prop:gqa_pane.visible": drawn,
-        "slots:gqa": gqa_values(m, per_layer),
-        "slots:weights_line": {"matmul": fmt.thousands(params),
+        "holes:gqa": gqa_values(m, per_layer),
+        "holes:weights_line": {"matmul": fmt.thousands(params),
                                "weight_ops": fmt.thousands(weight_ops),
                                "weight_short": fmt.scale_words(weight_ops)},
-        "slots:per_token": {"layer_formula": layer, "kv_layer": fmt.thousands(per_layer),
+        "holes:per_token": {"layer_formula": layer, "kv_layer": fmt.thousands(per_layer),
                             "kv_layer_binary": fmt.binary_bytes(per_layer),
                             "layers": f"{m.layers:,}", "kv_token": fmt.thousands(per_token),
                             "kv_token_binary": fmt.binary_bytes(per_token), "window": window},
     }
 
 
-def gqa_values(m, per_layer):  # -> {slot: text}: how the query heads share the KV heads
+def gqa_values(m, per_layer):  # -> {hole: text}: how the query heads share the KV heads
     own = kv_if_own(m)
     saving = own / per_layer
     drawn = "" if m.heads <= MAX_DRAWN_HEADS else f"Too many heads to draw ({m.heads:,})."
@@ -298,7 +298,7 @@ def ops_state(model, context):  # one new token's operations; the intensity's di
         formula = f"{m.layers:,} layers × {m.heads:,} query heads × {context:,} keys"
     one_user = costs.kv_cache_bytes(m, context, 1, BYTES_PER_VALUE)
     return {
-        "slots:ops": {
+        "holes:ops": {
             "dots_formula": formula, "dots": fmt.thousands(dots),
             "dots_s": fmt.thousands(dots), "dots_v": fmt.thousands(dots),
             "head_dim": f"{m.head_dim:,}", "v_head_dim": f"{m.v_head_dim:,}",
@@ -306,7 +306,7 @@ def ops_state(model, context):  # one new token's operations; the intensity's di
             "values": fmt.thousands(values), "values_short": fmt.scale_words(values),
             "attention": fmt.scale_words(attention), "share": fmt.percent(share, 3),
             "about": str(max(round(1 / share), 1)) if share > 0 else "∞"},
-        "slots:intensity": {"attention_short": fmt.scale_words(attention),
+        "holes:intensity": {"attention_short": fmt.scale_words(attention),
                             "kv_one": fmt.gb_and_gib(one_user),
                             "intensity": f"{intensity(m):.1f}"},
     }
@@ -321,23 +321,23 @@ def batch_state(model, context, users):  # the whole batch's operations this ste
         together = (f"For all {users:,} users: {fmt.scale_words(attention * users)} attention "
                     f"FLOPs and {fmt.scale_words(costs.other_flops_decode(m) * users)} "
                     "parameter FLOPs this step.")
-    return {"slots:batch_ops": {"users": together}}
+    return {"holes:batch_ops": {"users": together}}
 
 
 def cache_state(model, context, users):
     # the whole batch's cache: the same bytes for the same context × users, so the table
     # holds each value once
     kv_all = costs.kv_cache_bytes(shape_of(model), context, users, BYTES_PER_VALUE)
-    return {"slots:kv_all": {"kv_all": fmt.thousands(kv_all),
+    return {"holes:kv_all": {"kv_all": fmt.thousands(kv_all),
                              "kv_all_size": fmt.gb_and_gib(kv_all)}}
 
 
 def context_state(context):
-    return {"slots:context": {"context": f"{context:,}"}}
+    return {"holes:context": {"context": f"{context:,}"}}
 
 
 def users_state(users):
-    return {"slots:users": {"users_count": f"{users:,}",
+    return {"holes:users": {"users_count": f"{users:,}",
                             "user_word": "user" if users == 1 else "users"}}
 
 
@@ -345,7 +345,7 @@ def weights_state(model, users):  # the weight matmuls' intensity: each weight r
     w = weights_intensity(shape_of(model), users)
     reuse = ("with one user, each parameter read does one multiply-add" if users == 1
              else f"each parameter read is used by all {users:,} users of the batch")
-    return {"slots:reuse": {"reuse": reuse, "weights_intensity": f"{w:.3g}"}}
+    return {"holes:reuse": {"reuse": reuse, "weights_intensity": f"{w:.3g}"}}
 
 
 def gpu_state(gpu):  # the roofline and its ridge point
@@ -355,8 +355,8 @@ def gpu_state(gpu):  # the roofline and its ridge point
         "source:roof": roof_data(g),
         "prop:ridge_span.location": ridge, "prop:ridge_label.x": ridge,
         "prop:ridge_label.text": f"ridge {ridge:.0f}",
-        "slots:caption": {"gpu_name": g.name},
-        "slots:ridge": {"gpu": g.name, "peak": f"{g.peak_flops / 1e12:,.0f}",
+        "holes:caption": {"gpu_name": g.name},
+        "holes:ridge": {"gpu": g.name, "peak": f"{g.peak_flops / 1e12:,.0f}",
                         "bandwidth": f"{g.bandwidth / 1e12:.3g}", "ridge": f"{ridge:.0f}"},
     }
 
@@ -375,7 +375,7 @@ def verdict_state(model, gpu):  # where decode attention lands on this GPU's roo
         rest = (f" by a factor of {fmt.about_times(i / g.ridge_point)}: the math units, not "
                 "memory, set the pace.")
     x, y = clip(i), reach / 1e12
-    return {"slots:verdict": {"verdict": verdict, "verdict_rest": rest},
+    return {"holes:verdict": {"verdict": verdict, "verdict_rest": rest},
             "source:point": {"x": [x], "y": [y]},
             "prop:point_label.x": x, "prop:point_label.y": y,
             "prop:point_label.text": f"decode attention {i:.1f}"}
@@ -389,7 +389,7 @@ def time_state(model, context, gpu):  # the least time one decode step takes, on
     seconds = costs.decode_step_seconds(m, g, context, 1, BYTES_PER_VALUE)
     memory = step_bytes / g.bandwidth >= step_flops / g.peak_flops
     batch = costs.compute_bound_batch(m, g, context, BYTES_PER_VALUE)
-    return {"slots:time": {
+    return {"holes:time": {
         "step_bytes": f"{step_bytes / 1e9:.3g} GB", "step_flops": fmt.scale_words(step_flops),
         "step_ms": f"{seconds * 1e3:.3g} ms", "tokens_s": f"{1 / seconds:,.0f} tokens/s",
         "bound": "Memory sets the pace." if memory else "The math units set the pace.",
@@ -401,14 +401,14 @@ def time_state(model, context, gpu):  # the least time one decode step takes, on
 
 def time_gpu_state(gpu):  # the bound's peaks
     g = costs.GPUS[gpu]
-    return {"slots:time_gpu": {"time_gpu": g.name, "time_bandwidth": f"{g.bandwidth / 1e12:.3g}",
+    return {"holes:time_gpu": {"time_gpu": g.name, "time_bandwidth": f"{g.bandwidth / 1e12:.3g}",
                                "time_peak": f"{g.peak_flops / 1e12:,.0f}"}}
 
 
 def weights_batch_state(model, gpu):  # the batch at which the weight matmuls alone turn
     # compute-bound (no cache): about the ridge point in bf16
     batch = costs.compute_bound_batch(shape_of(model), costs.GPUS[gpu], 0, BYTES_PER_VALUE)
-    return {"slots:time_weights": {"weights_batch": f"{batch:,.0f}"}}
+    return {"holes:time_weights": {"weights_batch": f"{batch:,.0f}"}}
 
 
 def weights_point_state(model, users, gpu):  # the weight matmuls' dot on the roofline
@@ -462,16 +462,16 @@ class DecodeBillPanel(CostStatePanel):
     def build_body(self, state):
         self._build_roofline(state)
         self._build_gqa(state)
-        self.readout = self.add_readout(OpsReadout, state, "slots:ops", "slots:weights_line",
-                                        "slots:batch_ops")
-        self.bytes_readout = self.add_readout(BytesReadout, state, "slots:per_token",
-                                              "slots:context", "slots:users", "slots:kv_all")
-        self.verdict = self.add_readout(VerdictReadout, state, "slots:intensity",
-                                        "slots:ridge", "slots:verdict", "slots:reuse")
-        self.gqa_text = self.add_readout(GqaReadout, state, "slots:gqa")
-        self.time = self.add_readout(TimeReadout, state, "slots:time", "slots:time_gpu",
-                                     "slots:time_weights")
-        self.caption = self.add_readout(CaptionReadout, state, "slots:caption")
+        self.readout = self.add_readout(OpsReadout, state, "holes:ops", "holes:weights_line",
+                                        "holes:batch_ops")
+        self.bytes_readout = self.add_readout(BytesReadout, state, "holes:per_token",
+                                              "holes:context", "holes:users", "holes:kv_all")
+        self.verdict = self.add_readout(VerdictReadout, state, "holes:intensity",
+                                        "holes:ridge", "holes:verdict", "holes:reuse")
+        self.gqa_text = self.add_readout(GqaReadout, state, "holes:gqa")
+        self.time = self.add_readout(TimeReadout, state, "holes:time", "holes:time_gpu",
+                                     "holes:time_weights")
+        self.caption = self.add_readout(CaptionReadout, state, "holes:caption")
         (self.context_slider, self.context_input, self.users_slider,
          self.users_input) = self.context_and_users(MAX_CONTEXT, 256, MAX_USERS, "users (batch)",
                                                     "users / batch", 170)

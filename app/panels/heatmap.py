@@ -7,7 +7,7 @@ pass over the first i + 1 tokens, bit for bit) and says so when a control change
 The panel has the one shape (app/kit/states.py): five controls with 384 settings in all, a
 pure `state()` made of three parts (where the masked layer and the position labels sit,
 which depends on the length alone; the cells, which do not depend on the inspected query;
-and the row), and a view built once. The text readouts are `chrome.Readout` slots. A live
+and the row), and a view built once. The text readouts are `chrome.Readout` holes. A live
 session pushes a new state; a static page looks it up in the shipped table and sets the same
 values in the browser.
 
@@ -36,7 +36,7 @@ from bokeh.plotting import figure
 from bokeh.transform import transform
 
 from app.kit import chrome, fmt, registry, resources, states
-from app.kit.chrome import readout_class, scroll_box, slot
+from app.kit.chrome import hole, readout_class, scroll_box
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
 from app.kit.transforms import static_transform
@@ -127,49 +127,49 @@ def share_py(part, lengths, data):  # cellShare for the stills: `part` of one po
 
 HERO = (
     '<div class="ae-readout ae-hero" aria-live="polite">'
-    f'<span><b>dot products</b> {slot("dots", class_="ae-big")}'
-    f' <small>({slot("dots_formula")})</small></span>'
-    f'<span><b>pairs computed then discarded:</b> {slot("discarded")}</span>'
-    f'<span><b>effective tokens attended</b> (row {slot("eff_row")}): {slot("eff")}</span>'
+    f'<span><b>dot products</b> {hole("dots", class_="ae-big")}'
+    f' <small>({hole("dots_formula")})</small></span>'
+    f'<span><b>pairs computed then discarded:</b> {hole("discarded")}</span>'
+    f'<span><b>effective tokens attended</b> (row {hole("eff_row")}): {hole("eff")}</span>'
     '</div>')
 
 CAPTION = (
-    f'<p class="ae-caption" aria-live="polite">Row {slot("row")} puts its largest weight, '
-    f'{slot("top_weight")}, on key {slot("top_key")}. Each row sums to 1; grey hatched cells '
+    f'<p class="ae-caption" aria-live="polite">Row {hole("row")} puts its largest weight, '
+    f'{hole("top_weight")}, on key {hole("top_key")}. Each row sums to 1; grey hatched cells '
     'are masked (−∞ before the softmax, weight exactly 0). Colour: Cividis, 0 dark to 1 '
     'light.</p>')
 
-TABLE_COLUMNS = ("raw", "scaled", "masked", "exp", "weight")  # slot prefixes, per key row
+TABLE_COLUMNS = ("raw", "scaled", "masked", "exp", "weight")  # hole prefixes, per key row
 ARITHMETIC = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<div class="ae-table-title">The arithmetic of row {slot("title_row")}, d_k = '
-    f'{slot("d_k")}</div>'
+    f'<div class="ae-table-title">The arithmetic of row {hole("title_row")}, d_k = '
+    f'{hole("d_k")}</div>'
     + scroll_box("the arithmetic of the row") + '<table class="ae-arith">'
     '<caption class="ae-sr">scores, mask, exponentials and weights of query '
-    f'{slot("caption_row")} against each key</caption>'
+    f'{hole("caption_row")} against each key</caption>'
     "<thead><tr><th scope='col'>key</th><th scope='col'>q·k</th>"
-    f"{slot('divisor', 'th', scope='col')}<th scope='col'>mask</th>"
+    f"{hole('divisor', 'th', scope='col')}<th scope='col'>mask</th>"
     "<th scope='col'>exp(s\u00a0− max)</th><th scope='col'>weight</th></tr></thead><tbody>"
     + "".join(
-        f"<tr>{slot(f'key{j}', 'th', scope='row')}"
-        + "".join(slot(f"{c}{j}", "td") for c in TABLE_COLUMNS[:-1])
-        + f"<td>{slot(f'weight{j}', 'b')}</td></tr>"
+        f"<tr>{hole(f'key{j}', 'th', scope='row')}"
+        + "".join(hole(f"{c}{j}", "td") for c in TABLE_COLUMNS[:-1])
+        + f"<td>{hole(f'weight{j}', 'b')}</td></tr>"
         for j in range(MAX_LENGTH))
     + "<tr class='ae-sum'><th scope='row'>sum</th><td></td><td></td><td></td>"
-    f"{slot('exp_sum', 'td')}{slot('weight_sum', 'td')}</tr></tbody></table></div>"
+    f"{hole('exp_sum', 'td')}{hole('weight_sum', 'td')}</tr></tbody></table></div>"
     '<div class="ae-out">weight = exp ÷ sum. output = Σ weight × value = '
-    f'{slot("output")}</div>'
+    f'{hole("output")}</div>'
     '<div class="ae-small">s is the softmax\'s input; subtracting the row\'s max changes no '
     "weight (the math chapter shows why).</div></div>")
 
 TRUNCATE = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<div><b>truncate line:</b> {slot("truncate")}</div>{slot("blas", "div", class_="ae-small")}'
+    f'<div><b>truncate line:</b> {hole("truncate")}</div>{hole("blas", "div", class_="ae-small")}'
     '</div>')
 
 LOG = (
     '<div class="ae-log" aria-live="polite"><b>log</b> <small>(newest first)</small><ul>'
-    + "".join(slot(f"log{i}", "li") for i in range(LOG_LINES)) + "</ul></div>")
+    + "".join(hole(f"log{i}", "li") for i in range(LOG_LINES)) + "</ul></div>")
 
 
 HeroReadout = readout_class("HeroReadout", HERO, module=__name__)
@@ -177,21 +177,21 @@ HeroReadout = readout_class("HeroReadout", HERO, module=__name__)
 
 # the heatmap as a table a screen reader can walk: every weight of the sequence, row by
 # row; visually hidden (the figure shows the same); rows and columns past the sequence are
-# empty slots, and so not shown
+# empty holes, and so not shown
 WEIGHTS = (  # in a hidden box: a table does not clip its own overflow
     '<div class="ae-sr"><table class="ae-weights">'
     "<caption>Attention weights of the head: one row per query, one column per key; "
     "masked cells are −∞ before the softmax, weight 0</caption>"
     "<thead><tr><th scope='col'>query, key</th>"
-    + "".join(slot(f"kh{k}", "th", scope="col") for k in range(MAX_LENGTH)) + "</tr></thead>"
+    + "".join(hole(f"kh{k}", "th", scope="col") for k in range(MAX_LENGTH)) + "</tr></thead>"
     "<tbody>"
-    + "".join("<tr>" + slot(f"qh{q}", "th", scope="row")
-              + "".join(slot(f"w{q}_{k}", "td") for k in range(MAX_LENGTH)) + "</tr>"
+    + "".join("<tr>" + hole(f"qh{q}", "th", scope="row")
+              + "".join(hole(f"w{q}_{k}", "td") for k in range(MAX_LENGTH)) + "</tr>"
               for q in range(MAX_LENGTH))
     + "</tbody></table></div>")
 
 
-def weights_table_values(nums):  # -> {slot: text} of the weights table
+def weights_table_values(nums):  # -> {hole: text} of the weights table
     r, words = nums.result, worked_example.WORDS
     rows = {int(q): row for row, q in enumerate(r.query_positions)}
     values = {}
@@ -323,7 +323,7 @@ def cells_state(length, mask, divide, phase):  # the weights drawn, and the quer
         # n: the length a drawn cell is placed by, 0 for a cell not drawn (see cellCentre)
         "source:cells": {**columns, "n": [length if i in drawn else 0
                                           for i in range(len(ALL_CELLS))]},
-        "slots:weights_table": weights_table_values(nums),
+        "holes:weights_table": weights_table_values(nums),
         "prop:decode_label.visible": phase == "decode",
         "prop:query_widget.disabled": phase == "decode",
     }
@@ -334,15 +334,15 @@ def row_state(length, query, mask, divide, phase):  # the inspected row and ever
     nums = head_numbers(length, position, phase, mask, divide)
     return {
         "source:row": {"y": [place(position, length)], "height": [round(1 / length, PLACE_DIGITS)]},
-        "slots:hero": hero_values(nums, phase),
-        "slots:caption": caption_values(nums),
-        "slots:arithmetic": arithmetic_values(nums, divide),
-        "slots:truncate": truncate_values(nums, mask),
+        "holes:hero": hero_values(nums, phase),
+        "holes:caption": caption_values(nums),
+        "holes:arithmetic": arithmetic_values(nums, divide),
+        "holes:truncate": truncate_values(nums, mask),
         "log:log": log_entries(nums, query, mask, divide, phase),
     }
 
 
-def hero_values(nums, phase):  # -> {slot: text} of the hero line
+def hero_values(nums, phase):  # -> {hole: text} of the hero line
     r = nums.result
     return {
         "dots": str(r.dot_products),
@@ -353,7 +353,7 @@ def hero_values(nums, phase):  # -> {slot: text} of the hero line
     }
 
 
-def caption_values(nums):  # -> {slot: text} of the caption under the heatmap
+def caption_values(nums):  # -> {hole: text} of the caption under the heatmap
     weights = nums.result.weights[nums.row]
     top = int(np.argmax(weights))
     return {
@@ -363,7 +363,7 @@ def caption_values(nums):  # -> {slot: text} of the caption under the heatmap
     }
 
 
-def arithmetic_values(nums, divide):  # -> {slot: text} of the inspected row's arithmetic
+def arithmetic_values(nums, divide):  # -> {hole: text} of the inspected row's arithmetic
     r, i, pos = nums.result, nums.row, nums.position
     values = {
         "title_row": f"{pos} ({nums.tokens[pos]})", "d_k": str(r.d_k),
@@ -382,7 +382,7 @@ def arithmetic_values(nums, divide):  # -> {slot: text} of the inspected row's a
     return values
 
 
-def truncate_values(nums, mask):  # -> {slot: text}: the truncate line and the BLAS line
+def truncate_values(nums, mask):  # -> {hole: text}: the truncate line and the BLAS line
     t, b, pos = nums.truncate, nums.blas, nums.position
     if t.equal:
         truncate = f"row {pos} matches a pass over the first {pos + 1} tokens, bit for bit"
@@ -529,10 +529,10 @@ class HeadPanel(StatePanel):
             "prop:decode_label.y": self.decode_label,
             "prop:decode_label.visible": self.decode_label,
             "prop:query_widget.end": self._query_w, "prop:query_widget.disabled": self._query_w,
-            "source:row": self.row_source, "slots:hero": self._hero,
-            "slots:caption": self._caption, "slots:arithmetic": self._arithmetic,
-            "slots:weights_table": self._weights_table,
-            "slots:truncate": self._truncate, "log:log": self._log_view,
+            "source:row": self.row_source, "holes:hero": self._hero,
+            "holes:caption": self._caption, "holes:arithmetic": self._arithmetic,
+            "holes:weights_table": self._weights_table,
+            "holes:truncate": self._truncate, "log:log": self._log_view,
         }
         return self._layout
 
@@ -655,12 +655,12 @@ class HeadPanel(StatePanel):
             level="annotation", visible=False)
 
     def _build_readouts(self, state):
-        self._hero = self.new_readout(HeroReadout, state["slots:hero"], margin=(4, 10))
-        self._caption = self.new_readout(CaptionReadout, state["slots:caption"])
-        self._weights_table = self.new_readout(WeightsReadout, state["slots:weights_table"],
+        self._hero = self.new_readout(HeroReadout, state["holes:hero"], margin=(4, 10))
+        self._caption = self.new_readout(CaptionReadout, state["holes:caption"])
+        self._weights_table = self.new_readout(WeightsReadout, state["holes:weights_table"],
                                                margin=0)
-        self._arithmetic = self.new_readout(ArithmeticReadout, state["slots:arithmetic"])
-        self._truncate = self.new_readout(TruncateReadout, state["slots:truncate"])
+        self._arithmetic = self.new_readout(ArithmeticReadout, state["holes:arithmetic"])
+        self._truncate = self.new_readout(TruncateReadout, state["holes:truncate"])
         self._log_view = self.new_readout(LogReadout, {f"log{i}": "" for i in range(LOG_LINES)},
                                  margin=(0, 10))
         heatmap_col = pn.Column(self._figure_pane, self._caption, self._weights_table,

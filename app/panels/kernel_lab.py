@@ -76,10 +76,10 @@ class KernelLabPanel(pn.viewable.Viewer):
 
     url_keys = ("batch", "heads", "kv_heads", "length", "head_dim", "dtype", "masking", "backend")
 
-    def __init__(self, runner=None, caps=None, in_article=False, **params):
-        # in_article: the article's section right above already says what the lab's heading,
+    def __init__(self, runner=None, caps=None, in_chapter=False, **params):
+        # in_chapter: the chapter's section right above already says what the lab's heading,
         # introduction, "what to try" and eager-weights notes say; leave those to /kernel-lab
-        self.in_article = in_article
+        self.in_chapter = in_chapter
         self._runner = runner
         self.caps = caps or CAPS
         self.available, self.cuda, self.backends = runtime()
@@ -375,7 +375,7 @@ class KernelLabPanel(pn.viewable.Viewer):
                                disable_anchors=True, stylesheets=[CODE_CSS])
 
         def alone(*objects):  # shown on /kernel-lab; in the article the prose says it
-            return [] if self.in_article else list(objects)
+            return [] if self.in_chapter else list(objects)
 
         return pn.Column(
             *alone(chrome.heading(registry.title_of(type(self))), md(INTRO)),
@@ -385,7 +385,7 @@ class KernelLabPanel(pn.viewable.Viewer):
             self.kv_error,
             choices,
             self.dtype_pane,
-            chrome.heading("Before you run", 1, titled=not self.in_article),
+            chrome.heading("Before you run", 1, titled=not self.in_chapter),
             self.plan_pane,
             buttons,
             self.status,

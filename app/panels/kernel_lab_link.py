@@ -14,7 +14,7 @@ class KernelLabLink(pn.viewable.Viewer):
     """The lab on a static page: it runs PyTorch on the server, so it is always live; a
     reader who never opens it costs nothing. One click opens it, in the page's state."""
 
-    def __init__(self, lab, in_article=False, route="/kernel-lab"):
+    def __init__(self, lab, in_chapter=False, route="/kernel-lab"):
         # lab: the live panel's class (KernelLabPanel): the link takes its URL keys and their
         # defaults, so a chapter's URL plan is the same on a static page and a live one
         super().__init__()
@@ -23,7 +23,7 @@ class KernelLabLink(pn.viewable.Viewer):
             self.param.add_parameter(name, param.Parameter(lab.param[name].default))
         md = functools.partial(pn.pane.Markdown, sizing_mode="stretch_width",
                                disable_anchors=True, stylesheets=[CODE_CSS])
-        heading = [] if in_article else [
+        heading = [] if in_chapter else [
             chrome.heading(registry.title_of(lab)), md(INTRO)]
         self._layout = pn.Column(
             *heading,

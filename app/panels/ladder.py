@@ -27,7 +27,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from app.kit import chrome, fmt, model_code, registry, resources
-from app.kit.chrome import readout_class, slot
+from app.kit.chrome import hole, readout_class
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
 from attention_core import head, worked_example
@@ -87,7 +87,7 @@ def ladder_state(length, phase):  # the bars, the head's markers and the ladder'
         "source:bars": columns,
         "source:head_marker": {"n": [length, length], "y": [prefill, decode],
                                "colour": [PREFILL, DECODE]},
-        "slots:ladder": {
+        "holes:ladder": {
             "n": str(length), "phase": phase,
             "now": str(prefill if phase == "prefill" else decode),
             "prefill": str(prefill), "decode": str(decode),
@@ -113,7 +113,7 @@ def sum_state(prompt, response):  # the response's sum: the marker and the text
     last = prompt + response - 1
     return {
         "source:marker": {"n": [final], "total": [total]},
-        "slots:context": {
+        "holes:context": {
             "prompt": fmt.count(prompt), "prompt_prefill": fmt.count(prompt * prompt),
             "response": fmt.count(response), "last_step": fmt.count(last),
             "total": fmt.count(total), "ratio": f"{total / (final * final):.0%}",
@@ -127,22 +127,22 @@ def sum_state(prompt, response):  # the response's sum: the marker and the text
 
 LADDER = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p>At n = {slot("n")}, {slot("phase")}: {slot("now", "b")} dot products. Prefill runs '
-    f'{slot("n")} queries against {slot("n")} keys ({slot("prefill")}); a decode step runs '
-    f'one query, the newest token, against the same {slot("n")} keys ({slot("decode")}).</p>'
-    f'<p class="ae-small">Prefill: {slot("prefill_all")}. Decode: {slot("decode_all")}. The '
+    f'<p>At n = {hole("n")}, {hole("phase")}: {hole("now", "b")} dot products. Prefill runs '
+    f'{hole("n")} queries against {hole("n")} keys ({hole("prefill")}); a decode step runs '
+    f'one query, the newest token, against the same {hole("n")} keys ({hole("decode")}).</p>'
+    f'<p class="ae-small">Prefill: {hole("prefill_all")}. Decode: {hole("decode_all")}. The '
     'square is n queries times n keys; a decode step keeps the n keys but has one query, the '
     'keys and values of earlier tokens waiting in the KV cache.</p></div>')
 
 CONTEXT = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p>Prefill of the {slot("prompt")}-token prompt: {slot("prompt_prefill")} dot products. '
-    f'Then {slot("response")} decode steps, each linear: the first sees {slot("prompt")} keys, '
-    f'the last {slot("last_step")}. Their sum, Σ t for t = {slot("prompt")} … '
-    f'{slot("last_step")}, is {slot("total", "b")} dot products, {slot("ratio")} of n² = '
-    f'{slot("final")}² = {slot("final_square")}.</p>'
+    f'<p>Prefill of the {hole("prompt")}-token prompt: {hole("prompt_prefill")} dot products. '
+    f'Then {hole("response")} decode steps, each linear: the first sees {hole("prompt")} keys, '
+    f'the last {hole("last_step")}. Their sum, Σ t for t = {hole("prompt")} … '
+    f'{hole("last_step")}, is {hole("total", "b")} dot products, {hole("ratio")} of n² = '
+    f'{hole("final")}² = {hole("final_square")}.</p>'
     '<p class="ae-small">Each step is linear in the context. For R response tokens after P '
-    f'prompt tokens the sum is R·P + R(R − 1)/2, here {slot("linear")} + {slot("square")}: '
+    f'prompt tokens the sum is R·P + R(R − 1)/2, here {hole("linear")} + {hole("square")}: '
     'the square term overtakes the linear one only once the response is more than twice the '
     f'prompt. Per layer and per head; at n = {fmt.count(MAX_CONTEXT)} a prefill is '
     f'{fmt.count(MAX_CONTEXT ** 2)} dot products against {fmt.count(MAX_CONTEXT)} for one '
@@ -209,14 +209,14 @@ class LadderPanel(StatePanel):
         self.marker_source = ColumnDataSource(state["source:marker"])
         self._build_ladder()
         self._build_context()
-        self._ladder_text = self.new_readout(LadderReadout, state["slots:ladder"])
-        self._context_text = self.new_readout(ContextReadout, state["slots:context"])
+        self._ladder_text = self.new_readout(LadderReadout, state["holes:ladder"])
+        self._context_text = self.new_readout(ContextReadout, state["holes:context"])
         self._build_widgets()
         self.targets = {
             "source:curves": self.curve_source, "source:bars": self.ladder_source,
-            "source:head_marker": self.head_marker_source, "slots:ladder": self._ladder_text,
+            "source:head_marker": self.head_marker_source, "holes:ladder": self._ladder_text,
             "source:response": self.response_source, "source:marker": self.marker_source,
-            "slots:context": self._context_text,
+            "holes:context": self._context_text,
         }
         return self._build_layout()
 

@@ -33,7 +33,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 
 from app.kit import chrome, fmt
-from app.kit.chrome import readout_class, slot
+from app.kit.chrome import hole, readout_class
 from app.kit.states import Control, Part
 from app.panels.cost_base import CostStatePanel, power_control, rounded
 from app.panels.model_picker import model_selector, shape_of
@@ -71,28 +71,28 @@ INTRO = (
 
 READOUT = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p><b>Parameters</b>: {slot("params")} parameters × {slot("bytes")} {slot("byte_word")} = '
-    f'<b data-s="weights"></b>, fixed; a decode step streams {slot("read")}, however long '
+    f'<p><b>Parameters</b>: {hole("params")} parameters × {hole("bytes")} {hole("byte_word")} = '
+    f'<b data-s="weights"></b>, fixed; a decode step streams {hole("read")}, however long '
     "the conversation.</p>"
-    f'<p><b>KV cache</b>: {slot("kv_token")} bytes ({slot("kv_token_binary")}) per token, per '
-    f'user. For {slot("who")} at {slot("context")} tokens{slot("each")}: '
-    f'<b data-s="kv_all"></b>. Parameters plus cache: {slot("total")}.{slot("window")}</p>'
+    f'<p><b>KV cache</b>: {hole("kv_token")} bytes ({hole("kv_token_binary")}) per token, per '
+    f'user. For {hole("who")} at {hole("context")} tokens{hole("each")}: '
+    f'<b data-s="kv_all"></b>. Parameters plus cache: {hole("total")}.{hole("window")}</p>'
     "<p><b>Where the cache catches the parameters</b>: one user's cache outweighs them "
-    f'{slot("one_at")}<b data-s="one"></b>{slot("one_tokens")}{slot("one_approx")}.'
-    f'{slot("all_lead")}<b data-s="all"></b>{slot("all_tail")}</p></div>')
+    f'{hole("one_at")}<b data-s="one"></b>{hole("one_tokens")}{hole("one_approx")}.'
+    f'{hole("all_lead")}<b data-s="all"></b>{hole("all_tail")}</p></div>')
 
 SCRATCH = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p><b>Prefill scratch</b>, prompt of {slot("prompt")} tokens. A kernel that writes the '
-    f'scores out makes an n × n square per head: {slot("prompt_squared")}² = '
-    f'{slot("scores")} scores (≈ <b data-s="scores_short"></b>); × {slot("heads")} heads × '
-    f'{slot("scratch_bytes")} = <b data-s="eager"></b> of scratch per layer.</p>'
-    f'<p>A fused kernel keeps one {slot("tile")} × {slot("tile_w")} tile per head at a time and '
-    f'never writes the square: {slot("tile_scores")} scores × {slot("tile_heads")} heads × '
-    f'{slot("tile_bytes")} = <b data-s="fused"></b>, held on chip: {slot("ratio")} times '
+    f'<p><b>Prefill scratch</b>, prompt of {hole("prompt")} tokens. A kernel that writes the '
+    f'scores out makes an n × n square per head: {hole("prompt_squared")}² = '
+    f'{hole("scores")} scores (≈ <b data-s="scores_short"></b>); × {hole("heads")} heads × '
+    f'{hole("scratch_bytes")} = <b data-s="eager"></b> of scratch per layer.</p>'
+    f'<p>A fused kernel keeps one {hole("tile")} × {hole("tile_w")} tile per head at a time and '
+    f'never writes the square: {hole("tile_scores")} scores × {hole("tile_heads")} heads × '
+    f'{hole("tile_bytes")} = <b data-s="fused"></b>, held on chip: {hole("ratio")} times '
     "less.</p></div>")
 
-CAPTION = (f'<p class="ae-caption" aria-live="polite">{slot("model_name")}, {slot("dtype")}: '
+CAPTION = (f'<p class="ae-caption" aria-live="polite">{hole("model_name")}, {hole("dtype")}: '
            "parameters against the KV cache as the context grows (log-log)</p>")
 
 MemoryReadout = readout_class("MemoryReadout", READOUT, module=__name__)
@@ -132,7 +132,7 @@ def window_state(model):  # what a sliding window does to the cache, if the mode
     if m.sliding_layers:
         window = (f" Sliding-window layers stop growing at {m.sliding_window:,} tokens, so "
                   "the cache grows more slowly past it.")
-    return {"slots:window": {"window": window}}
+    return {"holes:window": {"window": window}}
 
 
 def read_per_step(m, b):  # -> what a decode step streams of the parameters, in words
@@ -148,19 +148,19 @@ def weights_state(model, dtype):  # the parameters, one user's cache: per token,
     one = costs.kv_outweighs_weights_context(m, 1, b)
     one_at, one_n, one_tokens = at_tokens(one)
     return {
-        "slots:weights": {"params": fmt.thousands(costs.total_params(m)), "bytes": str(b),
+        "holes:weights": {"params": fmt.thousands(costs.total_params(m)), "bytes": str(b),
                           "byte_word": byte_word(b),
                           "weights": fmt.gb_and_gib(weights, TOTAL_DIGITS),
                           "read": read_per_step(m, b),
                           "kv_token": fmt.thousands(per_token),
                           "kv_token_binary": fmt.binary_bytes(per_token)},
-        "slots:one_user": {"one_at": one_at, "one": one_n, "one_tokens": one_tokens,
+        "holes:one_user": {"one_at": one_at, "one": one_n, "one_tokens": one_tokens,
                            "one_approx": (f" (≈ {fmt.scale_words(one, 2)})" if math.isfinite(one)
                                           else ": the window caps the cache below the "
                                                "parameters")},
         "source:curve_one": {"weights": gb(np.full(CURVE_CONTEXT.shape, weights)),
                              "kv_one": gb(costs.kv_cache_bytes(m, CURVE_CONTEXT, 1, b))},
-        "slots:caption": {"model_name": m.name, "dtype": dtype},
+        "holes:caption": {"model_name": m.name, "dtype": dtype},
     }
 
 
@@ -177,7 +177,7 @@ def batch_state(model, users, dtype):  # where the batch's caches catch the weig
     shown = math.isfinite(cross) and CHART_X[0] <= cross <= CHART_X[1]
     right = shown and cross > 4096  # labels left of the line near the right edge
     return {
-        "slots:all_users": {"all_lead": all_lead, "all": all_n, "all_tail": all_tail},
+        "holes:all_users": {"all_lead": all_lead, "all": all_n, "all_tail": all_tail},
         "prop:cross_span.location": float(cross) if shown else float(CHART_X[0]),
         "prop:cross_span.visible": shown,
         "prop:cross_label.x": float(cross) if shown else float(CHART_X[0]),
@@ -198,7 +198,7 @@ def batch_curve_state(model, users, dtype):
 
 def users_state(users):  # whose cache the chart and the text count
     return {
-        "slots:who": {"who": "one user" if users == 1 else f"{users:,} users",
+        "holes:who": {"who": "one user" if users == 1 else f"{users:,} users",
                       "each": " each" if users > 1 else ""},
         "prop:kv_item.label": {"value": "KV cache, one user" if users == 1
                                else f"KV cache, {users:,} users"},
@@ -207,7 +207,7 @@ def users_state(users):  # whose cache the chart and the text count
 
 
 def context_state(context):  # the dot's place on the context axis
-    return {"slots:context": {"context": f"{context:,}"},
+    return {"holes:context": {"context": f"{context:,}"},
             "source:marker_x": {"context": [min(max(float(context), CHART_X[0]), CHART_X[1])]}}
 
 
@@ -216,7 +216,7 @@ def cache_state(model, users, context, dtype):
     # the table holds each value once
     m, b = shape_of(model), DTYPES[dtype]
     kv = costs.kv_cache_bytes(m, context, users, b)
-    return {"slots:cache": {"kv_all": fmt.gb_and_gib(kv, TOTAL_DIGITS),
+    return {"holes:cache": {"kv_all": fmt.gb_and_gib(kv, TOTAL_DIGITS),
                             "total": fmt.gb_and_gib(costs.weight_bytes(m, b) + kv,
                                                     TOTAL_DIGITS)}}
 
@@ -233,7 +233,7 @@ def scratch_state(model, prompt, dtype):  # an eager kernel's n × n scores agai
     eager, fused = costs.eager_score_matrix_bytes(m, prompt, 1, b), t * t * m.heads * b
     scores = float(prompt) * prompt
     per = f"{b} {byte_word(b)}"
-    return {"slots:scratch": {
+    return {"holes:scratch": {
         "prompt": f"{prompt:,}", "prompt_squared": f"{prompt:,}", "scores": fmt.thousands(scores),
         "scores_short": fmt.scale_words(scores, 2), "heads": f"{m.heads:,}", "scratch_bytes": per,
         "eager": fmt.gb_and_gib(eager), "tile": str(t), "tile_w": str(t),
@@ -286,10 +286,10 @@ class MemoryBillPanel(CostStatePanel):
     def build_body(self, state):
         self._build_figure(state)
         self.readout = self.add_readout(
-            MemoryReadout, state, "slots:weights", "slots:who", "slots:context", "slots:cache",
-            "slots:window", "slots:one_user", "slots:all_users")
-        self.scratch = self.add_readout(ScratchReadout, state, "slots:scratch")
-        self.caption = self.add_readout(CaptionReadout, state, "slots:caption")
+            MemoryReadout, state, "holes:weights", "holes:who", "holes:context", "holes:cache",
+            "holes:window", "holes:one_user", "holes:all_users")
+        self.scratch = self.add_readout(ScratchReadout, state, "holes:scratch")
+        self.caption = self.add_readout(CaptionReadout, state, "holes:caption")
         (self.context_slider, self.context_input, self.users_slider,
          self.users_input) = self.context_and_users(MAX_CONTEXT, 1024, MAX_USERS, "users",
                                                     "users", 150)

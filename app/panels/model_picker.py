@@ -11,7 +11,7 @@ counted in the browser by the JavaScript twin of the cost core, sent nowhere.
 (query, key) pair, and where it came from. A part is given a preset's key (the table's
 values) or a `Model` (your config, live) and `resolve`s either to a `Model`.
 `picker_state(model)` is the picker's own part of a panel's state: its status line and its
-fields table, as `chrome.Readout` slots.
+fields table, as `chrome.Readout` holes.
 
 `ModelPicker` holds the widgets. Its `model` parameter picks a preset (or "custom"); its
 `shape` is always the last model that parsed cleanly, so a bad upload shows an error naming
@@ -32,7 +32,7 @@ import panel as pn
 import param
 
 from app.kit import chrome, readout, resources, states
-from app.kit.chrome import readout_class, slot
+from app.kit.chrome import hole, readout_class
 from attention_core import costs
 
 PRESET_KEYS = tuple(costs.PRESETS)  # "qwen3-8b", "gpt2", "llama-3-8b"
@@ -153,23 +153,23 @@ def shape_of(model):  # a preset's key | Model -> ModelShape
 
 # --- the picker's part of a panel's state ---------------------------------------------------
 
-STATUS = f'<p aria-live="polite">{slot("lead")}<b data-s="name"></b>{slot("tail")}</p>'
+STATUS = f'<p aria-live="polite">{hole("lead")}<b data-s="name"></b>{hole("tail")}</p>'
 
 FIELDS = (
     '<div class="ae-readout" aria-live="polite"><p class="ae-hint">The fields that set the '
     'FLOPs per (query, key) pair:</p><table class="ae-fields">'
-    + "".join(f"<tr><th scope=\"row\">{slot(f'field{i}', 'code')}</th>"
-              f"<td>{slot(f'value{i}', 'b')}</td>"
-              f"{slot(f'what{i}', 'td')}</tr>" for i in range(FIELD_ROWS))
-    + f'</table>{slot("notes", "p", class_="ae-hint")}<ul class="ae-hint">'
-    + "".join(slot(f"note{i}", "li") for i in range(NOTE_LINES)) + "</ul></div>")
+    + "".join(f"<tr><th scope=\"row\">{hole(f'field{i}', 'code')}</th>"
+              f"<td>{hole(f'value{i}', 'b')}</td>"
+              f"{hole(f'what{i}', 'td')}</tr>" for i in range(FIELD_ROWS))
+    + f'</table>{hole("notes", "p", class_="ae-hint")}<ul class="ae-hint">'
+    + "".join(hole(f"note{i}", "li") for i in range(NOTE_LINES)) + "</ul></div>")
 
 
 StatusReadout = readout_class("StatusReadout", STATUS, module=__name__)
 FieldsReadout = readout_class("FieldsReadout", FIELDS, module=__name__)
 
 
-def status_values(model):  # -> {slot: text}: which model is counted, and from where
+def status_values(model):  # -> {hole: text}: which model is counted, and from where
     m = resolve(model)
     if m.source:
         return {"lead": "Counting ", "name": m.shape.name, "tail": f", from {m.source}."}
@@ -177,7 +177,7 @@ def status_values(model):  # -> {slot: text}: which model is counted, and from w
             "tail": ". Upload a config.json or paste one below."}
 
 
-def fields_values(model):  # -> {slot: text}: the four fields and the approximations made
+def fields_values(model):  # -> {hole: text}: the four fields and the approximations made
     m = resolve(model)
     values = {}
     for i, (field, value, what) in enumerate(m.fields):
@@ -192,7 +192,7 @@ def fields_values(model):  # -> {slot: text}: the four fields and the approximat
 
 
 def picker_state(model):  # a preset's key | Model -> {target: value}
-    return {"slots:model_status": status_values(model), "slots:model_fields": fields_values(model)}
+    return {"holes:model_status": status_values(model), "holes:model_fields": fields_values(model)}
 
 
 # --- the widgets ----------------------------------------------------------------------------
@@ -223,7 +223,7 @@ class ModelPicker(pn.viewable.Viewer):
             self.shape = self._last.shape
         self._state = picker_state(self.current())
         self._build()
-        self.targets = {"slots:model_status": self.status, "slots:model_fields": self.fields}
+        self.targets = {"holes:model_status": self.status, "holes:model_fields": self.fields}
         self.param.watch(self._on_model, "model")
         self._refresh()
 
@@ -301,14 +301,14 @@ class ModelPicker(pn.viewable.Viewer):
 
     def status_html(self):  # -> the status line as HTML, every text escaped
         values = self.status.values
-        return readout.SLOT_ELEMENT.sub(
+        return readout.HOLE_ELEMENT.sub(
             lambda m: m.group(1) + html.escape(values[m.group(3)]) + m.group(4), STATUS)
 
     def _build(self):
         readout = {"sizing_mode": "stretch_width", "margin": (0, 10),
                    "stylesheets": [PICKER_CSS]}
-        self.status = StatusReadout(self._state["slots:model_status"], **readout)
-        self.fields = FieldsReadout(self._state["slots:model_fields"], **readout)
+        self.status = StatusReadout(self._state["holes:model_status"], **readout)
+        self.fields = FieldsReadout(self._state["holes:model_fields"], **readout)
         self._error_pane = pn.pane.HTML("", visible=False, sizing_mode="stretch_width",
                                         margin=(0, 10), stylesheets=[PICKER_CSS])
         label = pn.pane.HTML("<b>Model</b>", margin=(0, 10))

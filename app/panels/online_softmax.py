@@ -23,7 +23,7 @@ from bokeh.models import ColumnDataSource, Range1d
 from bokeh.plotting import figure
 
 from app.kit import chrome, fmt, model_code, registry, resources
-from app.kit.chrome import readout_class, scroll_box, slot
+from app.kit.chrome import hole, readout_class, scroll_box
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
 from app.kit.typed_numbers import in_force, numbers_of, preset_control, scores_input
@@ -45,7 +45,7 @@ PRESETS = {
 WALK_KEYS, WALK_D, WALK_SEED = 6, 4, 10  # seed 10: the max rises at every block of 2
 # the documents' prefill example: an 8,192-token prompt, 32 heads, 2-byte scores, 128 tiles
 BIG_N, BIG_HEADS, BIG_BYTES, BIG_TILE = 8192, 32, 2, 128
-HISTORY = ("b", "s", "m", "r", "l", "c")  # a history row's slots: block, scores, max, ...
+HISTORY = ("b", "s", "m", "r", "l", "c")  # a history row's holes: block, scores, max, ...
 WALK = ("b", "k", "s", "m", "r", "l", "o", "c")  # an attention row's: ..., output so far
 
 
@@ -100,17 +100,17 @@ def attention_walk(block):  # -> (steps, output [d]) of the fixed query, block k
     return core.attention_walk(q, k, v, block_size=block)
 
 
-# --- the readouts: templates of empty slots --------------------------------------------------
+# --- the readouts: templates of empty holes --------------------------------------------------
 
 NOW = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<div>{slot("head", "b")} {slot("how")}{slot("rescale", "b")}{slot("how2")}'
-    f'{slot("sum", "b")}{slot("tail")}</div>'
-    f'<div class="ae-end">All {slot("end_n")} scores read. Running sum {slot("end_sum", "b")} '
-    f'(relative to the max, {slot("end_max")}); the whole row summed at once, '
-    f'Σ e^(score − {slot("end_max")}): {slot("end_full", "b")}. They are {slot("end_agree")}: '
+    f'<div>{hole("head", "b")} {hole("how")}{hole("rescale", "b")}{hole("how2")}'
+    f'{hole("sum", "b")}{hole("tail")}</div>'
+    f'<div class="ae-end">All {hole("end_n")} scores read. Running sum {hole("end_sum", "b")} '
+    f'(relative to the max, {hole("end_max")}); the whole row summed at once, '
+    f'Σ e^(score − {hole("end_max")}): {hole("end_full", "b")}. They are {hole("end_agree")}: '
     'nothing was stored and nothing lost.</div>'
-    f'{slot("so_far", "div", class_="ae-small")}</div>')
+    f'{hole("so_far", "div", class_="ae-small")}</div>')
 
 HISTORY_TABLE = (
     '<div class="ae-readout" aria-live="polite">' + scroll_box("the blocks so far")
@@ -120,21 +120,21 @@ HISTORY_TABLE = (
     "<th scope='col'>max</th><th scope='col'>rescale</th><th scope='col'>sum</th>"
     "<th scope='col'><span class='ae-sr'>now</span></th></tr></thead><tbody>"
     + "".join(
-        f"<tr>{slot(f'hb{j}', 'th', scope='row')}{slot(f'hs{j}', 'td')}{slot(f'hm{j}', 'td')}"
-        f"{slot(f'hr{j}', 'td')}{slot(f'hl{j}', 'td')}{slot(f'hc{j}', 'td', class_='ae-now')}"
+        f"<tr>{hole(f'hb{j}', 'th', scope='row')}{hole(f'hs{j}', 'td')}{hole(f'hm{j}', 'td')}"
+        f"{hole(f'hr{j}', 'td')}{hole(f'hl{j}', 'td')}{hole(f'hc{j}', 'td', class_='ae-now')}"
         "</tr>" for j in range(MAX_SCORES))
     + "</tbody></table></div></div>")
 
 ATTENTION_INTRO = (
     '<div class="ae-readout" aria-live="polite">'
     f'<p>One query against {WALK_KEYS} keys and values of d = {WALK_D} (one fixed random '
-    f'draw), read {slot("per_block")} at a time. Besides the running max and sum, the walk '
+    f'draw), read {hole("per_block")} at a time. Besides the running max and sum, the walk '
     'keeps an output accumulator Σ e^(s − max) × value; it is rescaled by the same factor as '
     'the sum, and the output so far is accumulator ÷ sum.</p></div>')
 
 ATTENTION = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<div>{slot("head", "b")} {slot("how")}</div>'
+    f'<div>{hole("head", "b")} {hole("how")}</div>'
     + scroll_box("the attention walk") + '<table class="ae-arith"><caption class="ae-sr">'
     'the attention walk '
     "block by block</caption><thead><tr><th scope='col'>block</th><th scope='col'>keys</th>"
@@ -142,23 +142,23 @@ ATTENTION = (
     "<th scope='col'>rescale</th><th scope='col'>sum</th><th scope='col'>output so far</th>"
     "<th scope='col'><span class='ae-sr'>now</span></th></tr></thead><tbody>"
     + "".join(
-        "<tr>" + slot(f"ab{j}", "th", scope="row")
-        + "".join(slot(f"a{c}{j}", "td") for c in WALK[1:-1])
-        + slot(f"ac{j}", "td", class_="ae-now") + "</tr>" for j in range(WALK_KEYS))
+        "<tr>" + hole(f"ab{j}", "th", scope="row")
+        + "".join(hole(f"a{c}{j}", "td") for c in WALK[1:-1])
+        + hole(f"ac{j}", "td", class_="ae-now") + "</tr>" for j in range(WALK_KEYS))
     + "</tbody></table></div>"
-    f'<div class="ae-if">tiled output {slot("tiled", "span")}</div>'
-    f'<div>naive output {slot("naive")} (whole row, softmax, weighted sum)</div>'
-    f'<div class="ae-if">largest difference: {slot("diff", "b")} ({slot("diff_says")})</div>'
-    f'{slot("pending", "div", class_="ae-small")}</div>')
+    f'<div class="ae-if">tiled output {hole("tiled", "span")}</div>'
+    f'<div>naive output {hole("naive")} (whole row, softmax, weighted sum)</div>'
+    f'<div class="ae-if">largest difference: {hole("diff", "b")} ({hole("diff_says")})</div>'
+    f'{hole("pending", "div", class_="ae-small")}</div>')
 
 MEMORY = (
     '<div class="ae-readout" aria-live="polite"><b>Scores held at once</b><ul class="ae-list">'
     f'<li>here, if all {WALK_KEYS} tokens were queries: naive {WALK_KEYS} × {WALK_KEYS} = '
-    f'{slot("naive_small")} bytes (8-byte floats); tiled {slot("tile")} × {slot("tile")} = '
-    f'{slot("tiled_small")} bytes</li>'
+    f'{hole("naive_small")} bytes (8-byte floats); tiled {hole("tile")} × {hole("tile")} = '
+    f'{hole("tiled_small")} bytes</li>'
     f'<li>an {BIG_N:,}-token prompt, {BIG_HEADS} heads, 2 bytes a score: naive {BIG_N:,} × '
-    f'{BIG_N:,} per head = {slot("naive_big", "b")} for one layer; tiled, one {BIG_TILE} × '
-    f'{BIG_TILE} tile per head = {slot("tiled_big", "b")} ({slot("less")}× less)</li></ul>'
+    f'{BIG_N:,} per head = {hole("naive_big", "b")} for one layer; tiled, one {BIG_TILE} × '
+    f'{BIG_TILE} tile per head = {hole("tiled_big", "b")} ({hole("less")}× less)</li></ul>'
     '<div class="ae-small">GB = 10^9 bytes, MB = 10^6.</div></div>')
 
 CAPTION = (
@@ -167,7 +167,7 @@ CAPTION = (
     'rises, every earlier bar shrinks by the rescale factor. Dashed lines separate the blocks.'
     '</p>')
 
-NOTE = f'<div role="status" aria-live="polite">{slot("text", "div", class_="ae-msg")}</div>'
+NOTE = f'<div role="status" aria-live="polite">{hole("text", "div", class_="ae-msg")}</div>'
 
 
 NowReadout = readout_class("NowReadout", NOW, module=__name__)
@@ -204,8 +204,8 @@ def walk_state(scores, block, step):  # the scores' walk -> {target: value}
         "prop:prev.disabled": s == 0,
         "prop:reset.disabled": s == 0,
         "prop:next.disabled": s >= total,
-        "slots:now": now_values(nums),
-        "slots:history": history_values(nums),
+        "holes:now": now_values(nums),
+        "holes:history": history_values(nums),
     }
 
 
@@ -213,10 +213,10 @@ def step_note_state(scores, block, step):  # -> the note for a step past the wal
     last = blocks_in(len(scores_of(scores)), block)
     text = (f"step {step} is past the last block; showing step {last}, the end"
             if step > last else "")
-    return {"slots:step_note": {"text": text}}
+    return {"holes:step_note": {"text": text}}
 
 
-def now_values(nums):  # -> {slot: text}: what the step just did, and where the walk stands
+def now_values(nums):  # -> {hole: text}: what the step just did, and where the walk stands
     r, s, total = nums.result, nums.step, len(nums.result.steps)
     values = dict.fromkeys(("head", "how", "rescale", "how2", "sum", "tail", "end_n", "end_sum",
                             "end_max", "end_full", "end_agree", "so_far"), "")
@@ -257,7 +257,7 @@ def now_values(nums):  # -> {slot: text}: what the step just did, and where the 
     return values
 
 
-def history_values(nums):  # -> {slot: text}: one row per block, read or not yet
+def history_values(nums):  # -> {hole: text}: one row per block, read or not yet
     r, s = nums.result, nums.step
     values = {f"h{c}{j}": "" for j in range(MAX_SCORES) for c in HISTORY}
     for b in r.steps:
@@ -305,8 +305,8 @@ def attention_state(block, attention_step):  # the attention walk -> {target: va
                       pending="The output so far is accumulator ÷ sum over the keys read; it "
                               "is final only when the last block is in.")
     return {
-        "slots:attention_intro": {"per_block": f"{block} key{'s' if block != 1 else ''}"},
-        "slots:attention": values,
+        "holes:attention_intro": {"per_block": f"{block} key{'s' if block != 1 else ''}"},
+        "holes:attention": values,
         "prop:attention_step_widget.end": total,
         "prop:attention_prev.disabled": s == 0,
         "prop:attention_reset.disabled": s == 0,
@@ -342,7 +342,7 @@ def memory_state(block):  # -> {target: value}: the scores held at once, naive a
     naive_big = core.scores_held_bytes(BIG_N, heads=BIG_HEADS, bytes_per_value=BIG_BYTES)
     tiled_big = core.scores_held_bytes(BIG_N, heads=BIG_HEADS, bytes_per_value=BIG_BYTES,
                                        block=BIG_TILE)
-    return {"slots:memory": {
+    return {"holes:memory": {
         "naive_small": fmt.count(core.scores_held_bytes(WALK_KEYS, bytes_per_value=8)),
         "tile": str(tile),
         "tiled_small": fmt.count(core.scores_held_bytes(WALK_KEYS, bytes_per_value=8,
@@ -407,7 +407,7 @@ class OnlineSoftmaxPanel(StatePanel):
         self._good, message = in_force(self.scores, self._good, lambda x: num(x, 6),
                                        max_count=MAX_SCORES, limit=LIMIT, what="the scores")
         state = self.state(**{**self.params(), "scores": self._good})
-        state["slots:message"] = {"text": message}
+        state["holes:message"] = {"text": message}
         return state
 
     def numbers(self):  # -> OnlineNumbers of the scores in force
@@ -432,14 +432,14 @@ class OnlineSoftmaxPanel(StatePanel):
             "source:unread": self.unread_source, "source:edges": self.edge_source,
             "prop:x_range.end": self.figure.x_range, "prop:step_widget.end": self._step_w,
             "prop:prev.disabled": self._prev_w, "prop:reset.disabled": self._reset_w,
-            "prop:next.disabled": self._next_w, "slots:now": self._now,
-            "slots:history": self._history, "slots:step_note": self._step_note,
-            "slots:attention_intro": self._attention_intro, "slots:attention": self._attention,
+            "prop:next.disabled": self._next_w, "holes:now": self._now,
+            "holes:history": self._history, "holes:step_note": self._step_note,
+            "holes:attention_intro": self._attention_intro, "holes:attention": self._attention,
             "prop:attention_step_widget.end": self._attention_step_w,
             "prop:attention_prev.disabled": self._attention_prev_w,
             "prop:attention_reset.disabled": self._attention_reset_w,
             "prop:attention_next.disabled": self._attention_next_w,
-            "slots:memory": self._memory, "slots:message": self._message,
+            "holes:memory": self._memory, "holes:message": self._message,
         }
         return self._layout
 
@@ -510,13 +510,13 @@ class OnlineSoftmaxPanel(StatePanel):
 
     def _build_readouts(self, state):
         self._message = self.new_readout(NoteReadout, {"text": ""})
-        self._step_note = self.new_readout(NoteReadout, state["slots:step_note"])
-        self._now = self.new_readout(NowReadout, state["slots:now"])
-        self._history = self.new_readout(HistoryReadout, state["slots:history"])
+        self._step_note = self.new_readout(NoteReadout, state["holes:step_note"])
+        self._now = self.new_readout(NowReadout, state["holes:now"])
+        self._history = self.new_readout(HistoryReadout, state["holes:history"])
         self._attention_intro = self.new_readout(AttentionIntroReadout,
-                                                 state["slots:attention_intro"])
-        self._attention = self.new_readout(AttentionReadout, state["slots:attention"])
-        self._memory = self.new_readout(MemoryReadout, state["slots:memory"])
+                                                 state["holes:attention_intro"])
+        self._attention = self.new_readout(AttentionReadout, state["holes:attention"])
+        self._memory = self.new_readout(MemoryReadout, state["holes:memory"])
         caption = pn.pane.HTML(CAPTION, sizing_mode="stretch_width", margin=(0, 10),
                                stylesheets=[STYLE])
         walk = pn.FlexBox(
@@ -530,7 +530,7 @@ class OnlineSoftmaxPanel(StatePanel):
         self._layout = pn.Column(
             *heading, self.url_note, self._controls, self._message, self._step_note,
             self._stepper, walk,
-            chrome.heading("The same walk, for attention", 1, titled=not self.in_article),
+            chrome.heading("The same walk, for attention", 1, titled=not self.in_chapter),
             self._attention_intro, self._attention_stepper, self._attention,
             pn.Spacer(height=6), self._memory,
             sizing_mode="stretch_width", css_classes=["ae-panel"], stylesheets=[STYLE])

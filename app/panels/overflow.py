@@ -20,7 +20,7 @@ from bokeh.models import ColumnDataSource, Range1d
 from bokeh.plotting import figure
 
 from app.kit import chrome, fmt, registry, resources
-from app.kit.chrome import readout_class, scroll_box, slot
+from app.kit.chrome import hole, readout_class, scroll_box
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
 from app.kit.typed_numbers import in_force, numbers_of, preset_control, scores_input
@@ -40,7 +40,7 @@ PRESETS = {
     "-20, -21, -22": "−20, −21, −22: every e^x rounds to 0 in float16",
     SIXTEEN_NINES: "sixteen 9s: each e^9 fits float16, their sum does not",
 }
-COLUMNS = ("x", "s", "e", "w", "p", "f")  # a table row's slots: score, shifted, e^x, weight, %, ✕
+COLUMNS = ("x", "s", "e", "w", "p", "f")  # a table row's holes: score, shifted, e^x, weight, %, ✕
 
 
 @dataclass(frozen=True)
@@ -75,37 +75,37 @@ def exact_exp(x):  # e^x in float64, or inf past float64's own range
 cell = fmt.sig_figures_or_whole  # a value in the table: 3 figures, inf and nan spelled out
 
 
-# --- the readouts: templates of empty slots --------------------------------------------------
+# --- the readouts: templates of empty holes --------------------------------------------------
 
 TABLE = (
     '<div class="ae-readout" aria-live="polite">' + scroll_box("the softmax, score by score")
     + '<table class="ae-arith"><caption class="ae-sr">each score through the softmax: '
     'shifted, exponentiated, divided by the sum</caption>'
-    f"<thead><tr><th scope='col'>score</th>{slot('shift', 'th', scope='col')}"
-    f"<th scope='col'>e^x ({slot('dtype')})</th><th scope='col'>weight</th>"
+    f"<thead><tr><th scope='col'>score</th>{hole('shift', 'th', scope='col')}"
+    f"<th scope='col'>e^x ({hole('dtype')})</th><th scope='col'>weight</th>"
     "<th scope='col'>%</th><th scope='col'><span class='ae-sr'>broken</span></th></tr></thead>"
     "<tbody>"
     + "".join(
-        f"<tr>{slot(f'x{i}', 'td', class_='ae-x')}{slot(f's{i}', 'td')}{slot(f'e{i}', 'td')}"
-        f"{slot(f'w{i}', 'td')}<td>{slot(f'p{i}', 'b')}</td>{slot(f'f{i}', 'td', class_='ae-f')}"
+        f"<tr>{hole(f'x{i}', 'td', class_='ae-x')}{hole(f's{i}', 'td')}{hole(f'e{i}', 'td')}"
+        f"{hole(f'w{i}', 'td')}<td>{hole(f'p{i}', 'b')}</td>{hole(f'f{i}', 'td', class_='ae-f')}"
         "</tr>"
         for i in range(MAX_SCORES))
-    + f"<tr class='ae-sum'><th scope='row'>sum</th><td></td>{slot('total', 'td')}"
-    f"{slot('weight_sum', 'td')}<td></td><td></td></tr></tbody></table></div>"
+    + f"<tr class='ae-sum'><th scope='row'>sum</th><td></td>{hole('total', 'td')}"
+    f"{hole('weight_sum', 'td')}<td></td><td></td></tr></tbody></table></div>"
     '<div class="ae-small">weight = e^x ÷ sum, every step rounded to '
-    f'{slot("dtype_note")}.</div></div>')
+    f'{hole("dtype_note")}.</div></div>')
 
 VERDICT = (
     '<div class="ae-readout" role="status" aria-live="polite">'
-    f'<div class="ae-verdict ae-alarm">{slot("alarm", "b")} {slot("alarm_more")}</div>'
-    f'<div class="ae-verdict ae-okay">{slot("okay")}</div></div>')
+    f'<div class="ae-verdict ae-alarm">{hole("alarm", "b")} {hole("alarm_more")}</div>'
+    f'<div class="ae-verdict ae-okay">{hole("okay")}</div></div>')
 
 CAPTION = (
     '<p class="ae-small" aria-live="polite">Bars: the weights, which sum to 1 when the row is '
-    f'healthy, over the scores. Nothing gets exactly zero unless {slot("dtype")} rounds it '
-    f'there.{slot("broken")}</p>')
+    f'healthy, over the scores. Nothing gets exactly zero unless {hole("dtype")} rounds it '
+    f'there.{hole("broken")}</p>')
 
-MESSAGE = f'<div role="status" aria-live="polite">{slot("text", "div", class_="ae-msg")}</div>'
+MESSAGE = f'<div role="status" aria-live="polite">{hole("text", "div", class_="ae-msg")}</div>'
 
 
 TableReadout = readout_class("TableReadout", TABLE, module=__name__)
@@ -133,13 +133,13 @@ def softmax_state(scores, precision, subtract_max):  # -> {target: value}
         "source:broken": {"x": broken, "y": [0.06] * len(broken),
                           "text": [cell(w[i]) for i in broken]},
         "prop:x_range.end": n - 0.5,
-        "slots:table": table_values(nums),
-        "slots:verdict": verdict_values(nums),
-        "slots:caption": caption_values(nums),
+        "holes:table": table_values(nums),
+        "holes:verdict": verdict_values(nums),
+        "holes:caption": caption_values(nums),
     }
 
 
-def table_values(nums):  # -> {slot: text}: each score's way through the softmax
+def table_values(nums):  # -> {hole: text}: each score's way through the softmax
     st = nums.steps
     values = {"shift": "score − max" if st.subtract_max else "shifted (off)",
               "dtype": st.dtype, "dtype_note": st.dtype, "total": cell(st.total),
@@ -208,7 +208,7 @@ def verdict_values(nums):  # -> {alarm, alarm_more, okay}: what happened to the 
     return {"alarm": alarm, "alarm_more": more, "okay": okay}
 
 
-def caption_values(nums):  # -> {slot: text} of the caption under the bars
+def caption_values(nums):  # -> {hole: text} of the caption under the bars
     broken = int((~np.isfinite(nums.steps.weights)).sum())
     extra = (f" {broken} weight{'s are' if broken > 1 else ' is'} not a number: marked ✕ "
              "with no bar." if broken else "")
@@ -262,7 +262,7 @@ class OverflowPanel(StatePanel):
                                        max_count=MAX_SCORES, limit=LIMIT, what="the scores")
         state = self.state(scores=self._good, precision=self.precision,
                            subtract_max=self.subtract_max)
-        state["slots:message"] = {"text": message}
+        state["holes:message"] = {"text": message}
         return state
 
     def numbers(self):  # -> OverflowNumbers of the scores in force
@@ -278,9 +278,9 @@ class OverflowPanel(StatePanel):
                         "subtract_max": self._subtract_w}
         self.targets = {
             "source:bars": self.bar_source, "source:broken": self.broken_source,
-            "prop:x_range.end": self.figure.x_range, "slots:table": self._table,
-            "slots:verdict": self._verdict, "slots:caption": self._caption,
-            "slots:message": self._message,
+            "prop:x_range.end": self.figure.x_range, "holes:table": self._table,
+            "holes:verdict": self._verdict, "holes:caption": self._caption,
+            "holes:message": self._message,
         }
         return self._layout
 
@@ -335,9 +335,9 @@ class OverflowPanel(StatePanel):
 
     def _build_readouts(self, state):
         self._message = self.new_readout(MessageReadout, {"text": ""})
-        self._table = self.new_readout(TableReadout, state["slots:table"])
-        self._verdict = self.new_readout(VerdictReadout, state["slots:verdict"])
-        self._caption = self.new_readout(CaptionReadout, state["slots:caption"])
+        self._table = self.new_readout(TableReadout, state["holes:table"])
+        self._verdict = self.new_readout(VerdictReadout, state["holes:verdict"])
+        self._caption = self.new_readout(CaptionReadout, state["holes:caption"])
         table_col = pn.Column(self._table, sizing_mode="stretch_width",
                               styles={"flex": "1 1 320px", "min-width": "0"})
         chart_col = pn.Column(self._figure_pane, self._caption, sizing_mode="stretch_width",

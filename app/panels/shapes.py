@@ -21,7 +21,7 @@ from bokeh.models import ColumnDataSource, Range1d
 from bokeh.plotting import figure
 
 from app.kit import chrome, registry
-from app.kit.chrome import readout_class, slot
+from app.kit.chrome import hole, readout_class
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
 from attention_core import costs, head, worked_example
@@ -83,7 +83,7 @@ def text_state(length, phase):  # the sentence under the figure
         where = (f"Only the newest token is projected and asks: X, Q, the scores, the weights "
                  f"and the output have 1 row, while K and V keep all {n} rows, {n - 1} of them "
                  f"cached from earlier steps: {n} dot products.")
-    return {"slots:shapes": {"where": where}}
+    return {"holes:shapes": {"where": where}}
 
 
 @functools.lru_cache(maxsize=1)
@@ -96,7 +96,7 @@ def real_sizes():  # -> the caption's real model sizes, from its config
 
 ShapesReadout = readout_class("ShapesReadout", (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p>{slot("where")}</p></div>'), module=__name__)
+    f'<p>{hole("where")}</p></div>'), module=__name__)
 
 
 def caption():  # -> Markdown: what each box is, and the same shapes at a real model's sizes
@@ -146,9 +146,9 @@ class ShapesPanel(StatePanel):
         fig.axis.visible = False
         fig.grid.visible = False
         self.figure = fig
-        self.text = self.new_readout(ShapesReadout, state["slots:shapes"])
+        self.text = self.new_readout(ShapesReadout, state["holes:shapes"])
         self.targets = {"source:boxes": self.box_source, "source:labels": self.label_source,
-                        "slots:shapes": self.text}
+                        "holes:shapes": self.text}
         self.widgets = {
             "length": pn.widgets.IntSlider.from_param(self.param.length, width=260),
             "phase": pn.widgets.RadioButtonGroup.from_param(

@@ -33,7 +33,7 @@ from bokeh.plotting import figure
 from bokeh.transform import transform
 
 from app.kit import chrome, fmt, model_code, registry, resources
-from app.kit.chrome import readout_class, slot
+from app.kit.chrome import hole, readout_class
 from app.kit.states import Control, Part, StatePanel, merge_parts
 from app.kit.theme import ink
 from app.kit.transforms import static_transform
@@ -94,7 +94,7 @@ def bar_data(point):  # SweepPoint -> one row per key, both softmaxes of the sam
             "w_scaled": significant(point.weights_scaled, WEIGHT_DIGITS, WEIGHT_FLOOR)}
 
 
-def swing_values(d_k):  # int -> {slot: text}: the ±3σ swing and the ratio of exponentials
+def swing_values(d_k):  # int -> {hole: text}: the ±3σ swing and the ratio of exponentials
     swing = core.three_sigma_range(d_k)
     power = core.exp_ratio_log10(d_k)
     # up to a million the ratio is written out; past it, as a power of ten
@@ -142,36 +142,36 @@ def point_state(d_k, keys, draws=None):  # the draw at d_k: bars, markers and ev
         "source:marker": {"d_k": [point.d_k],
                           "raw": significant([point.effective_raw], CURVE_DIGITS),
                           "scaled": significant([point.effective_scaled], CURVE_DIGITS)},
-        "slots:readout": {
+        "holes:readout": {
             "eff_raw": f"{point.effective_raw:.2f}", "eff_scaled": f"{point.effective_scaled:.2f}",
             "n": str(keys), "spread": f"{point.spread:.2f}", "d_k": str(point.d_k),
             "root": f"{point.sqrt_d_k:.2f}", **swing_values(point.d_k)},
-        "slots:curve_note": {"keys": str(keys), "draws": str(draws), "d_k": str(point.d_k),
+        "holes:curve_note": {"keys": str(keys), "draws": str(draws), "d_k": str(point.d_k),
                              "error": fmt.percent(mean_uncertainty(keys, draws), 2)},
     }
 
 
 READOUT = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p><b>Without the divisor</b>: {slot("eff_raw", "b")} effective keys of {slot("n")}.'
-    f'<br><b>Divided by √d_k</b>: {slot("eff_scaled", "b")} effective keys of {slot("n")}.'
+    f'<p><b>Without the divisor</b>: {hole("eff_raw", "b")} effective keys of {hole("n")}.'
+    f'<br><b>Divided by √d_k</b>: {hole("eff_scaled", "b")} effective keys of {hole("n")}.'
     '</p>'
-    f'<p>Measured spread of the raw scores: {slot("spread", "b")} against '
-    f'√{slot("d_k")} = {slot("root", "b")}.</p>'
-    f'<p>Three standard deviations either side, raw scores at d_k = {slot("swing_d_k")} swing '
-    f'about ±{slot("swing")}, so across that range the largest e<sup>score</sup> is '
-    f'e<sup>6√d_k</sup> = e{slot("two_swing", "sup")} ≈ {slot("ratio")}{slot("ratio_exp", "sup")}'
+    f'<p>Measured spread of the raw scores: {hole("spread", "b")} against '
+    f'√{hole("d_k")} = {hole("root", "b")}.</p>'
+    f'<p>Three standard deviations either side, raw scores at d_k = {hole("swing_d_k")} swing '
+    f'about ±{hole("swing")}, so across that range the largest e<sup>score</sup> is '
+    f'e<sup>6√d_k</sup> = e{hole("two_swing", "sup")} ≈ {hole("ratio")}{hole("ratio_exp", "sup")}'
     ' times the smallest.</p></div>')
 
 CURVE_NOTE = (
     '<div class="ae-readout" aria-live="polite"><p>Effective keys for every d_k from 1 to '
-    f'{core.MAX_D_K} with {slot("keys")} keys (both axes logarithmic); raw means without the '
+    f'{core.MAX_D_K} with {hole("keys")} keys (both axes logarithmic); raw means without the '
     'divisor. Solid and dotted lines: the one draw shown above. Dashed and dash-dot lines: the '
-    f'mean over {slot("draws")} fresh draws, few enough that a change of keys redraws at '
-    f'once, so a point of them is uncertain by up to ±{slot("error")} (one standard error); '
+    f'mean over {hole("draws")} fresh draws, few enough that a change of keys redraws at '
+    f'once, so a point of them is uncertain by up to ±{hole("error")} (one standard error); '
     "the chapter's averages use far more draws and are steadier. The markers and the grey "
     'upright line sit at '
-    f'd_k = {slot("d_k")}; the grey level line at {slot("keys")}, every key weighted alike.'
+    f'd_k = {hole("d_k")}; the grey level line at {hole("keys")}, every key weighted alike.'
     '</p></div>')
 
 
@@ -299,14 +299,14 @@ class SqrtDkPanel(StatePanel):
         self.scaled_figure = _bar_figure(self.bar_source, "w_scaled",
                                          "Divided: softmax(q·k / √d_k)", BLUE)
         self.curve_figure, self.marker_span, self.all_keys_span = self._curve_figure(state)
-        self.readout = self.new_readout(SweepReadout, state["slots:readout"])
-        self.curve_note = self.new_readout(CurveNote, state["slots:curve_note"])
+        self.readout = self.new_readout(SweepReadout, state["holes:readout"])
+        self.curve_note = self.new_readout(CurveNote, state["holes:curve_note"])
         self._build_widgets()
         self.targets = {
             "source:curve": self.curve_source, "prop:all_keys.location": self.all_keys_span,
             "prop:span.location": self.marker_span, "source:bars": self.bar_source,
-            "source:marker": self.marker_source, "slots:readout": self.readout,
-            "slots:curve_note": self.curve_note,
+            "source:marker": self.marker_source, "holes:readout": self.readout,
+            "holes:curve_note": self.curve_note,
         }
         return self._build_layout()
 

@@ -21,8 +21,8 @@ from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL = ("file:", "blob:", "data:")  # what a page from disk may load: nothing from a host
 
-# every slot's text, by slot name, from every shadow root on the page
-SLOTS_JS = """() => {
+# every hole's text, by hole name, from every shadow root on the page
+HOLES_JS = """() => {
   const out = {};
   const walk = (root) => {
     for (const e of root.querySelectorAll("[data-s]")) { out[e.dataset.s] = e.textContent; }
@@ -67,8 +67,8 @@ PANEL_HELPERS_JS = """
 """
 
 
-def slots(page):  # -> {slot: text} of every readout on the page
-    return page.evaluate(SLOTS_JS)
+def holes(page):  # -> {hole: text} of every readout on the page
+    return page.evaluate(HOLES_JS)
 
 BOOTED_JS = ("() => window.AE && AE.states && AE.states.panels.size > 0 && "
              "[...AE.states.panels.values()].every((p) => p.booted)")

@@ -18,7 +18,7 @@ from axe_playwright_python.sync_playwright import Axe
 
 from app.hosting import server
 from tests.browser.readiness import READY_JS, STYLESHEETS_LOADED_JS, UNNAMED_JS
-from tests.browser.static_pages import SLOTS_JS
+from tests.browser.static_pages import HOLES_JS
 
 ROUTES = ["/", "/math", "/numbers", *server.PANEL_ROUTES]
 LIVE = [("/live" + r).rstrip("/") or "/live" for r in ROUTES]
@@ -135,22 +135,22 @@ def test_keyboard_alone_walks_the_documents_numbers(page):
     names = [label or text for _, _, label, text in order]
     assert names[-6:] == ["sequence length", "inspect query", "causal mask",
                           "divide scores by √d_k", "prefill", "decode"], names
-    slots = page.evaluate(SLOTS_JS)
-    assert (slots["weight1"], slots["weight0"]) == ("0.77", "0.07")
+    holes = page.evaluate(HOLES_JS)
+    assert (holes["weight1"], holes["weight0"]) == ("0.77", "0.07")
     for _ in range(3):  # back to the causal mask
         page.keyboard.press("Shift+Tab")
     assert page.evaluate(FOCUSED_JS)[3] == "causal mask"
     page.keyboard.press("Space")
-    assert page.evaluate(SLOTS_JS)["weight5"] == "0.23"
+    assert page.evaluate(HOLES_JS)["weight5"] == "0.23"
     page.keyboard.press("Enter")  # and on again
-    assert page.evaluate(SLOTS_JS)["masked5"] == "−∞"  # masked: row 2 cannot see "mat"
+    assert page.evaluate(HOLES_JS)["masked5"] == "−∞"  # masked: row 2 cannot see "mat"
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Shift+Tab")
     assert page.evaluate(FOCUSED_JS)[2] == "sequence length"
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowRight")
-    slots = page.evaluate(SLOTS_JS)
-    assert (slots["dots"], slots["discarded"]) == ("64", "28 of 64")
+    holes = page.evaluate(HOLES_JS)
+    assert (holes["dots"], holes["discarded"]) == ("64", "28 of 64")
 
 
 def test_the_head_names_its_controls_and_its_table_matches_the_cells(page):
@@ -162,14 +162,14 @@ def test_the_head_names_its_controls_and_its_table_matches_the_cells(page):
                     'button "prefill"', 'button "decode"'):
         assert control in tree, control
     assert 'heading "The head" [level=1]' in tree
-    slots = page.evaluate(SLOTS_JS)
+    holes = page.evaluate(HOLES_JS)
     labels = page.evaluate("""() => { const p = [...AE.states.panels.values()][0];
         const c = p.targets[p.spec.targets.findIndex((t) => t.name === "source:cells")].data;
         return [...(c instanceof Map ? c.get("label") : c.label)]; }""")
     for q in range(6):
         for k in range(6):
             cell = labels[q * 8 + k]
-            assert slots[f"w{q}_{k}"] == (cell or "masked"), (q, k)
+            assert holes[f"w{q}_{k}"] == (cell or "masked"), (q, k)
     assert "table" in tree and "Attention weights of the head" in tree
 
 

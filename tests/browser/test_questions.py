@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from app.chapters import content, questions
 from tests.browser.conftest import RENDER_TIMEOUT_MS
-from tests.browser.static_pages import BOOTED_JS, SLOTS_JS
+from tests.browser.static_pages import BOOTED_JS, HOLES_JS
 from tests.browser.test_a11y import laid_out_at, violations
 from tests.browser.test_static_build import Watch, built, close_watched, file_server  # noqa: F401  (fixtures)
 
@@ -247,7 +247,7 @@ def test_show_me_puts_the_head_in_the_answering_state(chapter):
     page = chapter()
     question(page, "mask-off-row2").get_by_role("button", name="Show me").click()
     page.wait_for_function(BOOTED_JS)
-    page.wait_for_function(f"() => ({SLOTS_JS})().weight5 === '0.23'")  # row 2 on mat
+    page.wait_for_function(f"() => ({HOLES_JS})().weight5 === '0.23'")  # row 2 on mat
     expect(page).to_have_url(re.compile(r"[?&]mask=off(&|$)"))
     assert page.evaluate("document.activeElement.id") == "panel-head"
 

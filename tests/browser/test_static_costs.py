@@ -6,7 +6,7 @@ and memory bills together under the second chapter's keys (the memory bill's `mo
 and `context` renamed, as `url_state.url_plan` renames them). The documents' numbers are
 reached by operating the controls; deep links restore, bad values are repaired with a visible
 note; your own config.json is offered as the live explorable; and for a sample of states the
-page shows exactly what the live panel's `state()` gives: every text slot, the sources' columns
+page shows exactly what the live panel's `state()` gives: every text hole, the sources' columns
 and the figures' properties.
 """
 
@@ -25,16 +25,16 @@ from app.panels.cost import CostPanel
 from app.panels.decode_bill import DecodeBillPanel
 from app.panels.memory_bill import MemoryBillPanel
 from tests.browser import static_pages
-from tests.browser.static_pages import SLOTS_JS, address_shows, prepare, slots, static_html
+from tests.browser.static_pages import HOLES_JS, address_shows, holes, prepare, static_html
 
 ROOT = Path(__file__).resolve().parents[2]
 
 # set the panel's controls to each combination, let the page apply it, read what it shows:
-# every slot's text, every source target's columns, every property target's value
+# every hole's text, every source target's columns, every property target's value
 STATES_JS = """async ([control, combos]) => {
   HELPERS
   const p = panelWith(control);
-  const slots = SLOTS_JS;
+  const holes = HOLES_JS;
   const get = (o, k) => (o instanceof Map ? o.get(k) : o[k]);
   const out = [];
   for (const combo of combos) {
@@ -54,10 +54,10 @@ STATES_JS = """async ([control, combos]) => {
         props[target.name] = value;
       }
     });
-    out.push({slots: slots(), columns, props});
+    out.push({holes: holes(), columns, props});
   }
   return out;
-}""".replace("HELPERS", static_pages.PANEL_HELPERS_JS).replace("SLOTS_JS", SLOTS_JS)
+}""".replace("HELPERS", static_pages.PANEL_HELPERS_JS).replace("HOLES_JS", HOLES_JS)
 
 MATH_KEYS = url_state.chapter_plan(page_model.at("/math").panels,
                                    page_model.at("/math").follows)  # slot -> keys
@@ -71,11 +71,11 @@ def site(tmp_path_factory):  # -> the folder holding cost.html, decode.html, mem
         static_html(chrome.single_page(CostPanel(), "What attention costs"), out / "cost.html")
         static_html(chrome.single_page(DecodeBillPanel(), "The decode bill"), out / "decode.html")
         static_html(chrome.single_page(MemoryBillPanel(), "The memory bill"), out / "memory.html")
-        decode, memory = DecodeBillPanel(in_article=True), MemoryBillPanel(in_article=True)
-        notes = [url_state.with_url_state(decode, MATH_KEYS["decode"]),
-                 url_state.with_url_state(memory, MATH_KEYS["memory"])]
-        static_html(pn.Column(notes[0], decode, notes[1], memory, sizing_mode="stretch_width"),
-                    out / "math.html")
+        decode, memory = DecodeBillPanel(in_chapter=True), MemoryBillPanel(in_chapter=True)
+        repairs = [url_state.with_url_state(decode, MATH_KEYS["decode"]),
+                   url_state.with_url_state(memory, MATH_KEYS["memory"])]
+        static_html(pn.Column(repairs[0], decode, repairs[1], memory,
+                              sizing_mode="stretch_width"), out / "math.html")
     return out
 
 
@@ -115,8 +115,8 @@ def differences(cls, combos, shown):  # -> combos whose page differs from the li
         state = cls.state(**combo)
         for target, value in state.items():
             kind = target.partition(":")[0]
-            if kind == "slots":
-                ok = all(got["slots"].get(k) == v for k, v in value.items())
+            if kind == "holes":
+                ok = all(got["holes"].get(k) == v for k, v in value.items())
             elif kind == "source":
                 columns = got["columns"][target]
                 ok = all(same(columns[k], v) for k, v in value.items())
@@ -138,7 +138,7 @@ def check_states(page, cls, control, combos):
 
 def test_cost_documents_numbers_by_clicks_and_keys(static_page):
     page = static_page("cost.html")
-    s = slots(page)
+    s = holes(page)
     assert (s["name"], s["share"], s["tri"], s["naive"]) == ("Qwen3-8B", "7.4%", "51,324",
                                                              "25,662")
     assert (s["formula"], s["pair_flops"]) == ("4 × 36 layers × 32 query heads × 128 head_dim",
@@ -146,18 +146,18 @@ def test_cost_documents_numbers_by_clicks_and_keys(static_page):
     expect(page.get_by_text("prompt tokens, powers of two: 4,096")).to_be_visible()
     for exponent, share in ((15, "39%"), (17, "72%")):
         slide(page, 0, exponent)
-        assert slots(page)["share"] == share
+        assert holes(page)["share"] == share
     slide(page, 0, 8)  # 256 tokens, then 4,096 generated
-    s = slots(page)
+    s = holes(page)
     assert (s["share"], s["first"], s["first_context"], s["last_context"]) == (
         "0.50%", "0.99%", "256", "4,351")
     click(page, "GPT-2")
     slide(page, 0, 10)
-    s = slots(page)
+    s = holes(page)
     assert (s["name"], s["tri"], s["share"]) == ("GPT-2 small", "13,404", "7.1%")
     assert "max position is 1,024" in s["reach"] and "lies beyond it" in s["reach"]
     click(page, "naive: whole square, n²")
-    assert slots(page)["kernel"] == "naive kernel, n² pairs"
+    assert holes(page)["kernel"] == "naive kernel, n² pairs"
     assert address_shows(page, "model=gpt2", "prompt=1024", "kernel=naive")
 
 
@@ -166,7 +166,7 @@ READOUTS_JS = """() => {
   const out = [];
   for (const p of AE.states.panels.values()) {
     p.spec.targets.forEach(({name, kind}, i) => {
-      if (kind !== "slots") { return; }
+      if (kind !== "holes") { return; }
       for (const v of Bokeh.index.find(p.targets[i])) {
         const held = v.el.style.minHeight;
         v.el.style.minHeight = "";
@@ -202,7 +202,7 @@ def test_a_readout_keeps_its_tallest_height_until_the_width_changes(static_page)
     # keeps GPT-2's height, so the figure below stays put and Bokeh lays nothing out again
     page = static_page("cost.html")
     before = settled_readouts(page)
-    click(page, "GPT-2")  # the state's text is set in the click's handler (slots() reads it)
+    click(page, "GPT-2")  # the state's text is set in the click's handler (holes() reads it)
     taller = settled_readouts(page)
     click(page, "Qwen3-8B")
     back = settled_readouts(page)
@@ -220,15 +220,15 @@ def test_a_readout_keeps_its_tallest_height_until_the_width_changes(static_page)
 
 def test_cost_deep_link_and_repaired_values(static_page):
     page = static_page("cost.html", "?model=gpt2&prompt=1024&generate=3000&kernel=square")
-    s = slots(page)
+    s = holes(page)
     assert (s["name"], s["share"], s["tri"], s["generate"]) == ("GPT-2 small", "7.1%",
                                                                 "13,404", "2,048")
-    for note in ("kernel='square' is not one of triangular, naive; ignored",
-                 "generate=3000 is not one of this page's stops; using 2048"):
-        assert note in s["url"]
+    for repair in ("kernel='square' is not one of triangular, naive; ignored",
+                   "generate=3000 is not one of this page's stops; using 2048"):
+        assert repair in s["url"]
     expect(page.get_by_text(re.compile("generate=3000 is not one of"))).to_be_visible()
     page = static_page("cost.html", "?model=custom&prompt=1e99")
-    s = slots(page)
+    s = holes(page)
     assert "model='custom' is not one of qwen3-8b, gpt2, llama-3-8b; ignored" in s["url"]
     assert "prompt=1e99 is out of range; using 131072" in s["url"]
     assert (s["name"], s["prompt"]) == ("Qwen3-8B", "131,072")
@@ -255,7 +255,7 @@ def test_cost_states_are_the_live_states(static_page):
 
 def test_decode_bill_documents_numbers(static_page):
     page = static_page("decode.html")
-    s = slots(page)
+    s = holes(page)
     assert (s["dots"], s["scores_short"], s["values_short"]) == ("4,194,304", "1.07 billion",
                                                                  "1.07 billion")
     assert (s["intensity"], s["ridge"], s["verdict"]) == ("4.0", "295",
@@ -263,22 +263,22 @@ def test_decode_bill_documents_numbers(static_page):
     assert (s["kv_layer"], s["kv_token"], s["kv_all_size"]) == ("4,096", "131,072",
                                                                 "0.54 GB (0.50 GiB)")
     slide(page, 1, 5)  # 32 users
-    s = slots(page)
+    s = holes(page)
     assert (s["kv_all_size"], s["intensity"]) == ("17 GB (16 GiB)", "4.0")
     expect(page.get_by_text(re.compile(r"^For all 32 users"))).to_be_visible()
     click(page, "B200")
-    assert slots(page)["ridge"] == "281"
+    assert holes(page)["ridge"] == "281"
     click(page, "GPT-2")
-    assert "no grouping" in slots(page)["gqa_body"]
+    assert "no grouping" in holes(page)["gqa_body"]
     assert address_shows(page, "users=32", "gpu=b200")
 
 
 def test_decode_bill_deep_link_and_a_repaired_value(static_page):
     page = static_page("decode.html", "?users=64&context=99999999&gpu=tpu")
-    s = slots(page)
+    s = holes(page)
     assert s["users"].startswith("For all 64 users") and s["context"] == "1,048,576"
-    for note in ("context=99999999 is out of range; using 1048576", "gpu='tpu' is not one of"):
-        assert note in s["url"]
+    for repair in ("context=99999999 is out of range; using 1048576", "gpu='tpu' is not one of"):
+        assert repair in s["url"]
     expect(page.get_by_text(re.compile("context=99999999 is out of range"))).to_be_visible()
 
 
@@ -293,28 +293,28 @@ def test_decode_bill_states_are_the_live_states(static_page):
 
 def test_memory_bill_documents_numbers(static_page):
     page = static_page("memory.html")
-    s = slots(page)
+    s = holes(page)
     assert (s["weights"], s["one"], s["one_approx"]) == ("16.1 GB (15.0 GiB)", "122,532",
                                                          " (≈ 120 thousand)")
     assert s["total"] == "16.6 GB (15.5 GiB)" and s["read"].startswith("15.0 GB (14.0 GiB)")
     assert (s["scores"], s["eager"], s["fused"], s["ratio"]) == (
         "67,108,864", "4.3 GB (4.0 GiB)", "1.0 MB (1.0 MiB)", "4,096")
     slide(page, 1, 5)  # 32 users
-    s = slots(page)
+    s = holes(page)
     assert (s["who"], s["kv_all"], s["all"]) == ("32 users", "17.2 GB (16.0 GiB)", "3,829")
     expect(page.get_by_text(re.compile(r"For 32 users at 4,096 tokens each:"))).to_be_visible()
     click(page, "fp8 (1 byte)")
-    assert slots(page)["weights"] == "8.03 GB (7.48 GiB)"
+    assert holes(page)["weights"] == "8.03 GB (7.48 GiB)"
     assert address_shows(page, "users=32", "dtype=fp8")
 
 
 def test_memory_bill_deep_link_and_a_repaired_value(static_page):
     page = static_page("memory.html", "?users=32&dtype=fp4&prompt=1000")
-    s = slots(page)
+    s = holes(page)
     assert (s["who"], s["kv_all"], s["prompt"]) == ("32 users", "17.2 GB (16.0 GiB)", "1,024")
-    for note in ("dtype='fp4' is not one of bf16, fp8, fp32; ignored",
-                 "prompt=1000 is not one of this page's stops; using 1024"):
-        assert note in s["url"]
+    for repair in ("dtype='fp4' is not one of bf16, fp8, fp32; ignored",
+                   "prompt=1000 is not one of this page's stops; using 1024"):
+        assert repair in s["url"]
     expect(page.get_by_text(re.compile("dtype='fp4' is not one of"))).to_be_visible()
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from app.kit import url_state
 from app.panels.heatmap import HeadPanel
-from tests.browser.static_pages import SLOTS_JS, address_shows, slots, watched_pages
+from tests.browser.static_pages import HOLES_JS, address_shows, holes, watched_pages
 
 HEAD_JS = """() => [...AE.states.panels.values()].find(
   (p) => p.spec.table.controls.some((c) => c.name === "mask"))"""
@@ -23,7 +23,7 @@ ALL_STATES_JS = """async (combos) => {
   const p = (@HEAD@)();
   const names = p.spec.table.controls.map((c) => c.name);
   const cells = p.targets[p.spec.targets.findIndex((t) => t.name === "source:cells")];
-  const slots = @SLOTS@;
+  const holes = @HOLES@;
   const out = [];
   for (const combo of combos) {
     names.forEach((name, i) => {
@@ -33,11 +33,11 @@ ALL_STATES_JS = """async (combos) => {
     });
     await new Promise((r) => requestAnimationFrame(() => r()));
     const get = (k) => (cells.data instanceof Map ? cells.data.get(k) : cells.data[k]);
-    out.push({slots: slots(), label: [...get("label")], weight: [...get("weight")],
+    out.push({holes: holes(), label: [...get("label")], weight: [...get("weight")],
               n: [...get("n")]});
   }
   return out;
-}""".replace("@HEAD@", HEAD_JS).replace("@SLOTS@", SLOTS_JS)
+}""".replace("@HEAD@", HEAD_JS).replace("@HOLES@", HOLES_JS)
 
 
 @pytest.fixture(scope="session")
@@ -63,9 +63,9 @@ def test_every_state_shows_what_the_live_panels_state_gives(static_page):
     for combo, got in zip(combos, shown):
         state = HeadPanel.state(**combo)
         expected = {}
-        for target in ("slots:hero", "slots:caption", "slots:arithmetic", "slots:truncate"):
+        for target in ("holes:hero", "holes:caption", "holes:arithmetic", "holes:truncate"):
             expected.update(state[target])
-        texts = {k: got["slots"].get(k) for k in expected}
+        texts = {k: got["holes"].get(k) for k in expected}
         cells = state["source:cells"]
         if (texts != expected or got["label"] != cells["label"]
                 or got["weight"] != cells["weight"] or got["n"] != cells["n"]):
@@ -75,10 +75,10 @@ def test_every_state_shows_what_the_live_panels_state_gives(static_page):
 
 def test_the_documents_numbers_by_clicking_and_keys(static_page):
     page = static_page()
-    s = slots(page)
+    s = holes(page)
     assert s["weight1"] == "0.77" and s["weight0"] == "0.07" and s["eff"] == "1.98"
     page.get_by_role("button", name="causal mask").click()
-    s = slots(page)
+    s = holes(page)
     assert s["weight5"] == "0.23"  # mask off: row 2 now reaches "mat"
     labels = page.evaluate("""() => { const p = (@HEAD@)();
         const c = p.targets[p.spec.targets.findIndex((t) => t.name === "source:cells")].data;
@@ -86,25 +86,25 @@ def test_the_documents_numbers_by_clicking_and_keys(static_page):
     assert labels[0:6] == labels[4 * 8:4 * 8 + 6]  # rows 0 and 4 ("the" twice) are identical
     page.get_by_role("button", name="causal mask").click()
     page.get_by_role("button", name="divide scores by √d_k").click()
-    s = slots(page)
+    s = holes(page)
     assert (s["weight1"], s["eff"]) == ("0.97", "1.17")
     page.get_by_role("button", name="divide scores by √d_k").click()
     handle = page.locator(".noUi-handle").first  # the sequence length slider
     handle.focus()
     handle.press("ArrowRight")
     handle.press("ArrowRight")
-    s = slots(page)
+    s = holes(page)
     assert s["dots"] == "64" and s["discarded"] == "28 of 64"
     page.get_by_role("button", name="decode").click()
     page.get_by_role("button", name="causal mask").click()
-    s = slots(page)
+    s = holes(page)
     assert s["log0"].startswith("causal mask off: no weight changed, because")
     assert "64" not in s["dots"] and s["dots"] == "8"
 
 
 def test_deep_link_restores_and_bad_values_get_a_note(static_page):
     page = static_page("?length=8&query=9&mask=maybe&divide=off")
-    s = slots(page)
+    s = holes(page)
     assert s["dots"] == "64" and s["title_row"] == "7 (purred)"
     assert s["divisor"] == "÷ 1"
     assert "mask='maybe' is not on/off; ignored" in s["url"]
@@ -127,10 +127,10 @@ def test_the_browser_repairs_a_url_value_as_the_live_page_does(static_page):
         got = page.evaluate(
             "([control, raws]) => raws.map((raw) => AE.url.coerce(control, control.name, raw))",
             [{"name": c.name, "kind": c.kind, "values": list(c.values)}, raws])
-        for raw, (stop, note) in zip(raws, got):
-            value, expected_note = url_state.coerce(panel.param[name], name, raw)
+        for raw, (stop, repair) in zip(raws, got):
+            value, expected = url_state.coerce(panel.param[name], name, raw)
             assert (c.values[stop] if stop >= 0 else None) == value, (name, raw)
-            assert note == expected_note, (name, raw)
+            assert repair == expected, (name, raw)
             checked += 1
     assert checked >= 1000
 
@@ -199,7 +199,7 @@ def test_bokeh_rewrites_no_style_that_holds_the_same_text(static_page):
     page.get_by_role("button", name="causal mask").click()
     address_shows(page, "mask=off")
     page.wait_for_function(f"AE.fence.internals.sameStylesSkipped > {kept}")
-    assert slots(page)["weight5"] == "0.23"  # the change itself is drawn
+    assert holes(page)["weight5"] == "0.23"  # the change itself is drawn
 
 
 def test_bokeh_leaves_the_glyph_renderers_empty_elements_where_they_were(static_page):
@@ -225,26 +225,26 @@ def test_bokeh_leaves_the_glyph_renderers_empty_elements_where_they_were(static_
     handle.press("ArrowRight")
     address_shows(page, "length=7")
     page.wait_for_function(f"AE.fence.internals.glyphPlacesSkipped > {skipped}")
-    assert slots(page)["dots"] == "49"  # the change itself is drawn
+    assert holes(page)["dots"] == "49"  # the change itself is drawn
     assert page.evaluate(position) == before
 
 
-def test_a_slots_text_changes_in_its_own_text_node(static_page):
-    # a readout (app/kit/readout.py) changes the data of a slot's one text node: a node put in
+def test_a_holes_text_changes_in_its_own_text_node(static_page):
+    # a readout (app/kit/readout.py) changes the data of a hole's one text node: a node put in
     # its place would be styled and laid out afresh, and its table's :empty rules checked
     page = static_page()
     keep = """() => { const roots = [document];
       const walk = (r) => { for (const x of r.querySelectorAll("*")) {
         if (x.shadowRoot) { roots.push(x.shadowRoot); walk(x.shadowRoot); } } };
       walk(document);
-      window.__slots = {};
+      window.__holes = {};
       for (const r of roots) { for (const e of r.querySelectorAll("[data-s]")) {
-        window.__slots[e.dataset.s] = [e, e.firstChild, e.textContent]; } }
-      return Object.keys(window.__slots).length; }"""
+        window.__holes[e.dataset.s] = [e, e.firstChild, e.textContent]; } }
+      return Object.keys(window.__holes).length; }"""
     assert page.evaluate(keep) > 100
     page.get_by_role("button", name="divide scores by √d_k").click()
     address_shows(page, "divide=off")
-    kept = page.evaluate("""() => Object.entries(window.__slots).filter(
+    kept = page.evaluate("""() => Object.entries(window.__holes).filter(
       ([, [e, node, text]]) => e.textContent !== text).map(
       ([name, [e, node]]) => [name, e.childNodes.length === 1 && e.firstChild === node])""")
     assert len(kept) > 20  # the scores, weights and their table changed
@@ -315,7 +315,7 @@ def test_a_part_whose_value_is_drawn_is_not_set_again(static_page):
     address_shows(page, "query=3")
     assert page.evaluate("() => window.__cells.data === window.__data") is True
     assert page.evaluate("AE.states.stats.partsSkipped") == skipped + 2  # places, cells
-    assert slots(page)["eff_row"] == "3, on"
+    assert holes(page)["eff_row"] == "3, on"
     page.get_by_role("button", name="causal mask").click()  # the cells' part changes
     address_shows(page, "mask=off")
     assert page.evaluate("() => window.__cells.data !== window.__data") is True

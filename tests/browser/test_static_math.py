@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.kit import registry, states
-from app.kit.readout import SLOT
+from app.kit.readout import HOLE
 from app.panels import agreement, online_softmax, overflow
 from tests.browser.static_pages import PANEL_HELPERS_JS, address_shows, prepare, static_html
 
@@ -26,7 +26,7 @@ PAGES = {"agreement.html": "/agreement", "overflow.html": "/overflow",
 PANELS = {"agreement.html": agreement.AgreementPanel, "overflow.html": overflow.OverflowPanel,
           "online.html": online_softmax.OnlineSoftmaxPanel}
 
-# every Readout on the page, in order: its slots' [name, text], one list per shadow root
+# every Readout on the page, in order: its holes' [name, text], one list per shadow root
 READOUTS_JS = """() => {
   const out = [];
   const walk = (root) => {
@@ -39,7 +39,7 @@ READOUTS_JS = """() => {
 }"""
 
 # set the panel's controls to each combination, let the page apply it, read what it shows:
-# every readout's slots and the named columns of the named sources
+# every readout's holes and the named columns of the named sources
 STATES_JS = """async ([combos, sources]) => {
   HELPERS
   return statesOf([...AE.states.panels.values()][0], combos, READOUTS_JS, sources);
@@ -56,9 +56,9 @@ def site(tmp_path_factory):  # -> the folder holding one page per panel
     return out
 
 
-def slots(page, having=None):
-    # -> {slot: text} over every readout (a name in two readouts: the last), or only the
-    # readout that has the slot `having`
+def holes(page, having=None):
+    # -> {hole: text} over every readout (a name in two readouts: the last), or only the
+    # readout that has the hole `having`
     readouts = [dict(r) for r in page.evaluate(READOUTS_JS)]
     if having is not None:
         return next(r for r in readouts if having in r)
@@ -87,7 +87,7 @@ def says(page, pattern):
 
 def test_agreement_documents_numbers_by_the_lists_and_the_slider(static_page):
     page = static_page("agreement.html")
-    s = slots(page)
+    s = holes(page)
     assert (s["pairs"], s["terms"], s["score"]) == ("2 × 3 + (−1) × 4 + 0.5 × 2", "6 − 4 + 1",
                                                      "3")
     assert (s["verdict"], s["spread_raw"], s["spread_scaled"]) == ("leaning together", "10.9",
@@ -97,22 +97,22 @@ def test_agreement_documents_numbers_by_the_lists_and_the_slider(static_page):
     assert not page.get_by_role("textbox").count()  # typing is the live page's
     expect(button(page, "Type your own vectors (live explorable)")).to_be_visible()
     pick(page, "vector b", "(1, 2, 0)")
-    assert (slots(page)["score"], slots(page)["verdict"]) == ("0", "perpendicular")
+    assert (holes(page)["score"], holes(page)["verdict"]) == ("0", "perpendicular")
     expect(says(page, r"verdict: perpendicular")).to_be_visible()
     pick(page, "vector b", "(−3, −4, −2): minus the documents' b")
-    assert (slots(page)["score"], slots(page)["verdict"]) == ("−3", "leaning apart")
+    assert (holes(page)["score"], holes(page)["verdict"]) == ("−3", "leaning apart")
     d = page.locator(".noUi-handle").first
     press(page, d, "ArrowRight")
-    assert (slots(page)["ops"], slots(page)["d"]) == ("512", "256")
+    assert (holes(page)["ops"], holes(page)["d"]) == ("512", "256")
     expect(page.get_by_text("d (numbers per vector): 256")).to_be_visible()
     press(page, d, "Home")
-    assert slots(page)["d"] == "1"
+    assert holes(page)["d"] == "1"
     assert address_shows(page, "b=-3%2C+-4%2C+-2", "d=1")
 
 
 def test_agreement_deep_link_and_a_repaired_value(static_page):
     page = static_page("agreement.html", "?b=1, 2, 0&d=99999&a=5, 5, 5")
-    s = slots(page)
+    s = holes(page)
     assert (s["score"], s["verdict"], s["d"], s["ops"]) == ("0", "perpendicular", "4,096",
                                                             "8,192")
     assert "d=99999 is out of range; using 4096" in s["url"]
@@ -124,28 +124,28 @@ def test_agreement_deep_link_and_a_repaired_value(static_page):
 
 def test_overflow_trap_and_fix_by_the_list_and_the_toggles(static_page):
     page = static_page("overflow.html")
-    s = slots(page)
+    s = holes(page)
     assert [s[f"p{i}"] for i in range(3)] == ["66%", "24%", "10%"]
     assert (s["e0"], s["total"]) == ("7.39", "11.2")
     pick(page, "scores", "12, 1, 0.1: e^12 ≈ 162,755 > float16's 65,504")
-    s = slots(page)
+    s = holes(page)
     assert s["alarm"] == "The row is garbage: e^12 ≈ 162,755 > 65,504, the largest float16."
     assert (s["e0"], s["w0"], s["f0"]) == ("inf", "nan", "✕")
     expect(says(page, r"The row is garbage")).to_be_visible()
     button(page, "subtract the max").click()
-    s = slots(page)
+    s = holes(page)
     assert "nothing can overflow" in s["okay"] and s["alarm"] == "" and s["p0"] == "100%"
     expect(page.get_by_text(re.compile("The row is garbage"))).to_have_count(0)
     button(page, "subtract the max").click()
     button(page, "float32").click()
-    s = slots(page)
+    s = holes(page)
     assert s["alarm"] == "" and s["dtype"] == "float32" and s["e0"] == "162,755"
     assert address_shows(page, "precision=float32", "subtract_max=off")
 
 
 def test_overflow_deep_link_and_a_repaired_value(static_page):
     page = static_page("overflow.html", "?scores=12, 1, 0.1&subtract_max=on&precision=float8")
-    s = slots(page)
+    s = holes(page)
     assert "nothing can overflow" in s["okay"] and s["p0"] == "100%" and s["dtype"] == "float16"
     expect(says(page, r"precision='float8' is not one of float32, float16; ignored")
            ).to_be_visible()
@@ -155,7 +155,7 @@ def test_overflow_deep_link_and_a_repaired_value(static_page):
 
 def test_online_softmax_both_walks_step_by_step(static_page):
     page = static_page("online.html")
-    assert slots(page, having="end_sum")["how"].startswith("Nothing read yet")
+    assert holes(page, having="end_sum")["how"].startswith("Nothing read yet")
     next_block = button(page, "Next block")
     next_block.click()
     expect(says(page, r"Block 1 of 2")).to_be_visible()
@@ -173,7 +173,7 @@ def test_online_softmax_both_walks_step_by_step(static_page):
     expect(says(page, r"Nothing read yet: 3 blocks of keys")).to_be_visible()
     for _ in range(3):
         button(page, "Next keys").click()
-    s = slots(page)
+    s = holes(page)
     assert s["diff_says"] == "float rounding" and re.fullmatch(r"\d(\.\d)? × 10\^−1[67]",
                                                                s["diff"])
     assert s["tiled"] == s["naive"]
@@ -207,14 +207,14 @@ def test_online_softmax_block_size_never_changes_the_answer(static_page):
     block = page.locator(".noUi-handle").first
     for key in ("Home", "ArrowRight", "ArrowRight", "ArrowRight"):  # block 1, 2, 3, 4
         press(page, block, key)
-        assert slots(page)["end_sum"] == "1.553"
+        assert holes(page)["end_sum"] == "1.553"
 
 
 def test_online_softmax_deep_link_and_a_repaired_value(static_page):
     page = static_page("online.html", "?block=4&step=99&scores=3, 1, 2, 0")
-    s = slots(page)
+    s = holes(page)
     assert "step=99 is out of range; using 16" in s["url"]
-    now = slots(page, having="end_sum")
+    now = holes(page, having="end_sum")
     assert now["end_sum"] == "1.553" and now["head"] == "Block 1 of 1: (3, 1, 2, 0)."
     expect(says(page, r"step 16 is past the last block; showing step 1, the end")
            ).to_be_visible()
@@ -227,9 +227,9 @@ def test_online_softmax_deep_link_and_a_repaired_value(static_page):
 def expected_readouts(panel, state):  # -> each Readout's [name, text] list, as the page shows
     out = []
     for target, values in state.items():
-        if target.startswith("slots:"):
+        if target.startswith("holes:"):
             template = panel.targets[target].template
-            out.append([[name, values[name]] for name in SLOT.findall(template)])
+            out.append([[name, values[name]] for name in HOLE.findall(template)])
     return out
 
 
