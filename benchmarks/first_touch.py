@@ -33,7 +33,9 @@ Per load it measures, in the page:
   taps just as the mount's long tasks start.
 
 Prints one row per page: median and min-max of control usable, INP median and p95, tap to
-state (painted) and to address median and p95, and the INP of the tap as the mount begins.
+state (painted) and to address median and p95, and the INP of the tap as the mount begins;
+then a second table of where the taps' time goes (Event Timing's input delay, processing and
+presentation delay of each tap's longest entry).
 The issue's targets (issue 41: usable ≤ 1.5 s at the median, INP p95 ≤ 100 ms, state and
 address ≤ 200 ms) are read from this table; the script asserts none. Needs Chromium at
 /usr/bin/chromium ($CHROMIUM).
@@ -73,7 +75,11 @@ INIT_JS = """
 window.__ft = {events: [], address: []};
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
-    if (e.interactionId) { __ft.events.push([e.interactionId, e.duration, e.name]); }
+    if (e.interactionId) {  // its parts: input delay, processing, presentation
+      __ft.events.push([e.interactionId, e.duration, e.processingStart - e.startTime,
+                        e.processingEnd - e.processingStart,
+                        e.startTime + e.duration - e.processingEnd]);
+    }
   }
 }).observe({type: "event", durationThreshold: 16, buffered: true});
 for (const name of ["replaceState", "pushState"]) {
@@ -223,6 +229,16 @@ INTERACTIONS_JS = """() => {
   return out;
 }"""
 
+# the parts of each interaction's longest entry: {interactionId: [input delay, processing,
+# presentation] ms}
+PARTS_JS = """() => {
+  const out = {}, longest = {};
+  for (const [id, duration, ...parts] of __ft.events) {
+    if (!(id in longest) || duration > longest[id]) { longest[id] = duration; out[id] = parts; }
+  }
+  return out;
+}"""
+
 
 def bare_page():  # -> HTML: Bokeh alone, a heatmap and a toggle, its scripts deferred
     import numpy as np
@@ -263,7 +279,7 @@ def add_bare_page(site):  # into the served build, its scripts from the build's 
 
 def default_routes():  # every panel page with controls (not the kernel lab's link), chapters
     stand_ins = {r.route for r in registry.PANELS if r.static_stand_in}
-    return [*(r for r in registry.routes() if r not in stand_ins), *CHAPTERS, BARE]
+    return [*(r for r in registry.panel_routes() if r not in stand_ins), *CHAPTERS, BARE]
 
 
 def load_once(browser, device, base, route, taps):  # -> {usable, inp: [], state: [], ...}
@@ -274,8 +290,8 @@ def load_once(browser, device, base, route, taps):  # -> {usable, inp: [], state
     cdp = context.new_cdp_session(page)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
     chapter = route in CHAPTERS
-    out = {"usable": None, "inp": [], "state": [], "address": [], "timeouts": 0, "native": 0,
-           "mount_inp": None}
+    out = {"usable": None, "inp": [], "parts": [], "state": [], "address": [], "timeouts": 0,
+           "native": 0, "mount_inp": None}
     try:
         page.goto(base + route, wait_until="load" if chapter else "commit")
         t0 = 0.0  # navigation start, performance.now()'s origin
@@ -311,6 +327,8 @@ def load_once(browser, device, base, route, taps):  # -> {usable, inp: [], state
         longest = page.evaluate(INTERACTIONS_JS)
         longest.pop(mount_key, None)  # the tap as the mount began is not one of the row's
         out["inp"] = sorted(longest.values()) + [16.0] * max(0, done - len(longest))
+        parts = page.evaluate(PARTS_JS)
+        out["parts"] = [parts[k] for k in longest if k in parts]
     finally:
         context.close()
     return out
@@ -380,6 +398,18 @@ def row(route, loads):  # one table row of a page's loads
             f"| {len(state)} ({native} native) | {timeouts} | {as_mount} |")
 
 
+def parts_row(route, loads):  # where a page's taps spend their time, Event Timing's parts
+    parts = [x for load in loads for x in load["parts"]]
+    label = "bare Bokeh page" if route == BARE else route
+    if not parts:
+        return f"| {label} | - | - | - | 0 |"
+    cells = []
+    for k in range(3):
+        values = [p[k] for p in parts]
+        cells.append(f"{ms(pct(values, 0.5))} / {ms(pct(values, 0.95))} / {ms(max(values))}")
+    return f"| {label} | {' | '.join(cells)} | {len(parts)} |"
+
+
 def chromium_version():
     done = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True, check=False)
     return done.stdout.strip() or "unknown"
@@ -420,6 +450,12 @@ def main(argv=None):
     print("|---|---|---|---|---|---|---|---|---|")
     for route, loads in rows.items():
         print(row(route, loads))
+    print("\nINP's parts (Event Timing: input delay = processingStart - startTime; processing = "
+          "the handlers; presentation = to the next paint), over the taps of 16 ms or more")
+    print("| page | input delay ms, median / p95 / max | processing | presentation | taps |")
+    print("|---|---|---|---|---|")
+    for route, loads in rows.items():
+        print(parts_row(route, loads))
     return 0
 
 

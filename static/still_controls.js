@@ -87,27 +87,34 @@
     });
   }
 
+  // sets what differs only: an equal value set again still invalidates the control's style
+  // and layout, twice a tap, on every control of the island
+  function put(e, key, value) { if (e[key] !== value) { e[key] = value; } }
+  function pressed(e, on) {
+    if (e.getAttribute("aria-pressed") !== String(on)) { e.setAttribute("aria-pressed", on); }
+  }
+
   function reflect(p) { // the controls show the stops in p.at and what the state gives them
     p.data.controls.forEach((c, i) => {
       const box = p.elements[i];
       if (box === null) { return; } // the leader's control, on the leader's island
       if (c.widget === "slider") {
         const input = box.querySelector("input");
-        input.max = String(c.max);
-        input.value = String(c.min + p.at[i] * c.step);
-        input.disabled = c.disabled;
-        box.querySelector("output").textContent = String(c.values[p.at[i]]);
+        put(input, "max", String(c.max));
+        put(input, "value", String(c.min + p.at[i] * c.step));
+        put(input, "disabled", c.disabled);
+        put(box.querySelector("output"), "textContent", String(c.values[p.at[i]]));
       } else if (c.widget === "toggle") {
-        box.setAttribute("aria-pressed", String(p.at[i] === 1));
-        box.disabled = c.disabled;
+        pressed(box, p.at[i] === 1);
+        put(box, "disabled", c.disabled);
       } else if (c.widget === "select") {
         const menu = box.querySelector("select");
-        menu.selectedIndex = p.at[i];
-        menu.disabled = c.disabled;
+        put(menu, "selectedIndex", p.at[i]);
+        put(menu, "disabled", c.disabled);
       } else {
         box.querySelectorAll("button").forEach((b, k) => {
-          b.setAttribute("aria-pressed", String(k === p.at[i]));
-          b.disabled = c.disabled;
+          pressed(b, k === p.at[i]);
+          put(b, "disabled", c.disabled);
         });
       }
     });
@@ -123,19 +130,53 @@
     }
   }
 
+  // A redraw changes the nodes in place, matched by position where their tags agree: a state
+  // mostly recolours cells and rewrites a few numbers, and the browser then lays out only the
+  // text that changed. Replacing the whole chart made it lay out every node of it again
+  // (300-450 objects on the head's still, most of a tap's time on a slowed phone: issue 41).
+  const parser = document.createElement("template");
+  function patch(old, next) { // old, next: nodes of one type and tag -> old made equal to next
+    if (old.nodeType !== Node.ELEMENT_NODE) {
+      if (old.nodeValue !== next.nodeValue) { old.nodeValue = next.nodeValue; }
+      return;
+    }
+    for (const name of old.getAttributeNames()) { // the stills' markup has no namespaced names
+      if (!next.hasAttribute(name)) { old.removeAttribute(name); }
+    }
+    for (const name of next.getAttributeNames()) {
+      const value = next.getAttribute(name);
+      if (old.getAttribute(name) !== value) { old.setAttribute(name, value); }
+    }
+    patchChildren(old, next);
+  }
+  function patchChildren(old, next) {
+    const nexts = [...next.childNodes];
+    nexts.forEach((n, i) => {
+      const o = old.childNodes[i];
+      if (o === undefined) { old.appendChild(n); }
+      else if (o.nodeType === n.nodeType && o.nodeName === n.nodeName) { patch(o, n); }
+      else { old.replaceChild(n, o); }
+    });
+    while (old.childNodes.length > nexts.length) { old.lastChild.remove(); }
+  }
+  function redraw(box, html) {
+    parser.innerHTML = html;
+    patchChildren(box, parser.content);
+  }
+
   function draw(p, state) { // the still's charts and readouts in `state`
     const body = p.island.querySelector(".ae-still-body");
     AE.stills.draw(p.data.description, state).forEach((svg, i) => {
       const pane = body.querySelector(`[data-ae-pane="${i}"]`);
       if (pane && p.drawn.get(pane) !== svg) {
-        pane.innerHTML = svg;
+        redraw(pane, svg);
         p.drawn.set(pane, svg);
       }
     });
     AE.stills.readouts(p.data.description, state).forEach(({html, empty}, i) => {
       const box = body.querySelector(`[data-ae-readout="${i}"]`);
       if (box && p.drawn.get(box) !== html) {
-        box.innerHTML = html;
+        redraw(box, html);
         box.hidden = empty;
         p.drawn.set(box, html);
       }
