@@ -80,3 +80,23 @@ def test_a_figures_own_lists_hold_every_renderer_and_annotation_select_finds(rou
         listed = {m.id for m in states.figure_renderers(fig)
                   if isinstance(m, (GlyphRenderer, Annotation))}
         assert listed == walked, (route, walked - listed)
+
+
+def test_a_tables_script_registers_exactly_its_table(tmp_path):
+    # the script hands JSON.parse the table's text in a quoted string (a phone reads that
+    # faster than an object literal): quotes, backslashes, line separators and "</" survive
+    import json
+    import subprocess
+
+    from tests import js_twin
+
+    odd = {"text": "it's \\ \"q\" \u2028\u2029 </script> √d_k −∞", "n": [1, 2.5, None, True]}
+    for ref, table in [("Odd-0", odd), (HeadPanel.table_ref(), HeadPanel.table())]:
+        script = tmp_path / "table.js"
+        script.write_text(states.table_script(ref, table), encoding="utf-8")
+        done = subprocess.run(
+            [js_twin.node("switcher.js"), "-e",
+             "const got = []; global.AE = {states: {register: (r, t) => got.push([r, t])}};"
+             "require(process.argv[1]); process.stdout.write(JSON.stringify(got));",
+             str(script)], capture_output=True, text=True, check=True)
+        assert json.loads(done.stdout) == [[ref, json.loads(states.canonical(table))]]
