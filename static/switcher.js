@@ -222,10 +222,8 @@
       const args = model.args;
       const spec = args === undefined ? undefined : get(args, "ae_spec");
       if (spec === undefined) { continue; }
-      const n = parseSpec(spec).table.controls.length;
-      const controls = [...Array(n).keys()].map((i) => get(args, "c" + i));
-      const targets = parseSpec(spec).targets.map((_, i) => get(args, "t" + i));
-      panelFor(spec, controls, targets);
+      const names = parseSpec(spec).args; // the spec names its models' arguments (states.py)
+      panelFor(spec, names.controls.map((n) => get(args, n)), names.targets.map((n) => get(args, n)));
     }
   }
 

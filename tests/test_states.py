@@ -91,12 +91,12 @@ def test_a_tables_script_registers_exactly_its_table(tmp_path):
     from tests import js_twin
 
     odd = {"text": "it's \\ \"q\" \u2028\u2029 </script> √d_k −∞", "n": [1, 2.5, None, True]}
+    register = ("const got = []; global.AE = {states: {register: (r, t) => got.push([r, t])}};"
+                "require(process.argv[1]); process.stdout.write(JSON.stringify(got));")
     for ref, table in [("Odd-0", odd), (HeadPanel.table_ref(), HeadPanel.table())]:
         script = tmp_path / "table.js"
         script.write_text(states.table_script(ref, table), encoding="utf-8")
         done = subprocess.run(
-            [js_twin.node("switcher.js"), "-e",
-             "const got = []; global.AE = {states: {register: (r, t) => got.push([r, t])}};"
-             "require(process.argv[1]); process.stdout.write(JSON.stringify(got));",
-             str(script)], capture_output=True, text=True, check=True)
+            [js_twin.node("switcher.js"), "-e", register, str(script)],
+            capture_output=True, text=True, check=True)
         assert json.loads(done.stdout) == [[ref, json.loads(states.canonical(table))]]

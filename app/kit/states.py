@@ -409,12 +409,18 @@ class StatePanel(pn.viewable.Viewer):
         # a static page: every control's change runs the switcher over the shipped table
         from bokeh.models import ColumnDataSource
 
-        spec = ColumnDataSource({"spec": [canonical(self.spec())]}, name="ae-spec")
         controls = [self.widgets[c.name] for c in self.controls()]
         targets = list(self.targets.values())
-        args = {"ae_spec": spec}
-        args.update({f"c{i}": w for i, w in enumerate(controls)})
-        args.update({f"t{i}": t for i, t in enumerate(targets)})
+        # Panel turns a Panel object in a callback's args into its Bokeh model only at the top
+        # level (panel/links.py resolves each value, not a list or a dict), so the models are
+        # arguments of their own; the spec lists their names, in order, and the switcher reads
+        # them from there (static/switcher.js findPanels) rather than making names itself
+        names = {"controls": [f"c{i}" for i in range(len(controls))],
+                 "targets": [f"t{i}" for i in range(len(targets))]}
+        spec = ColumnDataSource({"spec": [canonical({**self.spec(), "args": names})]},
+                                name="ae-spec")
+        args = {"ae_spec": spec, **dict(zip(names["controls"], controls)),
+                **dict(zip(names["targets"], targets))}
         for widget in dict.fromkeys(controls):
             widget.jscallback(value=SWITCH_CALL, args=args)
 
