@@ -32,11 +32,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def read_states_file(path):  # assets/states/<ref>.js -> (ref, table)
+    # the file: AE.states.register("<ref>", '<the table's JSON text>'), the text's backslashes
+    # and quotes escaped, and U+2028 / U+2029 as \u escapes (JavaScript's single-quoted string)
     text = Path(path).read_text(encoding="utf-8")
-    match = re.fullmatch(r'AE\.states\.register\(("[^"]+"), (.*)\);\s*', text, re.DOTALL)
+    match = re.fullmatch(r"AE\.states\.register\((\"[^\"]+\"), '(.*)'\);\s*", text, re.DOTALL)
     if match is None:
         raise ValueError(f"{path}: not an AE.states.register(...) file")
-    return json.loads(match.group(1)), json.loads(match.group(2))
+    escapes = {"\\": "\\", "'": "'", "u2028": "\u2028", "u2029": "\u2029"}
+    body = re.sub(r"\\(\\|'|u2028|u2029)", lambda m: escapes[m.group(1)], match.group(2))
+    return json.loads(match.group(1)), json.loads(body)
 
 
 class Table:

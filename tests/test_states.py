@@ -83,15 +83,16 @@ def test_a_figures_own_lists_hold_every_renderer_and_annotation_select_finds(rou
 
 
 def test_a_tables_script_registers_exactly_its_table(tmp_path):
-    # the script hands JSON.parse the table's text in a quoted string (a phone reads that
-    # faster than an object literal): quotes, backslashes, line separators and "</" survive
+    # the script hands the switcher the table's JSON text in a quoted string (a phone parses
+    # that faster than an object literal): quotes, backslashes, line separators and "</" survive
     import json
     import subprocess
 
     from tests import js_twin
 
     odd = {"text": "it's \\ \"q\" \u2028\u2029 </script> √d_k −∞", "n": [1, 2.5, None, True]}
-    register = ("const got = []; global.AE = {states: {register: (r, t) => got.push([r, t])}};"
+    register = ("const got = []; global.AE = {states: {register: (r, text) => "
+                "got.push([r, typeof text, JSON.parse(text)])}};"
                 "require(process.argv[1]); process.stdout.write(JSON.stringify(got));")
     for ref, table in [("Odd-0", odd), (HeadPanel.table_ref(), HeadPanel.table())]:
         script = tmp_path / "table.js"
@@ -99,4 +100,4 @@ def test_a_tables_script_registers_exactly_its_table(tmp_path):
         done = subprocess.run(
             [js_twin.node("switcher.js"), "-e", register, str(script)],
             capture_output=True, text=True, check=True)
-        assert json.loads(done.stdout) == [[ref, json.loads(states.canonical(table))]]
+        assert json.loads(done.stdout) == [[ref, "string", json.loads(states.canonical(table))]]
