@@ -129,8 +129,8 @@
   }
 
   // The address bar follows the controls, under the page's keys. It is written once the page
-  // is idle after the change's frame (at most 60 ms on: a tap's address within 200 ms on a
-  // slowed phone, benchmarks/first_touch.py; after a tap with no tap highlight Chromium gave
+  // is idle after the change's frame (at most 60 ms on: a tap's address within 150 ms, p95, on
+  // a slowed phone, benchmarks/first_touch.py; after a tap with no tap highlight Chromium gave
   // no idle time for over 120 ms), not before: Chromium treats each
   // replaceState as a navigation (0.2-3 ms here) and reads the page's icon again, work that
   // would otherwise delay the change's frame, or the next one while a slider is dragged.

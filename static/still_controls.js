@@ -26,7 +26,7 @@
   if (AE.stillControls) { return; }
 
   const loading = new Map(); // src -> Promise: a script run once by us (islands.js may run it
-  // again at mount: switcher.js then returns at once, a table registers the same table again)
+  // again at mount: switcher.js then returns at once, a table's second register is ignored)
   function load(src) {
     if (!loading.has(src)) {
       loading.set(src, new Promise((resolve, reject) => {
@@ -166,6 +166,7 @@
 
   function draw(p, state) { // the still's charts and readouts in `state`
     const body = p.island.querySelector(".ae-still-body");
+    if (body === null) { return; } // the island has mounted: its still is gone
     AE.stills.draw(p.data.description, state).forEach((svg, i) => {
       const pane = body.querySelector(`[data-ae-pane="${i}"]`);
       if (pane && p.drawn.get(pane) !== svg) {

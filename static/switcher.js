@@ -21,8 +21,9 @@
   const tables = new Map(); // table ref -> table, from assets/states/<ref>.js
   const stats = {partsSkipped: 0}; // parts not set again, as already drawn (tests)
 
-  // a table's file hands over its JSON text (app/kit/states.py table_script: faster to parse)
-  function register(ref, text) { tables.set(ref, JSON.parse(text)); }
+  // a table's file hands over its JSON text (app/kit/states.py table_script: faster to parse);
+  // run again at a mount (islands.js loads it again), it is not parsed again
+  function register(ref, text) { if (!tables.has(ref)) { tables.set(ref, JSON.parse(text)); } }
 
   function parseSpec(source) { // the spec's JSON travels as one string in a data source
     const column = get(source.data, "spec");
@@ -224,7 +225,8 @@
       const spec = args === undefined ? undefined : get(args, "ae_spec");
       if (spec === undefined) { continue; }
       const names = parseSpec(spec).args; // the spec names its models' arguments (states.py)
-      panelFor(spec, names.controls.map((n) => get(args, n)), names.targets.map((n) => get(args, n)));
+      panelFor(spec, names.controls.map((n) => get(args, n)),
+               names.targets.map((n) => get(args, n)));
     }
   }
 
