@@ -222,19 +222,12 @@ ARM_JS = """([chapter, i]) => {
 SCROLL_JS = """(chapter) => { (REGION)(chapter).scrollIntoView({block: "start"});
   return performance.now(); }""".replace("REGION", REGION_JS)
 
-# the longest Event Timing entry of each interaction so far: {interactionId: ms}
+# the longest Event Timing entry of each interaction so far: {interactionId: [ms, input
+# delay, processing, presentation]}
 INTERACTIONS_JS = """() => {
   const out = {};
-  for (const [id, duration] of __ft.events) { out[id] = Math.max(out[id] || 0, duration); }
-  return out;
-}"""
-
-# the parts of each interaction's longest entry: {interactionId: [input delay, processing,
-# presentation] ms}
-PARTS_JS = """() => {
-  const out = {}, longest = {};
-  for (const [id, duration, ...parts] of __ft.events) {
-    if (!(id in longest) || duration > longest[id]) { longest[id] = duration; out[id] = parts; }
+  for (const [id, ...entry] of __ft.events) {
+    if (!(id in out) || entry[0] > out[id][0]) { out[id] = entry; }
   }
   return out;
 }"""
@@ -326,9 +319,8 @@ def load_once(browser, device, base, route, taps):  # -> {usable, inp: [], state
         page.wait_for_timeout(200)  # Event Timing entries are reported after their frame
         longest = page.evaluate(INTERACTIONS_JS)
         longest.pop(mount_key, None)  # the tap as the mount began is not one of the row's
-        out["inp"] = sorted(longest.values()) + [16.0] * max(0, done - len(longest))
-        parts = page.evaluate(PARTS_JS)
-        out["parts"] = [parts[k] for k in longest if k in parts]
+        out["inp"] = sorted(e[0] for e in longest.values()) + [16.0] * max(0, done - len(longest))
+        out["parts"] = [e[1:] for e in longest.values()]
     finally:
         context.close()
     return out
@@ -364,7 +356,7 @@ def tap_as_the_mount_begins(page, chapter, i):  # -> (that tap's INP ms, its int
         return 16.0, None  # no entry: under the 16 ms threshold
     longest = page.evaluate(INTERACTIONS_JS)
     key = max((k for k in longest if k not in before), key=int)
-    return longest[key], key
+    return longest[key][0], key
 
 
 def pct(values, q):  # nearest-rank percentile; None for no values
