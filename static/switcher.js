@@ -158,14 +158,15 @@
     url.write(values);
   }
 
-  // a control's CustomJS (app/kit/states.py SWITCH_CALL): its panel, by the spec it carries;
-  // the models come from every callback's args, so look again while any is missing
-  function onControl(changedModel, specSource) {
-    let p = panels.get(specSource.id);
+  // a control's CustomJS (app/kit/states.py SWITCH_CALL) hands over its panel: {spec,
+  // controls, targets}, the models of its own root; look again while any is missing
+  function onControl(changedModel, arg) {
+    const id = get(arg, "spec").id;
+    let p = panels.get(id);
     if (p === undefined || p.controls.some((m) => m == null)
         || p.targets.some((m) => m == null)) {
       findPanels();
-      p = panels.get(specSource.id);
+      p = panels.get(id);
     }
     if (p !== undefined) { switchTo(p, changedModel); }
   }
@@ -219,14 +220,12 @@
     setHoles(p.targets[i], {url: repairs.length ? "URL: " + repairs.join("; ") : ""});
   }
 
-  function findPanels() { // every CustomJS that carries a spec -> its panel, once
+  function findPanels() { // every CustomJS that carries a panel (app/kit/states.py) -> its panel
     for (const model of fence.allModels()) {
       const args = model.args;
-      const spec = args === undefined ? undefined : get(args, "ae_spec");
-      if (spec === undefined) { continue; }
-      const names = parseSpec(spec).args; // the spec names its models' arguments (states.py)
-      panelFor(spec, names.controls.map((n) => get(args, n)),
-               names.targets.map((n) => get(args, n)));
+      const arg = args === undefined ? undefined : get(args, "ae_panel");
+      if (arg === undefined) { continue; }
+      panelFor(get(arg, "spec"), get(arg, "controls"), get(arg, "targets"));
     }
   }
 

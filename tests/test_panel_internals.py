@@ -20,6 +20,7 @@ import types
 import urllib.request
 from pathlib import Path
 
+import panel as pn
 import pytest
 from bokeh.document import Document
 from tornado.locks import Lock
@@ -247,6 +248,45 @@ def test_starting_the_server_installs_every_patch_once():
 
 
 # --- and have their effect ------------------------------------------------------------------
+
+def control_callbacks(root):  # -> the CustomJS a static state panel's controls run
+    from bokeh.models import CustomJS
+
+    from app.kit.states import SWITCH_CALL
+    return [cb for cb in root.select({"type": CustomJS}) if SWITCH_CALL in cb.code]
+
+
+def test_a_static_panels_controls_hand_their_script_one_argument(monkeypatch):
+    # Viewable._preprocessing_hooks: the hook runs after Panel's links hook and gathers the
+    # models Panel resolved at the top level into the one object switcher.js reads
+    from panel.viewable import Viewable
+
+    from app.kit import registry
+    from tests.throwaway_panel import CountPanel
+    from tests.with_throwaway import RECORD
+    if RECORD not in registry.PANELS:  # the smallest state panel, added as its test adds it
+        monkeypatch.setattr(registry, "PANELS", (*registry.PANELS, RECORD))
+    panel = CountPanel(static=True)
+    root = pn.panel(panel).get_root()
+    assert pi.gathering()
+    callbacks = control_callbacks(root)
+    assert len(callbacks) == len(panel.controls())
+    for cb in callbacks:
+        assert list(cb.args) == ["ae_panel"]
+        arg = cb.args["ae_panel"]
+        assert list(arg) == ["spec", "controls", "targets"]
+        assert arg["spec"].name == "ae-spec"
+        slider, = arg["controls"]
+        assert cb in slider.js_property_callbacks["change:value"]  # the control's own model
+        assert len(arg["targets"]) == len(panel.targets) and None not in arg["targets"]
+        assert len(set(map(id, arg["targets"]))) == len(arg["targets"])
+    # positive control: without the hook the same panel's callbacks carry Panel's flat args
+    monkeypatch.setattr(Viewable, "_preprocessing_hooks",
+                        [h for h in Viewable._preprocessing_hooks if h is not pi._gather])
+    monkeypatch.setattr(pi, "_install_gather", lambda: None)
+    flat = control_callbacks(pn.panel(CountPanel(static=True)).get_root())
+    assert flat and all("ae_panel" not in cb.args and "controls.0" in cb.args for cb in flat)
+
 
 # serial: `measured` times a change to its first patch (under 40 ms); the tests on its
 # servers run in `make test`'s pass alone, so the servers start once

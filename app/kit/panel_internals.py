@@ -54,20 +54,26 @@ Other internals, used through the functions here:
    and its server loop runs the admin context's hooks. No public API mounts the dashboard
    on routes of our own (behind a password).
 
+7. panel.viewable.Viewable._preprocessing_hooks (after panel.links.Callback._process_callbacks)
+   A hook Panel runs on each root it renders, after its links' hook has made the CustomJS
+   (jscallback_with_one_argument). Panel turns a Panel object in a callback's `args` into
+   that root's Bokeh model only at the top level: a list or dict of them goes out as it is.
+   The hook gathers the top-level models it was given into the one object the script reads.
+
 The undocumented surfaces, text Panel and Bokeh write that we read (SURFACES):
 
-7. What a saved page holds, asked of the functions panel.io.save.file_html calls rather than
+8. What a saved page holds, asked of the functions panel.io.save.file_html calls rather than
    read back out of the page it writes (document_parts): the document's JSON, which root
    renders into which element, and the scripts to load (app/chapters/chapter_page.py ships them; the
    build drops the scripts a page does not use).
-8. The file names on Bokeh's CDN (BOKEH_CDN, bokeh_cdn_file; app/hosting/build.py maps them onto
+9. The file names on Bokeh's CDN (BOKEH_CDN, bokeh_cdn_file; app/hosting/build.py maps them onto
    the package's own files).
-9. Panel's autoload.js names es-module-shims by a path relative to the page
+10. Panel's autoload.js names es-module-shims by a path relative to the page
    (AUTOLOAD_RELATIVE_STATIC, absolute_static_urls; app/hosting/security.py makes it absolute), and
    takes the server's URL from its `bokeh-absolute-url` argument (AUTOLOAD_URL_ARG).
-10. The admin routes Panel mounts for an application (panel.io.server.per_app_patterns).
-11. Panel reads a session's asset base from its "dist_url" template variable (set_dist_url).
-12. The script tags Panel's page writes into its `bokeh_js` template variable (its
+11. The admin routes Panel mounts for an application (panel.io.server.per_app_patterns).
+12. Panel reads a session's asset base from its "dist_url" template variable (set_dist_url).
+13. The script tags Panel's page writes into its `bokeh_js` template variable (its
     js_resources.html: one `<script type="text/javascript" src=...>` per bundle, inline
     `<script type="text/javascript">` snippets). deferred_scripts writes them again, deferred
     and without bokeh-gl: Panel's bundle_resources keeps every one of Bokeh's default
@@ -101,6 +107,8 @@ INTERNALS = (
     ("Server._tornado", "bokeh.server.server", "read: the Tornado app (handlers, contexts)"),
     ("config._admin", "panel.config", "set: keep every session's history for the dashboard"),
     ("state._admin_context", "panel.io.state", "set: the server loop runs the admin's hooks"),
+    ("Viewable._preprocessing_hooks", "panel.viewable", "appended: one CustomJS argument"),
+    ("Callback._process_callbacks", "panel.links", "read: the hook that makes the CustomJS"),
 )
 
 # (surface, who writes it, what we read): undocumented text and names, no underscore
@@ -330,6 +338,60 @@ def admin_context(app, unused_ms, path):  # -> Panel's admin ApplicationContext,
 def app_routes():  # -> [(route suffix, handler class, ...)]: the routes Panel serves an app on
     from panel.io.server import per_app_patterns
     return list(per_app_patterns)
+
+
+# ---------------------------------------------------------------- one argument for a CustomJS
+
+GATHER = "_attention_explorable_gather"  # the plan a callback's args carry until the hook runs
+
+
+def jscallback_with_one_argument(widgets, prop, code, name, **parts):
+    # each widget's `prop` change runs `code` with one argument, `name`: {part: its model, or
+    # [their models] for a list}, the models of the root the page renders. Panel resolves only
+    # top-level args, so each model goes as its own ("part.i") and the hook gathers them.
+    args, plan = {}, {}
+    for part, value in parts.items():
+        if isinstance(value, list | tuple):
+            plan[part] = [f"{part}.{i}" for i in range(len(value))]
+            args.update(zip(plan[part], value))
+        else:
+            plan[part] = part
+            args[part] = value
+    args[GATHER] = {"name": name, "plan": plan}
+    for widget in dict.fromkeys(widgets):
+        widget.jscallback(**{prop: code}, args=args)
+    _install_gather()
+
+
+def _install_gather():  # once, after Panel's links hook (which the jscallback above installed)
+    from panel.links import Callback
+    from panel.viewable import Viewable
+    hooks = Viewable._preprocessing_hooks
+    if _gather in hooks:
+        return
+    if Callback._process_callbacks not in hooks:
+        raise InternalsChanged("panel.links.Callback no longer registers its hook at init")
+    hooks.append(_gather)
+
+
+def _gather(viewable, root):  # Panel's hook: each planned CustomJS's args -> one object
+    from bokeh.models import CustomJS
+    for callback in root.select({"type": CustomJS}):
+        plan = callback.args.get(GATHER)
+        if plan is None:
+            continue
+        args = callback.args  # a model not rendered in this root is missing: null, found later
+        callback.args = {plan["name"]: {
+            part: [args.get(k) for k in keys] if isinstance(keys, list) else args.get(keys)
+            for part, keys in plan["plan"].items()}}
+
+
+def gathering():  # -> whether the hook is in Panel's list, after the links hook
+    from panel.links import Callback
+    from panel.viewable import Viewable
+    hooks = Viewable._preprocessing_hooks
+    return (_gather in hooks and Callback._process_callbacks in hooks
+            and hooks.index(Callback._process_callbacks) < hooks.index(_gather))
 
 
 # ---------------------------------------------------------------- the text Panel and Bokeh write

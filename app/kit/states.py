@@ -240,7 +240,7 @@ def write_columns(source, columns):
 # a control's CustomJS: one call into static/switcher.js, which finds the panel's models in
 # the callbacks' args (Panel gives a root's callbacks the models of that root only: a panel
 # that follows another has its controls in the leader's root and its targets in its own)
-SWITCH_CALL = "AE.states.onControl(cb_obj, ae_spec)"
+SWITCH_CALL = "AE.states.onControl(cb_obj, ae_panel)"
 
 
 def draw_changes_on_overlay(layout, targets):
@@ -408,23 +408,17 @@ class StatePanel(pn.viewable.Viewer):
         return {**spec, "table": self.table()}
 
     def attach_switcher(self):
-        # a static page: every control's change runs the switcher over the shipped table
+        # a static page: every control's change runs the switcher over the shipped table, with
+        # one argument: the panel's spec, its controls' models and its targets', in order
         from bokeh.models import ColumnDataSource
 
+        from app.kit import panel_internals
+
         controls = [self.widgets[c.name] for c in self.controls()]
-        targets = list(self.targets.values())
-        # Panel turns a Panel object in a callback's args into its Bokeh model only at the top
-        # level (panel/links.py resolves each value, not a list or a dict), so the models are
-        # arguments of their own; the spec lists their names, in order, and the switcher reads
-        # them from there (static/switcher.js findPanels) rather than making names itself
-        names = {"controls": [f"c{i}" for i in range(len(controls))],
-                 "targets": [f"t{i}" for i in range(len(targets))]}
-        spec = ColumnDataSource({"spec": [canonical({**self.spec(), "args": names})]},
-                                name="ae-spec")
-        args = {"ae_spec": spec, **dict(zip(names["controls"], controls)),
-                **dict(zip(names["targets"], targets))}
-        for widget in dict.fromkeys(controls):
-            widget.jscallback(value=SWITCH_CALL, args=args)
+        spec = ColumnDataSource({"spec": [canonical(self.spec())]}, name="ae-spec")
+        panel_internals.jscallback_with_one_argument(
+            controls, "value", SWITCH_CALL, "ae_panel", spec=spec, controls=controls,
+            targets=list(self.targets.values()))
 
     def __panel__(self):
         if self.static and not getattr(self, "_switcher_attached", False):
