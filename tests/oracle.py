@@ -414,11 +414,16 @@ def check_model_fields(checks, params, state):
     checks.equal(params, "model_status.name", state["holes:model_status"]["name"], m["name"])
 
 
-def check_cost(table, checks):
+def model_states(table, checks):  # -> (params, state, its model) of each state of a model panel,
+    # the model picker's fields checked here: the cost panel and both bills show the same ones
     for params, state in table.states():
-        m = MODELS.get(params.get("model"))
         if "holes:model_fields" in state:
             check_model_fields(checks, params, state)
+        yield params, state, MODELS.get(params.get("model"))
+
+
+def check_cost(table, checks):
+    for params, state, m in model_states(table, checks):
         if "holes:crossover" in state:
             cross = state["holes:crossover"]
             for kernel, hole in (("triangular", "tri"), ("naive", "naive")):
@@ -469,10 +474,7 @@ def check_cost(table, checks):
 
 
 def check_decode_bill(table, checks):
-    for params, state in table.states():
-        m = MODELS.get(params.get("model"))
-        if "holes:model_fields" in state:
-            check_model_fields(checks, params, state)
+    for params, state, m in model_states(table, checks):
         if "holes:per_token" in state:
             per = state["holes:per_token"]
             checks.int_text(params, "per_token.kv_layer", per["kv_layer"],
@@ -574,11 +576,8 @@ def check_decode_bill(table, checks):
 
 
 def check_memory_bill(table, checks):
-    for params, state in table.states():
-        m = MODELS.get(params.get("model"))
+    for params, state, m in model_states(table, checks):
         b = DTYPE_BYTES.get(params.get("dtype"))
-        if "holes:model_fields" in state:
-            check_model_fields(checks, params, state)
         if "holes:weights" in state:
             w = state["holes:weights"]
             checks.rel_text(params, "weights.params", w["params"], m["params"], PARAMS_REL)

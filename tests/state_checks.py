@@ -58,6 +58,34 @@ def assert_pure_and_no_widget_moved(panel, message, step=1):  # state() of every
     assert panel.current_state() == {**cls.state(**panel.params()), "holes:message": message}
 
 
+def assert_sampled_states_pure(panel, n=20):  # state() of n sampled settings is the same
+    # twice and JSON as it is, computing it moves no widget or readout of the live panel, and
+    # the panel's models hold its current settings' state
+    cls = type(panel)
+    before = widget_values(panel)
+    for params in sample_states(cls, n):
+        first = cls.state(**params)
+        assert cls.state(**params) == first
+        assert json.loads(json.dumps(first)) == first
+    assert widget_values(panel) == before
+    assert_models_hold(panel, cls.state(**panel.params()))
+
+
+def assert_url_defaults(panel, **defaults):  # the panel's URL keys are `defaults`' names, in
+    # that order, and a new panel's values are theirs
+    assert panel.url_keys == tuple(defaults)
+    assert {key: getattr(panel, key) for key in defaults} == defaults
+
+
+def assert_url_repairs(panel, args, *parts):  # restoring the query `args` ({key: [bytes]})
+    # lists repairs that hold each of `parts` (where the values landed: the caller's asserts)
+    from app.kit import url_state
+
+    joined = " ".join(url_state.restore(panel, panel.url_keys, args))
+    for part in parts:
+        assert part in joined
+
+
 def static_typed_panel(cls):  # -> a panel with typed input, built as a static page has it: no
     # typed box, and a button to its live page (returned: [that button])
     import panel as pn

@@ -23,6 +23,12 @@ def run(*args):
     return run_script("session_cpu.py", *args)
 
 
+def smoke_output(name):  # -> the stdout of benchmarks/<name> in its smoke mode, run to success
+    done = run_script(name, "--smoke", timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
 def test_session_cpu_prints_a_median_within_its_spread_for_each_route():
     done = run("--runs", "3", "--route", "/overflow", "--route", "/cost")
     assert done.returncode == 0, done.stderr[-3000:]
@@ -163,29 +169,26 @@ def test_gpu_check_without_cuda_says_so_and_exits_1():
 
 @pytest.mark.browser  # a server and Chromium, about a minute
 def test_first_touch_smoke_prints_a_row_of_figures_for_each_page():
-    done = run_script("first_touch.py", "--smoke", timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    out = smoke_output("first_touch.py")
     rows = re.findall(r"^\| (\S+(?: Bokeh page)?) \| [^|]+ \| (\d+) \| (\d+) / (\d+) \| "
-                      r"(\d+) / (\d+) \|", done.stdout, re.MULTILINE)
-    assert [r[0] for r in rows] == ["/heatmap", "/", "/live", "bare Bokeh page"], done.stdout
+                      r"(\d+) / (\d+) \|", out, re.MULTILINE)
+    assert [r[0] for r in rows] == ["/heatmap", "/", "/live", "bare Bokeh page"], out
     for label, usable, inp, inp95, state, state95 in rows:
         assert 0 <= int(usable) and 0 < int(inp) <= int(inp95) and 0 < int(state) <= int(
-            state95), (label, done.stdout)
+            state95), (label, out)
     # the static pages' taps went to the native controls over their stills
-    native = dict(re.findall(r"^\| (\S+) \|.*\| \d+ \((\d+) native\) \|", done.stdout,
-                             re.MULTILINE))
-    assert int(native["/heatmap"]) > 0 and int(native["/"]) > 0, done.stdout
+    native = dict(re.findall(r"^\| (\S+) \|.*\| \d+ \((\d+) native\) \|", out, re.MULTILINE))
+    assert int(native["/heatmap"]) > 0 and int(native["/"]) > 0, out
 
 
 # --- benchmarks/bundle_bytes.py: its smoke mode, /heatmap's bytes before its first control --
 
 @pytest.mark.browser  # a server and Chromium, about a minute
 def test_bundle_bytes_smoke_prints_the_heatmap_pages_bundles_without_bokeh_tables():
-    done = run_script("bundle_bytes.py", "--smoke", timeout=600)
-    assert done.returncode == 0, done.stderr[-3000:]
+    out = smoke_output("bundle_bytes.py")
     row = re.search(r"^\| /heatmap \| (.+?) \| ([\d,.]+) \| ([\d,.]+) \| ([\d,.]+) \| (\d+) "
-                    r"\| ([\d,.]+) \|$", done.stdout, re.MULTILINE)
-    assert row, done.stdout
+                    r"\| ([\d,.]+) \|$", out, re.MULTILINE)
+    assert row, out
     names, bundles, other, total, native = row.group(1), *(
         float(row.group(i).replace(",", "")) for i in (2, 3, 4, 6))
     assert "bokeh " in names and "panel " in names and "bokeh-tables" not in names

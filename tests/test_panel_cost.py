@@ -8,7 +8,12 @@ from app.kit import url_state
 from app.panels.cost import CostPanel
 from app.panels.model_picker import Model
 from attention_core import costs
-from tests.state_checks import mismatches, sample_states, widget_values
+from tests.state_checks import (
+    assert_sampled_states_pure,
+    assert_url_defaults,
+    assert_url_repairs,
+    mismatches,
+)
 
 
 def text(panel):  # the readout as a reader sees it
@@ -21,9 +26,8 @@ def panel():
 
 
 def test_defaults_and_url_keys(panel):
-    assert (panel.model, panel.prompt, panel.generate, panel.kernel) == (
-        "qwen3-8b", 4096, 4096, "triangular")
-    assert panel.url_keys == ("model", "prompt", "generate", "kernel")
+    assert_url_defaults(panel, model="qwen3-8b", prompt=4096, generate=4096,
+                        kernel="triangular")
     assert panel.picker.shape.name == "Qwen3-8B"
 
 
@@ -140,12 +144,10 @@ def test_a_window_on_every_layer_can_mean_no_crossover(panel):
 def test_url_restore_clamps_and_ignores_listing_repairs(panel):
     args = {"model": [b"bogus"], "prompt": [b"1e99"], "generate": [b"-3"],
             "kernel": [b"square"]}
-    repairs = url_state.restore(panel, panel.url_keys, args)
+    assert_url_repairs(panel, args, "model='bogus'", "kernel='square'",
+                       "prompt=1e99 is out of range", "generate=-3 is out of range")
     assert panel.model == "qwen3-8b" and panel.kernel == "triangular"
     assert panel.prompt == 131_072 and panel.generate == 1
-    joined = " ".join(repairs)
-    assert "model='bogus'" in joined and "kernel='square'" in joined
-    assert "prompt=1e99 is out of range" in joined and "generate=-3 is out of range" in joined
 
 
 def test_url_restore_sets_a_preset():
@@ -158,13 +160,7 @@ def test_url_restore_sets_a_preset():
 # ---- the one shape: a pure state, live == state, a small table ------------------------------
 
 def test_state_is_pure_and_touches_no_widget(panel):
-    before = widget_values(panel)
-    for params in sample_states(CostPanel, 20):
-        first = CostPanel.state(**params)
-        assert CostPanel.state(**params) == first
-        assert json.loads(json.dumps(first)) == first  # JSON as it is
-    assert widget_values(panel) == before
-    assert not mismatches(panel, CostPanel.state(**panel.params()))
+    assert_sampled_states_pure(panel)
 
 
 def test_the_documents_states_are_in_the_table():

@@ -5,10 +5,15 @@ import re
 
 import pytest
 
-from app.kit import registry, states, url_state
+from app.kit import registry, states
 from app.panels.decode_bill import DecodeBillPanel
 from attention_core import costs
-from tests.state_checks import mismatches, sample_states, widget_values
+from tests.state_checks import (
+    assert_sampled_states_pure,
+    assert_url_defaults,
+    assert_url_repairs,
+    mismatches,
+)
 
 # The document's figures for Llama-3-8B at 4,096 tokens of context, one user.
 DOTS = 32 * 32 * 4096  # 4,194,304
@@ -30,9 +35,7 @@ def panel():
 
 
 def test_defaults_and_url_keys(panel):
-    assert (panel.model, panel.context, panel.users, panel.gpu) == (
-        "llama-3-8b", 4096, 1, "h100-sxm")
-    assert panel.url_keys == ("model", "context", "users", "gpu")
+    assert_url_defaults(panel, model="llama-3-8b", context=4096, users=1, gpu="h100-sxm")
 
 
 def test_operations_match_the_document(panel):
@@ -135,13 +138,10 @@ def test_a_bad_config_keeps_the_numbers(panel, bad):
 
 def test_url_restore_clamps_and_ignores_listing_repairs(panel):
     args = {"model": [b"bogus"], "context": [b"1e99"], "users": [b"-3"], "gpu": [b"tpu"]}
-    repairs = url_state.restore(panel, panel.url_keys, args)
+    assert_url_repairs(panel, args, "model='bogus'", "gpu='tpu'", "users=-3 is out of range",
+                       "context=1e99 is out of range")
     assert panel.model == "llama-3-8b" and panel.gpu == "h100-sxm"
     assert panel.users == 1 and panel.context == panel.param.context.bounds[1]
-    joined = " ".join(repairs)
-    for part in ("model='bogus'", "gpu='tpu'", "users=-3 is out of range",
-                 "context=1e99 is out of range"):
-        assert part in joined
 
 
 # ---- every figure gets laid out, however deep the panel sits -----------------------------
@@ -221,13 +221,7 @@ def test_every_figure_is_laid_out_at_any_depth(record, depth, in_chapter):
 # ---- the one shape: a pure state, live == state, a small table ------------------------------
 
 def test_state_is_pure_and_touches_no_widget(panel):
-    before = widget_values(panel)
-    for params in sample_states(DecodeBillPanel, 20):
-        first = DecodeBillPanel.state(**params)
-        assert DecodeBillPanel.state(**params) == first
-        assert json.loads(json.dumps(first)) == first
-    assert widget_values(panel) == before
-    assert not mismatches(panel, DecodeBillPanel.state(**panel.params()))
+    assert_sampled_states_pure(panel)
 
 
 def test_the_documents_settings_are_stops():

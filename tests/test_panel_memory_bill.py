@@ -6,10 +6,15 @@ import re
 import pytest
 from bokeh.models import Legend
 
-from app.kit import states, url_state
+from app.kit import states
 from app.panels.memory_bill import MemoryBillPanel
 from attention_core import costs
-from tests.state_checks import mismatches, sample_states, widget_values
+from tests.state_checks import (
+    assert_sampled_states_pure,
+    assert_url_defaults,
+    assert_url_repairs,
+    mismatches,
+)
 
 
 def text(readout):  # what a reader sees
@@ -22,9 +27,8 @@ def panel():
 
 
 def test_defaults_and_url_keys(panel):
-    assert (panel.model, panel.users, panel.context, panel.prompt, panel.dtype) == (
-        "llama-3-8b", 1, 4096, 8192, "bf16")
-    assert panel.url_keys == ("model", "users", "context", "prompt", "dtype")
+    assert_url_defaults(panel, model="llama-3-8b", users=1, context=4096, prompt=8192,
+                        dtype="bf16")
 
 
 def test_parameters_are_16_gb_and_one_user_catches_them_near_120k(panel):
@@ -114,25 +118,16 @@ def test_a_window_on_every_layer_never_outweighs_the_parameters(panel):
 def test_url_restore_clamps_and_ignores_listing_repairs(panel):
     args = {"model": [b"bogus"], "users": [b"-3"], "context": [b"1e99"], "prompt": [b"1e99"],
             "dtype": [b"int4"]}
-    repairs = url_state.restore(panel, panel.url_keys, args)
+    assert_url_repairs(panel, args, "model='bogus'", "dtype='int4'", "users=-3 is out of range",
+                       "prompt=1e99 is out of range")
     assert panel.model == "llama-3-8b" and panel.dtype == "bf16" and panel.users == 1
     assert panel.prompt == 131_072 and panel.context == panel.param.context.bounds[1]
-    joined = " ".join(repairs)
-    for part in ("model='bogus'", "dtype='int4'", "users=-3 is out of range",
-                 "prompt=1e99 is out of range"):
-        assert part in joined
 
 
 # ---- the one shape: a pure state, live == state, a small table ------------------------------
 
 def test_state_is_pure_and_touches_no_widget(panel):
-    before = widget_values(panel)
-    for params in sample_states(MemoryBillPanel, 20):
-        first = MemoryBillPanel.state(**params)
-        assert MemoryBillPanel.state(**params) == first
-        assert json.loads(json.dumps(first)) == first
-    assert widget_values(panel) == before
-    assert not mismatches(panel, MemoryBillPanel.state(**panel.params()))
+    assert_sampled_states_pure(panel)
 
 
 def test_the_documents_settings_are_stops():

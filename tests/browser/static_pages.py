@@ -70,6 +70,12 @@ PANEL_HELPERS_JS = """
 def holes(page):  # -> {hole: text} of every readout on the page
     return page.evaluate(HOLES_JS)
 
+
+def assert_holes_read(shown, **texts):  # `shown`, {hole: text} as read from a page: each named
+    # hole reads exactly its text (a hole the page lacks reads None)
+    assert {name: shown.get(name) for name in texts} == texts
+
+
 BOOTED_JS = ("() => window.AE && AE.states && AE.states.panels.size > 0 && "
              "[...AE.states.panels.values()].every((p) => p.booted)")
 # what a saved page loads before its documents: the switcher and the modules it needs, which a

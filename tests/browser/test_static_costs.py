@@ -25,7 +25,14 @@ from app.panels.cost import CostPanel
 from app.panels.decode_bill import DecodeBillPanel
 from app.panels.memory_bill import MemoryBillPanel
 from tests.browser import static_pages
-from tests.browser.static_pages import HOLES_JS, address_shows, holes, prepare, static_html
+from tests.browser.static_pages import (
+    HOLES_JS,
+    address_shows,
+    assert_holes_read,
+    holes,
+    prepare,
+    static_html,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -138,23 +145,20 @@ def check_states(page, cls, control, combos):
 
 def test_cost_documents_numbers_by_clicks_and_keys(static_page):
     page = static_page("cost.html")
-    s = holes(page)
-    assert (s["name"], s["share"], s["tri"], s["naive"]) == ("Qwen3-8B", "7.4%", "51,324",
-                                                             "25,662")
-    assert (s["formula"], s["pair_flops"]) == ("4 × 36 layers × 32 query heads × 128 head_dim",
-                                               "589,824")
+    assert_holes_read(holes(page), name="Qwen3-8B", share="7.4%", tri="51,324", naive="25,662",
+                      formula="4 × 36 layers × 32 query heads × 128 head_dim",
+                      pair_flops="589,824")
     expect(page.get_by_text("prompt tokens, powers of two: 4,096")).to_be_visible()
     for exponent, share in ((15, "39%"), (17, "72%")):
         slide(page, 0, exponent)
         assert holes(page)["share"] == share
     slide(page, 0, 8)  # 256 tokens, then 4,096 generated
-    s = holes(page)
-    assert (s["share"], s["first"], s["first_context"], s["last_context"]) == (
-        "0.50%", "0.99%", "256", "4,351")
+    assert_holes_read(holes(page), share="0.50%", first="0.99%", first_context="256",
+                      last_context="4,351")
     click(page, "GPT-2")
     slide(page, 0, 10)
     s = holes(page)
-    assert (s["name"], s["tri"], s["share"]) == ("GPT-2 small", "13,404", "7.1%")
+    assert_holes_read(s, name="GPT-2 small", tri="13,404", share="7.1%")
     assert "max position is 1,024" in s["reach"] and "lies beyond it" in s["reach"]
     click(page, "naive: whole square, n²")
     assert holes(page)["kernel"] == "naive kernel, n² pairs"
@@ -221,8 +225,7 @@ def test_a_readout_keeps_its_tallest_height_until_the_width_changes(static_page)
 def test_cost_deep_link_and_repaired_values(static_page):
     page = static_page("cost.html", "?model=gpt2&prompt=1024&generate=3000&kernel=square")
     s = holes(page)
-    assert (s["name"], s["share"], s["tri"], s["generate"]) == ("GPT-2 small", "7.1%",
-                                                                "13,404", "2,048")
+    assert_holes_read(s, name="GPT-2 small", share="7.1%", tri="13,404", generate="2,048")
     for repair in ("kernel='square' is not one of triangular, naive; ignored",
                    "generate=3000 is not one of this page's stops; using 2048"):
         assert repair in s["url"]
@@ -231,7 +234,7 @@ def test_cost_deep_link_and_repaired_values(static_page):
     s = holes(page)
     assert "model='custom' is not one of qwen3-8b, gpt2, llama-3-8b; ignored" in s["url"]
     assert "prompt=1e99 is out of range; using 131072" in s["url"]
-    assert (s["name"], s["prompt"]) == ("Qwen3-8B", "131,072")
+    assert_holes_read(s, name="Qwen3-8B", prompt="131,072")
 
 
 def test_your_own_config_opens_the_live_explorable_in_this_state(static_page):
@@ -255,16 +258,12 @@ def test_cost_states_are_the_live_states(static_page):
 
 def test_decode_bill_documents_numbers(static_page):
     page = static_page("decode.html")
-    s = holes(page)
-    assert (s["dots"], s["scores_short"], s["values_short"]) == ("4,194,304", "1.07 billion",
-                                                                 "1.07 billion")
-    assert (s["intensity"], s["ridge"], s["verdict"]) == ("4.0", "295",
-                                                          "Memory-bound by a factor of ~74")
-    assert (s["kv_layer"], s["kv_token"], s["kv_all_size"]) == ("4,096", "131,072",
-                                                                "0.54 GB (0.50 GiB)")
+    assert_holes_read(holes(page), dots="4,194,304", scores_short="1.07 billion",
+                      values_short="1.07 billion", intensity="4.0", ridge="295",
+                      verdict="Memory-bound by a factor of ~74", kv_layer="4,096",
+                      kv_token="131,072", kv_all_size="0.54 GB (0.50 GiB)")
     slide(page, 1, 5)  # 32 users
-    s = holes(page)
-    assert (s["kv_all_size"], s["intensity"]) == ("17 GB (16 GiB)", "4.0")
+    assert_holes_read(holes(page), kv_all_size="17 GB (16 GiB)", intensity="4.0")
     expect(page.get_by_text(re.compile(r"^For all 32 users"))).to_be_visible()
     click(page, "B200")
     assert holes(page)["ridge"] == "281"
@@ -294,14 +293,13 @@ def test_decode_bill_states_are_the_live_states(static_page):
 def test_memory_bill_documents_numbers(static_page):
     page = static_page("memory.html")
     s = holes(page)
-    assert (s["weights"], s["one"], s["one_approx"]) == ("16.1 GB (15.0 GiB)", "122,532",
-                                                         " (≈ 120 thousand)")
-    assert s["total"] == "16.6 GB (15.5 GiB)" and s["read"].startswith("15.0 GB (14.0 GiB)")
-    assert (s["scores"], s["eager"], s["fused"], s["ratio"]) == (
-        "67,108,864", "4.3 GB (4.0 GiB)", "1.0 MB (1.0 MiB)", "4,096")
+    assert_holes_read(s, weights="16.1 GB (15.0 GiB)", one="122,532",
+                      one_approx=" (≈ 120 thousand)", total="16.6 GB (15.5 GiB)",
+                      scores="67,108,864", eager="4.3 GB (4.0 GiB)", fused="1.0 MB (1.0 MiB)",
+                      ratio="4,096")
+    assert s["read"].startswith("15.0 GB (14.0 GiB)")
     slide(page, 1, 5)  # 32 users
-    s = holes(page)
-    assert (s["who"], s["kv_all"], s["all"]) == ("32 users", "17.2 GB (16.0 GiB)", "3,829")
+    assert_holes_read(holes(page), who="32 users", kv_all="17.2 GB (16.0 GiB)", all="3,829")
     expect(page.get_by_text(re.compile(r"For 32 users at 4,096 tokens each:"))).to_be_visible()
     click(page, "fp8 (1 byte)")
     assert holes(page)["weights"] == "8.03 GB (7.48 GiB)"
@@ -311,7 +309,7 @@ def test_memory_bill_documents_numbers(static_page):
 def test_memory_bill_deep_link_and_a_repaired_value(static_page):
     page = static_page("memory.html", "?users=32&dtype=fp4&prompt=1000")
     s = holes(page)
-    assert (s["who"], s["kv_all"], s["prompt"]) == ("32 users", "17.2 GB (16.0 GiB)", "1,024")
+    assert_holes_read(s, who="32 users", kv_all="17.2 GB (16.0 GiB)", prompt="1,024")
     for repair in ("dtype='fp4' is not one of bf16, fp8, fp32; ignored",
                    "prompt=1000 is not one of this page's stops; using 1024"):
         assert repair in s["url"]

@@ -18,7 +18,13 @@ from playwright.sync_api import expect
 from app.kit import registry, states
 from app.kit.readout import HOLE
 from app.panels import agreement, online_softmax, overflow
-from tests.browser.static_pages import PANEL_HELPERS_JS, address_shows, prepare, static_html
+from tests.browser.static_pages import (
+    PANEL_HELPERS_JS,
+    address_shows,
+    assert_holes_read,
+    prepare,
+    static_html,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = {"agreement.html": "/agreement", "overflow.html": "/overflow",
@@ -87,23 +93,20 @@ def says(page, pattern):
 
 def test_agreement_documents_numbers_by_the_lists_and_the_slider(static_page):
     page = static_page("agreement.html")
-    s = holes(page)
-    assert (s["pairs"], s["terms"], s["score"]) == ("2 × 3 + (−1) × 4 + 0.5 × 2", "6 − 4 + 1",
-                                                     "3")
-    assert (s["verdict"], s["spread_raw"], s["spread_scaled"]) == ("leaning together", "10.9",
-                                                                       "0.96")
-    assert (s["eff_raw"], s["eff_scaled"], s["ops"]) == ("1.00", "5.15", "256")
+    assert_holes_read(holes(page), pairs="2 × 3 + (−1) × 4 + 0.5 × 2", terms="6 − 4 + 1",
+                      score="3", verdict="leaning together", spread_raw="10.9",
+                      spread_scaled="0.96", eff_raw="1.00", eff_scaled="5.15", ops="256")
     expect(says(page, r"Operations per dot product: 256 at 128 numbers")).to_be_visible()
     assert not page.get_by_role("textbox").count()  # typing is the live page's
     expect(button(page, "Type your own vectors (live explorable)")).to_be_visible()
     pick(page, "vector b", "(1, 2, 0)")
-    assert (holes(page)["score"], holes(page)["verdict"]) == ("0", "perpendicular")
+    assert_holes_read(holes(page), score="0", verdict="perpendicular")
     expect(says(page, r"verdict: perpendicular")).to_be_visible()
     pick(page, "vector b", "(−3, −4, −2): minus the documents' b")
-    assert (holes(page)["score"], holes(page)["verdict"]) == ("−3", "leaning apart")
+    assert_holes_read(holes(page), score="−3", verdict="leaning apart")
     d = page.locator(".noUi-handle").first
     press(page, d, "ArrowRight")
-    assert (holes(page)["ops"], holes(page)["d"]) == ("512", "256")
+    assert_holes_read(holes(page), ops="512", d="256")
     expect(page.get_by_text("d (numbers per vector): 256")).to_be_visible()
     press(page, d, "Home")
     assert holes(page)["d"] == "1"
@@ -113,8 +116,7 @@ def test_agreement_documents_numbers_by_the_lists_and_the_slider(static_page):
 def test_agreement_deep_link_and_a_repaired_value(static_page):
     page = static_page("agreement.html", "?b=1, 2, 0&d=99999&a=5, 5, 5")
     s = holes(page)
-    assert (s["score"], s["verdict"], s["d"], s["ops"]) == ("0", "perpendicular", "4,096",
-                                                            "8,192")
+    assert_holes_read(s, score="0", verdict="perpendicular", d="4,096", ops="8,192")
     assert "d=99999 is out of range; using 4096" in s["url"]
     assert "a='5, 5, 5' is not one of" in s["url"]
     expect(says(page, r"d=99999 is out of range; using 4096")).to_be_visible()
@@ -126,11 +128,11 @@ def test_overflow_trap_and_fix_by_the_list_and_the_toggles(static_page):
     page = static_page("overflow.html")
     s = holes(page)
     assert [s[f"p{i}"] for i in range(3)] == ["66%", "24%", "10%"]
-    assert (s["e0"], s["total"]) == ("7.39", "11.2")
+    assert_holes_read(s, e0="7.39", total="11.2")
     pick(page, "scores", "12, 1, 0.1: e^12 ≈ 162,755 > float16's 65,504")
     s = holes(page)
     assert s["alarm"] == "The row is garbage: e^12 ≈ 162,755 > 65,504, the largest float16."
-    assert (s["e0"], s["w0"], s["f0"]) == ("inf", "nan", "✕")
+    assert_holes_read(s, e0="inf", w0="nan", f0="✕")
     expect(says(page, r"The row is garbage")).to_be_visible()
     button(page, "subtract the max").click()
     s = holes(page)
