@@ -196,16 +196,23 @@
     AE.url.write(values);
   }
 
+  // A tap is answered in two frames: the control itself (pressed, moved) is painted at once,
+  // and the still is drawn in a task after that frame. Drawn in the tap's own task, the
+  // still's parse, patch and layout held the control's paint back: on a 4x-slowed phone a
+  // tap's INP p95 was 64-88 ms on /heatmap, /, /sqrt-dk and /cost, and 32-40 deferred, while
+  // the still itself came 5-15 ms later (benchmarks/first_touch.py's "tap to state").
+  function afterPaint(fn) { requestAnimationFrame(() => setTimeout(fn, 0)); }
+
   function change(p) { // a control moved: the address now, the still once the table is here
     p.version += 1;
     const version = p.version;
     reflect(p);
     writeAddress(p);
-    tableOf(p).then((table) => {
+    tableOf(p).then((table) => afterPaint(() => {
       if (version === p.version && p.island.isConnected) {
         draw(p, AE.stills.stateAt(table, p.at));
       }
-    }).catch((error) => { p.island.dataset.aeStillError = error.message; });
+    })).catch((error) => { p.island.dataset.aeStillError = error.message; });
     followers(p).forEach((q) => { if (follow(q, p)) { change(q); } });
   }
 
