@@ -93,18 +93,38 @@
                      tablesStoodIn: false};
   const bokehModule = (path) => window.Bokeh.require(path);
 
+  // Runs `install`, which replaces a method of one of BokehJS's classes and answers false when
+  // that method is not there, and records in internals[flag] whether it took. Another Bokeh
+  // (a method, class or module gone) keeps its own, and beforeMount asks again next time.
+  function patch(flag, install) {
+    try {
+      internals[flag] = install() !== false;
+    } catch (e) { /* another Bokeh: no such module or class */ }
+  }
+
+  // -> a method that, when `skip` (called as the method) says its work would change nothing,
+  // only counts that in internals[counter]; otherwise it is `original`
+  function skipping(original, counter, skip) {
+    return function (...args) {
+      if (skip.apply(this, args)) {
+        internals[counter] += 1;
+        return undefined;
+      }
+      return original.apply(this, args);
+    };
+  }
+
   // On every repaint Bokeh 3.9 looks up each visual property of axes, titles, grids and
   // legends (colour, font, width, ...) as a CSS variable (--bk-...) through
   // getComputedStyle before it uses the model's value: about a quarter of a figure's full
   // repaint on a slow machine. These pages define no such variables (tests/test_build.py
   // checks the built files), so the lookup always answers "" and can be skipped.
-  function skipCssVisuals() {
-    try {
+  function skipCssVisuals() { // another Bokeh: its own lookups stay
+    patch("cssVisualsSkipped", () => {
       const proto = bokehModule("core/visuals/visual").VisualProperties.prototype;
-      if (typeof proto._get_css_value !== "function") { return; }
+      if (typeof proto._get_css_value !== "function") { return false; }
       proto._get_css_value = function () { return ""; };
-      internals.cssVisualsSkipped = true;
-    } catch (e) { /* another Bokeh: its own lookups stay */ }
+    });
   }
 
   // On every repaint Bokeh 3.9 also asks each side panel of a figure (its axes, a legend
@@ -118,22 +138,18 @@
     return [...f.x_ranges.values(), ...f.y_ranges.values()]
       .map((r) => `${r.start},${r.end},${r.factors ? r.factors.join("|") : ""}`).join(";");
   }
-  function watchSidePanels() {
-    try {
+  function watchSidePanels() { // another Bokeh: its own checks stay
+    patch("sidePanelsWatched", () => {
       const proto = bokehModule("models/plots/plot").PlotView.prototype;
       const check = proto._invalidate_layout_if_needed;
-      if (typeof check !== "function") { return; }
-      proto._invalidate_layout_if_needed = function () {
-        const ranges = rangesOf(this);
-        if (!this._needs_layout && ranges === this.aeRangesChecked) {
-          internals.sidePanelChecksSkipped += 1;
-          return;
-        }
+      if (typeof check !== "function") { return false; }
+      const skip = function () { // no layout asked for, and no range moved since the last ask
+        const ranges = rangesOf(this), moved = ranges !== this.aeRangesChecked;
         this.aeRangesChecked = ranges;
-        return check.call(this);
+        return !this._needs_layout && !moved;
       };
-      internals.sidePanelsWatched = true;
-    } catch (e) { /* another Bokeh: its own checks stay */ }
+      proto._invalidate_layout_if_needed = skipping(check, "sidePanelChecksSkipped", skip);
+    });
   }
 
   // On every paint Bokeh 3.9 writes each renderer's position into that renderer's own
@@ -141,20 +157,15 @@
   // parses it and works out the styles anew: a figure with many renderers (the head has one
   // masked layer per length) pays for each of them on every change. The text is written only
   // when it differs; what the page shows is the same.
-  function keepSameStyles() {
-    try {
+  function keepSameStyles() { // another Bokeh: it writes them all
+    patch("sameStylesKept", () => {
       const proto = bokehModule("core/dom").InlineStyleSheet.prototype;
       const update = proto._update;
-      if (typeof update !== "function") { return; }
-      proto._update = function (css) {
-        if (this.el.textContent === css) {
-          internals.sameStylesSkipped += 1;
-          return;
-        }
-        update.call(this, css);
-      };
-      internals.sameStylesKept = true;
-    } catch (e) { /* another Bokeh: it writes them all */ }
+      if (typeof update !== "function") { return false; }
+      proto._update = skipping(update, "sameStylesSkipped", function (css) {
+        return this.el.textContent === css;
+      });
+    });
   }
 
   // Bokeh 3.9 also gives every glyph renderer an element of its own, empty and transparent
@@ -164,21 +175,16 @@
   // in the middle of Bokeh's paint: about 2 ms of the head's new length. Nothing is drawn in
   // those elements, so each is placed at its first paint and left there. A renderer with a
   // context menu (none here) is still placed on every paint.
-  function leaveGlyphElements() {
-    try {
+  function leaveGlyphElements() { // another Bokeh: it places them on every paint
+    patch("glyphElementsLeft", () => {
       const proto = bokehModule("models/renderers/glyph_renderer").GlyphRendererView.prototype;
       const place = proto.update_position;
-      if (typeof place !== "function") { return; }
-      proto.update_position = function () {
+      if (typeof place !== "function") { return false; }
+      proto.update_position = skipping(place, "glyphPlacesSkipped", function () {
         const placed = this.position !== undefined && this.position.css !== "";
-        if (placed && this.model.context_menu == null && this.el.childElementCount === 0) {
-          internals.glyphPlacesSkipped += 1;
-          return;
-        }
-        return place.call(this);
-      };
-      internals.glyphElementsLeft = true;
-    } catch (e) { /* another Bokeh: it places them on every paint */ }
+        return placed && this.model.context_menu == null && this.el.childElementCount === 0;
+      });
+    });
   }
 
   // Bokeh 3.9 builds the views of a figure's renderers one after another in one task (the
@@ -198,11 +204,11 @@
       channel.port2.postMessage(null);
     });
   }
-  function sliceRendererBuilds() {
-    try {
+  function sliceRendererBuilds() { // another Bokeh: a figure's views are built in one task
+    patch("buildsSliced", () => {
       const proto = bokehModule("models/renderers/glyph_renderer").GlyphRendererView.prototype;
       const init = proto.lazy_initialize;
-      if (typeof init !== "function") { return; }
+      if (typeof init !== "function") { return false; }
       function startSlice() { // time this task's builds from now, until the task ends
         sliceStart = performance.now();
         nextTask().then(() => { sliceStart = null; });
@@ -226,8 +232,7 @@
           internals.buildsPending -= 1;
         }
       };
-      internals.buildsSliced = true;
-    } catch (e) { /* another Bokeh: a figure's views are built in one task */ }
+    });
   }
 
   // -> Promise, in a later task, once no view build is waiting for its turn: what a change of

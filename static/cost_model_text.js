@@ -279,6 +279,10 @@
 
   function isWs(c) { return c === 32 || c === 9 || c === 10 || c === 13; }
   function isDigit(c) { return c >= 48 && c <= 57; }
+  function skipWs(s, idx) { // -> the first index from idx that is not JSON's white space
+    while (idx < s.length && isWs(s.charCodeAt(idx))) idx++;
+    return idx;
+  }
 
   function Scanner(s) { this.s = s; this.depth = 0; }
 
@@ -361,52 +365,45 @@
     }
   };
 
-  Scanner.prototype.object = function (idx) { // -> [Map, end]
-    const s = this.s, end = s.length - 1, out = new Map();
-    let r;
-    while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
-    if (idx > end || s[idx] !== "}") {
-      for (;;) {
-        if (idx > end || s[idx] !== "\"") {
-          throw decodeError("Expecting property name enclosed in double quotes", s, idx);
-        }
-        r = this.string(idx + 1);
-        const key = r[0];
-        idx = r[1];
-        while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
-        if (idx > end || s[idx] !== ":") throw decodeError("Expecting ':' delimiter", s, idx);
-        idx++;
-        while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
-        r = this.value(idx);
-        out.set(key, r[0]);
-        idx = r[1];
-        while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
-        if (idx <= end && s[idx] === "}") break;
-        if (idx > end || s[idx] !== ",") throw decodeError("Expecting ',' delimiter", s, idx);
-        idx++;
-        while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
-      }
+  // _json's loop over an object's members or an array's elements, from just after the
+  // opening bracket: `item(idx)` reads one and returns its end; white space and a comma
+  // stand between two, white space and `close` after the last. -> the index past `close`
+  Scanner.prototype.items = function (idx, close, item) {
+    const s = this.s;
+    idx = skipWs(s, idx);
+    if (s[idx] === close) return idx + 1;
+    for (;;) {
+      idx = skipWs(s, item(idx));
+      if (s[idx] === close) return idx + 1;
+      if (s[idx] !== ",") throw decodeError("Expecting ',' delimiter", s, idx);
+      idx = skipWs(s, idx + 1);
     }
-    return [out, idx + 1];
+  };
+
+  Scanner.prototype.object = function (idx) { // -> [Map, end]
+    const s = this.s, out = new Map();
+    const end = this.items(idx, "}", (at) => {
+      if (s[at] !== "\"") {
+        throw decodeError("Expecting property name enclosed in double quotes", s, at);
+      }
+      const [key, keyEnd] = this.string(at + 1);
+      const colon = skipWs(s, keyEnd);
+      if (s[colon] !== ":") throw decodeError("Expecting ':' delimiter", s, colon);
+      const [value, valueEnd] = this.value(skipWs(s, colon + 1));
+      out.set(key, value);
+      return valueEnd;
+    });
+    return [out, end];
   };
 
   Scanner.prototype.array = function (idx) { // -> [Array, end]
-    const s = this.s, end = s.length - 1, out = [];
-    let r;
-    while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
-    if (idx > end || s[idx] !== "]") {
-      for (;;) {
-        r = this.value(idx);
-        out.push(r[0]);
-        idx = r[1];
-        while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
-        if (idx <= end && s[idx] === "]") break;
-        if (idx > end || s[idx] !== ",") throw decodeError("Expecting ',' delimiter", s, idx);
-        idx++;
-        while (idx <= end && isWs(s.charCodeAt(idx))) idx++;
-      }
-    }
-    return [out, idx + 1];
+    const out = [];
+    const end = this.items(idx, "]", (at) => {
+      const [value, valueEnd] = this.value(at);
+      out.push(value);
+      return valueEnd;
+    });
+    return [out, end];
   };
 
   Scanner.prototype.value = function (idx) { // _json's scan_once_unicode -> [value, end]
@@ -480,16 +477,14 @@
       throw decodeError("Unexpected UTF-8 BOM (decode using utf-8-sig)", s, 0);
     }
     const sc = new Scanner(s);
-    let idx = 0, r;
-    while (idx < s.length && isWs(s.charCodeAt(idx))) idx++;
+    let r;
     try {
-      r = sc.value(idx);
+      r = sc.value(skipWs(s, 0));
     } catch (e) {
       if (e instanceof StopIteration) throw decodeError("Expecting value", s, e.pos);
       throw e;
     }
-    let end = r[1];
-    while (end < s.length && isWs(s.charCodeAt(end))) end++;
+    const end = skipWs(s, r[1]);
     if (end !== s.length) throw decodeError("Extra data", s, end);
     return r[0];
   }

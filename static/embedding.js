@@ -157,28 +157,22 @@
     return {iframe: iframe, script: script};
   }
 
+  // -> a new <tag> with these properties (className, textContent, ...) and attributes (aria-*)
+  function element(tag, props, attrs) {
+    const made = Object.assign(document.createElement(tag), props);
+    Object.entries(attrs || {}).forEach(([name, value]) => made.setAttribute(name, value));
+    return made;
+  }
+
   function field(dialog, id, label, hint) {
-    const wrap = document.createElement("div");
-    wrap.className = "ae-embed-field";
-    const name = document.createElement("label");
-    name.htmlFor = id;
-    name.textContent = label;
-    const box = document.createElement("textarea");
-    box.id = id;
-    box.readOnly = true;
-    box.rows = 4;
-    box.spellcheck = false;
-    const note = document.createElement("p");
-    note.className = "ae-embed-hint";
-    note.id = id + "-hint";
-    note.textContent = hint;
-    box.setAttribute("aria-describedby", note.id);
-    const copy = document.createElement("button");
-    copy.type = "button";
-    copy.className = "ae-embed-copy";
-    copy.textContent = "Copy";
-    copy.setAttribute("aria-label", "Copy: " + label);
+    const name = element("label", {htmlFor: id, textContent: label});
+    const box = element("textarea", {id: id, readOnly: true, rows: 4, spellcheck: false},
+      {"aria-describedby": id + "-hint"});
+    const note = element("p", {className: "ae-embed-hint", id: id + "-hint", textContent: hint});
+    const copy = element("button", {type: "button", className: "ae-embed-copy",
+      textContent: "Copy"}, {"aria-label": "Copy: " + label});
     copy.addEventListener("click", function () { copyText(dialog, box); });
+    const wrap = element("div", {className: "ae-embed-field"});
     wrap.append(name, box, note, copy);
     return wrap;
   }
@@ -223,29 +217,18 @@
 
   function addStyle() {
     if (document.getElementById("ae-embed-style")) { return; }
-    const style = document.createElement("style");
-    style.id = "ae-embed-style";
-    style.textContent = CSS;
-    document.head.appendChild(style);
+    document.head.appendChild(element("style", {id: "ae-embed-style", textContent: CSS}));
   }
 
   function makeDialog() {
-    const dialog = document.createElement("dialog");
-    dialog.className = "ae-embed-dialog";
-    dialog.setAttribute("aria-labelledby", "ae-embed-title");
-    const title = document.createElement("h2");
-    title.id = "ae-embed-title";
-    title.textContent = "Embed this page";
-    const intro = document.createElement("p");
-    intro.textContent = "Paste one of these into a course page. It opens where this page is " +
-      "now, its settings included, without the page's header.";
-    const status = document.createElement("p");
-    status.className = "ae-embed-status";
-    status.setAttribute("role", "status");
-    const close = document.createElement("button");
-    close.type = "button";
-    close.className = "ae-embed-close";
-    close.textContent = "Close";
+    const dialog = element("dialog", {className: "ae-embed-dialog"},
+      {"aria-labelledby": "ae-embed-title"});
+    const title = element("h2", {id: "ae-embed-title", textContent: "Embed this page"});
+    const intro = element("p", {textContent: "Paste one of these into a course page. It " +
+      "opens where this page is now, its settings included, without the page's header."});
+    const status = element("p", {className: "ae-embed-status"}, {role: "status"});
+    const close = element("button", {type: "button", className: "ae-embed-close",
+      textContent: "Close"});
     close.addEventListener("click", function () { dialog.close(); });
     dialog.append(title, intro,
       field(dialog, "ae-embed-iframe", "iframe",
@@ -278,17 +261,13 @@
         holder.className = "ae-foot";
         document.body.appendChild(holder);
       }
-      link = document.createElement("a");
-      link.className = "ae-embed-link";
+      link = element("a", {className: "ae-embed-link"});
       holder.appendChild(link);
     }
     if (!window.HTMLDialogElement) { return; } // the link to the embed page stays
     addStyle();
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "ae-embed-button";
-    button.textContent = "Embed";
-    button.setAttribute("aria-haspopup", "dialog");
+    const button = element("button", {type: "button", className: "ae-embed-button",
+      textContent: "Embed"}, {"aria-haspopup": "dialog"});
     button.addEventListener("click", function () { open(link, button); });
     if (link.dataset.root !== undefined) { button.dataset.root = link.dataset.root; }
     link.replaceWith(button);

@@ -501,6 +501,11 @@ def swatch(renderer, x, y):  # a legend item's sample of its glyph, 14 units wid
 
 # --- a figure ------------------------------------------------------------------------------------
 
+def axis_paths(line, marks):  # an axis's line and tick marks ("M..." paths) -> [SVG element];
+    # no ticks, no empty path
+    return [tag("path", f' d="{d}"', ["k"]) for d in (line, marks) if d]
+
+
 def axis_title(axis):
     return label_text(axis.axis_label) if axis.axis_label else ""
 
@@ -581,11 +586,8 @@ def figure_svg(fig, width=W):  # a Bokeh figure, as it stands -> an inline SVG o
     axes = []
     bottom = frame.top + frame.height
     if below:
-        axes.append(tag("path", f' d="M{num(frame.left)} {num(bottom)}h{num(frame.width)}"',
-                        ["k"]))
         marks = "".join(f"M{num(frame.x(v))} {num(bottom)}v4" for v, _ in xticks)
-        if marks:
-            axes.append(tag("path", f' d="{marks}"', ["k"]))
+        axes += axis_paths(f"M{num(frame.left)} {num(bottom)}h{num(frame.width)}", marks)
         axes += [text_el(frame.x(v), bottom + 6, t, "center", "top") for v, t in xticks]
         x_title = axis_title(below[0])
         if x_title:  # centred under the frame, inside the picture
@@ -594,11 +596,8 @@ def figure_svg(fig, width=W):  # a Bokeh figure, as it stands -> an inline SVG o
             axes.append(text_el(at, bottom + (LINE + 8 if xticks else 6), x_title, "center",
                                 "top"))
     if left:
-        axes.append(tag("path", f' d="M{num(frame.left)} {num(frame.top)}v{num(frame.height)}"',
-                        ["k"]))
         marks = "".join(f"M{num(frame.left - 4)} {num(frame.y(v))}h4" for v, _ in yticks)
-        if marks:
-            axes.append(tag("path", f' d="{marks}"', ["k"]))
+        axes += axis_paths(f"M{num(frame.left)} {num(frame.top)}v{num(frame.height)}", marks)
         axes += [text_el(frame.left - 6, frame.y(v), t, "right", "middle") for v, t in yticks]
         if y_title:
             axes.append(text_el(4, frame.top - 8, "↑ " + y_title, "left", "bottom"))

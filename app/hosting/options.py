@@ -60,6 +60,17 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter):  # "(default: X)", except w
         return action.help if action.default is None else super()._get_help_string(action)
 
 
+def seconds_option(p, flag, env, default, help_text):  # a duration that $env gives unless the
+    # flag does; the help names the variable
+    p.add_argument(flag, type=seconds, metavar="SECONDS", default=env_number(env, default, float),
+                   help=f"{help_text} (${env})")
+
+
+def flag_option(p, flag, env, default, help_text):  # --flag / --no-flag, likewise from $env
+    p.add_argument(flag, action=argparse.BooleanOptionalAction, default=env_flag(env, default),
+                   help=f"{help_text} (${env})")
+
+
 def add_serve_arguments(p):
     p.formatter_class = _Help
     p.description = (
@@ -86,40 +97,29 @@ def add_serve_arguments(p):
                    metavar="N",
                    help="server processes sharing the port (forked before any session; "
                         "0 = one per CPU core; $AE_NUM_PROCS)")
-    p.add_argument("--unused-session-lifetime", type=seconds, metavar="SECONDS",
-                   default=env_number("AE_UNUSED_SESSION_LIFETIME_S", 15.0, float),
-                   help="drop a session this long after its last browser connection closed, "
-                        "or after its page was sent when no browser ever connected "
-                        "($AE_UNUSED_SESSION_LIFETIME_S)")
-    p.add_argument("--check-unused-sessions", type=seconds, metavar="SECONDS",
-                   default=env_number("AE_CHECK_UNUSED_SESSIONS_S", 5.0, float),
-                   help="how often to look for unused sessions ($AE_CHECK_UNUSED_SESSIONS_S)")
-    p.add_argument("--keep-alive", type=seconds, metavar="SECONDS",
-                   default=env_number("AE_KEEP_ALIVE_S", 30.0, float),
-                   help="websocket ping interval, under a proxy's idle timeout (nginx: 60 s) "
-                        "($AE_KEEP_ALIVE_S)")
-    p.add_argument("--reconnect", action=argparse.BooleanOptionalAction,
-                   default=env_flag("AE_RECONNECT", True),
-                   help="after a dropped connection the page reconnects on its own and gets a "
-                        "fresh session from its URL ($AE_RECONNECT)")
-    p.add_argument("--reconnect-within", type=seconds, metavar="SECONDS",
-                   default=env_number("AE_RECONNECT_WITHIN_S", 8 * 3600.0, float),
-                   help="how long after a page was served it may still (re)connect: the life "
-                        "of its session token ($AE_RECONNECT_WITHIN_S)")
-    p.add_argument("--reuse-sessions", action=argparse.BooleanOptionalAction,
-                   default=env_flag("AE_REUSE_SESSIONS", True),
-                   help="answer a page's GET from one cached session per route and theme, "
-                        "built from the plain URL at start-up (the first paint, about 10x "
-                        "faster to send); the visitor's own session, deep link included, is "
-                        "built when the page connects ($AE_REUSE_SESSIONS)")
-    p.add_argument("--behind-proxy", action=argparse.BooleanOptionalAction,
-                   default=env_flag("AE_BEHIND_PROXY", False),
-                   help="trust X-Forwarded-For / X-Real-Ip / X-Forwarded-Proto from a reverse "
-                        "proxy such as nginx ($AE_BEHIND_PROXY)")
-    p.add_argument("--admin", action=argparse.BooleanOptionalAction,
-                   default=env_flag("AE_ADMIN", False),
-                   help="serve Panel's admin dashboard at /admin behind HTTP Basic auth; needs "
-                        "a password in $AE_ADMIN_PASSWORD or --admin-password-file ($AE_ADMIN)")
+    seconds_option(p, "--unused-session-lifetime", "AE_UNUSED_SESSION_LIFETIME_S", 15.0,
+                   "drop a session this long after its last browser connection closed, or "
+                   "after its page was sent when no browser ever connected")
+    seconds_option(p, "--check-unused-sessions", "AE_CHECK_UNUSED_SESSIONS_S", 5.0,
+                   "how often to look for unused sessions")
+    seconds_option(p, "--keep-alive", "AE_KEEP_ALIVE_S", 30.0,
+                   "websocket ping interval, under a proxy's idle timeout (nginx: 60 s)")
+    flag_option(p, "--reconnect", "AE_RECONNECT", True,
+                "after a dropped connection the page reconnects on its own and gets a fresh "
+                "session from its URL")
+    seconds_option(p, "--reconnect-within", "AE_RECONNECT_WITHIN_S", 8 * 3600.0,
+                   "how long after a page was served it may still (re)connect: the life of "
+                   "its session token")
+    flag_option(p, "--reuse-sessions", "AE_REUSE_SESSIONS", True,
+                "answer a page's GET from one cached session per route and theme, built from "
+                "the plain URL at start-up (the first paint, about 10x faster to send); the "
+                "visitor's own session, deep link included, is built when the page connects")
+    flag_option(p, "--behind-proxy", "AE_BEHIND_PROXY", False,
+                "trust X-Forwarded-For / X-Real-Ip / X-Forwarded-Proto from a reverse proxy "
+                "such as nginx")
+    flag_option(p, "--admin", "AE_ADMIN", False,
+                "serve Panel's admin dashboard at /admin behind HTTP Basic auth; needs a "
+                "password in $AE_ADMIN_PASSWORD or --admin-password-file")
     p.add_argument("--admin-password-file", metavar="FILE",
                    default=os.environ.get("AE_ADMIN_PASSWORD_FILE"),
                    help="file whose first line is the admin password (a password on the "

@@ -237,24 +237,17 @@ class CostPanel(CostStatePanel):
     kernel = param.Selector(default="triangular", objects=dict(KERNEL_LABELS), label="kernel",
                             doc="Triangular skips the masked blocks (n²/2); naive does n².")
 
-    url_keys = ("model", "prompt", "generate", "kernel")
     calculator = True
     intro = INTRO
     conventions = CONVENTIONS
 
-    @classmethod
-    def controls(cls):
-        return super().controls() + [
-            power_control("prompt", MAX_PROMPT), power_control("generate", MAX_PROMPT),
-            Control.choice("kernel", KERNELS)]
-
-    @classmethod
-    def parts(cls):
-        return super().parts() + [
-            Part(("model",), model_state), Part(("model", "kernel"), crossover_state),
-            Part(("kernel",), kernel_state), Part(("model", "prompt", "kernel"), prefill_state),
-            Part(("model", "prompt"), first_step_state),
-            Part(("model", "prompt", "generate"), last_step_state)]
+    own_controls = (power_control("prompt", MAX_PROMPT), power_control("generate", MAX_PROMPT),
+                    Control.choice("kernel", KERNELS))
+    own_parts = (Part(("model",), model_state), Part(("model", "kernel"), crossover_state),
+                 Part(("kernel",), kernel_state),
+                 Part(("model", "prompt", "kernel"), prefill_state),
+                 Part(("model", "prompt"), first_step_state),
+                 Part(("model", "prompt", "generate"), last_step_state))
 
     # ---- what tests and the article read -----------------------------------------------
 

@@ -48,10 +48,10 @@ def rounded(values, digits=4):  # [floats] -> the same to `digits` significant d
 class CostStatePanel(StatePanel):
     """One cost panel: a model picker, controls on stops, readouts; parts over the model.
 
-    Subclasses set `model` (a `model_selector`), `intro` and
-    `conventions`; define `controls()` and `parts()` starting from this class's, and
-    `build_body(state)`, which returns the panel's own objects (the frame adds the heading,
-    the URL note, the picker and the counting conventions around them).
+    Subclasses set `model` (a `model_selector`), `intro`, `conventions`, `own_controls` and
+    `own_parts` (what follows the picker's control and part), and define `build_body(state)`,
+    which returns the panel's own objects (the frame adds the heading, the URL note, the
+    picker and the counting conventions around them). The URL carries every control.
     """
 
     readout_css = READOUT_CSS  # each readout carries it: a shadow root of its own
@@ -61,6 +61,12 @@ class CostStatePanel(StatePanel):
     calculator = False
     intro = ""
     conventions = ""
+    own_controls = ()  # Controls after the model's
+    own_parts = ()  # Parts after the picker's
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.url_keys = tuple(c.name for c in cls.controls())
 
     def __init__(self, **params):
         self._ink = ink()
@@ -76,11 +82,11 @@ class CostStatePanel(StatePanel):
 
     @classmethod
     def controls(cls):
-        return [Control.choice("model", PRESET_KEYS)]
+        return [Control.choice("model", PRESET_KEYS), *cls.own_controls]
 
     @classmethod
     def parts(cls):
-        return [Part(("model",), picker_state)]
+        return [Part(("model",), picker_state), *cls.own_parts]
 
     def params(self):  # -> {control: value}; "custom" -> your config's Model (live only)
         values = super().params()

@@ -429,28 +429,20 @@ class DecodeBillPanel(CostStatePanel):
     gpu = param.Selector(default="h100-sxm", objects=dict(GPU_LABELS), label="GPU",
                          doc="Whose peak FLOP/s and memory bandwidth draw the roofline.")
 
-    url_keys = ("model", "context", "users", "gpu")
     intro = INTRO
     conventions = CONVENTIONS
 
-    @classmethod
-    def controls(cls):
-        return super().controls() + [
-            power_control("context", MAX_CONTEXT), power_control("users", MAX_USERS),
-            Control.choice("gpu", GPU_KEYS)]
-
-    @classmethod
-    def parts(cls):
-        return super().parts() + [
-            Part(("model",), model_state), Part(("model", "context"), ops_state),
-            Part(("model", "context", "users"), batch_state),
-            Part(("model", "context", "users"), cache_state),
-            Part(("context",), context_state), Part(("users",), users_state),
-            Part(("model", "users"), weights_state), Part(("gpu",), gpu_state),
-            Part(("model", "gpu"), verdict_state),
-            Part(("model", "users", "gpu"), weights_point_state),
-            Part(("model", "context", "gpu"), time_state), Part(("gpu",), time_gpu_state),
-            Part(("model", "gpu"), weights_batch_state)]
+    own_controls = (power_control("context", MAX_CONTEXT), power_control("users", MAX_USERS),
+                    Control.choice("gpu", GPU_KEYS))
+    own_parts = (Part(("model",), model_state), Part(("model", "context"), ops_state),
+                 Part(("model", "context", "users"), batch_state),
+                 Part(("model", "context", "users"), cache_state),
+                 Part(("context",), context_state), Part(("users",), users_state),
+                 Part(("model", "users"), weights_state), Part(("gpu",), gpu_state),
+                 Part(("model", "gpu"), verdict_state),
+                 Part(("model", "users", "gpu"), weights_point_state),
+                 Part(("model", "context", "gpu"), time_state), Part(("gpu",), time_gpu_state),
+                 Part(("model", "gpu"), weights_batch_state))
 
     # ---- what tests and the article read -----------------------------------------------
 

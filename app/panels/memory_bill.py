@@ -254,26 +254,18 @@ class MemoryBillPanel(CostStatePanel):
     dtype = param.Selector(default="bf16", objects=dict(DTYPE_LABELS), label="bytes per value",
                            doc="How parameters, keys and values are stored.")
 
-    url_keys = ("model", "users", "context", "prompt", "dtype")
     intro = INTRO
     conventions = CONVENTIONS
 
-    @classmethod
-    def controls(cls):
-        return super().controls() + [
-            power_control("users", MAX_USERS), power_control("context", MAX_CONTEXT),
-            power_control("prompt", MAX_PROMPT), Control.choice("dtype", DTYPE_KEYS)]
-
-    @classmethod
-    def parts(cls):
-        return super().parts() + [
-            Part(("model",), window_state), Part(("model", "dtype"), weights_state),
-            Part(("model", "users", "dtype"), batch_state),
-            Part(("model", "users", "dtype"), batch_curve_state), Part(("users",), users_state),
-            Part(("context",), context_state),
-            Part(("model", "users", "context", "dtype"), cache_state),
-            Part(("model", "users", "context", "dtype"), marker_state),
-            Part(("model", "prompt", "dtype"), scratch_state)]
+    own_controls = (power_control("users", MAX_USERS), power_control("context", MAX_CONTEXT),
+                    power_control("prompt", MAX_PROMPT), Control.choice("dtype", DTYPE_KEYS))
+    own_parts = (Part(("model",), window_state), Part(("model", "dtype"), weights_state),
+                 Part(("model", "users", "dtype"), batch_state),
+                 Part(("model", "users", "dtype"), batch_curve_state),
+                 Part(("users",), users_state), Part(("context",), context_state),
+                 Part(("model", "users", "context", "dtype"), cache_state),
+                 Part(("model", "users", "context", "dtype"), marker_state),
+                 Part(("model", "prompt", "dtype"), scratch_state))
 
     # ---- what tests and the article read -----------------------------------------------
 
