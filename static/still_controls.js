@@ -47,8 +47,10 @@
       const c = config();
       const group = c.groups[p.island.dataset.group];
       const src = group.tables.find((t) => t.endsWith("/" + p.data.table + ".js"));
-      p.table = load(c.switcher).then(() => load(src))
-        .then(() => AE.states.table(p.data.table));
+      p.table = load(c.switcher).then(() => load(src)).then(() => {
+        p.loaded = AE.states.table(p.data.table);
+        return p.loaded;
+      });
     }
     return p.table;
   }
@@ -201,18 +203,21 @@
   // still's parse, patch and layout held the control's paint back: on a 4x-slowed phone a
   // tap's INP p95 was 64-88 ms on /heatmap, /, /sqrt-dk and /cost, and 32-40 deferred, while
   // the still itself came 5-15 ms later (benchmarks/first_touch.py's "tap to state").
-  function afterPaint(fn) { requestAnimationFrame(() => setTimeout(fn, 0)); }
+  const afterPaint = () => new Promise((resolve) => {
+    requestAnimationFrame(() => setTimeout(resolve, 0));
+  });
 
-  function change(p) { // a control moved: the address now, the still once the table is here
+  function change(p) { // a control moved: the controls and the address now, the still after
     p.version += 1;
-    const version = p.version;
+    if (p.loaded) { widgetProps(p, AE.stills.stateAt(p.loaded, p.at)); } // a new end, disabled
     reflect(p);
     writeAddress(p);
-    tableOf(p).then((table) => afterPaint(() => {
-      if (version === p.version && p.island.isConnected) {
-        draw(p, AE.stills.stateAt(table, p.at));
-      }
-    })).catch((error) => { p.island.dataset.aeStillError = error.message; });
+    // one draw waits at a time, and draws the stops as they are when it runs: a drag's inputs
+    // can come faster than frames
+    p.pending = p.pending || tableOf(p).then(afterPaint).then(() => {
+      if (p.island.isConnected) { draw(p, AE.stills.stateAt(p.loaded, p.at)); }
+    }).catch((error) => { p.island.dataset.aeStillError = error.message; })
+      .finally(() => { p.pending = null; });
     followers(p).forEach((q) => { if (follow(q, p)) { change(q); } });
   }
 
@@ -236,6 +241,7 @@
     const params = new URLSearchParams(window.location.search);
     if (!Object.keys(p.data.url).some((key) => params.has(key))) { return; }
     tableOf(p).then((table) => {
+      if (p.version > 0) { return; } // a reader's tap came first: it, and the address it wrote, win
       for (const [key, name] of Object.entries(p.data.url)) {
         const given = params.getAll(key);
         if (given.length === 0) { continue; }
@@ -287,8 +293,8 @@
   }
 
   function setUp(island, data) {
-    const p = {island, data, at: data.controls.map((c) => c.at), table: null, elements: [],
-      drawn: new Map(), version: 0, focus: null};
+    const p = {island, data, at: data.controls.map((c) => c.at), table: null, loaded: null,
+      elements: [], drawn: new Map(), version: 0, pending: null, focus: null};
     const body = island.querySelector(".ae-still-body");
     const box = body.querySelector(".ae-still-controls");
     p.elements = data.controls.map((c, i) => {

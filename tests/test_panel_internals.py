@@ -268,7 +268,7 @@ def test_a_static_panels_controls_hand_their_script_one_argument(monkeypatch):
         monkeypatch.setattr(registry, "PANELS", (*registry.PANELS, RECORD))
     panel = CountPanel(static=True)
     root = pn.panel(panel).get_root()
-    assert pi.gathering()
+    assert pi.gather_hook_installed()
     callbacks = control_callbacks(root)
     assert len(callbacks) == len(panel.controls())
     for cb in callbacks:
@@ -471,7 +471,7 @@ def test_autoload_still_names_its_module_shims_relative_to_the_page(servers):
 
 
 def test_the_script_tags_panel_writes_are_still_the_ones_deferred_scripts_rewrites():
-    # surface 12: Panel's page of a server session (its js_resources.html, as
+    # surface 13: Panel's page of a server session (its js_resources.html, as
     # server_html_page_for_session renders it): every bundle deferred, no inline snippet left
     # to run before them, bokeh-gl gone unless a figure draws with WebGL
     import bokeh.resources

@@ -58,7 +58,10 @@ Other internals, used through the functions here:
    A hook Panel runs on each root it renders, after its links' hook has made the CustomJS
    (jscallback_with_one_argument). Panel turns a Panel object in a callback's `args` into
    that root's Bokeh model only at the top level: a list or dict of them goes out as it is.
-   The hook gathers the top-level models it was given into the one object the script reads.
+   The hook gathers the top-level models it was given into the one object the script reads;
+   it reads each planned widget's model in the root from Viewable._models. It is installed
+   by the first static panel built (not by install()) and stays, costing a dict lookup a
+   widget only while a static page's widgets are alive.
 
 The undocumented surfaces, text Panel and Bokeh write that we read (SURFACES):
 
@@ -85,6 +88,7 @@ import functools
 import logging
 import re
 import warnings
+import weakref
 from importlib.metadata import version
 
 log = logging.getLogger(__name__)
@@ -109,6 +113,7 @@ INTERNALS = (
     ("state._admin_context", "panel.io.state", "set: the server loop runs the admin's hooks"),
     ("Viewable._preprocessing_hooks", "panel.viewable", "appended: one CustomJS argument"),
     ("Callback._process_callbacks", "panel.links", "read: the hook that makes the CustomJS"),
+    ("Viewable._models", "panel.viewable", "read: a widget's Bokeh model in one root"),
 )
 
 # (surface, who writes it, what we read): undocumented text and names, no underscore
@@ -342,13 +347,17 @@ def app_routes():  # -> [(route suffix, handler class, ...)]: the routes Panel s
 
 # ---------------------------------------------------------------- one argument for a CustomJS
 
-GATHER = "_attention_explorable_gather"  # the plan a callback's args carry until the hook runs
+GATHER_PLAN = "_attention_explorable_gather"  # a callback's args hold it until the hook runs
+_planned = weakref.WeakSet()  # the widgets whose callbacks wait to be gathered
 
 
 def jscallback_with_one_argument(widgets, prop, code, name, **parts):
     # each widget's `prop` change runs `code` with one argument, `name`: {part: its model, or
-    # [their models] for a list}, the models of the root the page renders. Panel resolves only
-    # top-level args, so each model goes as its own ("part.i") and the hook gathers them.
+    # [their models] for a list}, the models of the root the page renders (only those: Panel's
+    # own `source` and `target` are not passed). Panel resolves only top-level args, so each
+    # model goes as its own ("part.i") and the hook gathers them.
+    if not widgets:
+        return
     args, plan = {}, {}
     for part, value in parts.items():
         if isinstance(value, list | tuple):
@@ -357,9 +366,10 @@ def jscallback_with_one_argument(widgets, prop, code, name, **parts):
         else:
             plan[part] = part
             args[part] = value
-    args[GATHER] = {"name": name, "plan": plan}
+    args[GATHER_PLAN] = {"name": name, "plan": plan}
     for widget in dict.fromkeys(widgets):
         widget.jscallback(**{prop: code}, args=args)
+        _planned.add(widget)
     _install_gather()
 
 
@@ -374,19 +384,26 @@ def _install_gather():  # once, after Panel's links hook (which the jscallback a
     hooks.append(_gather)
 
 
-def _gather(viewable, root):  # Panel's hook: each planned CustomJS's args -> one object
+def _gather(viewable, root):  # Panel's hook, on every root it renders or changes: cheap, as
+    # it looks only at the planned widgets' models in this root (none in a live session)
     from bokeh.models import CustomJS
-    for callback in root.select({"type": CustomJS}):
-        plan = callback.args.get(GATHER)
-        if plan is None:
-            continue
-        args = callback.args  # a model not rendered in this root is missing: null, found later
-        callback.args = {plan["name"]: {
-            part: [args.get(k) for k in keys] if isinstance(keys, list) else args.get(keys)
-            for part, keys in plan["plan"].items()}}
+    ref = root.ref["id"]
+    for widget in list(_planned):
+        model = widget._models.get(ref, (None,))[0]
+        for callbacks in (model.js_property_callbacks.values() if model is not None else ()):
+            for callback in callbacks:
+                if isinstance(callback, CustomJS) and GATHER_PLAN in callback.args:
+                    gather(callback)
 
 
-def gathering():  # -> whether the hook is in Panel's list, after the links hook
+def gather(callback):  # a CustomJS's planned args -> one object; a model this root lacks: null
+    args, plan = callback.args, callback.args[GATHER_PLAN]
+    callback.args = {plan["name"]: {
+        part: [args.get(k) for k in keys] if isinstance(keys, list) else args.get(keys)
+        for part, keys in plan["plan"].items()}}
+
+
+def gather_hook_installed():  # -> whether the hook is in Panel's list, after the links hook
     from panel.links import Callback
     from panel.viewable import Viewable
     hooks = Viewable._preprocessing_hooks

@@ -66,6 +66,9 @@ class CostStatePanel(StatePanel):
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        if "url_keys" in cls.__dict__:
+            raise TypeError(f"{cls.__name__}: a cost panel's URL carries every control; "
+                            "url_keys comes from own_controls")
         cls.url_keys = tuple(c.name for c in cls.controls())
 
     def __init__(self, **params):

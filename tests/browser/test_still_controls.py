@@ -202,6 +202,34 @@ def test_a_redraw_changes_the_charts_nodes_in_place(browser, server):
         assert page.evaluate("() => typeof window.Bokeh") == "undefined"
 
 
+def test_a_tap_paints_its_control_first_and_one_draw_follows_a_burst(browser, server):
+    # static/still_controls.js answers a tap in two frames: the control at once, in the tap's
+    # own task, the still in a task after that frame; taps faster than frames share one draw,
+    # of the stops as they are when it runs
+    with bokeh_held_back(browser) as held_back:
+        page = held_back.page
+        page.goto(server + "/heatmap", wait_until="domcontentloaded")
+        page.wait_for_function("""() => { const p = window.AE && AE.stillControls
+          && AE.stillControls.panels[0];
+          return Boolean(p && p.loaded && p.island.dataset.aeStill); }""")
+        before, pressed, shown = page.evaluate("""() => {
+          const p = AE.stillControls.panels[0];
+          window.__draws = 0;
+          new MutationObserver((records) => { window.__draws += records.length; })
+            .observe(p.island, {attributeFilter: ["data-ae-still"]});
+          const before = p.island.dataset.aeStill;
+          const button = [...p.island.querySelectorAll(".ae-still-controls button")]
+            .find((b) => b.textContent.trim() === "divide scores by √d_k");
+          button.click(); button.click(); button.click(); // on as built: off, on, off
+          return [before, button.getAttribute("aria-pressed"), p.island.dataset.aeStill];
+        }""")
+        assert pressed == "false" and shown == before, "the still was drawn in the tap's task"
+        page.wait_for_function("() => AE.stillControls.panels[0].pending === null")
+        agrees(page, [3, 2, 1, 0, 0])
+        assert page.evaluate("() => window.__draws") == 1
+        assert held_back.problems == []
+
+
 # --- every state panel's page: each native control switches the still, then the hand-over ----
 
 def switched_routes():  # the panel pages with native controls over their still, but /heatmap
