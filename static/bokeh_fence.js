@@ -96,7 +96,7 @@
   // Runs `install`, which replaces a method of one of BokehJS's classes and answers false when
   // that method is not there, and records in internals[flag] whether it took. Another Bokeh
   // (a method, class or module gone) keeps its own, and beforeMount asks again next time.
-  function patch(flag, install) {
+  function tryPatch(flag, install) {
     try {
       internals[flag] = install() !== false;
     } catch (e) { /* another Bokeh: no such module or class */ }
@@ -120,7 +120,7 @@
   // repaint on a slow machine. These pages define no such variables (tests/test_build.py
   // checks the built files), so the lookup always answers "" and can be skipped.
   function skipCssVisuals() { // another Bokeh: its own lookups stay
-    patch("cssVisualsSkipped", () => {
+    tryPatch("cssVisualsSkipped", () => {
       const proto = bokehModule("core/visuals/visual").VisualProperties.prototype;
       if (typeof proto._get_css_value !== "function") { return false; }
       proto._get_css_value = function () { return ""; };
@@ -139,7 +139,7 @@
       .map((r) => `${r.start},${r.end},${r.factors ? r.factors.join("|") : ""}`).join(";");
   }
   function watchSidePanels() { // another Bokeh: its own checks stay
-    patch("sidePanelsWatched", () => {
+    tryPatch("sidePanelsWatched", () => {
       const proto = bokehModule("models/plots/plot").PlotView.prototype;
       const check = proto._invalidate_layout_if_needed;
       if (typeof check !== "function") { return false; }
@@ -158,7 +158,7 @@
   // masked layer per length) pays for each of them on every change. The text is written only
   // when it differs; what the page shows is the same.
   function keepSameStyles() { // another Bokeh: it writes them all
-    patch("sameStylesKept", () => {
+    tryPatch("sameStylesKept", () => {
       const proto = bokehModule("core/dom").InlineStyleSheet.prototype;
       const update = proto._update;
       if (typeof update !== "function") { return false; }
@@ -176,7 +176,7 @@
   // those elements, so each is placed at its first paint and left there. A renderer with a
   // context menu (none here) is still placed on every paint.
   function leaveGlyphElements() { // another Bokeh: it places them on every paint
-    patch("glyphElementsLeft", () => {
+    tryPatch("glyphElementsLeft", () => {
       const proto = bokehModule("models/renderers/glyph_renderer").GlyphRendererView.prototype;
       const place = proto.update_position;
       if (typeof place !== "function") { return false; }
@@ -205,7 +205,7 @@
     });
   }
   function sliceRendererBuilds() { // another Bokeh: a figure's views are built in one task
-    patch("buildsSliced", () => {
+    tryPatch("buildsSliced", () => {
       const proto = bokehModule("models/renderers/glyph_renderer").GlyphRendererView.prototype;
       const init = proto.lazy_initialize;
       if (typeof init !== "function") { return false; }

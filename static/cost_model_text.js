@@ -368,7 +368,7 @@
   // _json's loop over an object's members or an array's elements, from just after the
   // opening bracket: `item(idx)` reads one and returns its end; white space and a comma
   // stand between two, white space and `close` after the last. -> the index past `close`
-  Scanner.prototype.items = function (idx, close, item) {
+  Scanner.prototype.scanItems = function (idx, close, item) {
     const s = this.s;
     idx = skipWs(s, idx);
     if (s[idx] === close) return idx + 1;
@@ -382,7 +382,7 @@
 
   Scanner.prototype.object = function (idx) { // -> [Map, end]
     const s = this.s, out = new Map();
-    const end = this.items(idx, "}", (at) => {
+    const end = this.scanItems(idx, "}", (at) => {
       if (s[at] !== "\"") {
         throw decodeError("Expecting property name enclosed in double quotes", s, at);
       }
@@ -398,7 +398,7 @@
 
   Scanner.prototype.array = function (idx) { // -> [Array, end]
     const out = [];
-    const end = this.items(idx, "]", (at) => {
+    const end = this.scanItems(idx, "]", (at) => {
       const [value, valueEnd] = this.value(at);
       out.push(value);
       return valueEnd;

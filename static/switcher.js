@@ -160,8 +160,8 @@
 
   // a control's CustomJS (app/kit/states.py SWITCH_CALL) hands over its panel: {spec,
   // controls, targets}, the models of its own root; look again while any is missing
-  function onControl(changedModel, arg) {
-    const id = get(arg, "spec").id;
+  function onControl(changedModel, panelArg) {
+    const id = get(panelArg, "spec").id;
     let p = panels.get(id);
     if (p === undefined || p.controls.some((m) => m == null)
         || p.targets.some((m) => m == null)) {
@@ -223,9 +223,9 @@
   function findPanels() { // every CustomJS that carries a panel (app/kit/states.py) -> its panel
     for (const model of fence.allModels()) {
       const args = model.args;
-      const arg = args === undefined ? undefined : get(args, "ae_panel");
-      if (arg === undefined) { continue; }
-      panelFor(get(arg, "spec"), get(arg, "controls"), get(arg, "targets"));
+      const panelArg = args === undefined ? undefined : get(args, "ae_panel");
+      if (panelArg === undefined) { continue; }
+      panelFor(get(panelArg, "spec"), get(panelArg, "controls"), get(panelArg, "targets"));
     }
   }
 

@@ -414,8 +414,9 @@ def check_model_fields(checks, params, state):
     checks.equal(params, "model_status.name", state["holes:model_status"]["name"], m["name"])
 
 
-def model_states(table, checks):  # -> (params, state, its model) of each state of a model panel,
-    # the model picker's fields checked here: the cost panel and both bills show the same ones
+def checked_model_states(table, checks):  # -> (params, state, its model) of each state of a
+    # model panel, its model picker's fields checked on the way (the cost panel and both bills
+    # show the same ones)
     for params, state in table.states():
         if "holes:model_fields" in state:
             check_model_fields(checks, params, state)
@@ -423,7 +424,7 @@ def model_states(table, checks):  # -> (params, state, its model) of each state 
 
 
 def check_cost(table, checks):
-    for params, state, m in model_states(table, checks):
+    for params, state, m in checked_model_states(table, checks):
         if "holes:crossover" in state:
             cross = state["holes:crossover"]
             for kernel, hole in (("triangular", "tri"), ("naive", "naive")):
@@ -474,7 +475,7 @@ def check_cost(table, checks):
 
 
 def check_decode_bill(table, checks):
-    for params, state, m in model_states(table, checks):
+    for params, state, m in checked_model_states(table, checks):
         if "holes:per_token" in state:
             per = state["holes:per_token"]
             checks.int_text(params, "per_token.kv_layer", per["kv_layer"],
@@ -576,7 +577,7 @@ def check_decode_bill(table, checks):
 
 
 def check_memory_bill(table, checks):
-    for params, state, m in model_states(table, checks):
+    for params, state, m in checked_model_states(table, checks):
         b = DTYPE_BYTES.get(params.get("dtype"))
         if "holes:weights" in state:
             w = state["holes:weights"]
