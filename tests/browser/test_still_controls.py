@@ -21,6 +21,7 @@ import time
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from tests.browser.conftest import RENDER_TIMEOUT_MS
@@ -332,8 +333,12 @@ def test_each_panels_native_controls_switch_its_still_and_hand_over(browser, ser
         assert not serious, (route, serious)
         asked_for(page, held)
         held_back.let_go()
-        page.wait_for_function(f"() => JSON.stringify(({MOUNTED_AT_JS})({data['table']!r})) "
-                               f"=== JSON.stringify({at})", timeout=RENDER_TIMEOUT_MS)
+        try:
+            page.wait_for_function(f"() => JSON.stringify(({MOUNTED_AT_JS})({data['table']!r})) "
+                                   f"=== JSON.stringify({at})", timeout=RENDER_TIMEOUT_MS)
+        except PlaywrightTimeout:  # say what the mounted panel shows instead
+            mounted = page.evaluate(f"() => ({MOUNTED_AT_JS})({data['table']!r})")
+            pytest.fail(f"{route}: mounted at {mounted}, the still at {at}; {problems}")
         expect(page.locator(".ae-still-controls")).to_have_count(0)  # one control of each name
         assert not problems, problems
 
