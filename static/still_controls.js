@@ -47,13 +47,12 @@
       const c = config();
       const group = c.groups[p.island.dataset.group];
       const src = group.tables.find((t) => t.endsWith("/" + p.data.table + ".js"));
-      p.table = load(c.switcher).then(() => load(src)).then(() => {
-        p.loaded = AE.states.table(p.data.table);
-        return p.loaded;
-      });
+      p.table = load(c.switcher).then(() => load(src)).then(() => loadedTable(p));
     }
     return p.table;
   }
+  // -> the table if its script has run (the switcher keeps it), else undefined
+  function loadedTable(p) { return AE.states ? AE.states.table(p.data.table) : undefined; }
 
   // Each control's element is in the page as built (still_figures.controls_html, marked
   // data-ae-control="i"); these give it its listeners.
@@ -209,13 +208,14 @@
 
   function change(p) { // a control moved: the controls and the address now, the still after
     p.version += 1;
-    if (p.loaded) { widgetProps(p, AE.stills.stateAt(p.loaded, p.at)); } // a new end, disabled
+    const table = loadedTable(p);
+    if (table) { widgetProps(p, AE.stills.stateAt(table, p.at)); } // a new end, disabled
     reflect(p);
     writeAddress(p);
     // one draw waits at a time, and draws the stops as they are when it runs: a drag's inputs
     // can come faster than frames
     p.pending = p.pending || tableOf(p).then(afterPaint).then(() => {
-      if (p.island.isConnected) { draw(p, AE.stills.stateAt(p.loaded, p.at)); }
+      if (p.island.isConnected) { draw(p, AE.stills.stateAt(loadedTable(p), p.at)); }
     }).catch((error) => { p.island.dataset.aeStillError = error.message; })
       .finally(() => { p.pending = null; });
     followers(p).forEach((q) => { if (follow(q, p)) { change(q); } });
@@ -293,8 +293,8 @@
   }
 
   function setUp(island, data) {
-    const p = {island, data, at: data.controls.map((c) => c.at), table: null, loaded: null,
-      elements: [], drawn: new Map(), version: 0, pending: null, focus: null};
+    const p = {island, data, at: data.controls.map((c) => c.at), table: null, elements: [],
+      drawn: new Map(), version: 0, pending: null, focus: null};
     const body = island.querySelector(".ae-still-body");
     const box = body.querySelector(".ae-still-controls");
     p.elements = data.controls.map((c, i) => {

@@ -212,7 +212,8 @@ def test_a_tap_paints_its_control_first_and_one_draw_follows_a_burst(browser, se
         page.goto(server + "/heatmap", wait_until="domcontentloaded")
         page.wait_for_function("""() => { const p = window.AE && AE.stillControls
           && AE.stillControls.panels[0];
-          return Boolean(p && p.loaded && p.island.dataset.aeStill); }""")
+          return Boolean(p && AE.states && AE.states.table(p.data.table)
+          && p.island.dataset.aeStill); }""")
         before, pressed, shown = page.evaluate("""() => {
           const p = AE.stillControls.panels[0];
           window.__draws = 0;
