@@ -102,3 +102,99 @@ def test_the_math_chapters_figures_are_the_cores(llama):
                   f"batch of about {costs.compute_bound_batch(m, gpu, 0):.0f}",
                   f"past about {round(n):.0f} tokens of context"):
         assert shown in prose, shown
+
+
+# --- many users: the weights read once for the batch, each user's cache read for them ------
+#
+# The numbers below are worked out from the config fields at the top of this file:
+#   one layer's attention weights: q 4,096 x 32 x 128 + k, v 2 x 4,096 x 8 x 128
+#                                  + o 32 x 128 x 4,096           =    41,943,040
+#   one layer's MLP (gate, up, down): 3 x 4,096 x 14,336          =   176,160,768
+#   32 layers: 32 x 218,103,808                                   = 6,979,321,856
+#   lm_head: 128,256 x 4,096                                      =   525,336,576
+#   MATMUL                                                        = 7,504,658,432
+#   NORMS: (2 x 32 + 1) x 4,096                                   =       266,240
+#   weights read once a step, bf16: 2 x 7,504,924,672             = 15,009,849,344 B
+#   cache per token per user: 2 (k, v) x 32 x 8 x 128 x 2 B       =       131,072 B
+#   FLOPs per user at context n: 2 x MATMUL + 4 x 32 x 32 x 128 x n
+#                              = 15,009,316,864 + 524,288 x n
+WEIGHTS_READ = 15_009_849_344
+CACHE_PER_TOKEN = 131_072
+MATMUL_FLOPS = 15_009_316_864
+ATTENTION_FLOPS_PER_KEY = 524_288
+
+
+def test_hand_worked_constants_are_the_fields_arithmetic():  # the comment above, checked
+    assert (MATMUL, NORMS, KV_PER_TOKEN) == (7_504_658_432, 266_240, CACHE_PER_TOKEN)
+    assert 2 * (MATMUL + NORMS) == WEIGHTS_READ and 2 * MATMUL == MATMUL_FLOPS
+    assert 4 * L * HEADS * D == ATTENTION_FLOPS_PER_KEY
+
+
+def test_eight_users_read_the_weights_once_and_each_their_own_cache(llama):
+    m, gpu = llama
+    users, context = 8, 4096
+    # bytes: 15,009,849,344 + 8 x 4,096 x 131,072 = 15,009,849,344 + 4,294,967,296
+    step_bytes = 19_304_816_640
+    assert WEIGHTS_READ + users * context * CACHE_PER_TOKEN == step_bytes
+    # FLOPs: 8 x (15,009,316,864 + 524,288 x 4,096) = 8 x 17,156,800,512
+    flops = 137_254_404_096
+    assert users * (MATMUL_FLOPS + ATTENTION_FLOPS_PER_KEY * context) == flops
+    assert costs.decode_step_bytes(m, context, users) == step_bytes
+    assert costs.decode_step_flops(m, context, users) == flops
+    # memory: 19,304,816,640 B / 3.35e12 B/s = 5.763 ms; compute: 0.139 ms. Memory wins.
+    memory, compute = step_bytes / BANDWIDTH, flops / PEAK
+    assert round(memory * 1e3, 3) == 5.763 and round(compute * 1e3, 3) == 0.139
+    assert costs.decode_step_seconds(m, gpu, context, users) == pytest.approx(memory, rel=1e-12)
+    # eight tokens a step: 8 / 5.763 ms = 1,388 tokens a second (one user alone: 215)
+    tokens_s = costs.decode_tokens_per_second(m, gpu, context, users)
+    assert tokens_s == pytest.approx(users / memory, rel=1e-12)
+    assert round(tokens_s) == 1388
+
+
+def test_past_the_compute_bound_batch_the_arithmetic_sets_the_pace(llama):
+    m, gpu = llama
+    context = 64
+    # the batch where FLOPs take as long as bytes, at 64 tokens a user:
+    #   weights 15,009,849,344 / 3.35e12 = 4.4806 ms, paid once
+    #   a user adds (15,009,316,864 + 524,288 x 64) / 989e12 = 15,042,871,296 / 989e12 s of
+    #   compute and 64 x 131,072 = 8,388,608 B / 3.35e12 of memory: 12.706 µs net
+    #   4.4806 ms / 12.706 µs = 352.6 users
+    per_user = ((MATMUL_FLOPS + ATTENTION_FLOPS_PER_KEY * context) / PEAK
+                - context * CACHE_PER_TOKEN / BANDWIDTH)
+    batch = (WEIGHTS_READ / BANDWIDTH) / per_user
+    assert round(batch, 1) == 352.6
+    assert costs.compute_bound_batch(m, gpu, context) == pytest.approx(batch, rel=1e-12)
+
+    users = 1024  # well past it
+    # bytes: 15,009,849,344 + 1,024 x 64 x 131,072 = 15,009,849,344 + 8,589,934,592
+    step_bytes = 23_599_783_936
+    assert WEIGHTS_READ + users * context * CACHE_PER_TOKEN == step_bytes
+    # FLOPs: 1,024 x (15,009,316,864 + 524,288 x 64) = 1,024 x 15,042,871,296
+    flops = 15_403_900_207_104
+    assert users * (MATMUL_FLOPS + ATTENTION_FLOPS_PER_KEY * context) == flops
+    assert costs.decode_step_bytes(m, context, users) == step_bytes
+    assert costs.decode_step_flops(m, context, users) == flops
+    # memory: 23,599,783,936 / 3.35e12 = 7.045 ms; compute: 15,403,900,207,104 / 989e12
+    # = 15.575 ms. Compute wins: the step takes 15.575 ms, not 7.045
+    memory, compute = step_bytes / BANDWIDTH, flops / PEAK
+    assert round(memory * 1e3, 3) == 7.045 and round(compute * 1e3, 3) == 15.575
+    assert costs.decode_step_seconds(m, gpu, context, users) == pytest.approx(compute, rel=1e-12)
+    # 1,024 tokens a step / 15.575 ms = 65,745 tokens a second
+    tokens_s = costs.decode_tokens_per_second(m, gpu, context, users)
+    assert tokens_s == pytest.approx(users / compute, rel=1e-12)
+    assert round(tokens_s) == 65745
+
+
+def test_with_no_context_512_users_are_compute_bound(llama):
+    m, gpu = llama
+    # no cache: bytes are the weights alone, 15,009,849,344 B = 4.481 ms;
+    # FLOPs 512 x 15,009,316,864 = 7,684,770,234,368 = 7.770 ms at 989 TFLOP/s (512 > 295)
+    users = 512
+    flops = 7_684_770_234_368
+    assert users * MATMUL_FLOPS == flops
+    assert costs.decode_step_bytes(m, 0, users) == WEIGHTS_READ
+    assert round(WEIGHTS_READ / BANDWIDTH * 1e3, 3) == 4.481
+    assert round(flops / PEAK * 1e3, 3) == 7.770
+    assert costs.decode_step_seconds(m, gpu, 0, users) == pytest.approx(flops / PEAK, rel=1e-12)
+    assert costs.decode_tokens_per_second(m, gpu, 0, users) == pytest.approx(
+        users * PEAK / flops, rel=1e-12)
