@@ -181,6 +181,35 @@ def test_tied_embeddings_follow_the_family_default_when_absent():
     assert not without("llama-3-70b", "tie_word_embeddings").tied
 
 
+# bigcode/starcoder2-3b config.json, the fields read, use_bias left out: Starcoder2Config's
+# default is use_bias=True (and tie_word_embeddings=True), so a config without it has biases
+STARCODER2_3B = {"model_type": "starcoder2", "hidden_size": 3072, "intermediate_size": 12288,
+                 "num_attention_heads": 24, "num_key_value_heads": 2, "num_hidden_layers": 30,
+                 "vocab_size": 49152, "max_position_embeddings": 16384,
+                 "sliding_window": 4096}
+
+
+def test_starcoder2_counts_biases_unless_use_bias_is_false():
+    # by hand, head_dim 3,072 / 24 = 128, KV width 2 x 128 = 256:
+    #   attention weights: q 3,072 x 3,072 + k, v 2 x 3,072 x 256 + o 3,072 x 3,072
+    #                      = 9,437,184 + 1,572,864 + 9,437,184          =    20,447,232
+    #   MLP (c_fc, c_proj): 2 x 3,072 x 12,288                          =    75,497,472
+    #   30 layers: 30 x 95,944,704                                      = 2,878,341,120
+    #   embedding, lm_head tied: 49,152 x 3,072                         =   150,994,944
+    #   LayerNorms, weight and bias: 30 x 2 x 2 x 3,072 + final 2 x 3,072 =     374,784
+    #   biases per layer: q 3,072 + k 256 + v 256 + o 3,072 + c_fc 12,288 + c_proj 3,072
+    #                     = 22,016; 30 layers                           =       660,480
+    biases = 30 * (3072 + 256 + 256 + 3072 + 12288 + 3072)
+    assert biases == 660_480
+    with_biases = 2_878_341_120 + 150_994_944 + 374_784 + 660_480
+    assert with_biases == 3_030_371_328  # "3B": StarCoder2-3B
+    assert "use_bias" not in STARCODER2_3B
+    assert total_params(ModelShape.from_config(STARCODER2_3B)) == with_biases
+    assert total_params(ModelShape.from_config({**STARCODER2_3B, "use_bias": True})) == with_biases
+    assert (total_params(ModelShape.from_config({**STARCODER2_3B, "use_bias": False}))
+            == with_biases - biases == 3_029_710_848)
+
+
 def test_falcon_kv_heads_follow_falcon_config():
     assert read("falcon-7b").kv_heads == 1  # multi_query
     assert without("falcon-7b", "multi_query").kv_heads == 1  # FalconConfig: multi_query=True
