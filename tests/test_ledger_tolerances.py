@@ -93,3 +93,52 @@ def test_the_12_percent_is_the_documents_own_rounded_fraction():
     what = "Llama-3-8B, 4,096: attention share of a decode step"
     row = next(r for r in ROWS if r["what"] == what)
     assert row["rule"] == "rounds" and row["digits"] == 0
+
+
+# --- an "abs" tolerance is capped by its reason ----------------------------------------------
+#
+# A reason names where the slack comes from, so it also bounds how much slack there can be:
+# - "floating-point" (the document says exactly; float64 rounds): a few dozen roundings of at
+#   most one machine epsilon each, relative to the figure (or to 1 where the figure is 0):
+#   64 ε ≈ 1.4e-14;
+# - "rounding" (the figure is rounded): half a unit in the last digit the figure shows.
+# A reason with no cap here may not widen an "abs" row: add its cap first.
+EPS = float(np.finfo(np.float64).eps)
+ABS_CAPS = {
+    "floating-point": lambda row: 64 * EPS * max(1.0, abs(row["value"])),
+    "rounding": lambda row: 0.5 * 10.0 ** -row["digits"],
+}
+
+
+def abs_rows():
+    rows = [r for r in ROWS if r["rule"] == "abs"]
+    assert rows  # the test means something only while the ledger has such rows
+    return rows
+
+
+def test_every_abs_tolerance_is_within_its_reasons_cap():
+    assert 64 * EPS < 1.5e-14
+    too_wide = {}
+    for row in abs_rows():
+        assert row["reason"] in ABS_CAPS, (row["what"], row["reason"])
+        cap = ABS_CAPS[row["reason"]](row)
+        if not 0 < row["tolerance"] <= cap:
+            too_wide[row["what"]] = (row["tolerance"], cap)
+    assert too_wide == {}
+
+
+def test_a_value_off_by_more_than_its_reason_allows_fails_its_row():
+    values = {}
+    for section in (claims.head_values, claims.cost_values, claims.math_values):
+        values.update(section())
+    for row in abs_rows():
+        key = (row["document"], row["what"])
+        if key not in values:  # only the √d_k sweep is slow; read it only if a row needs it
+            values.update(claims.sqrt_dk_values())
+        computed = values[key]
+        assert claims.judge(row, computed).ok, row["what"]
+        scale = row.get("scale", 1)
+        cap = ABS_CAPS[row["reason"]](row)
+        for off in (2 * cap, -2 * cap):  # the figure, moved twice the cap in its unit
+            moved = (row["value"] + off) * scale
+            assert not claims.judge(row, moved).ok, (row["what"], off)
