@@ -135,3 +135,66 @@ def test_the_linears_a_method_packs_are_the_stacks_weights():
         stack = (m.layers * costs.attention_params(m) + m.dense_layers * costs.dense_mlp_params(m)
                  + m.moe_layers * costs.moe_stored_params(m)) - router
         assert sum(c * i * o for c, i, o in costs.stack_linears(m)) == stack
+
+
+# --- widths that are not a multiple of the group --------------------------------------------
+#
+# Hidden 576 (9 heads of 64, 3 KV heads: k and v 192 wide) and MLP 4,104: neither is a multiple
+# of 128, so the last group of inputs is a partial one and still gets its scale (and zero):
+#   576 inputs / 128 = 4.5    -> 5 groups      576 / 32 = 18 groups
+#   4,104 inputs / 128 = 32.06 -> 33 groups    4,104 / 32 = 128.25 -> 129 groups
+# (every output count is a multiple of 8, so 4-bit and 8-bit values pack into whole int32s).
+ODD = {"model_type": "llama", "hidden_size": 576, "intermediate_size": 4104,
+       "num_hidden_layers": 2, "num_attention_heads": 9, "num_key_value_heads": 3,
+       "vocab_size": 1000, "tie_word_embeddings": False}
+# (inputs, outputs, groups of 128 inputs, groups of 32 inputs) of each layer's linears
+ODD_LINEARS = [(576, 576, 5, 18), (576, 192, 5, 18), (576, 192, 5, 18), (576, 576, 5, 18),
+               (576, 4104, 5, 18), (576, 4104, 5, 18), (4104, 576, 33, 129)]
+# embedding and lm_head 2 x 1,000 x 576 + norms (2 x 2 + 1) x 576, in bf16
+ODD_REST = 2 * (2 * 1000 * 576 + 5 * 576)
+
+
+def test_odd_rest_by_hand():
+    assert ODD_REST == 2_309_760
+
+
+def test_awq_groups_round_up_past_a_partial_group():
+    # AWQ 4-bit, group 128, zero points; per linear:
+    #   qweight [in, out / 8] int32, scales [groups, out] fp16, qzeros [groups, out / 8] int32
+    # down_proj: 4 x 4,104 x 72 + 2 x 33 x 576 + 4 x 33 x 72 = 1,181,952 + 38,016 + 9,504
+    #          = 1,229,472 (32 groups would leave its last 8 inputs without a scale)
+    per_layer = sum(4 * i * (o // 8) + 2 * g * o + 4 * g * (o // 8)
+                    for i, o, g, _ in ODD_LINEARS)
+    assert 4 * 4104 * 72 + 2 * 33 * 576 + 4 * 33 * 72 == 1_229_472
+    expected = 2 * per_layer + ODD_REST
+    assert expected == 10_624_848
+    q = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}
+    assert costs.weight_bytes(shape(ODD, q), 2) == expected
+
+
+@pytest.mark.parametrize("bits, group, expected", [(4, 128, 10_685_328), (8, 32, 19_821_312)])
+def test_gptq_groups_round_up_past_a_partial_group(bits, group, expected):
+    # GPTQ: qweight [in x bits / 32, out] int32, qzeros [groups, out x bits / 32] int32,
+    # scales [groups, out] fp16, g_idx [in] int32. down_proj, 4-bit, group 128:
+    #   4 x 513 x 576 + 4 x 33 x 72 + 2 x 33 x 576 + 4 x 4,104
+    #   = 1,181,952 + 9,504 + 38,016 + 16,416 = 1,245,888
+    assert 4 * 513 * 576 + 4 * 33 * 72 + 2 * 33 * 576 + 4 * 4104 == 1_245_888
+    per_layer = 0
+    for i, o, g128, g32 in ODD_LINEARS:
+        g = g128 if group == 128 else g32
+        per_layer += (4 * (i * bits // 32) * o + 4 * g * (o * bits // 32) + 2 * g * o + 4 * i)
+    assert 2 * per_layer + ODD_REST == expected
+    q = {"quant_method": "gptq", "bits": bits, "group_size": group, "desc_act": False}
+    assert costs.weight_bytes(shape(ODD, q), 2) == expected
+
+
+def test_fp8_without_blocks_stores_one_float32_scale_per_tensor():
+    # per-tensor FP8: each linear's weight at 1 byte, and one float32 weight scale beside it.
+    # weights per layer: 576 x 576 x 2 + 576 x 192 x 2 + 576 x 4,104 x 3 = 7,976,448;
+    # two layers 15,952,896 bytes; 14 scales x 4 bytes = 56; + the bf16 rest 2,309,760
+    assert sum(i * o for i, o, _, _ in ODD_LINEARS) == 7_976_448
+    q = {"quant_method": "fp8", "activation_scheme": "dynamic"}
+    m = shape(ODD, q)
+    assert (m.quant_block_out, m.quant_block_in) == (0, 0)
+    assert costs.weight_bytes(m, 2) == 2 * 7_976_448 + 14 * FP32 + ODD_REST == 18_262_712
+    assert any("a float32 scale per tensor" in n for n in m.notes)
