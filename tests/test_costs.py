@@ -102,6 +102,26 @@ def test_published_parameter_counts():
     assert round(total_params(QWEN) / 1e9, 1) == 8.2
 
 
+def test_qwen3_8b_total_to_the_parameter():
+    # Qwen3-8B, from its config.json, by hand (no biases, lm_head untied):
+    #   attention: q 4,096 x 32 x 128 = 16,777,216; k, v 4,096 x 8 x 128 = 4,194,304 each;
+    #              o 32 x 128 x 4,096 = 16,777,216                        ->    41,943,040
+    #   MLP (gate, up, down): 3 x 4,096 x 12,288                          ->   150,994,944
+    #   RMSNorms: input and post-attention 2 x 4,096, q_norm and k_norm
+    #             one head_dim each (shared by every head) 2 x 128        ->         8,448
+    #   one layer                                                         ->   192,946,432
+    #   36 layers                                                         -> 6,946,071,552
+    #   embedding and lm_head: 2 x 151,936 x 4,096                        -> 1,244,659,712
+    #   final norm                                                        ->         4,096
+    layer = (4096 * 32 * 128 + 2 * 4096 * 8 * 128 + 32 * 128 * 4096 + 3 * 4096 * 12288
+             + 2 * 4096 + 2 * 128)
+    assert layer == 192_946_432
+    total = 36 * layer + 2 * 151_936 * 4096 + 4096
+    assert total == 8_190_735_360  # the official figure
+    assert total_params(QWEN) == total
+    assert QWEN.small_params == 36 * (2 * 4096 + 2 * 128) + 4096 == 308_224
+
+
 # --- scaled-dot-product-attention.txt: the cost panel -----------------------------------
 
 def test_qwen3_pair_flops():
