@@ -50,6 +50,24 @@ def test_mask_is_applied_before_the_softmax():
     np.testing.assert_allclose(r.weights.sum(axis=1), 1.0, rtol=1e-15)
 
 
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("scaled", [True, False])
+@pytest.mark.parametrize("phase", ["prefill", "decode"])
+def test_the_softmax_subtracts_each_rows_max(causal, scaled, phase):
+    # exp(s - max s) is exactly 1 at the row's largest score and below 1 elsewhere; without the
+    # subtraction the largest would be exp(max s), which is 1 only when max s is 0
+    for n in range(worked_example.MIN_LENGTH, worked_example.MAX_LENGTH + 1):
+        r = worked_example.run(n, causal=causal, scaled=scaled, phase=phase)
+        assert np.all(np.max(r.masked_scores, axis=1) != 0.0)  # so the check means something
+        for sum_fn in (head.ordered_sum, np.sum):
+            exps, _, _ = head.softmax_parts(r.masked_scores, sum_fn)
+            assert np.all(exps.max(axis=1) == 1.0), (n, sum_fn)
+            rows = np.arange(exps.shape[0])
+            assert np.all(exps[rows, np.argmax(r.masked_scores, axis=1)] == 1.0)
+            assert np.all(exps <= 1.0)
+        assert np.all(r.exps.max(axis=1) == 1.0)  # and the head's own intermediates say so
+
+
 def test_matches_textbook_formula():
     x = worked_example.embeddings(8)
     q, k, v = (x @ w for w in (worked_example.W_QUERY, worked_example.W_KEY,
