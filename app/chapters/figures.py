@@ -25,6 +25,11 @@ from app.chapters import content
 from app.kit import registry, url_state
 
 VARY = "vary"  # `vary=NAME`: the one control the reader may turn on the figure
+DRAW = "draw"  # `draw=NAME`: a drawing of the panel's state (app/chapters/drawings) in place
+# of the panel's charts
+BESIDE = "beside"  # `beside=NAME` (with draw=): the drawing at each stop of that control
+MOST_BESIDE = 3
+RESERVED = (VARY, DRAW, BESIDE)
 MOST_STOPS = 6  # a varied figure ships one still per stop: keep it to a few
 
 
@@ -32,8 +37,46 @@ class FigureError(ValueError):
     """A figure marker that names no panel of its chapter, or a setting it has no stop for."""
 
 
-def fixed_params(marker: content.FigureMarker) -> tuple:  # -> the settings, without vary=
-    return tuple((name, raw) for name, raw in marker.params if name != VARY)
+def fixed_params(marker: content.FigureMarker) -> tuple:  # -> the settings, without vary=,
+    # draw= and beside=
+    return tuple((name, raw) for name, raw in marker.params if name not in RESERVED)
+
+
+def reserved(marker: content.FigureMarker, name) -> str | None:  # -> draw=/beside='s value
+    found = [raw for n, raw in marker.params if n == name]
+    if len(found) > 1:
+        raise FigureError(f"figure of {marker.slot}: {name}= given twice")
+    return found[0] if found else None
+
+
+def drawing(marker: content.FigureMarker) -> str | None:  # -> the drawing's name, or None
+    from app.chapters import drawings
+
+    name = reserved(marker, DRAW)
+    if name is not None and name not in drawings.names(marker.slot):
+        raise FigureError(f"figure of {marker.slot}: it has no drawing {name!r} (it has: "
+                          f"{', '.join(drawings.names(marker.slot)) or 'none'})")
+    return name
+
+
+def beside(marker: content.FigureMarker):  # -> the Control drawn at each stop, or None
+    name = reserved(marker, BESIDE)
+    if name is None:
+        return None
+    cls = registry.by_slot(marker.slot).viewer_class
+    found = [c for c in cls.controls() if c.name == name]
+    if drawing(marker) is None or not found or len(found[0].values) > MOST_BESIDE:
+        raise FigureError(f"figure of {marker.slot}: beside= names one of its controls with at "
+                          f"most {MOST_BESIDE} stops, in a figure with draw=")
+    if any(n == name for n, _ in fixed_params(marker)) or reserved(marker, VARY):
+        raise FigureError(f"figure of {marker.slot}: {name} is drawn beside itself and set")
+    return found[0]
+
+
+def state(marker: content.FigureMarker) -> dict:  # -> every URL parameter of the panel: the
+    # marker's settings over the panel's defaults
+    cls = registry.by_slot(marker.slot).viewer_class
+    return {**{name: cls.param[name].default for name in cls.url_keys}, **settings(marker)}
 
 
 def varied(marker: content.FigureMarker):  # -> the Control the reader turns, or None
@@ -53,6 +96,8 @@ def varied(marker: content.FigureMarker):  # -> the Control the reader turns, or
 def settings(marker: content.FigureMarker) -> dict:  # -> {parameter: value}, coerced
     cls = registry.by_slot(marker.slot).viewer_class
     varied(marker)  # refuses a bad vary=
+    drawing(marker)  # ... a bad draw=
+    beside(marker)  # ... and a bad beside=
     out = {}
     for name, raw in fixed_params(marker):
         if name not in cls.param or name not in cls.url_keys:
@@ -80,6 +125,18 @@ def charts(marker: content.FigureMarker) -> str:  # -> the SVG stills of the pan
     from app.chapters import stills
     from app.kit import chrome, states
 
+    name = drawing(marker)
+    if name is not None:
+        from app.chapters import drawings
+
+        cls = registry.by_slot(marker.slot).viewer_class
+        control, full = beside(marker), state(marker)
+        stops = ()
+        if control is not None:
+            label = cls.param[control.name].label or control.name
+            stops = tuple((f"{label}: {url_state.encode(v)}", {**full, control.name: v})
+                          for v in control.values)
+        return drawings.draw(marker.slot, name, full, stops)
     cls = registry.by_slot(marker.slot).viewer_class
     with states.static_build(), pn.config.set(theme="default"):
         chrome.apply_figure_theme()

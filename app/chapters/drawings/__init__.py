@@ -1,0 +1,41 @@
+"""Drawings: small fixed figures that carry one idea each, drawn from the core as SVG.
+
+A content file's `::: figure SLOT draw=NAME name=value ... | caption` places one: the drawing
+NAME of that panel, in the panel's state that the settings give (the rest at the panel's
+defaults), so its "Explore this" link opens the panel where the drawing is. Unlike a plain
+figure, which is the still of the panel's own charts, a drawing shows what the charts do not:
+a row's arithmetic step by step, the products behind the shapes, a table per model.
+`beside=NAME` draws it once per stop of that control, one under the other, each headed by
+its stop. A drawing is static SVG: no script, the same on the static and the live page.
+"""
+
+from app.chapters.drawings import products, row, svg
+
+# (panel slot, drawing name) -> the drawing of that panel's state: settings -> (height, body,
+# label). Each reads the panel's parameters by their names.
+DRAWINGS = {
+    ("head", "row"): lambda s: row.draw(s["length"], s["query"], s["mask"], s["divide"],
+                                        s["phase"]),
+    ("shapes", "products"): lambda s: products.draw(s["length"], s["phase"]),
+}
+GAP = 14  # between two stops of a `beside=` drawing
+
+
+def names(slot):  # -> the drawings a panel has
+    return sorted(name for s, name in DRAWINGS if s == slot)
+
+
+def draw(slot, name, settings, beside=()):  # beside: ((heading, settings), ...) or ()
+    # -> the <svg>; KeyError for a drawing the panel does not have
+    make = DRAWINGS[(slot, name)]
+    if not beside:
+        height, body, label = make(settings)
+        return svg.figure(height, body, label, kind=name)
+    parts, labels, y = [], [], 0.0
+    for heading, stop in beside:
+        height, body, label = make(stop)
+        parts.append(svg.text(4, y + 8, heading, bold=True)
+                     + f'<g transform="translate(0 {y + 20:g})">{body}</g>')
+        labels.append(f"{heading}: {label}")
+        y += 20 + height + GAP
+    return svg.figure(y - GAP, "".join(parts), "; ".join(labels), kind=name)

@@ -1,0 +1,126 @@
+"""The drawings (app/chapters/drawings): every number and every size they show, against an
+independent numpy computation of the worked example, at every state of their panel."""
+
+import itertools
+import re
+
+import numpy as np
+import pytest
+
+from app.chapters import content, drawings, figures
+from app.kit import registry
+from attention_core import head
+from attention_core.worked_example_constants import EMBEDDINGS, W_K, W_Q, W_V, WORDS
+
+CELL = re.compile(r'<text [^>]*data-step="([a-z-]+)"(?: data-key="(\d+)")?[^>]*>([^<]*)</text>')
+MATRIX = re.compile(r'data-matrix="([^"]+)" data-rows="(\d+)" data-cols="(\d+)"')
+
+
+def numpy_row(length, query, mask, divide, phase):  # -> {step: [text]}: BLAS, not the core
+    x = np.array([EMBEDDINGS[w] for w in WORDS[:length]])
+    q_all, k, v = x @ np.array(W_Q), x @ np.array(W_K), x @ np.array(W_V)
+    pos = length - 1 if phase == "decode" else min(query, length - 1)
+    raw = q_all[pos] @ k.T
+    scaled = raw / np.sqrt(k.shape[1]) if divide else raw
+    hidden = (np.arange(length) > pos) if mask else np.zeros(length, bool)
+    masked = np.where(hidden, -np.inf, scaled)
+    e = np.exp(masked - masked.max())
+    w = e / e.sum()
+
+    def t(values, digits=2):
+        return [f"{x:.{digits}f}".replace("-", "−").replace("inf", "∞") for x in values]
+
+    return {"raw": t(raw), "scaled": t(scaled), "masked": t(masked), "exp": t(e, 3),
+            "weight": t(w), "sum": t([e.sum()], 3), "max": t([masked.max()]),
+            "output": ["[" + ", ".join(t(w @ v)) + "]"], "weight-sum": t([w.sum()])}
+
+
+def drawn_row(settings):  # -> {step: [text]} read back from the drawing's SVG
+    out = {}
+    for step, _key, text in CELL.findall(drawings.draw("head", "row", settings)):
+        out.setdefault(step, []).append(text.replace("m = ", ""))
+    return out
+
+
+def head_states():
+    cls = registry.by_slot("head").viewer_class
+    stops = {c.name: c.values for c in cls.controls()}
+    names = ("length", "query", "mask", "divide", "phase")
+    for values in itertools.product(*(stops[n] for n in names)):
+        yield dict(zip(names, values))
+
+
+def mismatches(states):
+    bad = []
+    for s in states:
+        drawn, expected = drawn_row(s), numpy_row(**s)
+        drawn.pop("same-as-prefill", None)
+        if drawn != expected:
+            bad.append((s, {k: (drawn.get(k), v) for k, v in expected.items()
+                            if drawn.get(k) != v}))
+    return bad
+
+
+def test_the_worked_row_shows_the_cores_numbers_at_every_head_state():
+    states = list(head_states())
+    assert len(states) == 384
+    assert mismatches(states) == []
+
+
+def test_a_mutated_core_fails_the_worked_row(monkeypatch):
+    def no_max(scores, sum_fn=head.ordered_sum):  # the softmax without subtracting the max
+        exps = np.exp(scores)
+        sums = sum_fn(exps, axis=-1)
+        return exps, sums, exps / sums[:, None]
+
+    monkeypatch.setattr(head, "softmax_parts", no_max)
+    states = [s for s in head_states() if s["length"] == 6 and s["query"] == 2]
+    assert len(mismatches(states)) == len(states)
+
+
+def test_decode_marks_its_row_equal_to_prefills_last_row_as_it_is():
+    for length in range(3, 9):
+        for mask, divide in itertools.product((True, False), repeat=2):
+            page = drawings.draw("head", "row", {"length": length, "query": 0, "mask": mask,
+                                                 "divide": divide, "phase": "decode"})
+            assert f"= prefill&#x27;s row {length - 1}, bit for bit" in page
+
+
+def numpy_sizes(length, phase):  # -> {matrix: (rows, cols)} from numpy's own products
+    x = np.array([EMBEDDINGS[w] for w in WORDS[:length]])
+    xq = x[-1:] if phase == "decode" else x
+    q, k, v = xq @ np.array(W_Q), x @ np.array(W_K), x @ np.array(W_V)
+    s = q @ k.T
+    return {"X": xq.shape, "W_Q": np.shape(W_Q), "W_K": np.shape(W_K), "W_V": np.shape(W_V),
+            "Q": q.shape, "K": k.shape, "V": v.shape, "Kᵀ": k.T.shape, "scores": s.shape,
+            "weights": s.shape, "output": (s @ v).shape}
+
+
+@pytest.mark.parametrize("phase", ["prefill", "decode"])
+def test_the_products_drawing_has_numpys_sizes_operators_and_k_transposed(phase):
+    for length in range(3, 9):
+        page = drawings.draw("shapes", "products", {"length": length, "phase": phase})
+        drawn = {}
+        for name, rows, cols in MATRIX.findall(page):
+            drawn.setdefault(name, set()).add((int(rows), int(cols)))
+        assert drawn == {k: {v} for k, v in numpy_sizes(length, phase).items()}, length
+        assert page.count('data-op="×"') == 5 and page.count('data-op="="') == 5
+        assert ">Kᵀ<" in page
+        cached = f"{length - 1} from the cache"
+        assert (cached in page) == (phase == "decode")
+
+
+def test_a_drawing_figure_links_to_its_panel_in_its_state_and_refuses_bad_markers():
+    marker = content.FigureMarker("head", (("draw", "row"), ("mask", "off"), ("query", "3")),
+                                  "Row 3, unmasked.")
+    page = figures.figure_html(marker, lambda text: text)
+    assert 'data-drawing="row"' in page and "#panel-head" in page
+    assert "draw" not in figures.query(marker) and "query=3" in figures.query(marker)
+    side = content.FigureMarker("head", (("draw", "row"), ("beside", "divide")), "c")
+    both = figures.figure_html(side, lambda text: text)
+    assert both.count(">Query 2 (sat), one query<") == 2 and "÷√5" in both and "÷ 1" in both
+    for bad in ((("draw", "nothing"),), (("draw", "row"), ("draw", "row")),
+                (("beside", "divide"),), (("draw", "row"), ("beside", "query")),
+                (("draw", "row"), ("beside", "mask"), ("mask", "on"))):
+        with pytest.raises(figures.FigureError):
+            figures.settings(content.FigureMarker("head", bad, "c"))
