@@ -38,6 +38,7 @@ from attention_core.costs import (
     kv_cache_bytes,
     kv_outweighs_weights_context,
     matmul_params,
+    moe_active_params,
     other_flops_decode,
     other_flops_prefill,
     pair_flops,
@@ -262,9 +263,80 @@ def active_with_embedding(m: ModelShape) -> int:  # what model cards call "activ
 ])
 def test_moe_active_and_total_match_published(cfg, active, total):
     m = ModelShape.from_config(cfg)
+    # published figures are rounded ("12.9B"): a router's million hides in 3%; the exact
+    # counts are test_moe_active_parameters_exactly_router_included's
     assert active_with_embedding(m) == pytest.approx(active, rel=0.03)
     assert total_params(m) == pytest.approx(total, rel=0.01)
     assert any("experts" in note for note in m.notes)
+
+
+# The same four, to the parameter, worked by hand from the fields above. Per MoE layer a token
+# uses the router (hidden x experts), the shared experts and k routed experts (gate, up, down:
+# 3 x hidden x width each); matmul_params adds attention per layer, any dense MLPs, lm_head.
+MOE_BY_HAND = {
+    "mixtral-8x7b": {
+        "cfg": MIXTRAL_8X7B,
+        "router": 4096 * 8,  # 32,768
+        "shared": 0,
+        "routed": 2 * 3 * 4096 * 14336,  # 352,321,536
+        "active": 352_354_304,
+        # 32 layers x (attention q, o 2 x 4,096 x 4,096 + k, v 2 x 4,096 x 1,024 = 41,943,040
+        # + 352,354,304) + lm_head 32,000 x 4,096
+        "matmul": 32 * (41_943_040 + 352_354_304) + 32000 * 4096,
+        "matmul_total": 12_748_587_008},
+    "qwen3-30b-a3b": {
+        "cfg": QWEN3_30B_A3B,
+        "router": 2048 * 128,  # 262,144
+        "shared": 0,
+        "routed": 8 * 3 * 2048 * 768,  # 37,748,736
+        "active": 38_010_880,
+        # 48 layers x (attention q, o 2 x 2,048 x 4,096 + k, v 2 x 2,048 x 512 = 18,874,368
+        # + 38,010,880) + lm_head 151,936 x 2,048
+        "matmul": 48 * (18_874_368 + 38_010_880) + 151936 * 2048,
+        "matmul_total": 3_041_656_832},
+    "qwen1.5-moe-a2.7b": {
+        "cfg": QWEN15_MOE,
+        "router": 2048 * 60,  # 122,880
+        "shared": 3 * 2048 * 5632,  # 34,603,008
+        "routed": 4 * 3 * 2048 * 1408,  # 34,603,008
+        "active": 69_328_896,
+        # 24 layers x (attention 4 x 2,048 x 2,048 = 16,777,216 + 69,328,896 + the shared
+        # expert's one-output gate 2,048) + lm_head 151,936 x 2,048
+        "matmul": 24 * (16_777_216 + 69_328_896 + 2048) + 151936 * 2048,
+        "matmul_total": 2_377_760_768},
+    "deepseek-v3": {
+        "cfg": DEEPSEEK_V3,
+        "router": 7168 * 256,  # 1,835,008
+        "shared": 3 * 7168 * 2048,  # one shared expert, 44,040,192
+        "routed": 8 * 3 * 7168 * 2048,  # 352,321,536
+        "active": 398_196_736,
+        # MLA per layer: q 7,168 x 1,536 + 1,536 x 128 x (128 + 64); kv_a 7,168 x (512 + 64);
+        # kv_b 512 x 128 x (128 + 128); o 128 x 128 x 7,168
+        # = 48,758,784 + 4,128,768 + 16,777,216 + 117,440,512 = 187,105,280
+        # 61 layers of attention, 3 dense MLPs 3 x 7,168 x 18,432 = 396,361,728,
+        # 58 MoE layers, lm_head 129,280 x 7,168
+        "matmul": 61 * 187_105_280 + 3 * 396_361_728 + 58 * 398_196_736 + 129280 * 7168,
+        "matmul_total": 36_624_596_992},
+}
+
+
+@pytest.mark.parametrize("name", MOE_BY_HAND)
+def test_moe_active_parameters_exactly_router_included(name):
+    case = MOE_BY_HAND[name]
+    # the hand sums agree with the totals written beside them
+    assert case["router"] + case["shared"] + case["routed"] == case["active"]
+    assert case["matmul"] == case["matmul_total"]
+    m = ModelShape.from_config(case["cfg"])
+    assert moe_active_params(m) == case["active"]
+    assert matmul_params(m) == case["matmul_total"]
+
+
+def test_moe_by_hand_totals():  # the MLA and attention sums in the comments above
+    assert 7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256 + 128 * 128 * 7168 == (
+        187_105_280)
+    assert 2 * 4096 * 4096 + 2 * 4096 * 1024 == 41_943_040
+    assert 2 * 2048 * 4096 + 2 * 2048 * 512 == 18_874_368
+    assert 3 * 7168 * 18432 == 396_361_728
 
 
 def test_deepseek_dense_layers_and_mla_cache():
