@@ -9,7 +9,15 @@ a row's arithmetic step by step, the products behind the shapes, a table per mod
 its stop. A drawing is static SVG: no script, the same on the static and the live page.
 """
 
-from app.chapters.drawings import products, row, svg
+from app.chapters.drawings import (
+    bill,
+    crossover,
+    multiples,
+    online_table,
+    products,
+    row,
+    svg,
+)
 
 # (panel slot, drawing name) -> the drawing of that panel's state: settings -> (height, body,
 # label). Each reads the panel's parameters by their names.
@@ -17,6 +25,10 @@ DRAWINGS = {
     ("head", "row"): lambda s: row.draw(s["length"], s["query"], s["mask"], s["divide"],
                                         s["phase"]),
     ("shapes", "products"): lambda s: products.draw(s["length"], s["phase"]),
+    ("ladder", "multiples"): lambda s: multiples.draw(s["length"]),
+    ("online", "table"): lambda s: online_table.draw(s["scores"], s["block"]),
+    ("decode", "bill"): lambda s: bill.draw(s["model"], s["context"], s["gpu"]),
+    ("cost", "crossover"): lambda s: crossover.draw(s["model"], s["kernel"]),
 }
 GAP = 14  # between two stops of a `beside=` drawing
 
