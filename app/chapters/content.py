@@ -174,7 +174,10 @@ def marker(rest, where):  # the words after ":::" -> a section item, or None for
         return PanelMarker(args)
     if kind == "figure":
         head, bar, caption = args.partition("|")
-        words = head.split()
+        try:  # a value with spaces is quoted: scores="12, 1, 0.1"
+            words = shlex.split(head)
+        except ValueError as error:
+            raise ValueError(f"{where}: a figure's settings could not be read ({error})") from None
         if not bar or not words or not caption.strip():
             raise ValueError(f"{where}: '::: figure' needs a slot, its settings and a caption, "
                              "as '::: figure head mask=off query=2 | Row 2 sees every key'")

@@ -29,7 +29,8 @@ DRAW = "draw"  # `draw=NAME`: a drawing of the panel's state (app/chapters/drawi
 # of the panel's charts
 BESIDE = "beside"  # `beside=NAME` (with draw=): the drawing at each stop of that control
 MOST_BESIDE = 3
-RESERVED = (VARY, DRAW, BESIDE)
+CHART = "chart"  # `chart=2` or `chart=2,3`: only those of the panel's charts, counted from 1
+RESERVED = (VARY, DRAW, BESIDE, CHART)
 MOST_STOPS = 6  # a varied figure ships one still per stop: keep it to a few
 
 
@@ -73,6 +74,20 @@ def beside(marker: content.FigureMarker):  # -> the Control drawn at each stop, 
     return found[0]
 
 
+def chosen_charts(marker: content.FigureMarker) -> tuple | None:  # -> 0-based indexes, or None
+    raw = reserved(marker, CHART)
+    if raw is None:
+        return None
+    try:
+        picks = tuple(int(p) - 1 for p in raw.split(","))
+    except ValueError:
+        picks = (-1,)
+    if min(picks) < 0 or drawing(marker) is not None:
+        raise FigureError(f"figure of {marker.slot}: chart= numbers the panel's charts from 1, "
+                          f"as chart=2 or chart=1,3, in a figure without draw=, not {raw!r}")
+    return picks
+
+
 def state(marker: content.FigureMarker) -> dict:  # -> every URL parameter of the panel: the
     # marker's settings over the panel's defaults
     cls = registry.by_slot(marker.slot).viewer_class
@@ -97,7 +112,8 @@ def settings(marker: content.FigureMarker) -> dict:  # -> {parameter: value}, co
     cls = registry.by_slot(marker.slot).viewer_class
     varied(marker)  # refuses a bad vary=
     drawing(marker)  # ... a bad draw=
-    beside(marker)  # ... and a bad beside=
+    beside(marker)  # ... a bad beside=
+    chosen_charts(marker)  # ... and a bad chart=
     out = {}
     for name, raw in fixed_params(marker):
         if name not in cls.param or name not in cls.url_keys:
@@ -142,8 +158,16 @@ def charts(marker: content.FigureMarker) -> str:  # -> the SVG stills of the pan
         chrome.apply_figure_theme()
         viewer = cls(in_chapter=True, **settings(marker))  # a varied marker: its default
         layout = viewer.__panel__()
-        svg = "".join(stills.stills_of(pane.object) for pane in layout.select(pn.pane.Bokeh)
-                      if pane.visible and pane.object is not None)
+        svgs = [stills.figure_svg(fig) for pane in layout.select(pn.pane.Bokeh)
+                if pane.visible and pane.object is not None
+                for fig in stills.plots_of(pane.object) if fig.visible]
+    picks = chosen_charts(marker)
+    if picks is not None:
+        if max(picks) >= len(svgs):
+            raise FigureError(f"figure of {marker.slot}: it has {len(svgs)} charts, not "
+                              f"{max(picks) + 1}")
+        svgs = [svgs[i] for i in picks]
+    svg = "".join(svgs)
     return svg.replace(", as the panel opens", ", in the state the caption gives")
 
 

@@ -9,6 +9,7 @@ so the build and the live server make it as they make the chapters.
 
 import functools
 import html
+import re
 
 from app.chapters import content
 from attention_core import claims
@@ -178,7 +179,13 @@ def row_of(claim):  # -> (how it is computed, where it is shown): by document an
     return ROWS.get((claim.source, claim.what)) or ROWS[claim.what]
 
 
-def row_html(claim):  # -> one <tr>: the document's figure, how, computed, agreement, where
+def claim_id(claim_what):  # a ledger row's words -> its row's element id: figures link there
+    return "claim-" + "-".join(re.findall(r"[a-z0-9]+", claim_what.lower()))
+
+
+def row_html(claim, taken=None):  # -> one <tr>: the document's figure, how, computed,
+    # agreement, where; taken: the ids already given on the page (a second row of the same
+    # words, in the other document, is told apart by a number)
     how, where = row_of(claim)
     mark = "agrees" if claim.ok else "disagrees"
     cells = ((f"<q>{html.escape(claim.document)}</q><br>"
@@ -187,13 +194,19 @@ def row_html(claim):  # -> one <tr>: the document's figure, how, computed, agree
              (f'{"✓" if claim.ok else "✗"} {mark}: {html.escape(claim.rule)}'
               f"{KIND_LABEL[claim.kind]}"),
              f'<a href="../{html.escape(where)}">{html.escape(where.split("/")[0])}</a>')
-    return "<tr>" + "".join(f'<td data-label="{name}">{cell}</td>'
-                            for name, cell in zip(COLUMNS, cells, strict=True)) + "</tr>"
+    taken = set() if taken is None else taken
+    base = rid = claim_id(claim.what)
+    while rid in taken:
+        rid = f"{base}-{len([t for t in taken if t.startswith(base)]) + 1}"
+    taken.add(rid)
+    return f'<tr id="{rid}">' + "".join(f'<td data-label="{name}">{cell}</td>'
+                                        for name, cell in zip(COLUMNS, cells, strict=True)) + "</tr>"
 
 
-def table_html(rows):  # -> one document's table
+def table_html(rows, taken=None):  # -> one document's table; taken: ids given on the page
     head = "<tr>" + "".join(f'<th scope="col">{name}</th>' for name in COLUMNS) + "</tr>"
-    body = "\n".join(row_html(c) for c in rows)
+    taken = set() if taken is None else taken
+    body = "\n".join(row_html(c, taken) for c in rows)
     return (f'<div class="ae-numbers" role="region" tabindex="0" aria-label="the ledger">'
             f"<table><thead>{head}</thead>\n<tbody>\n{body}\n</tbody></table></div>")
 
@@ -214,9 +227,10 @@ def sections():  # -> the page's sections, as a chapter's: text blocks only
            f"years, a control's setting, a formula's constants, a figure restated) are listed "
            f"with their reasons beside the ledger's rows, in `attention_core/claims.toml`. "
            f"The command `attention-explorable numbers` prints the same table.")]
+    taken = set()
     for source, name in DOCUMENTS.items():
         rows = [c for c in ledger if c.source == source]
-        out += [f"## {name}", table_html(rows)]
+        out += [f"## {name}", table_html(rows, taken)]
     return out
 
 

@@ -12,6 +12,7 @@ its stop. A drawing is static SVG: no script, the same on the static and the liv
 from app.chapters.drawings import (
     bill,
     crossover,
+    model_table,
     multiples,
     online_table,
     products,
@@ -30,15 +31,22 @@ DRAWINGS = {
     ("decode", "bill"): lambda s: bill.draw(s["model"], s["context"], s["gpu"]),
     ("cost", "crossover"): lambda s: crossover.draw(s["model"], s["kernel"]),
 }
+# (panel slot, name) -> a table of that panel's state: settings -> HTML (a <table>, which a
+# reader can select and copy; beside= does not apply)
+TABLES = {
+    ("cost", "table"): lambda s: model_table.table(s["model"]),
+}
 GAP = 14  # between two stops of a `beside=` drawing
 
 
 def names(slot):  # -> the drawings a panel has
-    return sorted(name for s, name in DRAWINGS if s == slot)
+    return sorted(name for s, name in [*DRAWINGS, *TABLES] if s == slot)
 
 
 def draw(slot, name, settings, beside=()):  # beside: ((heading, settings), ...) or ()
-    # -> the <svg>; KeyError for a drawing the panel does not have
+    # -> the <svg> (or a table's <table>); KeyError for a drawing the panel does not have
+    if (slot, name) in TABLES and not beside:
+        return TABLES[(slot, name)](settings)
     make = DRAWINGS[(slot, name)]
     if not beside:
         height, body, label = make(settings)
