@@ -222,7 +222,8 @@ def test_figures_beyond_the_ledger_are_computed_too():
             f"Qwen3-8B's {QWEN.layers} and wider feed-forward layers"
             if LLAMA.intermediate > QWEN.intermediate and all(getattr(LLAMA, f) == getattr(QWEN, f)
                    for f in ("hidden", "heads", "head_dim", "kv_heads")) else "?"),
-        "serves four query heads at one multiply-add (2 operations) each, 8 operations per 2 bytes": (
+        ("serves four query heads at one multiply-add (2 operations) each, 8 operations per 2 "
+         "bytes"): (
             f"serves {['', '', 'two', 'three', 'four'][LLAMA.heads // LLAMA.kv_heads]} query heads "
             "at one multiply-add (2 operations) each, "
             f"{2 * LLAMA.heads // LLAMA.kv_heads} operations per 2 bytes"),

@@ -243,7 +243,8 @@ def test_qwen3_8b_by_hand():
     assert 4 * 36 * 32 * 128 == 589_824  # one (query, key) pair, every layer and head
 
 
-@pytest.mark.parametrize(("model", "kernel"), list(itertools.product(SHAPES, ("triangular", "naive"))))
+@pytest.mark.parametrize(("model", "kernel"),
+                         list(itertools.product(SHAPES, ("triangular", "naive"))))
 def test_the_crossover_is_where_the_two_lines_meet(model, kernel):
     layers, _, heads, _, d, *_, max_positions = SHAPES[model]
     pair, per_token = 4 * layers * heads * d, 2 * matmul_params(model)

@@ -18,7 +18,8 @@ STEERING = [
     re.compile(r"\b(press|drag|switch|set|turn|move|pick|type|raise|change|choose|read)\b[^.]{0,40}"
                r"\*\*[^*]+\*\*", re.IGNORECASE),  # an imperative aimed at a named control
     re.compile(r"\bBack to the\b|\b(count|readout|panel|chart)\b[^.]{0,40}\breads \d"
-               r"|\b(as )?the panel opens\b", re.IGNORECASE),  # a panel's state narrated as if the reader had set it
+               # a panel's state narrated as if the reader had set it
+               r"|\b(as )?the panel opens\b", re.IGNORECASE),
 ]
 
 

@@ -199,8 +199,9 @@ def row_html(claim, taken=None):  # -> one <tr>: the document's figure, how, com
     while rid in taken:
         rid = f"{base}-{len([t for t in taken if t.startswith(base)]) + 1}"
     taken.add(rid)
-    return f'<tr id="{rid}">' + "".join(f'<td data-label="{name}">{cell}</td>'
-                                        for name, cell in zip(COLUMNS, cells, strict=True)) + "</tr>"
+    tds = "".join(f'<td data-label="{name}">{cell}</td>'
+                  for name, cell in zip(COLUMNS, cells, strict=True))
+    return f'<tr id="{rid}">{tds}</tr>'
 
 
 def table_html(rows, taken=None):  # -> one document's table; taken: ids given on the page
