@@ -50,20 +50,46 @@ def test_the_opening_figure_answers_its_control_without_scripts(browser, base_ur
 
 
 def test_explore_this_opens_the_big_panel_in_the_figures_state(page):
-    # the square-root section's figure: the dot-product panel's random keys at d = 4
+    # the decode section's second figure: the roofline with 64 users
     page.goto("/math")
-    figure = page.locator('main figure.ae-small-figure[data-slot="agreement"]').nth(1)
+    figure = page.locator('main figure.ae-small-figure[data-slot="decode"]').nth(2)
     link = figure.get_by_role("link", name="Explore this →")
-    assert "d=4" in link.get_attribute("href")
+    assert "users=64" in link.get_attribute("href")
     link.click()
     page.wait_for_function("""() => window.AE && AE.states && [...AE.states.panels.values()]
-        .some((p) => p.booted && p.spec.table.controls.some((c) => c.name === "d"))""")
-    d = page.evaluate("""() => {
+        .some((p) => p.booted && p.spec.table.controls.some((c) => c.name === "users"))""")
+    users = page.evaluate("""() => {
       const p = [...AE.states.panels.values()].find(
-        (p) => p.spec.table.controls.some((c) => c.name === "d"));
-      const i = p.spec.table.controls.findIndex((c) => c.name === "d");
+        (p) => p.booted && p.spec.table.controls.some((c) => c.name === "users"));
+      const i = p.spec.table.controls.findIndex((c) => c.name === "users");
       const c = p.spec.table.controls[i];
       return c.values[c.raw.indexOf(p.controls[i][c.prop])];
     }""")
-    assert d == 4
-    assert "d=4" in page.url and page.url.endswith("#panel-agreement")
+    assert users == 64
+    assert "users=64" in page.url and page.url.endswith("#panel-decode")
+
+
+SMALLEST_PX = 12  # a figure's type on a phone
+
+
+@pytest.mark.parametrize("route", CHAPTERS)
+def test_every_figures_type_is_at_least_12_px_on_a_phone(browser, playwright, base_url, route):
+    context = browser.new_context(**playwright.devices["Pixel 5"], base_url=base_url)
+    page = context.new_page()
+    page.goto(route)
+    expect(page.locator("main figure.ae-small-figure").first).to_be_visible()
+    sizes = page.evaluate("""() => [...document.querySelectorAll(
+        'main figure.ae-small-figure text, main figure.ae-small-figure td, ' +
+        'main figure.ae-small-figure th')].filter((el) => el.getClientRects().length)
+      .map((el) => {
+        let px = parseFloat(getComputedStyle(el).fontSize);
+        if (el instanceof SVGElement) {
+          const m = el.getScreenCTM();
+          px *= Math.hypot(m.a, m.b);  // the view box's scale on this screen
+        }
+        return [px, el.textContent.slice(0, 30)];
+      })""")
+    context.close()
+    assert len(sizes) > 50
+    small = [s for s in sizes if s[0] < SMALLEST_PX]
+    assert not small, f"{route}: type under {SMALLEST_PX} px: {small[:5]}"
