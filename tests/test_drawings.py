@@ -7,7 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from app.chapters import content, drawings, figures
+from app.chapters import content, figures
+from app.chapters.drawings import catalogue as drawings
 from app.kit import registry
 from attention_core import head
 from attention_core.worked_example_constants import EMBEDDINGS, W_K, W_Q, W_V, WORDS

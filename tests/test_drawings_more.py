@@ -9,7 +9,8 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from app.chapters import content, drawings, figures
+from app.chapters import content, figures
+from app.chapters.drawings import catalogue as drawings
 from app.panels import online_softmax as online_panel
 
 W, CHAR = 320, 7  # the view box's width; about one character of 12-unit type

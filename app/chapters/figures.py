@@ -51,7 +51,7 @@ def reserved(marker: content.FigureMarker, name) -> str | None:  # -> draw=/besi
 
 
 def drawing(marker: content.FigureMarker) -> str | None:  # -> the drawing's name, or None
-    from app.chapters import drawings
+    from app.chapters.drawings import catalogue as drawings
 
     name = reserved(marker, DRAW)
     if name is not None and name not in drawings.names(marker.slot):
@@ -143,7 +143,7 @@ def charts(marker: content.FigureMarker) -> str:  # -> the SVG stills of the pan
 
     name = drawing(marker)
     if name is not None:
-        from app.chapters import drawings
+        from app.chapters.drawings import catalogue as drawings
 
         cls = registry.by_slot(marker.slot).viewer_class
         control, full = beside(marker), state(marker)

@@ -1,0 +1,55 @@
+"""Every drawing and table, by (panel slot, name), and how a figure draws one.
+
+The package's docstring (app/chapters/drawings/__init__.py) says what a drawing is."""
+
+
+from app.chapters.drawings import (
+    bill,
+    crossover,
+    model_table,
+    multiples,
+    online_table,
+    products,
+    row,
+    svg,
+)
+
+# (panel slot, drawing name) -> the drawing of that panel's state: settings -> (height, body,
+# label). Each reads the panel's parameters by their names.
+DRAWINGS = {
+    ("head", "row"): lambda s: row.draw(s["length"], s["query"], s["mask"], s["divide"],
+                                        s["phase"]),
+    ("shapes", "products"): lambda s: products.draw(s["length"], s["phase"]),
+    ("ladder", "multiples"): lambda s: multiples.draw(s["length"]),
+    ("online", "table"): lambda s: online_table.draw(s["scores"], s["block"]),
+    ("decode", "bill"): lambda s: bill.draw(s["model"], s["context"], s["gpu"]),
+    ("cost", "crossover"): lambda s: crossover.draw(s["model"], s["kernel"]),
+}
+# (panel slot, name) -> a table of that panel's state: settings -> HTML (a <table>, which a
+# reader can select and copy; beside= does not apply)
+TABLES = {
+    ("cost", "table"): lambda s: model_table.table(s["model"]),
+}
+GAP = 14  # between two stops of a `beside=` drawing
+
+
+def names(slot):  # -> the drawings a panel has
+    return sorted(name for s, name in [*DRAWINGS, *TABLES] if s == slot)
+
+
+def draw(slot, name, settings, beside=()):  # beside: ((heading, settings), ...) or ()
+    # -> the <svg> (or a table's <table>); KeyError for a drawing the panel does not have
+    if (slot, name) in TABLES and not beside:
+        return TABLES[(slot, name)](settings)
+    make = DRAWINGS[(slot, name)]
+    if not beside:
+        height, body, label = make(settings)
+        return svg.figure(height, body, label, kind=name)
+    parts, labels, y = [], [], 0.0
+    for heading, stop in beside:
+        height, body, label = make(stop)
+        parts.append(svg.text(4, y + 8, heading, bold=True)
+                     + f'<g transform="translate(0 {y + 20:g})">{body}</g>')
+        labels.append(f"{heading}: {label}")
+        y += 20 + height + GAP
+    return svg.figure(y - GAP, "".join(parts), "; ".join(labels), kind=name)
