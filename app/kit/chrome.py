@@ -36,6 +36,9 @@ CSS = resources.stylesheet("panel.css")
 # the reading column: prose at a comfortable measure, headings and code in the same voice
 PROSE_CSS = resources.stylesheet("prose.css")
 
+# a note folded away in a panel: closed on screen, open in print
+FOLD_CSS = resources.stylesheet("fold.css")
+
 # a box that stands where a panel will go
 PLACEHOLDER_CSS = resources.stylesheet("placeholder.css")
 
@@ -86,6 +89,12 @@ def placeholder(title, text):  # str, str -> a dashed box saying what will stand
 
 # True while a single-panel page's viewer is being built (its headings start at h1)
 _single_page = contextvars.ContextVar("single_page", default=False)
+
+
+def folded(title, markdown):  # -> Markdown: the text in a closed <details> under its title,
+    # which a reader opens when they want it; every word stays in the HTML without scripts
+    return (f'<details class="ae-fold"><summary>{html.escape(title)}</summary>\n\n'
+            f"{markdown}\n\n</details>")
 
 
 def heading(text, depth=0, titled=True):

@@ -63,7 +63,7 @@ def lm_head_note(key=DEFAULT_MODEL):  # -> how much of the count the lm_head is,
 
 
 CONVENTIONS = (
-    "**How this counts.** A multiply-add is 2 FLOPs. *Matmul parameters* are the parameters "
+    "A multiply-add is 2 FLOPs. *Matmul parameters* are the parameters "
     "of every layer's matrices plus the output layer (lm_head), counted even when it is tied "
     f"to the embedding: tying saves memory, not work. {lm_head_note()} "
     "Looking up an embedding costs nothing; "

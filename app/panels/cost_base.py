@@ -168,7 +168,7 @@ class CostStatePanel(StatePanel):
             pn.pane.Markdown(self.intro, sizing_mode="stretch_width", stylesheets=[CODE_CSS]))
         return pn.Column(
             *own, self.url_note, self.picker, *body,
-            pn.pane.Markdown(self.conventions, sizing_mode="stretch_width",
-                             stylesheets=[CODE_CSS]),
+            pn.pane.Markdown(chrome.folded("How this counts", self.conventions),
+                             sizing_mode="stretch_width", stylesheets=[CODE_CSS, chrome.FOLD_CSS]),
             css_classes=["ae-panel"], sizing_mode="stretch_width",
             stylesheets=[chrome.CSS, PICKER_CSS])

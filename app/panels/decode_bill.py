@@ -71,7 +71,7 @@ def softmax_note(key=DEFAULT_MODEL, context=DEFAULT_CONTEXT):  # -> what leaving
 
 
 CONVENTIONS = (
-    "**How this counts.** One new token for each user, with `context` tokens already "
+    "One new token for each user, with `context` tokens already "
     "cached. A multiply-add is 2 FLOPs: each dot product of width head_dim costs 2 × "
     "head_dim, and so does adding its weighted value. Query heads do the dot products; KV "
     "heads set the cache. The parameter matmuls (the matrix products with the model's "

@@ -56,7 +56,7 @@ WEIGHTS, KV, ONE_USER = "#0072B2", "#D55E00", "#E69F00"  # Okabe-Ito; the crossi
 HEIGHT = 320
 
 CONVENTIONS = (
-    "**How this counts.** The parameters are every number the model stores (embedding, every "
+    "The parameters are every number the model stores (embedding, every "
     "layer's matrices, norms and biases, and lm_head unless it is tied to the embedding) × "
     "bytes per value, as Transformers' model code builds them. The KV cache "
     "holds, per token and per user, 2 (K and V) × layers × KV heads × head_dim values. "
@@ -64,7 +64,7 @@ CONVENTIONS = (
     "are left out. GB = 10⁹ bytes, GiB = 2³⁰ bytes; MB = 10⁶, MiB = 2²⁰; KiB = 2¹⁰.")
 
 INTRO = (
-    "Serving a model holds two things in memory. Its parameters (the numbers it learned) are "
+    "Two things dominate the memory of a served model. Its parameters (the numbers it learned) are "
     "a fixed cost, the same for a one-word chat as for a novel. The key/value cache grows "
     "with every token of every conversation, so with enough context, or enough users, it "
     "outgrows the parameters.")
