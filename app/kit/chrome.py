@@ -17,6 +17,7 @@ from panel.reactive import ReactiveHTML
 
 from app.kit import resources, url_state
 from app.kit.readout import (  # noqa: F401  (re-exported)
+    FOLD_CSS,
     Readout,
     UrlNote,
     hole,
@@ -35,9 +36,6 @@ CSS = resources.stylesheet("panel.css")
 
 # the reading column: prose at a comfortable measure, headings and code in the same voice
 PROSE_CSS = resources.stylesheet("prose.css")
-
-# a note folded away in a panel: closed on screen, open in print
-FOLD_CSS = resources.stylesheet("fold.css")
 
 # a box that stands where a panel will go
 PLACEHOLDER_CSS = resources.stylesheet("placeholder.css")

@@ -17,6 +17,9 @@ from panel.reactive import ReactiveHTML
 from app.kit import resources
 
 CSS_NOTE = resources.stylesheet("url-note.css")
+# a note folded away in a panel (chrome.folded, a readout's <details>): closed on screen,
+# open in print
+FOLD_CSS = resources.stylesheet("fold.css")
 READOUT_JS = resources.inline_script("readout.js")
 
 HOLE = re.compile(r'data-s="([\w-]+)"')

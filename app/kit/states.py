@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import panel as pn
 
 from app.kit import resources
-from app.kit.readout import url_note
+from app.kit.readout import FOLD_CSS, url_note
 from app.kit.targets import parse as parse_target
 
 SWITCHER_JS = resources.static_file("switcher.js")
@@ -376,7 +376,7 @@ class StatePanel(pn.viewable.Viewer):
     def new_readout(self, cls, values, *targets, **kw):  # -> a Readout of `cls` showing `values`
         # across the panel, with its readout_css, and the model of each state target named
         kw = {"sizing_mode": "stretch_width", "margin": (0, 10), **kw}
-        view = cls(values, stylesheets=[self.readout_css], **kw)
+        view = cls(values, stylesheets=[self.readout_css, FOLD_CSS], **kw)
         self.targets.update(dict.fromkeys(targets, view))
         return view
 

@@ -88,31 +88,33 @@ INTRO = (
     "Count both and divide: the operations per byte say whether the math units or the memory "
     "set the pace.")
 
-OPS = (
+OPS = (  # one line shown; the count step by step folded (chrome.folded's <details>)
     '<div class="ae-readout" aria-live="polite">'
-    "<p><b>Operations for one new token</b> (per user):</p><ul>"
+    '<p><b>One new token</b> (per user): attention ≈ <b data-s="attention"></b> FLOPs, '
+    '<b data-s="share"></b> of its arithmetic (about '
+    f'1/{hole("about")}).</p>'
+    '<details class="ae-fold"><summary>The operations, step by step</summary><ul>'
     f'<li>Dot products: {hole("dots_formula")} = <b data-s="dots"></b></li>'
     f'<li>Scores q·k: {hole("dots_s")} × 2 × {hole("head_dim")} = {hole("scores")} FLOPs '
     '(≈ <b data-s="scores_short"></b>)</li>'
     f'<li>Weighted sum of values: {hole("dots_v")} × 2 × {hole("v_head_dim")} = '
     f'{hole("values")} FLOPs (≈ <b data-s="values_short"></b>)</li>'
-    '<li>Attention in all: ≈ <b data-s="attention"></b> FLOPs</li>'
     f'<li>Parameters: 2 × {hole("matmul")} parameters in matrix products = '
     f'{hole("weight_ops")} FLOPs '
-    '(≈ <b data-s="weight_short"></b>)</li></ul>'
-    '<p>Attention is <b data-s="share"></b> of this token\'s arithmetic (about '
-    f'1/{hole("about")}).</p>{hole("users", "p")}</div>')
+    '(≈ <b data-s="weight_short"></b>)</li></ul></details>'
+    f'{hole("users", "p")}</div>')
 
 BYTES = (
     '<div class="ae-readout" aria-live="polite">'
-    "<p><b>Bytes read from the KV cache</b> (bf16):</p><ul>"
+    '<p><b>Keys and values read</b> (bf16): <b data-s="kv_all_size"></b> for the whole '
+    "context.</p>"
+    '<details class="ae-fold"><summary>The bytes, step by step</summary><ul>'
     f'<li>Per token per layer: {hole("layer_formula")} = <b>{hole("kv_layer")} bytes</b> '
     f'({hole("kv_layer_binary")})</li>'
     f'<li>Per token, × {hole("layers")} layers: <b>{hole("kv_token")} bytes</b> '
     f'({hole("kv_token_binary")})</li>'
     f'<li>Whole context, × {hole("context")} tokens × {hole("users_count")} '
-    f'{hole("user_word")}{hole("window")}: {hole("kv_all")} bytes ≈ '
-    '<b data-s="kv_all_size"></b></li></ul></div>')
+    f'{hole("user_word")}{hole("window")}: {hole("kv_all")} bytes</li></ul></details></div>')
 
 VERDICT = (
     '<div class="ae-readout" aria-live="polite">'

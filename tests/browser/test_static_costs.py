@@ -333,7 +333,7 @@ def test_the_chapters_keys_restore_both_bills_from_one_link(static_page):
 
     expect(shown(r"^For all 64 users")).to_be_visible()  # the decode bill
     expect(shown(r"For 32 users at 4,096 tokens each")).to_be_visible()  # the memory bill
-    expect(page.get_by_text("4,194,304", exact=True).first).to_be_visible()  # decode: Llama
+    expect(page.get_by_text("4,194,304", exact=True).first).to_be_attached()  # decode: Llama
     expect(shown(r"Counting\s+GPT-2 small")).to_be_visible()  # memory: GPT-2
     slide(page, 3, 4)  # the memory bill's users slider: context, users, context, users, prompt
     expect(shown(r"For 16 users at 4,096 tokens each")).to_be_visible()

@@ -30,7 +30,7 @@ from tests.browser.readiness import READY_JS
 CHAPTERS = {"/": "attention.md", "/math": "math.md"}
 # the documents' numbers each chapter's panels show in their default states
 DEFAULT_NUMBERS = {"/": ["0.77", "0.07", "1.98", "15 of 36", "51,324", "13,404"],
-                   "/math": ["1.55", "4,194,304", "295"]}
+                   "/math": ["1.55", "0.54 GB", "295"]}
 BOKEH_OR_PANEL = re.compile(r"/(bokeh|panel)[^/]*\.js|/switcher\.js|/assets/states/")
 PHONES = ("Pixel 5", "iPhone 12")
 
@@ -80,6 +80,18 @@ def test_practitioners_boxes_are_closed_on_screen_there_without_scripts_and_open
         expect(boxes.nth(i).locator("p").first).to_be_visible()
     printed = squash(page.inner_text("main"))
     assert [p[:60] for p in inside if squash(p) not in printed] == []
+
+
+def test_a_panels_folded_notes_are_closed_on_screen_and_open_in_print(no_script_page):
+    page = no_script_page
+    page.goto("/math")
+    folds = page.locator("main details.ae-fold")
+    assert folds.count() >= 3  # the decode bill's two, each cost panel's "How this counts"
+    for i in range(folds.count()):
+        expect(folds.nth(i).locator("li, p").first).to_be_hidden()
+    page.emulate_media(media="print")
+    for i in range(folds.count()):
+        expect(folds.nth(i).locator("li, p").first).to_be_visible()
 
 
 @pytest.mark.parametrize("route", list(CHAPTERS))
