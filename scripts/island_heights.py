@@ -22,7 +22,7 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from app.kit import registry  # noqa: E402
+from app.kit import registry
 
 MOUNTED_JS = """() => [...document.querySelectorAll('.ae-island')].map((el) =>
   [el.dataset.slot, el.classList.contains('ae-mounted'), el.getBoundingClientRect().height])"""
