@@ -125,3 +125,20 @@ def test_a_drawing_figure_links_to_its_panel_in_its_state_and_refuses_bad_marker
                 (("draw", "row"), ("beside", "mask"), ("mask", "on"))):
         with pytest.raises(figures.FigureError):
             figures.settings(content.FigureMarker("head", bad, "c"))
+
+
+def test_the_step_time_is_llama_3_8bs_worked_by_hand():
+    # Llama 3 8B, one user, 4,096 tokens in, H100 SXM (3.35 TB/s, 989 TFLOP/s), bf16:
+    # bytes = 2 × (7,504,658,432 matmul parameters + the norms: two a layer and a final one,
+    #         4,096 each) + 4,096 tokens × 131,072 bytes of keys and values
+    # FLOPs = 2 × 7,504,658,432 + 4 × 32 layers × 32 heads × 128 × 4,096 pairs
+    read = 2 * (7_504_658_432 + (2 * 32 + 1) * 4_096) + 4_096 * 131_072
+    flops = 2 * 7_504_658_432 + 4 * 32 * 32 * 128 * 4_096
+    page = drawings.draw("decode", "time", {"model": "llama-3-8b", "context": 4096,
+                                            "users": 1, "gpu": "h100-sxm"})
+    values = {s: (float(v), t) for s, v, t in
+              re.findall(r'data-step="(\w+)" data-value="([^"]+)">([^<]+)<', page)}
+    assert values["read"][0] == pytest.approx(read / 3.35e12, rel=1e-12)
+    assert values["math"][0] == pytest.approx(flops / 989e12, rel=1e-12)
+    assert values["step"][0] == values["read"][0]  # memory sets the pace
+    assert (values["step"][1], values["tokens"][1]) == ("4.64 ms", "215 tokens/s")

@@ -169,7 +169,7 @@ def heads_state(model):  # the heads, their concatenation and W_O
     model_left = STRIP_LEFT + (STRIP_WIDTH - model_w) / 2
     query, shared = head_columns(h, kv)
     d = Drawing(HEADS_HEIGHT)
-    d.text(160, 28, f"x, the normed stream: n × {d_model:,}")
+    d.text(160, 28, f"x, the stream, normalised: n × {d_model:,}")
     d.rect(model_left, 44, model_w, 12, NORM, alpha=0.9, line=False)
     d.text(160, 68, f"Q: {h} heads, n × {d_k} each")
     strip(d, query, 84, 14, Q, per_group=h // kv)
