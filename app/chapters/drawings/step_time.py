@@ -36,10 +36,10 @@ def draw(model, context, gpu):  # -> (height, body, label)
     out = [svg.text(4, 8, f"One user's step at {context:,} tokens, {g.name}", bold=True)]
     y = 30
     for name, what, colour, key in (
-            ("read", f"read {fmt.significant(t['bytes'] / 1e9, 3)} GB at "
-                     f"{fmt.significant(g.bandwidth / 1e12, 3)} TB/s", READ, "read_s"),
-            ("math", f"{fmt.scale_words(t['flops'])} FLOPs at "
-                     f"{fmt.thousands(g.peak_flops / 1e12)} TFLOP/s", MATH, "math_s")):
+            ("read", (f"read {fmt.significant(t['bytes'] / 1e9, 3)} GB at "
+                      f"{fmt.significant(g.bandwidth / 1e12, 3)} TB/s"), READ, "read_s"),
+            ("math", (f"{fmt.scale_words(t['flops'])} FLOPs at "
+                      f"{fmt.thousands(g.peak_flops / 1e12)} TFLOP/s"), MATH, "math_s")):
         out.append(svg.text(4, y, what, muted=True))
         out.append(svg.text(316, y, ms(t[key]), anchor="end", bold=True,
                             data={"step": name, "value": repr(t[key])}))
