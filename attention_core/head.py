@@ -88,7 +88,7 @@ class HeadResult:
     def mask_note(self):
         if self.phase == "decode":
             return ("decode runs one query, the newest token, and every key is at or before it: "
-                    "the causal mask has no future key to hide, so turning it on or off changes nothing")
+                    "the causal mask has no future key to hide, so turning it on or off changes nothing")  # noqa: E501
         if not self.causal:
             return "mask off: every query sees every key, future ones included"
         return (f"mask on: {self.pairs_discarded} of {self.dot_products} scores are computed, "

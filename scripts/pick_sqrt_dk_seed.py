@@ -40,7 +40,7 @@ def main(seeds=10_000):
         err = np.abs(np.concatenate([raw_eff, scaled_eff]) / target - 1).max()
         if best is None or err < best[0]:
             best = (err, seed)
-    print(f"DEFAULT_SEED = {best[1]}  (largest relative distance from the expectation {best[0]:.3f})")
+    print(f"DEFAULT_SEED = {best[1]}  (largest relative distance from the expectation {best[0]:.3f})")  # noqa: E501
 
 
 if __name__ == "__main__":
