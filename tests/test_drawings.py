@@ -92,8 +92,10 @@ def numpy_sizes(length, phase):  # -> {matrix: (rows, cols)} from numpy's own pr
     xq = x[-1:] if phase == "decode" else x
     q, k, v = xq @ np.array(W_Q), x @ np.array(W_K), x @ np.array(W_V)
     s = q @ k.T
+    new = {"k": (xq @ np.array(W_K)).shape, "v": (xq @ np.array(W_V)).shape} if (
+        phase == "decode") else {"K": k.shape}  # decode projects the new word's k and v only
     return {"X": xq.shape, "W_Q": np.shape(W_Q), "W_K": np.shape(W_K), "W_V": np.shape(W_V),
-            "Q": q.shape, "K": k.shape, "V": v.shape, "Kᵀ": k.T.shape, "scores": s.shape,
+            "Q": q.shape, **new, "V": v.shape, "Kᵀ": k.T.shape, "scores": s.shape,
             "weights": s.shape, "output": (s @ v).shape}
 
 
@@ -107,7 +109,7 @@ def test_the_products_drawing_has_numpys_sizes_operators_and_k_transposed(phase)
         assert drawn == {k: {v} for k, v in numpy_sizes(length, phase).items()}, length
         assert page.count('data-op="×"') == 5 and page.count('data-op="="') == 5
         assert ">Kᵀ<" in page
-        cached = f"{length - 1} from the cache"
+        cached = f"{length - 1} rows from the cache"
         assert (cached in page) == (phase == "decode")
 
 

@@ -44,17 +44,17 @@ MAX_D = 4096
 D_STOPS = tuple(2 ** i for i in range(13))  # d: 1, 2, 4, ..., 4096
 # the presets: {the text a URL and the live box carry: what the list shows}
 A_PRESETS = {
-    "2, -1, 0.5": "(2, −1, 0.5): the documents' a",
+    "2, -1, 0.5": "(2, −1, 0.5): the chapter's a",
     "1, 0, 0": "(1, 0, 0): along the first axis",
-    "4, -2, 1": "(4, −2, 1): the documents' a, twice as long",
+    "4, -2, 1": "(4, −2, 1): the chapter's a, twice as long",
     "0, 0, 0": "(0, 0, 0): the zero vector",
 }
 B_PRESETS = {
-    "3, 4, 2": "(3, 4, 2): the documents' b",
+    "3, 4, 2": "(3, 4, 2): the chapter's b",
     "1, 2, 0": "(1, 2, 0)",
-    "-3, -4, -2": "(−3, −4, −2): minus the documents' b",
-    "-2, 1, -0.5": "(−2, 1, −0.5): minus the documents' a",
-    "6, 8, 4": "(6, 8, 4): the documents' b, twice as long",
+    "-3, -4, -2": "(−3, −4, −2): minus the chapter's b",
+    "-2, 1, -0.5": "(−2, 1, −0.5): minus the chapter's a",
+    "6, 8, 4": "(6, 8, 4): the chapter's b, twice as long",
     "0, 1, 0": "(0, 1, 0): along the second axis",
 }
 # Okabe-Ito: categories stay apart under every common colour-vision deficiency. Vector a

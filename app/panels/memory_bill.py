@@ -87,10 +87,11 @@ SCRATCH = (
     f'scores out makes an n × n square per head: {hole("prompt_squared")}² = '
     f'{hole("scores")} scores (≈ <b data-s="scores_short"></b>); × {hole("heads")} heads × '
     f'{hole("scratch_bytes")} = <b data-s="eager"></b> of scratch per layer.</p>'
-    f'<p>A fused kernel keeps one {hole("tile")} × {hole("tile_w")} tile per head at a time and '
-    f'never writes the square: {hole("tile_scores")} scores × {hole("tile_heads")} heads × '
-    f'{hole("tile_bytes")} = <b data-s="fused"></b>, held on chip: {hole("ratio")} times '
-    "less.</p></div>")
+    "<p>A fused kernel never writes the square. As an illustration, if each head held one "
+    f'{hole("tile")} × {hole("tile_w")} tile of scores at a time: {hole("tile_scores")} '
+    f'scores × {hole("tile_heads")} heads × {hole("tile_bytes")} = <b data-s="fused"></b>, '
+    f'{hole("ratio")} times less. Real kernels choose their own tile shapes, run many tiles '
+    "at once across the GPU's cores and keep them on chip in float32.</p></div>")
 
 CAPTION = (f'<p class="ae-caption" aria-live="polite">{hole("model_name")}, {hole("dtype")}: '
            "parameters against the KV cache as the context grows (log-log)</p>")
@@ -175,7 +176,10 @@ def batch_state(model, users, dtype):  # where the batch's caches catch the weig
                     f"{all_at}")
         all_tail = f"{all_tokens}{each}."
     shown = math.isfinite(cross) and CHART_X[0] <= cross <= CHART_X[1]
-    right = shown and cross > 4096  # labels left of the line near the right edge
+    # the label goes left of the line past the first 30% of the (log) axis: a label of about
+    # 28 characters right of the line would run past a phone's frame there
+    lo, hi = (math.log(x) for x in CHART_X)
+    right = shown and (math.log(cross) - lo) / (hi - lo) > 0.3
     return {
         "holes:all_users": {"all_lead": all_lead, "all": all_n, "all_tail": all_tail},
         "prop:cross_span.location": float(cross) if shown else float(CHART_X[0]),

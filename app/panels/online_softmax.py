@@ -223,7 +223,7 @@ def now_values(nums):  # -> {hole: text}: what the step just did, and where the 
     if s == 0:
         values["how"] = (f"Nothing read yet: running max −∞, running sum 0. The scores make "
                          f"{total} block{'s' if total != 1 else ''} of up to {nums.block}. "
-                         "Press Next block.")
+                         "Each step reads the next block.")
     else:
         b = r.steps[s - 1]
         terms = " + ".join(f"e^({num(x)} − {num(b.new_max)})" for x in b.block)

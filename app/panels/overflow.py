@@ -203,7 +203,7 @@ def verdict_values(nums):  # -> {alarm, alarm_more, okay}: what happened to the 
         ceiling = math.log(largest)
         okay = (f"Every e^x fits: the largest is {cell(peak)}, below {big(largest)}, the "
                 f"largest {name}. Any score above ln {big(largest)} ≈ {ceiling:.2f} would "
-                "overflow it: try the scores 12, 1, 0.1"
+                "overflow it, as the scores 12, 1, 0.1 do"
                 + (" (in float16)." if name == "float32" else "."))
     return {"alarm": alarm, "alarm_more": more, "okay": okay}
 

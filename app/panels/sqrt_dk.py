@@ -187,7 +187,7 @@ INTRO = (
     "divides them by √d_k first.")
 
 LOOK_FOR = (
-    "**What to look for:** push d_k up and the top row piles nearly all its weight onto a "
+    "**What to look for:** at a larger d_k the top row piles nearly all its weight onto a "
     "single key, while the divided row looks much the same at every d_k. The spread of the "
     "raw scores grows like √d_k, and the divisor cancels exactly that.")
 

@@ -102,7 +102,7 @@ def test_agreement_documents_numbers_by_the_lists_and_the_slider(static_page):
     pick(page, "vector b", "(1, 2, 0)")
     assert_holes_read(holes(page), score="0", verdict="perpendicular")
     expect(says(page, r"verdict: perpendicular")).to_be_visible()
-    pick(page, "vector b", "(−3, −4, −2): minus the documents' b")
+    pick(page, "vector b", "(−3, −4, −2): minus the chapter's b")
     assert_holes_read(holes(page), score="−3", verdict="leaning apart")
     d = page.locator(".noUi-handle").first
     press(page, d, "ArrowRight")

@@ -78,48 +78,53 @@ def equation(parts, x, y, cell):
 def draw(length, phase):  # -> (height, body, label)
     s = sizes(length, phase)
     decode = phase == "decode"
-    cached = {"cached_rows": s["K"][0] - s["Q"][0]} if decode else {}
     n = s["K"][0]
+    old = n - s["Q"][0]  # decode: the rows K and V hold from the cache
     hidden = [(r, c) for r in range(s["A"][0]) for c in range(s["A"][1])
               if c > (n - 1 if decode else r)]  # the causal mask's cells: weight 0
     out = [svg.text(4, 8, "1. Project each word" + (" (the newest)" if decode else ""),
                     bold=True)]
     y, cell = 22, CELL
     for w_name, m in (("W_Q", "Q"), ("W_K", "K"), ("W_V", "V")):
-        kw = cached if m in "KV" else {}
+        # decode projects the new word's row only: k and v, which join the cached rows
+        name, shape = (m.lower(), (1, s[m][1])) if decode and m in "KV" else (m, s[m])
         body, width, height = equation(
             [("X", s["X"], COLOURS["X"], {}), "×", (w_name, s[w_name], COLOURS["W"], {}), "=",
-             (m, s[m], COLOURS[m], kw)], 4, y, cell)
+             (name, shape, COLOURS[m], {})], 4, y, cell)
         out.append(body)
-        if kw:
-            top = y + 16 + (height - 32 - s[m][0] * cell) / 2
-            out.append(svg.text(4 + width + 6, top + kw["cached_rows"] * cell / 2,
-                                f"{kw['cached_rows']} from the cache", muted=True))
-            out.append(svg.text(4 + width + 6, top + (kw["cached_rows"] + 0.5) * cell + 6,
-                                "1 new", muted=True))
+        if name != m:
+            out.append(svg.text(4 + width + 6, y + 16 + (height - 32) / 2,
+                                f"joins {old} cached rows", muted=True))
         y += height + 4
-    out.append(svg.text(4, y + 4, "2. Score every query against every key", bold=True))
+    ask = "the new query against every key" if decode else "every query against every key"
+    out.append(svg.text(4, y + 4, f"2. Score {ask}", bold=True))
     y += 18
     body, width, height = equation(
         [("Q", s["Q"], COLOURS["Q"], {}), "×", ("Kᵀ", s["Kᵀ"], COLOURS["K"], {}), "=",
          ("scores", s["S"], COLOURS["S"], {})], 4, y, cell)
     out.append(body)
-    out.append(svg.text(4 + width + 8, y + 16 + s["S"][0] * cell / 2 - 8, f"÷√{s['Q'][1]}, mask,",
-                        muted=True))
-    out.append(svg.text(4 + width + 8, y + 16 + s["S"][0] * cell / 2 + 8, "softmax",
-                        muted=True))
+    middle = y + 16 + (height - 32) / 2
+    out.append(svg.text(4 + width + 8, middle - 8, f"÷√{s['Q'][1]}, mask,", muted=True))
+    out.append(svg.text(4 + width + 8, middle + 8, "softmax", muted=True))
     y += height + 4
     out.append(svg.text(4, y + 4, "3. Mix the values by the weights", bold=True))
     y += 18
+    cached = {"cached_rows": old} if decode else {}
     body, width, height = equation(
         [("weights", s["A"], COLOURS["A"], {"hidden": hidden}), "×",
          ("V", s["V"], COLOURS["V"], cached), "=", ("output", s["O"], COLOURS["O"], {})],
         4, y, cell)
     out.append(body)
     y += height
+    if decode:  # which of V's rows came from the cache; Kᵀ's columns are the same tokens
+        out.append(svg.text(4, y + 4, f"V: {old} rows from the cache (pale), 1 new",
+                            muted=True))
+        y += 16
     label = (f"{'Decode' if decode else 'Prefill'} over {n} words: "
              f"X {s['X'][0]}×{s['X'][1]} times W_Q, W_K, W_V {s['W_Q'][0]}×{s['W_Q'][1]} give "
-             f"Q {s['Q'][0]}×{s['Q'][1]}, K and V {n}×{s['K'][1]}; Q times Kᵀ gives the scores "
-             f"{s['S'][0]}×{s['S'][1]}; the weights times V give the output "
-             f"{s['O'][0]}×{s['O'][1]}")
+             f"Q {s['Q'][0]}×{s['Q'][1]}"
+             + (f", and a new row of K and V each, joining {old} cached rows; "
+                if decode else f", K and V {n}×{s['K'][1]}; ")
+             + f"Q times Kᵀ gives the scores {s['S'][0]}×{s['S'][1]}; the weights times V "
+             f"({n}×{s['V'][1]}) give the output {s['O'][0]}×{s['O'][1]}")
     return y + 4, "".join(out), label
