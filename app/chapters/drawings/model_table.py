@@ -41,8 +41,8 @@ def rows(key):  # -> [(label, value, value text, how, ledger words or None)] for
         ("Max positions", m.max_positions, fmt.thousands(m.max_positions or 0),
          "the config's limit", ()),
         ("KV bytes per token, bf16", kv, fmt.thousands(kv),
-         f"2 × {m.layers} layers × {m.kv_heads} KV heads × {m.head_dim} × 2 bytes "
-         "(bf16, a 2-byte number format)",
+         (f"2 × {m.layers} layers × {m.kv_heads} KV heads × {m.head_dim} × 2 bytes "
+          "(bf16, a 2-byte number format)"),
          (f"{name} KV bytes per token (bf16)",)),
     ]
 
