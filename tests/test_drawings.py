@@ -144,3 +144,20 @@ def test_the_step_time_is_llama_3_8bs_worked_by_hand():
     assert values["math"][0] == pytest.approx(flops / 989e12, rel=1e-12)
     assert values["step"][0] == values["read"][0]  # memory sets the pace
     assert (values["step"][1], values["tokens"][1]) == ("4.64 ms", "215 tokens/s")
+
+
+def test_the_truncate_drawing_is_equal_exactly_when_the_mask_hides_the_later_words():
+    # a masked row never weighs a later word, so cutting the sequence after it changes
+    # nothing; unmasked, every row but the last weighs words the cut pass does not have
+    for s in head_states():
+        if s["phase"] != "prefill":
+            continue
+        page = drawings.draw("head", "truncate", s)
+        equal = re.search(r'data-step="truncate" data-equal="(\w+)"', page).group(1)
+        position = min(s["query"], s["length"] - 1)
+        assert (equal == "true") == (s["mask"] or position == s["length"] - 1), s
+        weights = re.findall(r'data-step="weight" data-key="(\d+)"[^>]*>([^<]+)<', page)
+        cut = dict(weights[s["length"]:])  # the second strip: the first position + 1 keys
+        full = dict(weights[:s["length"]])
+        if s["mask"]:
+            assert all(full[k] == w for k, w in cut.items()), s

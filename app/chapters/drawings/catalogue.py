@@ -13,6 +13,7 @@ from app.chapters.drawings import (
     row,
     step_time,
     svg,
+    truncate,
 )
 
 # (panel slot, drawing name) -> the drawing of that panel's state: settings -> (height, body,
@@ -20,6 +21,8 @@ from app.chapters.drawings import (
 DRAWINGS = {
     ("head", "row"): lambda s: row.draw(s["length"], s["query"], s["mask"], s["divide"],
                                         s["phase"]),
+    ("head", "truncate"): lambda s: truncate.draw(s["length"], s["query"], s["mask"],
+                                                  s["divide"], s["phase"]),
     ("shapes", "products"): lambda s: products.draw(s["length"], s["phase"]),
     ("ladder", "multiples"): lambda s: multiples.draw(s["length"]),
     ("online", "table"): lambda s: online_table.draw(s["scores"], s["block"]),

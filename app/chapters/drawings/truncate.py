@@ -1,0 +1,31 @@
+"""The causal mask's identity, drawn: row i of a pass over n words against row i of a pass
+over the first i + 1 words. With the mask on the two rows agree bit for bit, so one pass over
+a sentence computes what a pass per prefix would; with it off, row i also weighs the later
+words and the two differ. Both rows are the worked row (row.py) of the core's head; the
+verdict is attention_core.head.truncate_check's.
+"""
+
+from app.chapters.drawings import row, svg
+from attention_core import worked_example
+
+GAP = 14
+
+
+def draw(length, query, mask, divide, phase):  # -> (height, body, label); phase: prefill's
+    # rows only (a decode pass has no earlier row to cut at)
+    position = min(query, length - 1)
+    check = worked_example.truncate(length, position, causal=mask, scaled=divide)
+    out, y, labels = [], 0.0, []
+    for n, heading in ((length, f"A pass over all {length} words"),
+                       (position + 1, f"A pass over the first {position + 1}")):
+        height, body, label = row.draw(n, position, mask, divide, "prefill")
+        out.append(svg.text(4, y + 8, heading, bold=True)
+                   + f'<g transform="translate(0 {y + 20:g})">{body}</g>')
+        labels.append(f"{heading}: {label}")
+        y += 20 + height + GAP
+    verdict = (f"Row {position}: the same, bit for bit" if check.equal else
+               f"Row {position} differs (by up to {check.largest_disagreement:.2g})")
+    out.append(svg.text(4, y, verdict, bold=True, data={"step": "truncate",
+                                                       "equal": str(check.equal).lower()}))
+    labels.append(verdict)
+    return y + 12, "".join(out), "; ".join(labels)
