@@ -161,3 +161,14 @@ def test_the_truncate_drawing_is_equal_exactly_when_the_mask_hides_the_later_wor
         full = dict(weights[:s["length"]])
         if s["mask"]:
             assert all(full[k] == w for k, w in cut.items()), s
+
+
+def test_the_scratch_drawing_is_llama_3_8bs_worked_by_hand():
+    # 8,192² scores a head × 32 heads × 2 bytes, against one 128 × 128 tile a head
+    page = drawings.draw("memory", "scratch", {"model": "llama-3-8b", "prompt": 8192,
+                                               "dtype": "bf16", "users": 1, "context": 4096})
+    assert ">4.29 GB<" in page and ">1.05 MB<" in page  # 4,294,967,296 and 1,048,576 bytes
+    ratio = float(re.search(r'data-step="ratio" data-value="([^"]+)"', page).group(1))
+    assert ratio == 8192 ** 2 * 32 * 2 / (128 ** 2 * 32 * 2) == 4096
+    sides = {m: (int(r), int(c)) for m, r, c in MATRIX.findall(page)}
+    assert sides == {"scores": (8192, 8192), "tile": (128, 128)}

@@ -11,6 +11,7 @@ from app.chapters.drawings import (
     online_table,
     products,
     row,
+    scratch,
     step_time,
     svg,
     truncate,
@@ -28,6 +29,7 @@ DRAWINGS = {
     ("online", "table"): lambda s: online_table.draw(s["scores"], s["block"]),
     ("decode", "bill"): lambda s: bill.draw(s["model"], s["context"], s["gpu"]),
     ("decode", "time"): lambda s: step_time.draw(s["model"], s["context"], s["gpu"]),
+    ("memory", "scratch"): lambda s: scratch.draw(s["model"], s["prompt"], s["dtype"]),
     ("cost", "crossover"): lambda s: crossover.draw(s["model"], s["kernel"]),
 }
 # (panel slot, name) -> a table of that panel's state: settings -> HTML (a <table>, which a
