@@ -215,16 +215,26 @@ def still_html(text):  # a readout's HTML -> the same for a still: nothing there
     return text
 
 
+WAIT_NOTES = {  # the note under a still until its island mounts: by whether native controls
+    # switch the still (then it mounts only on intent: static/islands.js)
+    False: ("The interactive panel loads as you reach it.", "Load it now"),
+    True: ("Its controls work as they are; Bokeh's chart, with hover values and zoom, loads "
+           "when you rest the pointer on a chart.", "Load the interactive chart"),
+}
+
+
 def island(slot, group):  # -> the HTML box a panel mounts into, with its note until then
     height, phone = registry.island_height(slot), registry.phone_height(slot)
+    still = group.stills.get(slot, "")
+    note, button = WAIT_NOTES['class="ae-still-data"' in still]
     return (f'<section class="ae-island" id="panel-{slot}" data-group="{group.name}" '
             f'data-slot="{slot}" style="--ae-island-height:{height}px;--ae-phone-height:{phone}px" '
             f'aria-label="{html.escape(slot)} panel">\n'
             f'<div class="ae-island-root" id="{group.elements[slot]}"></div>\n'
             '<div class="ae-island-still">'
-            f'<div class="ae-still-body">{group.stills.get(slot, "")}</div>'
-            '<p class="ae-island-wait">The interactive panel loads as you reach it. '
-            '<button type="button" class="ae-island-load">Load it now</button></p>'
+            f'<div class="ae-still-body">{still}</div>'
+            f'<p class="ae-island-wait">{html.escape(note)} '
+            f'<button type="button" class="ae-island-load">{html.escape(button)}</button></p>'
             f"<noscript><p>{html.escape(NO_SCRIPT_NOTE)}</p></noscript></div>\n</section>")
 
 

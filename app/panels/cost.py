@@ -68,7 +68,7 @@ CONVENTIONS = (
     f"to the embedding: tying saves memory, not work. {lm_head_note()} "
     "Looking up an embedding costs nothing; "
     "norms, softmax, RoPE and biases are left out. A triangular kernel pays n²/2 (query, key) "
-    "pairs for an n-token prompt (n²/2 rather than n(n+1)/2, the diagonal left out); a naive "
+    "pairs for an n-token prompt (n²/2, within n/2 of the exact n(n+1)/2); a naive "
     "kernel computes "
     "the whole n² square, masked half included. A decode step with c tokens of context pays "
     "c pairs, whatever the kernel.")
