@@ -1,10 +1,11 @@
 // A chapter page's panels as islands (app/chapters/chapter_page.py writes the page). The prose is
-// already HTML; a panel's Bokeh document mounts when the reader nears it, when a deep link
-// or a link in the prose targets it, or when the keyboard reaches it; a panel's own page
-// mounts its island at idle once it has painted (with native controls over its still, once
-// the reader has left them alone for a moment). A group loads only the Bokeh and Panel
-// bundles its models need (the build lists them), with the switcher and its tables of
-// states, on its first mount, never before.
+// already HTML. An island whose still has native controls (still_controls.js) already shows
+// every state, so its Bokeh document mounts only on intent: a mouse resting on one of its
+// charts (Bokeh's hover and zoom), the keyboard entering it, its "interactive chart" button,
+// a deep link or a link in the prose that targets it. An island without native controls
+// mounts when the reader nears it (on its own page, at idle once it has painted). A group
+// loads only the Bokeh and Panel bundles its models need (the build lists them), with the
+// switcher and its tables of states, on its first mount, never before.
 // AE.islands: {mount, mountAll, mountFor, show, ...}. It runs after bokeh_fence.js,
 // page_url.js and readout_heights.js (one file as built: app/hosting/build.py SITE_SCRIPTS);
 // A panel's document script calls AE.islands.receive.
@@ -17,7 +18,7 @@
   const mounts = new Map(); // group -> Promise of its mount
   const loaded = new Map(); // script URL -> Promise of its load
   const PAGE_KEYS = ["theme", "questions", "ask"]; // the page's own keys: no panel reads them
-  const QUIET_MS = 1500; // an island with native controls mounts once they rest this long
+  const REST_MS = 300; // a mouse resting this long on a still's chart mounts its island
   let mountedCount = 0;
   const received = new Map(); // group -> its document, as its script (assets/docs/) gave it
   // a document script's call: its documents, each recurring stylesheet standing once
@@ -158,33 +159,19 @@
     const target = window.location.hash ? document.getElementById(window.location.hash.slice(1))
       : null;
     if (target) { mountFor(target); }
-    // Bokeh's mount holds the main thread for long tasks: an island with native controls
-    // mounts once it has been near for QUIET_MS with none of them touched, so no tap made
-    // meanwhile waits on a mount
-    if (switchable.length) {
-      for (const type of ["pointerdown", "keydown", "input"]) {
-        document.addEventListener(type, function (event) {
-          if (event.target instanceof Element && native(event.target)) {
-            lastTouch = performance.now();
-          }
-        }, {capture: true, passive: true});
-      }
-    }
-    const mountWhenQuiet = function (el) {
-      if (!switchable.includes(el)) { mount(el.dataset.group); return; }
-      whenQuiet(function () { mount(el.dataset.group); }, performance.now());
-    };
+    // the islands without native controls mount as the reader nears them; those with native
+    // controls never mount by themselves (Bokeh's mount holds the main thread for long tasks
+    // that buy nothing their still lacks, and a tap made meanwhile would wait on them)
+    const nearing = Array.from(document.querySelectorAll(".ae-island"))
+      .filter(function (el) { return !switchable.includes(el); });
     if (config.when === "idle") { // a panel's page: its island is the page, mounted once
       // the text and stills have painted, when the page is idle, or at a first touch
-      // (one with native controls does not mount at a touch: on a phone a touch on its still
-      // is most often the start of a scroll, and its controls answer without Bokeh)
-      for (const el of document.querySelectorAll(".ae-island")) {
-        if (switchable.includes(el)) { continue; }
+      for (const el of nearing) {
         el.addEventListener("pointerdown", function () { mountFor(el); }, {once: true});
       }
       requestAnimationFrame(function () {
         setTimeout(function () {
-          for (const el of document.querySelectorAll(".ae-island")) { mountWhenQuiet(el); }
+          for (const el of nearing) { mount(el.dataset.group); }
         }, 0);
       });
     } else if ("IntersectionObserver" in window) {
@@ -192,33 +179,29 @@
         for (const entry of entries) {
           if (entry.isIntersecting) {
             seen.unobserve(entry.target);
-            mountWhenQuiet(entry.target);
+            mount(entry.target.dataset.group);
           }
         }
       }, {rootMargin: "600px 0px"});
-      for (const el of document.querySelectorAll(".ae-island")) { seen.observe(el); }
+      for (const el of nearing) { seen.observe(el); }
     } else {
-      mountAll();
+      for (const el of nearing) { mount(el.dataset.group); }
     }
-    for (const el of switchable) { // a mouse over a chart wants Bokeh's hover
+    for (const el of switchable) { // a mouse resting on a chart wants Bokeh's hover and zoom
+      let resting = null;
       el.addEventListener("pointerover", function (event) {
-        if (event.pointerType === "mouse" && event.target.closest("[data-ae-pane]")) {
-          mountFor(el);
+        if (event.pointerType === "mouse" && event.target.closest("[data-ae-pane]")
+            && resting === null) {
+          resting = setTimeout(function () { mountFor(el); }, REST_MS);
         }
       });
-    }
-  }
-
-  let lastTouch = -Infinity; // when the reader last worked a native control
-  // fn, at idle, once the reader has been QUIET_MS without touching a native control since
-  // `since` (when the island came near: they may be about to)
-  function whenQuiet(fn, since) {
-    const wait = Math.max(lastTouch, since) + QUIET_MS - performance.now();
-    if (wait > 0) { setTimeout(function () { whenQuiet(fn, since); }, wait); return; }
-    if ("requestIdleCallback" in window) {
-      window.requestIdleCallback(fn, {timeout: 500});
-    } else {
-      fn();
+      el.addEventListener("pointerout", function (event) {
+        const to = event.relatedTarget;
+        if (resting !== null && !(to instanceof Element && to.closest("[data-ae-pane]"))) {
+          clearTimeout(resting);
+          resting = null;
+        }
+      });
     }
   }
 

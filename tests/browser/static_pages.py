@@ -124,6 +124,8 @@ def watched_pages(context, url_of):
     def open_(name=None, query=""):  # url_of(name), or url_of() when the pages have one
         page.goto((url_of() if name is None else url_of(name)) + query)
         page.wait_for_function(DOCUMENT_IDLE_JS)
+        # an island with native controls mounts only on intent (static/islands.js): ask
+        page.evaluate("window.AE && AE.islands && AE.islands.mountAll()")
         page.wait_for_function(BOOTED_JS)
         return page
 

@@ -60,11 +60,13 @@ def opened(browser, url, chapter):  # -> (page, [requested URLs]) with every isl
     page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
     page.on("console", lambda m: m.type == "error" and problems.append(m.text))
     page.goto(url)
-    if chapter:  # the reader nears each island in turn
+    if chapter:  # the reader nears each island in turn, and asks for its chart
         for island in page.locator(".ae-island").all():
             island.scroll_into_view_if_needed()
+            island.evaluate("(el) => AE.islands.mountFor(el)")
             page.wait_for_function("(el) => el.classList.contains('ae-mounted')",
                                    arg=island.element_handle(), timeout=RENDER_TIMEOUT_MS * 2)
+    page.evaluate("AE.islands.mountAll()")  # a panel's page: it mounts on intent
     page.wait_for_function(ALL_MOUNTED_JS, timeout=RENDER_TIMEOUT_MS * 2)
     return page, requested, problems
 

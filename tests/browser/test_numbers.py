@@ -38,6 +38,7 @@ def test_numbers_lists_every_claim_and_its_links_land_on_a_visible_panel(
             island = page.locator("section.ae-island").first
             expect(island).to_be_visible()
             expect(island).to_be_in_viewport()
+            page.evaluate("AE.islands.mountAll()")  # it mounts on intent: ask, as a reader
             page.wait_for_function(BOOTED_JS)  # mounted, its state from the link applied
             expect(page.get_by_text(re.compile(r"^URL: "))).to_have_count(0)  # no value refused
     finally:
