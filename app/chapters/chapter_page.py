@@ -218,8 +218,8 @@ def still_html(text):  # a readout's HTML -> the same for a still: nothing there
 WAIT_NOTES = {  # the note under a still until its island mounts: by whether native controls
     # switch the still (then it mounts only on intent: static/islands.js)
     False: ("The interactive panel loads as you reach it.", "Load it now"),
-    True: ("Its controls work as they are; Bokeh's chart, with hover values and zoom, loads "
-           "when you rest the pointer on a chart.", "Load the interactive chart"),
+    True: (("Its controls work as they are; Bokeh's chart, with hover values and zoom, loads "
+            "when you rest the pointer on a chart."), "Load the interactive chart"),
 }
 
 

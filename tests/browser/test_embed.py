@@ -114,7 +114,10 @@ class Watch:
             self.off_host.append(url)
 
 
-def all_idle(page):  # every Bokeh document in this frame has rendered
+def all_idle(page):  # every Bokeh document in this frame has rendered, its islands asked to
+    # mount (one with native controls mounts only on intent, static/islands.js)
+    page.wait_for_function("() => document.readyState !== 'loading'")
+    page.evaluate("() => { if (window.AE && AE.islands) { AE.islands.mountAll(); } }")
     page.wait_for_function(
         "() => window.Bokeh !== undefined && Bokeh.documents.length > 0"
         " && Bokeh.documents.every((d) => d.is_idle)", timeout=RENDER_TIMEOUT_MS)

@@ -14,8 +14,11 @@ pytestmark = pytest.mark.browser
 ALONE_MS = 10_000  # what "left alone" means here
 
 
+BOKEH_JS = re.compile(r"/bokeh[^/]*\.js$")  # BokehJS and its widget bundles
+
+
 def bokeh_requests(page_requests):
-    return [u for u in page_requests if "/bokeh" in u.rsplit("/", 1)[-1]]
+    return [u for u in page_requests if BOKEH_JS.search(u)]
 
 
 @pytest.fixture
@@ -52,7 +55,7 @@ def test_a_chapter_scrolled_through_mounts_only_its_islands_without_native_contr
     natives = page.locator(".ae-island:has(script.ae-still-data)")
     assert natives.count() >= 4
     assert page.locator(".ae-island.ae-mounted:has(script.ae-still-data)").count() == 0
-    # the island's own button mounts it
-    first = natives.first
+    # the island's own button mounts it (its still, and the still's data, go then)
+    first = page.locator("#" + natives.first.get_attribute("id"))
     first.get_by_role("button", name="Load the interactive chart").click()
     expect(first).to_have_class(re.compile(r"\bae-mounted\b"), timeout=RENDER_TIMEOUT_MS)

@@ -85,8 +85,10 @@ FOCUSED_JS = """(() => {
 })()"""
 
 
-def asked_for(page, held):  # waits until the page has asked for Bokeh's bundle (held back):
-    # a page with native controls mounts once they have been left alone for a moment
+def asked_for(page, held):  # asks for the islands' mount, as a reader's intent would (an
+    # island with native controls mounts only on intent, static/islands.js), and waits until
+    # the page has asked for Bokeh's bundle (held back); the focus stays where it was
+    page.evaluate("() => { AE.islands.mountAll(); }")
     deadline = time.monotonic() + RENDER_TIMEOUT_MS / 1000
     while not held:
         assert time.monotonic() < deadline, "Bokeh's bundle was never asked for"

@@ -169,8 +169,13 @@ def test_a_chapter_loads_no_panel_script_before_a_panel_is_near(page):
     assert not early, f"scripts requested before any panel was near: {early}"
     assert page.evaluate("window.Bokeh") is None
     assert page.locator("h1").inner_text().startswith(routes.SITE_TITLE.split(",")[0])
-    # the reader scrolls to the head: it mounts and answers a click
+    # the reader scrolls to the head: its native controls answer and nothing loads; a mouse
+    # resting on its chart mounts it, and it answers a click
     page.locator("#panel-head").scroll_into_view_if_needed()
+    page.wait_for_timeout(2_000)  # the still's table may load (switcher.js, its states)
+    bundles = re.compile(r"/(bokeh|panel)[^/]*\.js")
+    assert not [u for u in requested if bundles.search(u)]
+    page.locator("#panel-head [data-ae-pane] svg").first.hover()
     page.wait_for_selector("#panel-head.ae-mounted", timeout=RENDER_TIMEOUT_MS)
     assert any(BOKEH_OR_PANEL.search(u) for u in requested)
     head = page.locator("#panel-head")
@@ -306,6 +311,7 @@ def test_a_panel_is_shown_once_its_figures_views_are_built_in_slices(page):
         window.atShown = {sliced: i.buildsSliced, yields: i.buildYields,
                           pending: i.buildsPending}; });""")
     page.goto("/heatmap")
+    page.evaluate("() => AE.islands.mountAll()")  # it mounts on intent: ask
     page.wait_for_function("() => window.atShown !== undefined", timeout=RENDER_TIMEOUT_MS)
     shown = page.evaluate("window.atShown")
     assert shown["sliced"] is True and shown["yields"] >= 1, shown
