@@ -390,12 +390,14 @@ def truncate_values(nums, mask):  # -> {hole: text}: the truncate line and the B
         truncate = (f"row {pos} against a pass over the first {pos + 1} tokens: mismatch: "
                     f"largest disagreement {fmt.sci(t.largest_disagreement)}")
     if not mask and not b.equal:
-        blas = ("a BLAS matmul path: mismatch too, but here the missing mask "
-                "already explains it")
+        blas = ("a BLAS matmul path (numpy's optimised matrix products): mismatch too, but "
+                "here the missing mask already explains it")
     elif b.equal:
-        blas = "a BLAS matmul path: bit for bit at this row (its sums may not be elsewhere)"
+        blas = ("a BLAS matmul path (numpy's optimised matrix products): bit for bit at this "
+                "row (its sums may not be elsewhere)")
     else:
-        blas = (f"a BLAS matmul path: largest disagreement {fmt.sci(b.largest_disagreement)}: "
+        blas = ("a BLAS matmul path (numpy's optimised matrix products): largest disagreement "
+                f"{fmt.sci(b.largest_disagreement)}: "
                 "its sums regroup with the array's shape, so results can differ in the last "
                 "digits between runs of different sizes")
     return {"truncate": truncate, "blas": blas}
