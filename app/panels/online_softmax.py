@@ -36,7 +36,7 @@ HEIGHT = 210
 BLUE, ORANGE = "#0072B2", "#E69F00"  # Okabe-Ito
 # the presets: {the text a URL and the live box carry: what the list shows}
 PRESETS = {
-    "2, 1, 3, 0": "2, 1, 3, 0: the documents' row",
+    "2, 1, 3, 0": "2, 1, 3, 0: the chapter's row",
     "3, 1, 2, 0": "3, 1, 2, 0: the first block holds the max",
     "1, 2, 3, 4, 5, 6": "1, 2, 3, 4, 5, 6: the max rises at every block",
     "0, 4, 1, 9, 2, 3, 8, 5": "0, 4, 1, 9, 2, 3, 8, 5: eight scores",

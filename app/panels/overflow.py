@@ -33,7 +33,7 @@ HEIGHT = 200
 SIXTEEN_NINES = ", ".join(["9"] * 16)
 # the presets: {the text a URL and the live box carry: what the list shows}
 PRESETS = {
-    "2, 1, 0.1": "2, 1, 0.1: the documents' row (66%, 24%, 10%)",
+    "2, 1, 0.1": "2, 1, 0.1: the chapter's row (66%, 24%, 10%)",
     "12, 1, 0.1": "12, 1, 0.1: e^12 ≈ 162,755 > float16's 65,504",
     "11, 1, 0.1": "11, 1, 0.1: e^11 ≈ 59,874 fits float16",
     "100, 1, 0.1": "100, 1, 0.1: past float32's e^88.7 too",
