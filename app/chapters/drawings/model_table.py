@@ -47,10 +47,10 @@ def rows(key):  # -> [(label, value, value text, how, ledger words or None)] for
     ]
 
 
-def ledger_row(value, words):  # -> the ledger's words for this very figure, or None
-    # a row is linked only where the ledger computed the same value: a quote of another
-    # figure with similar words (a total, not the matmul parameters) is not this one
-    computed = {c.what: c.computed for c in claims.all_claims()}
+def ledger_row(value, words, computed):  # computed: {ledger words: value} -> the ledger's
+    # words for this very figure, or None. A row is linked only where the ledger computed the
+    # same value: a quote of another figure with similar words (a total, not the matmul
+    # parameters) is not this one
     return next((w for w in words if w in computed
                  and abs(computed[w] - value) <= 0.5), None)
 
@@ -62,9 +62,10 @@ def numbers_href(chapter_content):  # -> the ledger page, relative to the chapte
 
 def table(key, chapter_content="attention.md"):  # -> <table> of one preset's figures
     href = numbers_href(chapter_content)
+    computed = {c.what: c.computed for c in claims.all_claims()}  # the ledger, once a table
     body = []
     for label, number, value, how, words in rows(key):
-        what = ledger_row(number, words)
+        what = ledger_row(number, words, computed)
         linked = (f'<a href="{html.escape(href)}#{claim_id(what)}" '
                   f'title="checked on the numbers page">{html.escape(value)}</a>'
                   if what else html.escape(value))
