@@ -37,7 +37,6 @@ DRAWINGS = {
 TABLES = {
     ("cost", "table"): lambda s: model_table.table(s["model"]),
 }
-GAP = 14  # between two stops of a `beside=` drawing
 
 
 def names(slot):  # -> the drawings a panel has
@@ -49,14 +48,6 @@ def draw(slot, name, settings, beside=()):  # beside: ((heading, settings), ...)
     if (slot, name) in TABLES and not beside:
         return TABLES[(slot, name)](settings)
     make = DRAWINGS[(slot, name)]
-    if not beside:
-        height, body, label = make(settings)
-        return svg.figure(height, body, label, kind=name)
-    parts, labels, y = [], [], 0.0
-    for heading, stop in beside:
-        height, body, label = make(stop)
-        parts.append(svg.text(4, y + 8, heading, bold=True)
-                     + f'<g transform="translate(0 {y + 20:g})">{body}</g>')
-        labels.append(f"{heading}: {label}")
-        y += 20 + height + GAP
-    return svg.figure(y - GAP, "".join(parts), "; ".join(labels), kind=name)
+    drawn = (svg.stacked([(heading, make(stop)) for heading, stop in beside]) if beside
+             else make(settings))
+    return svg.figure(*drawn, kind=name)

@@ -10,7 +10,8 @@ import html
 
 from app.chapters.stills import CHAR, LINE, W, compact, num
 
-__all__ = ["CHAR", "LINE", "W", "arrow", "box", "figure", "line", "text", "text_width"]
+__all__ = ["CHAR", "LINE", "W", "arrow", "box", "figure", "line", "stacked", "text",
+           "text_width"]
 
 TEXT_SHIFT = 4  # a 12-unit line's middle sits this far above its baseline
 
@@ -56,6 +57,20 @@ def box(x, y, w, h, *, colour=None, opacity=None, outline=True, paper=False, das
     extra = "".join(f' data-{k}="{esc(v)}"' for k, v in (data or {}).items())
     return (f'<rect x="{num(x)}" y="{num(y)}" width="{num(w)}" height="{num(h)}"{fill}{alpha}'
             f'{classes("k" if outline else "n", "p" if paper else "")}{d}{extra}/>')
+
+
+GAP = 14  # between two drawings stacked one under the other
+
+
+def stacked(parts):  # [(heading, (height, body, label))] -> (height, body, label): the
+    # drawings one under the other, each under its heading in bold
+    out, labels, y = [], [], 0.0
+    for heading, (height, body, label) in parts:
+        out.append(text(4, y + 8, heading, bold=True)
+                   + f'<g transform="translate(0 {y + 20:g})">{body}</g>')
+        labels.append(f"{heading}: {label}")
+        y += 20 + height + GAP
+    return y - GAP, "".join(out), "; ".join(labels)
 
 
 def figure(height, body, label, *, width=W, kind=""):

@@ -8,24 +8,18 @@ verdict is attention_core.head.truncate_check's.
 from app.chapters.drawings import row, svg
 from attention_core import worked_example
 
-GAP = 14
-
 
 def draw(length, query, mask, divide, phase):  # -> (height, body, label); phase: prefill's
     # rows only (a decode pass has no earlier row to cut at)
     position = min(query, length - 1)
     check = worked_example.truncate(length, position, causal=mask, scaled=divide)
-    out, y, labels = [], 0.0, []
-    for n, heading in ((length, f"A pass over all {length} words"),
-                       (position + 1, f"A pass over the first {position + 1}")):
-        height, body, label = row.draw(n, position, mask, divide, "prefill")
-        out.append(svg.text(4, y + 8, heading, bold=True)
-                   + f'<g transform="translate(0 {y + 20:g})">{body}</g>')
-        labels.append(f"{heading}: {label}")
-        y += 20 + height + GAP
+    height, body, label = svg.stacked([
+        (f"A pass over all {length} words", row.draw(length, position, mask, divide, "prefill")),
+        (f"A pass over the first {position + 1}",
+         row.draw(position + 1, position, mask, divide, "prefill"))])
+    y = height + svg.GAP
     verdict = (f"Row {position}: the same, bit for bit" if check.equal else
                f"Row {position} differs (by up to {check.largest_disagreement:.2g})")
-    out.append(svg.text(4, y, verdict, bold=True, data={"step": "truncate",
-                                                       "equal": str(check.equal).lower()}))
-    labels.append(verdict)
-    return y + 12, "".join(out), "; ".join(labels)
+    body += svg.text(4, y, verdict, bold=True, data={"step": "truncate",
+                                                    "equal": str(check.equal).lower()})
+    return y + 12, body, f"{label}; {verdict}"
