@@ -12,6 +12,7 @@ import numpy as np
 
 from app.chapters.drawings import svg
 from app.kit import fmt
+from app.panels.heatmap import inspected  # the head panel's: the row it shows
 from attention_core import worked_example
 
 KEY_COLUMN = 66  # the key's label, then five number columns, each right-aligned at its edge
@@ -20,10 +21,6 @@ EDGES = tuple(KEY_COLUMN + sum(WIDTHS[:c + 1]) - 2 for c in range(len(WIDTHS)))
 STEPS = ("raw", "scaled", "masked", "exp", "weight")
 ROW_H = 16
 WEIGHT = "#0072B2"  # the weight's bar: the heatmap's blue
-
-
-def inspected(length, query, phase):  # -> the token position whose row is drawn
-    return length - 1 if phase == "decode" else min(query, length - 1)
 
 
 def numbers(length, query, mask, divide, phase):  # -> (HeadResult, row index, position)

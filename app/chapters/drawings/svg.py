@@ -6,18 +6,12 @@ wide), and the theme's ink, muted and paper colours as classes of chapter.css (`
 centred/end-anchored text, `b` bold. Colours that mean a kind of matrix are Okabe-Ito hexes.
 """
 
-import html
-
-from app.chapters.stills import CHAR, LINE, W, compact, num
+from app.chapters.stills import CHAR, LINE, W, compact, esc, num
 
 __all__ = ["CHAR", "LINE", "W", "arrow", "box", "figure", "line", "stacked", "text",
            "text_width"]
 
 TEXT_SHIFT = 4  # a 12-unit line's middle sits this far above its baseline
-
-
-def esc(value):
-    return html.escape(str(value), quote=True)
 
 
 def classes(*names):

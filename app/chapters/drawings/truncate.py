@@ -6,12 +6,13 @@ verdict is attention_core.head.truncate_check's.
 """
 
 from app.chapters.drawings import row, svg
+from app.panels.heatmap import inspected
 from attention_core import worked_example
 
 
 def draw(length, query, mask, divide, phase):  # -> (height, body, label); phase: prefill's
     # rows only (a decode pass has no earlier row to cut at)
-    position = min(query, length - 1)
+    position = inspected(length, query, "prefill")
     check = worked_example.truncate(length, position, causal=mask, scaled=divide)
     height, body, label = svg.stacked([
         (f"A pass over all {length} words", row.draw(length, position, mask, divide, "prefill")),
