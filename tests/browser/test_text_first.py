@@ -172,7 +172,9 @@ def test_a_chapter_loads_no_panel_script_before_a_panel_is_near(page):
     # the reader scrolls to the head: its native controls answer and nothing loads; a mouse
     # resting on its chart mounts it, and it answers a click
     page.locator("#panel-head").scroll_into_view_if_needed()
-    page.wait_for_timeout(2_000)  # the still's table may load (switcher.js, its states)
+    # once the page has been idle twice (the still's table may have loaded meanwhile:
+    # switcher.js, its states)
+    page.evaluate("() => new Promise((r) => requestIdleCallback(() => requestIdleCallback(r)))")
     bundles = re.compile(r"/(bokeh|panel)[^/]*\.js")
     assert not [u for u in requested if bundles.search(u)]
     page.locator("#panel-head [data-ae-pane] svg").first.hover()
