@@ -130,24 +130,34 @@ def test_hand_worked_constants_are_the_fields_arithmetic():  # the comment above
     assert 4 * L * HEADS * D == ATTENTION_FLOPS_PER_KEY
 
 
+def step_by_hand(m, gpu, context, users, step_bytes, flops):
+    # the hand-worked bytes and FLOPs of one step against the fields' arithmetic and the core;
+    # -> (seconds to read, seconds to compute), and the core's tokens/s checked against
+    # users over the longer of the two
+    assert WEIGHTS_READ + users * context * CACHE_PER_TOKEN == step_bytes
+    assert users * (MATMUL_FLOPS + ATTENTION_FLOPS_PER_KEY * context) == flops
+    assert costs.decode_step_bytes(m, context, users) == step_bytes
+    assert costs.decode_step_flops(m, context, users) == flops
+    memory, compute = step_bytes / BANDWIDTH, flops / PEAK
+    step = max(memory, compute)
+    assert costs.decode_step_seconds(m, gpu, context, users) == pytest.approx(step, rel=1e-12)
+    tokens_s = costs.decode_tokens_per_second(m, gpu, context, users)
+    assert tokens_s == pytest.approx(users / step, rel=1e-12)
+    return memory, compute, tokens_s
+
+
 def test_eight_users_read_the_weights_once_and_each_their_own_cache(llama):
     m, gpu = llama
     users, context = 8, 4096
     # bytes: 15,009,849,344 + 8 x 4,096 x 131,072 = 15,009,849,344 + 4,294,967,296
     step_bytes = 19_304_816_640
-    assert WEIGHTS_READ + users * context * CACHE_PER_TOKEN == step_bytes
     # FLOPs: 8 x (15,009,316,864 + 524,288 x 4,096) = 8 x 17,156,800,512
     flops = 137_254_404_096
-    assert users * (MATMUL_FLOPS + ATTENTION_FLOPS_PER_KEY * context) == flops
-    assert costs.decode_step_bytes(m, context, users) == step_bytes
-    assert costs.decode_step_flops(m, context, users) == flops
+    memory, compute, tokens_s = step_by_hand(m, gpu, context, users, step_bytes, flops)
     # memory: 19,304,816,640 B / 3.35e12 B/s = 5.763 ms; compute: 0.139 ms. Memory wins.
-    memory, compute = step_bytes / BANDWIDTH, flops / PEAK
     assert round(memory * 1e3, 3) == 5.763 and round(compute * 1e3, 3) == 0.139
     assert costs.decode_step_seconds(m, gpu, context, users) == pytest.approx(memory, rel=1e-12)
     # eight tokens a step: 8 / 5.763 ms = 1,388 tokens a second (one user alone: 215)
-    tokens_s = costs.decode_tokens_per_second(m, gpu, context, users)
-    assert tokens_s == pytest.approx(users / memory, rel=1e-12)
     assert round(tokens_s) == 1388
 
 
@@ -168,19 +178,14 @@ def test_past_the_compute_bound_batch_the_arithmetic_sets_the_pace(llama):
     users = 1024  # well past it
     # bytes: 15,009,849,344 + 1,024 x 64 x 131,072 = 15,009,849,344 + 8,589,934,592
     step_bytes = 23_599_783_936
-    assert WEIGHTS_READ + users * context * CACHE_PER_TOKEN == step_bytes
     # FLOPs: 1,024 x (15,009,316,864 + 524,288 x 64) = 1,024 x 15,042,871,296
     flops = 15_403_900_207_104
-    assert users * (MATMUL_FLOPS + ATTENTION_FLOPS_PER_KEY * context) == flops
-    assert costs.decode_step_bytes(m, context, users) == step_bytes
-    assert costs.decode_step_flops(m, context, users) == flops
+    memory, compute, tokens_s = step_by_hand(m, gpu, context, users, step_bytes, flops)
     # memory: 23,599,783,936 / 3.35e12 = 7.045 ms; compute: 15,403,900,207,104 / 989e12
     # = 15.575 ms. Compute wins: the step takes 15.575 ms, not 7.045
-    memory, compute = step_bytes / BANDWIDTH, flops / PEAK
     assert round(memory * 1e3, 3) == 7.045 and round(compute * 1e3, 3) == 15.575
     assert costs.decode_step_seconds(m, gpu, context, users) == pytest.approx(compute, rel=1e-12)
     # 1,024 tokens a step / 15.575 ms = 65,745 tokens a second
-    tokens_s = costs.decode_tokens_per_second(m, gpu, context, users)
     assert tokens_s == pytest.approx(users / compute, rel=1e-12)
     assert round(tokens_s) == 65745
 
