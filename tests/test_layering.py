@@ -285,6 +285,14 @@ WORKLOAD = textwrap.dedent("""
     raw = sqrt_dk.scores_over_d_k(np.ones(4), np.ones((3, 4)), [1, 4])
     assert raw.tolist() == [[1, 1, 1], [4, 4, 4]]
     assert len(sqrt_dk.effective_curve([4, 16])) == 2 and sqrt_dk.sweep_point(16).d_k == 16
+    from attention_core import flash
+    tiled = flash.tiled_forward(q[0, 0], q[0, 0], v[0, 0, :9], block_rows=4, block_cols=2,
+                                causal=True)
+    np.testing.assert_allclose(tiled.output, flash.reference(q[0, 0], q[0, 0], v[0, 0, :9],
+                                                             causal=True)[0], atol=1e-5)
+    assert flash.tile_count(9, 8, 4, 4, True).skipped == 3
+    assert flash.block_sizes(4096, 8) == (8, 128)
+    assert flash.traffic(9, 8, 4, 4).standard == 2 * (4 * 9 * 8 + 4 * 81)
     sys.setprofile(None)
     print(json.dumps({"missing": sorted(public[c] for c in public if c not in ran),
                       "public": len(public),
