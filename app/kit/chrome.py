@@ -15,7 +15,7 @@ import panel as pn
 from bokeh.models import FixedTicker
 from panel.reactive import ReactiveHTML
 
-from app.kit import resources, url_state
+from app.kit import fmt, model_code, resources, url_state
 from app.kit.readout import (  # noqa: F401  (re-exported)
     FOLD_CSS,
     Readout,
@@ -137,6 +137,38 @@ def score_axes(fig, y_label):  # a row of scores along x (each bar labelled, so 
     fig.yaxis.axis_label = y_label
     quiet_axes(fig, tick_labels=True)
     fig.xgrid.visible = False
+
+
+def nearest(stops, value):  # -> index of the stop nearest value (the first of a tie)
+    return min(range(len(stops)), key=lambda i: abs(stops[i] - value))
+
+
+def stop_slider(viewer, name, stops, label, **kw):
+    # A slider over stop indices that drives a parameter and follows it back to the nearest
+    # stop when the parameter is set another way (URL, number box). It shows the stop itself,
+    # formatted in the browser; in its title only on a static page: a live page's number box
+    # shows the value, which may lie between stops.
+    labels = [fmt.count(v) for v in stops]
+    slider = pn.widgets.IntSlider(
+        label=label, start=0, end=len(stops) - 1, value=nearest(stops, getattr(viewer, name)),
+        format=model_code.tick_formatter("stopLabelTick", labels=labels),
+        show_value=viewer.static, **kw)
+    syncing = []
+
+    def to_param(event):
+        if not syncing:
+            setattr(viewer, name, stops[event.new])
+
+    def to_slider(event):
+        syncing.append(True)
+        try:
+            slider.value = nearest(stops, event.new)
+        finally:
+            syncing.clear()
+
+    slider.param.watch(to_param, "value")
+    viewer.param.watch(to_slider, name)
+    return slider
 
 
 def power_of_two_slider(viewer, name, label, max_value, **kw):

@@ -147,7 +147,7 @@ def tuple_text(v, digits=3):  # [d] -> "(0.12, −0.34, ...)", significant figur
 
 
 def decimal_bytes(nbytes):  # 4294967296 -> "4.29 GB"; 1048576 -> "1.05 MB" (powers of 10)
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+    for unit, size in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
         if nbytes >= size:
             return f"{nbytes / size:.3g} {unit}"
     return f"{nbytes:,} B"

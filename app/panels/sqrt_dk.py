@@ -32,7 +32,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 from bokeh.transform import transform
 
-from app.kit import chrome, fmt, model_code, registry, resources
+from app.kit import chrome, fmt, registry, resources
 from app.kit.chrome import hole, readout_class
 from app.kit.states import Control, Part, StatePanel, merge_parts
 from app.kit.theme import ink
@@ -198,38 +198,6 @@ EFFECTIVE_KEYS = (
     "estimate, so expect it to land a few percent off √d_k.")
 
 
-def nearest(stops, value):  # -> index of the stop nearest value (the first of a tie)
-    return min(range(len(stops)), key=lambda i: abs(stops[i] - value))
-
-
-def stop_slider(viewer, name, stops, label, **kw):
-    # A slider over stop indices that drives a parameter and follows it back to the nearest
-    # stop when the parameter is set another way (URL, number box). It shows the stop itself,
-    # formatted in the browser; in its title only on a static page: a live page's number box
-    # shows the value, which may lie between stops.
-    labels = [fmt.count(v) for v in stops]
-    slider = pn.widgets.IntSlider(
-        label=label, start=0, end=len(stops) - 1, value=nearest(stops, getattr(viewer, name)),
-        format=model_code.tick_formatter("stopLabelTick", labels=labels),
-        show_value=viewer.static, **kw)
-    syncing = []
-
-    def to_param(event):
-        if not syncing:
-            setattr(viewer, name, stops[event.new])
-
-    def to_slider(event):
-        syncing.append(True)
-        try:
-            slider.value = nearest(stops, event.new)
-        finally:
-            syncing.clear()
-
-    slider.param.watch(to_param, "value")
-    viewer.param.watch(to_slider, name)
-    return slider
-
-
 def _bar_figure(source, column, title, colour):
     fig = figure(title=title, height=170, sizing_mode="stretch_width", min_width=200,
                  x_range=Range1d(0, 1), y_range=Range1d(0, 1.02), tools="",
@@ -357,8 +325,9 @@ class SqrtDkPanel(StatePanel):
         # number boxes that take any value (e.g. one from the URL), and name the values:
         # Bokeh's slider handle has no accessible name.
         size = {"sizing_mode": "stretch_width", "min_width": 180, "max_width": 340}
-        self.d_k_slider = stop_slider(self, "d_k", D_K_STOPS, "d_k, in powers of two", **size)
-        self.keys_slider = stop_slider(self, "keys", KEY_STOPS, "number of keys", **size)
+        self.d_k_slider = chrome.stop_slider(self, "d_k", D_K_STOPS, "d_k, in powers of two",
+                                             **size)
+        self.keys_slider = chrome.stop_slider(self, "keys", KEY_STOPS, "number of keys", **size)
         self.widgets = {"d_k": self.d_k_slider, "keys": self.keys_slider}
         if not self.static:
             self.d_k_input = pn.widgets.IntInput.from_param(
