@@ -1043,13 +1043,101 @@ def check_agreement(table, checks):
                     checks.fail(params, f"demo.{hole}", shown[hole], float(np.std(row)))
 
 
+# --- FlashAttention, tile by tile, and the bytes it moves ------------------------------------
+
+
+def tile_grid(n, rows, cols, causal):  # -> [(r0, r1, c0, c1, skipped)] row-major: FA-2's loops
+    out = []
+    for r0 in range(0, n, rows):
+        for c0 in range(0, n, cols):
+            r1, c1 = min(r0 + rows, n), min(c0 + cols, n)
+            out.append((r0, r1, c0, c1, causal and c0 > r1 - 1))  # every key after every row
+    return out
+
+
+def check_tiles(table, checks):
+    # the tiles drawn and the tile now; each of its rows' running max, sum and output against
+    # their definitions over the keys read so far (a prefix of the row): no recurrence
+    for params, state in table.states():
+        if "source:tiles" not in state:
+            continue
+        rows, cols, causal = params["block_rows"], params["block_cols"], params["causal"]
+        a = attention(8, causal, True)
+        grid = tile_grid(8, rows, cols, causal)
+        visited = [t for t in grid if not t[4]]
+        now = visited[min(params["step"], len(visited)) - 1]
+        r0, r1, c0, c1, _ = now
+        labels = state["source:tiles"]["label"]
+        checks.equal(params, "tiles.skipped", labels.count("skipped"),
+                     sum(t[4] for t in grid))
+        t = state["source:tile"]
+        checks.equal(params, "tile", [t["x"][0], t["y"][0], t["w"][0], t["h"][0]],
+                     [(c0 + c1) / 2, (r0 + r1) / 2, c1 - c0, r1 - r0])
+        want = [a["masked"][q, k] for q in range(r0, r1) for k in range(c0, c1)]
+        shown = state["source:scores"]["label"]
+        checks.equal(params, "scores.count", len(shown), len(want))
+        for j, (text, value) in enumerate(zip(shown, want)):
+            if np.isfinite(value):
+                approx(checks, params, f"scores[{j}]", text, value)
+            else:
+                checks.equal(params, f"scores[{j}]", text, "−∞")
+        h = state["holes:step"]
+        checks.equal(params, "step.of", h["of"], str(len(visited)))
+        for i, q in enumerate(range(r0, r1)):
+            for side, end in enumerate((c0, c1)):  # before this tile's keys, and after them
+                seen = [a["masked"][q, k] for k in range(end) if np.isfinite(a["masked"][q, k])]
+                top = max(seen, default=-math.inf)
+                total = math.fsum(math.exp(x - top) for x in seen)
+                m_text, l_text = (h[f"{x}{i}"].split(" → ")[side] for x in ("m", "l"))
+                if seen:
+                    approx(checks, params, f"step.m{i}[{side}]", m_text, top)
+                else:
+                    checks.equal(params, f"step.m{i}[{side}]", m_text, "−∞")
+                approx(checks, params, f"step.l{i}[{side}]", l_text, total)
+            w = [math.exp(a["masked"][q, k] - top) / total if np.isfinite(a["masked"][q, k])
+                 else 0.0 for k in range(c1)]
+            out = weighted_sum(w, a["v"])
+            for c, text in enumerate(h[f"o{i}"].split(", ")):
+                approx(checks, params, f"step.o{i}[{c}]", text, out[c])
+
+
+def layer_bytes(n, causal, heads=32, d=128, rows=128, cols=64, nbytes=2):
+    # -> (standard, tiled): S and P written and read once each (4n²) with Q, K, V, O; tiled:
+    # Q, O once, K and V read by every query block up to its last row, L in fp32
+    standard = heads * (4 * n * d + 4 * n * n) * nbytes
+    keys = 0
+    for r0 in range(0, n, rows):
+        last = min(r0 + rows, n) - 1
+        keys += min(n, (last // cols + 1) * cols) if causal else n
+    tiled = heads * ((2 * n * d + 2 * keys * d) * nbytes + 4 * n)
+    return standard, tiled
+
+
+def check_traffic(table, checks):
+    for params, state in table.states():
+        if "holes:traffic" in state:
+            n, causal = params["prompt"], params["causal"]
+            standard, tiled = layer_bytes(n, causal)
+            h = state["holes:traffic"]
+            checks.bytes_text(params, "traffic.standard", h["standard"], standard)
+            checks.bytes_text(params, "traffic.tiled", h["tiled"], tiled)
+            approx(checks, params, "traffic.ratio", h["ratio"], standard / tiled)
+            checks.bytes_text(params, "traffic.scratch", h["scratch"], 32 * n * n * 2)
+        if "source:curves" in state:
+            curves = state["source:curves"]
+            for n, got_s, got_t in zip(curves["n"], curves["standard"], curves["tiled"]):
+                checks.equal(params, f"curves[{n}]", [got_s, got_t],
+                             list(layer_bytes(n, params["causal"])))
+
+
 # --- every table -------------------------------------------------------------------------------
 
 CHECKS = {"HeadPanel": check_head, "CostPanel": check_cost, "DecodeBillPanel": check_decode_bill,
           "MemoryBillPanel": check_memory_bill, "OverflowPanel": check_overflow,
           "OnlineSoftmaxPanel": check_online_softmax, "SqrtDkPanel": check_sqrt_dk,
           "LadderPanel": check_ladder, "AgreementPanel": check_agreement,
-          "ShapesPanel": check_shapes, "BlockPanel": check_block}
+          "ShapesPanel": check_shapes, "BlockPanel": check_block, "TilesPanel": check_tiles,
+          "TrafficPanel": check_traffic}
 
 
 def problems(ref, table):  # -> one line per value the oracle disagrees with

@@ -8,8 +8,9 @@ import re
 import pytest
 
 from app.chapters import apparatus, content
+from app.kit import registry
 
-CHAPTERS = ("attention.md", "math.md")
+CHAPTERS = tuple(c.content for c in registry.CHAPTERS)
 FORMULA = re.compile(r'<div class="ae-formula">.*?</div>', re.DOTALL)  # the formula is not prose
 LINK_TARGET = re.compile(r"\]\([^)]*\)")
 HEADING = re.compile(r"^#+ .*$", re.MULTILINE)  # a heading announces a term; the prose defines it

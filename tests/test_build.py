@@ -23,11 +23,11 @@ import pytest
 from app.chapters import chapter_page
 from app.hosting import build
 from app.hosting.server import PANEL_ROUTES
-from app.kit import island_documents, states
+from app.kit import island_documents, registry, states
 from tests.test_panel_internals import PATCHES_ON
 
 ROOT = Path(__file__).resolve().parents[1]
-ROUTES = ["/", "/math", "/numbers", *PANEL_ROUTES]
+ROUTES = [*(c.route for c in registry.CHAPTERS), "/numbers", *PANEL_ROUTES]
 URL = re.compile(r"(?:https?:)?//[A-Za-z0-9.-]+\.[A-Za-z]{2,}[^\s\"'<>()\\]*")
 NAMESPACES = ("http://www.w3.org/",)  # XML namespace names: never fetched
 HEAD_REFS = re.compile(r"<(?:script|link|img|iframe)\b[^>]*?\b(?:src|href)=\"([^\"]*)\"")

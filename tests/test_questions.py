@@ -406,7 +406,8 @@ SEEDS = {"attention.md": ("scaled-dot-product-attention.txt", 1000),
 
 @pytest.mark.parametrize("name", list(CHAPTERS))
 def test_the_questions_are_in_our_own_words(name):
-    seed, words = SEEDS[name]
+    # a chapter with no document of its own (flash.md) is held against both documents
     text = "\n".join(" ".join([q.ask, *(t for _, t in q.options), q.why])
                      for q in chapter_questions(name))
-    ProseCheck(seed, [], min_words=words).in_our_own_words(text)
+    for seed, words in [SEEDS[name]] if name in SEEDS else SEEDS.values():
+        ProseCheck(seed, [], min_words=words).in_our_own_words(text)

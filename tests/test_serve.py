@@ -13,9 +13,10 @@ import pytest
 
 from app.hosting.server import PANEL_ROUTES
 from app.hosting.static_site import live_route
+from app.kit import registry
 from tests.servers import get
 
-STATIC_ROUTES = ["/", "/math", "/numbers", *PANEL_ROUTES]
+STATIC_ROUTES = [*(c.route for c in registry.CHAPTERS), "/numbers", *PANEL_ROUTES]
 SESSION_TOKEN = re.compile(rb'"token"\s*:\s*"eyJ')  # a Bokeh server page's session (a JWT)
 
 

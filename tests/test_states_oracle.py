@@ -31,6 +31,8 @@ CHANGE = {
     "AgreementPanel": ("holes:verdict", "cos"),
     "ShapesPanel": ("holes:shapes", "where"),
     "BlockPanel": ("holes:block", "params"),
+    "TilesPanel": ("holes:step", "l0"),
+    "TrafficPanel": ("holes:traffic", "tiled"),
 }
 
 

@@ -26,7 +26,15 @@ import numpy as np
 
 from app.chapters import content
 from app.kit import fmt, resources
-from attention_core import costs, dot_product, numerics, online_softmax, sqrt_dk, worked_example
+from attention_core import (
+    costs,
+    dot_product,
+    flash,
+    numerics,
+    online_softmax,
+    sqrt_dk,
+    worked_example,
+)
 
 PLACEHOLDER = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 SAT = 2  # the worked example's row 2: "sat"
@@ -307,6 +315,75 @@ def online_sum():  # the running sum after blocks [2, 1] and [3, 0]
                   f"{values['full_long']}", slips)
 
 
+def flash_rescale():  # the factor row 4's sum and output shrink by at tile 5 (2 × 2, causal)
+    from app.panels.tiles import run
+
+    s = run(2, 2, True).steps[4]
+    old, new = float(s.old_max[0]), float(s.new_max[0])
+    factor = math.exp(old - new)
+    values = {"value": fmt.num(factor, 3), "old": fmt.num(old), "new": fmt.num(new)}
+    # the slips: the erratum's inverse factor, and no rescale at all
+    return Answer(factor, values, f"a factor of {values['value']}",
+                  {"inverse": 1 / factor, "one": 1.0})
+
+
+def flash_skip():  # the share of tiles a causal kernel skips: Llama-3-8B, 8,192 tokens
+    from app.panels.traffic import KERNEL_COLS, KERNEL_ROWS
+
+    n, d = 8192, costs.preset("llama-3-8b").head_dim
+    count = flash.tile_count(n, d, KERNEL_ROWS, KERNEL_COLS, causal=True)
+    share = count.skipped / count.tiles
+    correct = ("none" if share < 0.05 else "quarter" if share < 0.375
+               else "half" if share < 0.625 else "most")
+    values = {"value": fmt.percent(share), "share": fmt.percent(share), "n": fmt.count(n),
+              "rows": str(KERNEL_ROWS), "cols": str(KERNEL_COLS),
+              "skipped": fmt.count(count.skipped), "tiles": fmt.count(count.tiles)}
+    return Answer(correct, values, f"{values['skipped']} of {values['tiles']} tiles, "
+                                   f"{values['share']}")
+
+
+def flash_finished():  # which rows are final after tile 3 of the 2 × 2 causal walk
+    from app.panels.tiles import run
+
+    steps = run(2, 2, True).steps
+    done = sorted(q for t in steps[:3] if t.last for q in range(*t.rows))
+    keys = {(0, 1, 2, 3): "first_four", (2, 3): "block", (): "none",
+            tuple(range(8)): "all"}
+    tile = steps[2]
+    values = {"value": f"rows {done[0]}–{done[-1]}" if done else "none",
+              "rows": f"{tile.rows[0]}–{tile.rows[1] - 1}",
+              "cols": f"{tile.cols[0]}–{tile.cols[1] - 1}",
+              "first": f"{steps[0].rows[0]}–{steps[0].rows[1] - 1}"}
+    return Answer(keys.get(tuple(done), "other"), values,
+                  f"{values['value']} are final after tile 3")
+
+
+def flash_computed():  # tiles of 4 × 4 under the causal mask: how many of the four are computed
+    count = flash.tile_count(worked_example.MAX_LENGTH, worked_example.D_K, 4, 4, causal=True)
+    computed = count.tiles - count.skipped
+    values = {"value": str(computed), "tiles": str(count.tiles), "skipped": str(count.skipped),
+              "diagonal": str(count.diagonal)}
+    # the slips: every tile computed, as a generic mask would; only the tiles below the
+    # diagonal, the diagonal's own left out
+    return Answer(computed, values, f"{computed} of {count.tiles} tiles",
+                  {"all": count.tiles, "below": count.full})
+
+
+def flash_traffic():  # how many times fewer bytes without the mask: Llama-3-8B, 8,192 tokens
+    from app.panels.traffic import BYTES, layer_traffic, shape
+
+    n = 8192
+    t = layer_traffic(n, False)
+    heads, d = shape()
+    ratio = t.standard / t.tiled
+    once = heads * (4 * n * d * BYTES + n * 4)  # K and V read only once: no re-reads counted
+    values = {"value": fmt.num(ratio, 1), "standard": fmt.decimal_bytes(t.standard),
+              "tiled": fmt.decimal_bytes(t.tiled), "kv": fmt.decimal_bytes(t.kv_reads),
+              "blocks": fmt.count(n // 128)}
+    return Answer(ratio, values, f"{values['value']} times fewer bytes",
+                  {"read_once": t.standard / once})
+
+
 ANSWERS = {name.replace("_", "-"): fn for name, fn in {
     "mask_off_row2": mask_off_row2, "mask_off_rows_0_4": mask_off_rows_0_4,
     "pairs_discarded_8": pairs_discarded_8, "decode_mask": decode_mask,
@@ -315,7 +392,9 @@ ANSWERS = {name.replace("_", "-"): fn for name, fn in {
     "effective_keys_128": effective_keys_128, "agreement_perpendicular": agreement_perpendicular,
     "fp16_overflow": fp16_overflow, "decode_intensity": decode_intensity,
     "decode_batch": decode_batch, "kv_one_user": kv_one_user, "kv_32_users": kv_32_users,
-    "online_sum": online_sum}.items()}
+    "online_sum": online_sum, "flash_rescale": flash_rescale,
+    "flash_skip": flash_skip, "flash_finished": flash_finished,
+    "flash_computed": flash_computed, "flash_traffic": flash_traffic}.items()}
 
 
 @functools.cache

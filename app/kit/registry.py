@@ -120,6 +120,12 @@ PANELS = (
     PanelRecord("online", "app.panels.online_softmax:OnlineSoftmaxPanel", "/online-softmax",
                 "Online softmax: never write the square", "math.md", island_height=810,
                 phone_height=1410),
+    # the third chapter, in page order
+    PanelRecord("tiles", "app.panels.tiles:TilesPanel", "/tiles", "FlashAttention, tile by tile",
+                "flash.md", island_height=560, phone_height=740),
+    PanelRecord("traffic", "app.panels.traffic:TrafficPanel", "/traffic",
+                "What the tiles save: bytes moved", "flash.md", island_height=520,
+                phone_height=715),
 )
 
 
@@ -205,6 +211,7 @@ class ChapterRecord:
 CHAPTERS = (
     ChapterRecord("attention.md", "/"),
     ChapterRecord("math.md", "/math", back="attention.md"),
+    ChapterRecord("flash.md", "/flash", back="math.md"),
 )
 
 

@@ -17,10 +17,11 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 from app.hosting import server
+from app.kit import registry
 from tests.browser.readiness import READY_JS, STYLESHEETS_LOADED_JS, UNNAMED_JS
 from tests.browser.static_pages import HOLES_JS
 
-ROUTES = ["/", "/math", "/numbers", *server.PANEL_ROUTES]
+ROUTES = [*(c.route for c in registry.CHAPTERS), "/numbers", *server.PANEL_ROUTES]
 LIVE = [("/live" + r).rstrip("/") or "/live" for r in ROUTES]
 WIDTHS = (1280, 390)
 FAILING = ("critical", "serious")

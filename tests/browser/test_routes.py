@@ -13,6 +13,7 @@ pytestmark = pytest.mark.browser
 @pytest.mark.parametrize("route, title, heading", [
     ("/", "Scaled dot-product attention, worked", "Scaled dot-product attention, worked"),
     ("/math", re.compile(r"math", re.IGNORECASE), "Dot products, softmax and attention math"),
+    ("/flash", re.compile(r"FlashAttention"), "FlashAttention: attention without the square"),
 ])
 def test_chapter_renders_wide(page, rendered, route, title, heading):
     page.set_viewport_size({"width": 1280, "height": 900})

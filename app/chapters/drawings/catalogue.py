@@ -14,6 +14,8 @@ from app.chapters.drawings import (
     scratch,
     step_time,
     svg,
+    tiles,
+    traffic,
     truncate,
 )
 
@@ -31,11 +33,18 @@ DRAWINGS = {
     ("decode", "time"): lambda s: step_time.draw(s["model"], s["context"], s["gpu"]),
     ("memory", "scratch"): lambda s: scratch.draw(s["model"], s["prompt"], s["dtype"]),
     ("cost", "crossover"): lambda s: crossover.draw(s["model"], s["kernel"]),
+    ("tiles", "grid"): lambda s: tiles.grid(s["block_rows"], s["block_cols"], s["causal"],
+                                            s["step"]),
+    ("tiles", "step"): lambda s: tiles.step(s["block_rows"], s["block_cols"], s["causal"],
+                                            s["step"]),
+    ("traffic", "bars"): lambda s: traffic.bars(s["prompt"], s["causal"]),
 }
 # (panel slot, name) -> a table of that panel's state: settings -> HTML (a <table>, which a
 # reader can select and copy; beside= does not apply)
 TABLES = {
     ("cost", "table"): lambda s: model_table.table(s["model"]),
+    ("tiles", "check"): lambda s: tiles.check(s["block_rows"], s["block_cols"], s["causal"]),
+    ("traffic", "table"): lambda s: traffic.table(s["causal"]),
 }
 
 

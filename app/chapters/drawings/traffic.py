@@ -1,0 +1,70 @@
+"""The bytes the tiles save, drawn: two bars to one scale, and a table as prompts grow.
+
+`bars` draws one layer's traffic between GPU memory and the chip at one prompt length (the
+traffic panel's `prompt`, Llama-3-8B's sizes): the standard way's bar split into Q, K, V and
+O against S and P written and read back, the tiled kernel's into Q, O and L against K and V
+read again per query block. `table` lists both, their ratio and the standard way's scratch
+for prompts from 1,024 to 131,072 tokens. Every count is attention_core.flash's, through the
+traffic panel's `layer_traffic`.
+"""
+
+import html
+
+from app.chapters.drawings import svg
+from app.kit import fmt
+from app.panels.traffic import BYTES, STANDARD, TILED, layer_traffic, shape
+
+BAR_H = 22
+LEFT = 4
+
+
+def bars(prompt, causal):  # -> (height, body, label)
+    t = layer_traffic(prompt, causal)
+    scale = (svg.W - 2 * LEFT) / t.standard
+    out, y = [], 8
+    parts = (
+        ("standard", STANDARD, ((t.standard - t.standard_square, "Q, K, V, O"),
+                                (t.standard_square, "S and P, written and read back"))),
+        ("tiled", TILED, ((t.tiled - t.kv_reads, "Q, O, L"),
+                          (t.kv_reads, "K and V, once per query block"))))
+    for name, colour, pieces in parts:
+        total = sum(size for size, _ in pieces)
+        out.append(svg.text(LEFT, y, f"{name}: {fmt.decimal_bytes(total)}", bold=True))
+        y += 12
+        x = LEFT
+        for k, (size, what) in enumerate(pieces):
+            w = size * scale
+            out.append(svg.box(x, y, max(w, 0.5), BAR_H, colour=colour,
+                               opacity=0.35 if k == 0 else 0.8, outline=False,
+                               data={"bar": name, "part": what, "bytes": size}))
+            x += w
+        out.append(svg.box(LEFT, y, total * scale, BAR_H, data={"bar": name}))
+        y += BAR_H + 12
+        for size, what in reversed(pieces):
+            out.append(svg.text(LEFT + 8, y, f"{what}: {fmt.decimal_bytes(size)}", muted=True))
+            y += 15
+        y += 10
+    label = (f"One layer at {fmt.count(prompt)} tokens: the standard way moves "
+             f"{fmt.decimal_bytes(t.standard)}, the tiled kernel {fmt.decimal_bytes(t.tiled)}.")
+    return y - 10, "".join(out), label
+
+
+PROMPTS = (1024, 4096, 16384, 65536, 131072)
+
+
+def table(causal):  # -> <table>: traffic and scratch as prompts grow
+    heads, _ = shape()
+    body = []
+    for n in PROMPTS:
+        t = layer_traffic(n, causal)
+        cells = (fmt.decimal_bytes(t.standard), fmt.decimal_bytes(t.tiled),
+                 f"{t.standard / t.tiled:.1f}×", fmt.decimal_bytes(heads * n * n * BYTES))
+        body.append(f'<tr><th scope="row">{fmt.count(n)}</th>'
+                    + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    return ('<table class="ae-model-table" data-table="traffic">'
+            f"<caption>One layer of Llama-3-8B, {'causal' if causal else 'no mask'}: bytes moved "
+            "and the standard way's scratch</caption>"
+            '<thead><tr><th scope="col">prompt</th><th scope="col">standard</th>'
+            '<th scope="col">tiled</th><th scope="col">less</th>'
+            '<th scope="col">scores held</th></tr></thead>'
+            f'<tbody>{"".join(body)}</tbody></table>')
