@@ -33,7 +33,7 @@ def quoted():  # -> [(the text the prose must hold, what it says)], each figure 
     walk = tiles.run(2, 2, True)
     grid = flash.tile_count(8, 5, 2, 2, causal=True)
     step = walk.steps[4]  # tile 5
-    t_causal, t_plain = traffic.layer_traffic(8192, True), traffic.layer_traffic(8192, False)
+    t_plain = traffic.layer_traffic(8192, False)
     heads, d = traffic.shape()
     big = flash.tile_count(8192, d, traffic.KERNEL_ROWS, traffic.KERNEL_COLS, causal=True)
     rule = flash.block_sizes(traffic.ON_CHIP_KB * 1024 // traffic.BYTES, d)
@@ -44,15 +44,15 @@ def quoted():  # -> [(the text the prose must hold, what it says)], each figure 
         (f"Under the causal mask {words[grid.skipped]} tiles", "the tiles skipped"),
         (f"{words[grid.tiles]} tiles against {words[grid.tiles - grid.skipped]}",
          "the mask's two grids"),
-        (f"e<sup>({fmt.num(step.old_max[0])} − {fmt.num(step.new_max[0])})</sup> ≈ "
-         f"{fmt.num(step.rescale[0], 3)}", "tile 5's rescale of row 4"),
+        ((f"e<sup>({fmt.num(step.old_max[0])} − {fmt.num(step.new_max[0])})</sup> ≈ "
+         f"{fmt.num(step.rescale[0], 3)}"), "tile 5's rescale of row 4"),
         (f"moves {fmt.decimal_bytes(t_plain.standard)} this way", "the standard bytes"),
         (f"{fmt.decimal_bytes(t_plain.standard_square)} is the square", "of it, S and P"),
         (f"is {fmt.decimal_bytes(heads * 8192 ** 2 * 2)}: the scratch", "the square's bytes"),
         (f"room for {fmt.decimal_bytes(heads * 8192 ** 2 * 2)} of scores", "again"),
         (f"{fmt.decimal_bytes(heads * 131072 ** 2 * 2)} at 131,072", "the square at 131,072"),
-        (f"skips {fmt.count(big.skipped)} of {fmt.count(big.tiles)} tiles at 8,192 tokens "
-         f"({big.skipped / big.tiles:.0%})", "the causal kernel's skipped tiles"),
+        ((f"skips {fmt.count(big.skipped)} of {fmt.count(big.tiles)} tiles at 8,192 tokens "
+         f"({big.skipped / big.tiles:.0%})"), "the causal kernel's skipped tiles"),
         (f"that is {round(t_plain.standard_square / t_plain.kv_reads)}, and the mask's skipped",
          "the saving without the mask, 2B_r/d"),
         (f"that gives {rule[0]} × {rule[1]}", "FlashAttention's rule for 192 KB"),

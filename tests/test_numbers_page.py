@@ -2,6 +2,7 @@
 a row, with its document figure, how it is computed, the computed value, its agreement and a
 link to a panel page in a state that panel really has."""
 
+import html
 import importlib
 import re
 from urllib.parse import parse_qsl, urlsplit
@@ -10,6 +11,7 @@ import pytest
 
 from app.chapters import chapter_page, numbers_page, page_model
 from app.hosting import routes
+from app.kit import registry
 from app.kit.url_state import coerce
 from attention_core import claims
 
@@ -79,3 +81,26 @@ def test_it_is_a_route_of_the_site_built_as_the_chapters_are():
     assert routes.CHAPTER_ROUTES["/numbers"] == routes.TEXT_PAGE  # drawn as a chapter is
     model = page_model.at("/numbers")
     assert model.panels == {} and model.sections[0] == f"# {numbers_page.TITLE}"
+
+
+def test_the_flash_chapters_figures_are_listed_with_their_sources():
+    html_text = numbers_page.figures_html()
+    rows = re.findall(r'<tr id="figure-[^"]+">(.*?)</tr>', html_text)
+    cells = [[html.unescape(t) for t in re.findall(r'<td data-label="[^"]+">(.*?)</td>', r)]
+             for r in rows]
+    values = {c[0]: c[1] for c in cells}
+    # hand-worked: 6 of the 16 tiles of 2 × 2 lie above the diagonal; Σ (126 − 2i), i < 64;
+    # 32 heads × (4·8,192·128 + 4·8,192²) values × 2 bytes; ⌈98,304 / 512⌉ = 192
+    assert values["The worked example in 2 × 2 tiles under the causal mask: tiles computed"] \
+        == "10 of 16"
+    assert values["Tiles a causal kernel skips at 8,192 tokens, 128 × 64 tiles"] == \
+        f"{sum(126 - 2 * i for i in range(64)):,} of 8,192"
+    standard = 32 * (4 * 8192 * 128 + 4 * 8192 ** 2) * 2
+    assert values["Llama-3-8B, 8,192 tokens, one layer: bytes the standard way moves"] == \
+        f"{standard / 1e9:.1f} GB"
+    assert values["FlashAttention's rule for 192 KB of 2-byte values, d = 128"] == "128 × 192"
+    assert all(len(c) == 4 and c[2] for c in cells) and len(cells) >= 8
+    for c in cells:  # each row's link opens a page the site has
+        route = "/" + re.search(r'href="\.\./([^/"?]+)', c[3]).group(1)
+        assert route in registry.panel_routes(), route
+    assert "FlashAttention: the chapter's own figures" in " ".join(numbers_page.sections())

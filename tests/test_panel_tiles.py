@@ -62,8 +62,8 @@ def numbers_in(svg, attr, value):  # -> the texts of a drawing's elements with d
 
 @pytest.mark.parametrize("rows, cols, causal", SETTINGS)
 def test_the_grid_numbers_tiles_in_visit_order(rows, cols, causal):
-    svg = catalogue.draw("tiles", "grid", dict(block_rows=rows, block_cols=cols, causal=causal,
-                                               step=16))
+    svg = catalogue.draw("tiles", "grid", {"block_rows": rows, "block_cols": cols, "causal": causal,
+                                               "step": 16})
     run = tiles.run(rows, cols, causal)
     visits = [int(v) for v in re.findall(r'data-visit="(\d+)"', svg)]
     assert sorted(visits) == list(range(1, len(run.steps) + 1))
@@ -74,7 +74,8 @@ def test_the_grid_numbers_tiles_in_visit_order(rows, cols, causal):
 
 
 def test_the_step_drawing_shows_the_cores_numbers():
-    svg = catalogue.draw("tiles", "step", dict(block_rows=2, block_cols=2, causal=True, step=5))
+    svg = catalogue.draw("tiles", "step", {"block_rows": 2, "block_cols": 2, "causal": True,
+                                           "step": 5})
     s = tiles.run(2, 2, True).steps[4]
     assert re.search(r'data-row="4" data-step="rescale"[^>]*>rescale ([^<]*)<', svg).group(1) \
         == tiles.num(s.rescale[0])
@@ -86,8 +87,8 @@ def test_the_step_drawing_shows_the_cores_numbers():
 
 
 def test_the_check_table_holds_the_tiled_pass_against_the_formula():
-    html = catalogue.draw("tiles", "check", dict(block_rows=2, block_cols=2, causal=True,
-                                                 step=16))
+    html = catalogue.draw("tiles", "check", {"block_rows": 2, "block_cols": 2, "causal": True,
+                                                 "step": 16})
     rows = re.findall(r"<tr><th scope=\"row\">(\d) [a-z]+</th><td>([^<]*)</td><td>([^<]*)</td>"
                       r"<td>([^<]*)</td></tr>", html)
     assert len(rows) == 8
@@ -99,7 +100,7 @@ def test_the_check_table_holds_the_tiled_pass_against_the_formula():
 
 @pytest.mark.parametrize("causal", [False, True])
 def test_the_traffic_bars_are_to_one_scale(causal):
-    svg = catalogue.draw("traffic", "bars", dict(prompt=8192, causal=causal))
+    svg = catalogue.draw("traffic", "bars", {"prompt": 8192, "causal": causal})
     t = traffic.layer_traffic(8192, causal)
     # each bar's outline, and its parts: widths in proportion to the bytes they stand for
     widths = {bar: float(w) for w, bar in re.findall(

@@ -14,7 +14,9 @@ repair's every character. A static page has only its stops, so two answers diffe
 
 import itertools
 import json
+import math
 import random
+import struct
 import subprocess
 from pathlib import Path
 
@@ -89,7 +91,8 @@ def page_answers(control, p, key, raw):  # -> {stop index (-1: ignored): repair}
     if control.kind == "choice":  # live takes it; the page has no such stop
         return {-1: f"{key}={shown_as(raw)!r} is not one of {choices}; ignored"}
     gaps = [abs(v - value) for v in control.values]
-    return {i: f"{key}={shown_as(raw)} is not one of this page's stops; using {v}{BETWEEN}"
+    return {i: f"{key}={shown_as(raw)} is not one of this page's stops; "
+               f"using {url_state.number_text(v)}{BETWEEN}"
             for i, v in enumerate(control.values) if gaps[i] == min(gaps)}
 
 
@@ -119,6 +122,15 @@ ANY = [  # every control gets these
 ]
 
 
+def spellings(stop):  # -> one stop as a link may write it: "0.25", ".25", "0.2500", "2.0", "2"
+    text = url_state.number_text(stop)  # "4", "0.25", "1e-7"
+    out = [text, repr(float(stop)), f"{float(stop):e}", "+" + text, f" {text} "]
+    if "e" not in text:
+        point = text if "." in text else text + ".0"
+        out += [point, point + "00", f"{float(stop) * 100!r}e-2"]
+    return out + [t.replace("0.", ".", 1) for t in out if t.lstrip("+ ").startswith("0.")]
+
+
 def number_raws(stops, rng):  # -> values at, near, between and past a number control's stops
     low, high = min(stops), max(stops)
     out = [f"{low - 1}", f"{low - 0.5}", f"{low - 0.4}", f"{low - 1e6}", f"-{high}",
@@ -129,11 +141,15 @@ def number_raws(stops, rng):  # -> values at, near, between and past a number co
                 str(s).translate(FULLWIDTH), str(s).translate(ARABIC),
                 str(s).translate(MATH_BOLD), f"{s}\u3000", f"\x1c{s}"]
         out += [repr(s + d) for d in (-1, -0.6, -0.5, -0.4, -0.1, 0.1, 0.4, 0.5, 0.6, 1)]
+        out += spellings(s)
     for a, b in itertools.pairwise(stops):
         mid = (a + b) / 2
         out += [repr(x) for x in (a + 1, b - 1, mid, mid - 0.5, mid + 0.5, mid - 0.1, mid + 0.1)]
-    for _ in range(20):  # anywhere, and whole numbers anywhere
-        out += [repr(rng.uniform(low - 2, high + 2)), str(rng.randint(low - 2, high + 2))]
+        out += [repr(a + (b - a) * f) for f in (0.01, 0.25, 0.49, 0.51, 0.75, 0.99)]  # any gap
+    out += [repr(low - (high - low) / 100), repr(low / 2), repr(high + (high - low) / 100)]
+    for _ in range(20):  # anywhere, and whole numbers anywhere (the stops may be decimals)
+        out += [repr(rng.uniform(low - 2, high + 2)),
+                str(rng.randint(math.floor(low) - 2, math.ceil(high) + 2))]
     return out
 
 
@@ -163,21 +179,33 @@ def keys_of(record):  # -> {control name: [its query keys]}: its own name, and i
     return keys
 
 
+def gather(controls, rng):  # [(where, Control, table entry, parameter, keys)] ->
+    # (entries, cases, what the page may answer)
+    entries, cases, answers = [], [], []
+    for where, control, entry, p, keys in controls:
+        assert entry["name"] == control.name and entry["kind"] == control.kind, where
+        entries.append(entry)
+        try:
+            raws = list(dict.fromkeys(ANY + control_raws(control, rng)))
+        except Exception as e:  # a crash here should say whose stops it could not read
+            e.add_note(f"making raw values for {where}'s {control.name} {control.values}")
+            raise
+        for key in keys:
+            for raw in raws:
+                cases.append([len(entries) - 1, key, raw])
+                answers.append(page_answers(control, p, key, raw))
+    return entries, cases, answers
+
+
 @pytest.fixture(scope="module")
 def both():  # -> (entries, cases, what the page may answer, what page_url.js answered)
-    rng = random.Random(SEED)
-    entries, cases, answers = [], [], []
+    controls = []
     for record in SHAPED:
-        cls = record.viewer_class
-        keys = keys_of(record)
-        for control, entry in zip(cls.controls(), cls.table()["controls"], strict=True):
-            assert entry["name"] == control.name and entry["kind"] == control.kind
-            entries.append(entry)
-            raws = list(dict.fromkeys(ANY + control_raws(control, rng)))
-            for key in keys[control.name]:
-                for raw in raws:
-                    cases.append([len(entries) - 1, key, raw])
-                    answers.append(page_answers(control, cls.param[control.name], key, raw))
+        cls, keys = record.viewer_class, keys_of(record)
+        controls += [(record.slot, control, entry, cls.param[control.name], keys[control.name])
+                     for control, entry in zip(cls.controls(), cls.table()["controls"],
+                                               strict=True)]
+    entries, cases, answers = gather(controls, random.Random(SEED))
     return entries, cases, answers, run_js(entries, cases)
 
 
@@ -236,5 +264,108 @@ MUTANTS = [  # (what, the text in page_url.js, what it becomes)
 @pytest.mark.parametrize("what, old, new", MUTANTS, ids=[m[0] for m in MUTANTS])
 def test_a_changed_reading_is_caught(both, tmp_path, what, old, new):
     entries, cases, answers, _ = both
+    changed = js_twin.mutant(JS, tmp_path, old, new)
+    assert disagreements(entries, cases, answers, run_js(entries, cases, changed)), what
+
+
+# --- decimal stops: no registered panel has them yet, so a panel made here ------------------
+
+class Decimals(param.Parameterized):  # a panel's parameters over decimal stops
+    tau = param.Number(default=1.0, bounds=(0.25, 4.0))
+    eps = param.Number(default=1e-5, bounds=(1e-7, 1e-3))  # a stop both write as 1e-7
+    big = param.Number(default=1e21, bounds=(1e20, 5e21))  # 1e20 in full digits, 1e21 as 1e+21
+
+
+DECIMAL_CONTROLS = (states.Control.slider("tau", (0.25, 0.5, 1.0, 2.0, 4.0)),
+                    states.Control.stop_slider("eps", (1e-7, 1e-6, 1e-5, 1e-3)),
+                    states.Control.slider("big", (1e20, 1e21, 5e21)))
+
+
+@pytest.fixture(scope="module")
+def decimals():  # -> as both(), for Decimals under its own keys and as a later panel's
+    entries = states.table(DECIMAL_CONTROLS, [])["controls"]
+    controls = [("Decimals", c, entry, Decimals.param[c.name], [c.name, f"extra_{c.name}"])
+                for c, entry in zip(DECIMAL_CONTROLS, entries, strict=True)]
+    entries, cases, answers = gather(controls, random.Random(SEED))
+    return entries, cases, answers, run_js(entries, cases)
+
+
+def test_decimal_stops_read_the_same_in_the_browser_as_in_python(decimals):
+    entries, cases, answers, results = decimals
+    bad = disagreements(entries, cases, answers, results)
+    assert not bad, f"{len(bad)} of {len(cases)} differ:\n" + "\n".join(bad[:40])
+    kinds = {(stop >= 0, bool(repair), bool(repair) and repair.endswith(BETWEEN))
+             for stop, repair in results}
+    assert kinds == {(True, False, False), (True, True, False), (True, True, True),
+                     (False, True, False)}, kinds
+    page = {(entries[c]["name"], key, raw): answer
+            for (c, key, raw), answer in zip(cases, results, strict=True)}
+    for raw, stop in [("0.25", 0), (".25", 0), ("+.25", 0), ("25.0e-2", 0), ("0.2500", 0),
+                      ("1", 2), ("1.0", 2), ("2.0", 3), ("4.000", 4)]:
+        assert page["tau", "tau", raw] == [stop, None], raw
+    assert page["tau", "tau", "1e3"] == [4, "tau=1e3 is out of range; using 4"]
+    assert page["tau", "extra_tau", "0"] == [0, "extra_tau=0 is out of range; using 0.25"]
+    assert page["tau", "tau", "0.3125"] == [0, "tau=0.3125 is not one of this page's stops; "
+                                            "using 0.25" + BETWEEN]
+    assert page["eps", "eps", "0"] == [0, "eps=0 is out of range; using 1e-7"]
+    assert page["big", "big", "0"] == [0, "big=0 is out of range; using 100000000000000000000"]
+    assert page["big", "big", "5e+24"] == [2, "big=5e+24 is out of range; using 5e+21"]
+    # live says the same of the value it keeps
+    assert url_state.coerce(Decimals.param.tau, "tau", "1e3") == (
+        4.0, "tau=1e3 is out of range; using 4")
+    assert len(cases) > 1000
+
+
+def test_python_writes_numbers_as_javascript_does():
+    # url_state.number_text against String() itself, at its layout's edges and anywhere
+    rng = random.Random(SEED)
+    edges = [0.0, -0.0, 4.0, -2.5, 0.25, 0.1 + 0.2, 1 / 3, 1e-7, 1e-6, 9.5e-7, 1e20, 1e21,
+             123456789012345680000.0, 2.0 ** 53 + 2, 5e-324, 1.7976931348623157e308]
+    anywhere = [struct.unpack("d", rng.randbytes(8))[0] for _ in range(5000)]
+    xs = [x for x in edges + anywhere if math.isfinite(x)]
+    script = ("const xs = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+              "process.stdout.write(JSON.stringify(xs.map(String)));")
+    out = subprocess.run([node(), "-e", script], input=json.dumps(xs), capture_output=True,
+                         text=True, timeout=60, check=True)
+    bad = [(x, url_state.number_text(x), js)
+           for x, js in zip(xs, json.loads(out.stdout), strict=True)
+           if url_state.number_text(x) != js]
+    assert not bad, bad[:20]
+
+
+@pytest.mark.parametrize("write", [str, repr])
+def test_python_writing_floats_its_own_way_is_caught(decimals, monkeypatch, write):
+    # "using 4.0" (str) or "using 1e-07" (repr) where the page writes "using 4", "using 1e-7"
+    entries, cases, _, results = decimals
+    monkeypatch.setattr(url_state, "number_text", write)
+    answers = [page_answers(DECIMAL_CONTROLS[c], Decimals.param[entries[c]["name"]], key, raw)
+               for c, key, raw in cases]
+    assert disagreements(entries, cases, answers, results)
+
+
+def test_a_wrong_expected_answer_is_caught(decimals):
+    entries, cases, answers, results = decimals
+    at = cases.index([0, "tau", "1e3"])
+    for wrong in ({4: "tau=1e3 is out of range; using 4.0"},  # its repair
+                  {3: "tau=1e3 is out of range; using 4"},  # its stop
+                  {-1: "tau=1e3 is out of range; using 4"}):  # ignored
+        expected = answers[:at] + [wrong] + answers[at + 1:]
+        bad = disagreements(entries, cases, expected, results)
+        assert len(bad) == 1 and "tau='1e3'" in bad[0], bad
+
+
+DECIMAL_MUTANTS = [  # (what, the text in page_url.js, what it becomes)
+    ("a whole number written with .0", "const numberText = (x) => String(x);",
+     "const numberText = (x) => (Number.isInteger(x) ? x.toFixed(1) : String(x));"),
+    ("0.25 written .25", "const numberText = (x) => String(x);",
+     'const numberText = (x) => String(x).replace(/^0\\./, ".");'),
+    ("decimal stops rounded to whole numbers", "if (values.every(Number.isInteger)) {",
+     "if (values.every(Number.isFinite)) {"),
+]
+
+
+@pytest.mark.parametrize("what, old, new", DECIMAL_MUTANTS, ids=[m[0] for m in DECIMAL_MUTANTS])
+def test_a_changed_reading_of_decimal_stops_is_caught(decimals, tmp_path, what, old, new):
+    entries, cases, answers, _ = decimals
     changed = js_twin.mutant(JS, tmp_path, old, new)
     assert disagreements(entries, cases, answers, run_js(entries, cases, changed)), what

@@ -1,6 +1,7 @@
-"""The throwaway panel added the way docs/PANEL_CONTRACT.md says, in its three places and no
-other: its file (tests/throwaway_panel.py), its record in the registry's PANELS, and its
-marker, under a "Try it" paragraph, in its chapter's content file.
+"""The throwaway panel added the way docs/PANEL_CONTRACT.md says, in its first three places and
+no other: its file (tests/throwaway_panel.py), its record in the registry's PANELS, and its
+marker in its chapter's content file (the fourth, the oracle's check, is for panels the site
+ships).
 
 As a pytest plugin (`python -m pytest -p tests.with_throwaway ...`, as
 tests/test_throwaway_contract.py runs the contract's tests) it adds the record and the marker

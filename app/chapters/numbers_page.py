@@ -212,6 +212,79 @@ def table_html(rows, taken=None):  # -> one document's table; taken: ids given o
             f"<table><thead>{head}</thead>\n<tbody>\n{body}\n</tbody></table></div>")
 
 
+FIGURE_COLUMNS = ("The chapter's figure", "Computed", "Where it comes from", "Shown at")
+
+
+def flash_figures():  # -> [(what, computed, where it comes from, shown at)]: the FlashAttention
+    # chapter's figures, which no source document quotes: each computed now, each with its
+    # source (a paper's algorithm, a kernel's file, a hand-worked count in the tests)
+    from app.kit import fmt
+    from app.panels import tiles, traffic
+    from attention_core import flash, worked_example
+
+    walk, h = tiles.run(2, 2, True), worked_example.run(8)
+    out, _ = flash.reference(h.q, h.k, h.v, causal=True)
+    count = flash.tile_count(8, worked_example.D_K, 2, 2, causal=True)
+    heads, d = traffic.shape()
+    big = flash.tile_count(8192, d, traffic.KERNEL_ROWS, traffic.KERNEL_COLS, causal=True)
+    plain, causal = traffic.layer_traffic(8192, False), traffic.layer_traffic(8192, True)
+    rule = flash.block_sizes(traffic.ON_CHIP_KB * 1024 // traffic.BYTES, d)
+    step = walk.steps[4]
+    return [
+        ("The worked example in 2 × 2 tiles under the causal mask: tiles computed",
+         f"{count.tiles - count.skipped} of {count.tiles}",
+         ("a tile is skipped when its first key follows its last row; counted tile by tile in "
+         "tests/test_panel_tiles.py"), "tiles/?step=16"),
+        ("Tile 5, row 4: the rescale e^(m before − m now)",
+         (f"e^({fmt.num(step.old_max[0])} − {fmt.num(step.new_max[0])}) = "
+         f"{fmt.num(step.rescale[0], 3)}"),
+         ("FlashAttention-2, Algorithm 1, line 10, without the inverse its published form has "
+         "(flash-attention issue 991)"), "tiles/?step=5"),
+        ("Largest difference of the tiled output from softmax(QKᵀ/√5)V",
+         fmt.sig_figures(float(abs(walk.output - out).max()), 2),
+         ("the whole square in float64 (numpy); tests/test_flash.py also holds it against "
+         "PyTorch's scaled_dot_product_attention"), "tiles/?step=16"),
+        ("Llama-3-8B, 8,192 tokens, one layer: bytes the standard way moves",
+         fmt.decimal_bytes(plain.standard),
+         ("FlashAttention (Dao et al., 2022), Algorithm 0: S and P written and read back, "
+         "(4nd + 4n²) values a head; hand-worked in tests/test_flash.py"),
+         "traffic/?prompt=8192"),
+        ("The same, tiled: without the mask, and with it",
+         f"{fmt.decimal_bytes(plain.tiled)}; {fmt.decimal_bytes(causal.tiled)}",
+         "FlashAttention-2's loops: Q once, K and V once per 128-row query block, O and L once",
+         "traffic/?prompt=8192"),
+        ("Tiles a causal kernel skips at 8,192 tokens, 128 × 64 tiles",
+         f"{fmt.count(big.skipped)} of {fmt.count(big.tiles)}",
+         ("query block i skips key blocks from 2i + 2 on: Σ (126 − 2i) over 64 blocks, in "
+         "tests/test_flash.py"), "traffic/?prompt=8192"),
+        ("FlashAttention-2's forward tiles for head_dim 128 (A100, H100)",
+         f"{traffic.KERNEL_ROWS} × {traffic.KERNEL_COLS}",
+         ("flash-attention, csrc/flash_attn/src/flash_fwd_launch_template.h, "
+         "run_mha_fwd_hdim128"), "traffic/"),
+        (f"FlashAttention's rule for {traffic.ON_CHIP_KB} KB of 2-byte values, d = {d}",
+         f"{rule[0]} × {rule[1]}",
+         ("FlashAttention (Dao et al., 2022), Algorithm 1, line 1: B_c = ⌈M / 4d⌉, "
+         "B_r = min(B_c, d)"), "traffic/"),
+        ("Scores one layer holds at 8,192 tokens, the standard way",
+         fmt.decimal_bytes(heads * 8192 ** 2 * traffic.BYTES),
+         f"{heads} heads × 8,192² × 2 bytes: the memory bill's scratch", "memory-bill/"),
+    ]
+
+
+def figures_html():  # -> the FlashAttention chapter's table of figures
+    head = "<tr>" + "".join(f'<th scope="col">{name}</th>' for name in FIGURE_COLUMNS) + "</tr>"
+    rows = []
+    for what, value, source, where in flash_figures():
+        cells = (html.escape(what), html.escape(value), html.escape(source),
+                 f'<a href="../{html.escape(where)}">{html.escape(where.split("/")[0])}</a>')
+        rows.append(f'<tr id="figure-{claim_id(what)[len("claim-"):]}">' + "".join(
+            f'<td data-label="{name}">{cell}</td>'
+            for name, cell in zip(FIGURE_COLUMNS, cells, strict=True)) + "</tr>")
+    return (f'<div class="ae-numbers" role="region" tabindex="0" aria-label="the chapter\'s '
+            f'figures"><table><thead>{head}</thead>\n<tbody>\n' + "\n".join(rows)
+            + "\n</tbody></table></div>")
+
+
 def sections():  # -> the page's sections, as a chapter's: text blocks only
     ledger = claims.all_claims()
     agree = sum(c.ok for c in ledger)
@@ -232,6 +305,10 @@ def sections():  # -> the page's sections, as a chapter's: text blocks only
     for source, name in DOCUMENTS.items():
         rows = [c for c in ledger if c.source == source]
         out += [f"## {name}", table_html(rows, taken)]
+    out += ["## FlashAttention: the chapter's own figures",
+            ("No source document quotes these: the FlashAttention chapter computes them, and "
+             "each row names where its rule comes from and where the tests work it by hand."),
+            figures_html()]
     return out
 
 

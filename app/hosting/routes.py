@@ -33,8 +33,13 @@ def page_factory(target, route=None):  # a route's target -> a callable building
     return functools.partial(made, route) if target == TEXT_PAGE else made
 
 
-def title(route):  # "/" -> the site's title; "/heatmap" -> "heatmap · <site title>"
-    return SITE_TITLE if route == "/" else f"{route.strip('/')} · {SITE_TITLE}"
+def title(route):  # "/" -> the site's title; "/math" -> its chapter's title · the site's;
+    # "/heatmap" -> "heatmap · <site title>"
+    if route == "/":
+        return SITE_TITLE
+    record = registry.chapter_at(route)
+    name = content.load(record.content).title if record else route.strip("/")
+    return f"{name} · {SITE_TITLE}"
 
 
 def titles(routes):  # {route: anything} -> {route: the HTML <title>}
