@@ -71,6 +71,10 @@
     return Math.abs(x % 1) === 0.5 && r % 2 !== 0 ? r - 1 : r;
   }
 
+  // a number in a repair, as url_state.number_text writes it: String()'s shortest digits, no
+  // ".0" on a whole number ("4", "0.25", "1e-7")
+  const numberText = (x) => String(x);
+
   // (control, key, raw) -> [stop index or -1 to ignore, repair or null]
   function coerce(control, key, raw) {
     const chars = Array.from(raw.replace(STRIP, "")).slice(0, MAX_VALUE_CHARS);
@@ -105,7 +109,8 @@
       const using = roundHalfEven(clamped);
       const i = values.indexOf(using);
       if (i >= 0) {
-        return [i, using === value ? null : `${key}=${shown} is out of range; using ${using}`];
+        return [i, using === value ? null
+          : `${key}=${shown} is out of range; using ${numberText(using)}`];
       }
     }
     let best = 0;
@@ -114,9 +119,10 @@
     });
     if (values[best] === value) { return [best, null]; }
     if (value < low || value > high) {
-      return [best, `${key}=${shown} is out of range; using ${values[best]}`];
+      return [best, `${key}=${shown} is out of range; using ${numberText(values[best])}`];
     }
-    return [best, `${key}=${shown} is not one of this page's stops; using ${values[best]}` +
+    return [best, `${key}=${shown} is not one of this page's stops; ` +
+      `using ${numberText(values[best])}` +
       " (the live explorable takes any value)"];
   }
 

@@ -12,6 +12,7 @@ raise. On a static page the browser's switcher reads the query with the same key
 import html
 import math
 from collections.abc import Mapping
+from decimal import Decimal
 
 import panel as pn
 import param
@@ -53,11 +54,34 @@ def coerce(p, name, raw):  # param.Parameter, str, str -> (value, repair | None)
                       high if high is not None else value)
         if isinstance(p, param.Integer):
             clamped = round(clamped)
-        repair = None if clamped == value else f"{name}={shown} is out of range; using {clamped}"
+        repair = (None if clamped == value
+                  else f"{name}={shown} is out of range; using {number_text(clamped)}")
         return clamped, repair
     if isinstance(p, param.String):
         return raw, None
     return None, f"{name} cannot be set from the URL; ignored"
+
+
+def number_text(x):  # -> x as JavaScript's String(x) writes it, as page_url.js's repairs do
+    # (ECMAScript Number::toString): the shortest digits that read back as x (repr's), no ".0"
+    # on a whole number, an exponent only below 1e-6 or from 1e21: "4", "0.25", "1e-7", "1e+21"
+    x = float(x)
+    if x == 0:
+        return "0"  # -0 too
+    if not math.isfinite(x):
+        return "NaN" if math.isnan(x) else ("-" if x < 0 else "") + "Infinity"
+    _, digits, exp = Decimal(repr(abs(x))).normalize().as_tuple()
+    s, k = "".join(map(str, digits)), len(digits)
+    n = exp + k  # x is 0.<s> times 10**n
+    sign = "-" if x < 0 else ""
+    if k <= n <= 21:
+        return sign + s + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + s[:n] + "." + s[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * -n + s
+    mantissa = s[0] + ("." + s[1:] if k > 1 else "")
+    return f"{sign}{mantissa}e{'+' if n > 0 else '-'}{abs(n - 1)}"
 
 
 def restore(viewer, names, args=None):  # -> list of repairs; sets what it can
