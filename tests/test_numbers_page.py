@@ -96,7 +96,7 @@ def test_the_flash_chapters_figures_are_listed_with_their_sources():
     assert values["Tiles a causal kernel skips at 8,192 tokens, 128 × 64 tiles"] == \
         f"{sum(126 - 2 * i for i in range(64)):,} of 8,192"
     standard = 32 * (4 * 8192 * 128 + 4 * 8192 ** 2) * 2
-    assert values["Llama-3-8B, 8,192 tokens, one layer: bytes the standard way moves"] == \
+    assert values["Llama 3.1 8B, 8,192 tokens, one layer: bytes the standard way moves"] == \
         f"{standard / 1e9:.1f} GB"
     assert values["FlashAttention's rule for 192 KB of 2-byte values, d = 128"] == "128 × 192"
     assert all(len(c) == 4 and c[2] for c in cells) and len(cells) >= 8

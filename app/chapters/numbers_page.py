@@ -244,7 +244,7 @@ def flash_figures():  # -> [(what, computed, where it comes from, shown at)]: th
          fmt.sig_figures(float(abs(walk.output - out).max()), 2),
          ("the whole square in float64 (numpy); tests/test_flash.py also holds it against "
          "PyTorch's scaled_dot_product_attention"), "tiles/?step=16"),
-        ("Llama-3-8B, 8,192 tokens, one layer: bytes the standard way moves",
+        ("Llama 3.1 8B, 8,192 tokens, one layer: bytes the standard way moves",
          fmt.decimal_bytes(plain.standard),
          ("FlashAttention (Dao et al., 2022), Algorithm 0: S and P written and read back, "
          "(4nd + 4n²) values a head; hand-worked in tests/test_flash.py"),

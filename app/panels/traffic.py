@@ -3,9 +3,10 @@
 The standard implementation writes the scores S and the weights P to GPU memory and reads
 each back (4 n² values a head); the tiled kernel reads Q once, reads K and V again for every
 block of query rows, and writes O and the log-sum-exp once. At Llama-3-8B's sizes (32 heads
-of head_dim 128, bf16) and FlashAttention-2's tiles for head_dim 128 (128 query rows by 64
-keys), the panel counts both as prompts grow, with and without the causal mask, which lets
-the tiled kernel skip the tiles above the diagonal. Every count is attention_core.flash's.
+of head_dim 128, bf16: Llama 3.1 8B, which has Llama 3 8B's shape and reads up to 131,072
+tokens) and FlashAttention-2's tiles for head_dim 128 (128 query rows by 64 keys), the panel
+counts both as prompts grow, with and without the causal mask, which lets the tiled kernel skip
+the tiles above the diagonal. Every count is attention_core.flash's.
 
 The panel has the one shape (app/kit/states.py). Controls: the prompt (powers of two, 512 to
 131,072 tokens) and the causal mask. Two parts: the curves (mask) and the marker with its
@@ -25,11 +26,12 @@ from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
 from attention_core import costs, flash
 
-MODEL = "llama-3-8b"
+MODEL = "llama-3-8b"  # the shape of Llama 3.1 8B too, which reads up to 131,072 tokens
+MODEL_NAME = "Llama 3.1 8B"
 # FlashAttention-2's forward tiles for head_dim 128 on A100 and H100 (flash-attention's
 # csrc/flash_attn/src/flash_fwd_launch_template.h, run_mha_fwd_hdim128): kBlockM × kBlockN
 KERNEL_ROWS, KERNEL_COLS = 128, 64
-ON_CHIP_KB = 192  # an A100 SM's on-chip SRAM, as the FlashAttention paper counts it
+ON_CHIP_KB = 192  # an A100 unit's (SM's) on-chip SRAM, as the FlashAttention paper counts it
 BYTES = 2  # bf16
 PROMPTS = tuple(2 ** e for e in range(9, 18))  # 512 .. 131,072
 STANDARD, TILED = "#D55E00", "#0072B2"  # Okabe-Ito
@@ -70,6 +72,7 @@ def marker_state(prompt, causal):
             "square": fmt.decimal_bytes(t.standard_square), "tiled": fmt.decimal_bytes(t.tiled),
             "kv": fmt.decimal_bytes(t.kv_reads), "ratio": f"{t.standard / t.tiled:.1f}",
             "blocks": fmt.count(-(-prompt // KERNEL_ROWS)),
+            "upto": ", each up to its diagonal" if causal else "",
             "scratch": fmt.decimal_bytes(heads * prompt * prompt * BYTES),
             "skip": (f"The mask lets the kernel skip {fmt.count(count.skipped)} of "
                      f"{fmt.count(count.tiles)} tiles ({count.skipped / count.tiles:.0%}), and "
@@ -82,17 +85,18 @@ def marker_state(prompt, causal):
 
 TRAFFIC = (
     '<div class="ae-readout" aria-live="polite">'
-    f'<p>A prompt of {hole("n")} tokens, one layer of Llama-3-8B (32 heads, head_dim 128, '
-    f'bf16). The standard way moves {hole("standard", "b")}, of which {hole("square")} is '
+    f'<p>A prompt of {hole("n")} tokens, one layer of {MODEL_NAME} ({shape()[0]} query heads, '
+    f'head_dim {shape()[1]}, bf16). The standard way moves {hole("standard", "b")}, of which {hole("square")} is '
     f'S and P written and read back. The tiled kernel moves {hole("tiled", "b")}, of which '
-    f'{hole("kv")} is K and V, read again for each of the {hole("blocks")} blocks of 128 '
-    f'query rows: {hole("ratio")} times less.</p>'
+    f'{hole("kv")} is K and V, read again for each of the {hole("blocks")} blocks of '
+    f'{KERNEL_ROWS} query rows{hole("upto")}: {hole("ratio")} times fewer bytes.</p>'
     f'{hole("skip", "p")}'
     f'<p class="ae-small">The standard way also holds {hole("scratch")} of scores at once '
-    '(n² a head), the eager kernel\'s scratch; the tiled kernel holds one 128 × 64 tile a head '
-    'on the chip. FlashAttention\'s rule for an on-chip memory of M values, B_c = ⌈M / 4d⌉ and '
-    f'B_r = min(B_c, d), gives {hole("rule")} for {ON_CHIP_KB} KB of bf16; FlashAttention-2 '
-    'runs 128 × 64 at head_dim 128.</p></div>')
+    '(n² a head), the eager kernel\'s scratch; each unit of the tiled kernel holds one block of '
+    f'{KERNEL_ROWS} queries and {KERNEL_COLS} keys on the chip, whatever the length. FlashAttention\'s rule for an '
+    'on-chip memory of M values, B_c = ⌈M / 4d⌉ and B_r = min(B_c, d), gives '
+    f'{hole("rule")} for {ON_CHIP_KB} KB of bf16 (an A100 unit\'s); FlashAttention-2 runs '
+    f'{KERNEL_ROWS} × {KERNEL_COLS} at head_dim {shape()[1]}.</p></div>')
 
 TrafficReadout = readout_class("TrafficReadout", TRAFFIC, module=__name__)
 STYLE = resources.stylesheet("tiles.css")

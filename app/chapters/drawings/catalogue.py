@@ -38,6 +38,8 @@ DRAWINGS = {
     ("tiles", "step"): lambda s: tiles.step(s["block_rows"], s["block_cols"], s["causal"],
                                             s["step"]),
     ("traffic", "bars"): lambda s: traffic.bars(s["prompt"], s["causal"]),
+    ("traffic", "standard"): lambda s: traffic.bars(s["prompt"], s["causal"],
+                                                    standard_only=True),
 }
 # (panel slot, name) -> a table of that panel's state: settings -> HTML (a <table>, which a
 # reader can select and copy; beside= does not apply)

@@ -23,7 +23,7 @@ LEFT = 56  # room for the query words
 
 def grid(block_rows, block_cols, causal, step):  # -> (height, body, label)
     r = run(block_rows, block_cols, causal)
-    now = min(step, len(r.steps)) - 1
+    now = step - 1 if step <= len(r.steps) else None  # past the last tile: every tile done
     order = {(t.row_block, t.col_block): t.index for t in r.steps}
     top, out = 16, []
     for k in range(N):
@@ -80,25 +80,29 @@ def step(block_rows, block_cols, causal, at):  # -> (height, body, label): tile 
         y += 22
         out.append(svg.line(0, y - 11, svg.W, y - 11, muted=True))
         out.append(svg.text(4, y, f"{row} {words[row]}", bold=True))
-        scores = ", ".join(num(v, 2) for v in s.scores[a])
+        scores = ", ".join(num(v) for v in s.scores[a])
         out.append(svg.text(62, y, f"scores {scores}", data={**data, "step": "scores"}))
         out.append(svg.text(svg.W - 4, y, f"tile max {num(s.tile_max[a])}", anchor="end",
                             data={**data, "step": "max"}))
         y += 16
         out.append(svg.text(16, y, f"m {num(s.old_max[a])} → {num(s.new_max[a])}",
                             data={**data, "step": "m"}))
-        out.append(svg.text(128, y, "rescale " + ("—" if first else num(s.rescale[a])),
+        out.append(svg.text(140, y, "rescale " + ("—" if first else num(s.rescale[a])),
                             bold=raised, data={**data, "step": "rescale"}))
-        out.append(svg.text(svg.W - 4, y, f"ℓ {num(s.old_sum[a])} → {num(s.new_sum[a])}",
-                            anchor="end", data={**data, "step": "l"}))
         y += 16
-        so_far = ", ".join(num(x, 2) for x in s.new_acc[a] / s.new_sum[a])
-        out.append(svg.text(16, y, f"O ÷ ℓ so far ({so_far})", muted=True,
+        added = num(s.new_sum[a] - s.rescale[a] * s.old_sum[a])
+        sum_text = (f"ℓ = {added}" if first else
+                    f"ℓ {num(s.old_sum[a])} × {num(s.rescale[a])} + {added} = ")
+        out.append(svg.text(16, y, sum_text + ("" if first else num(s.new_sum[a])),
+                            data={**data, "step": "l"}))
+        y += 16
+        so_far = ", ".join(num(x) for x in s.new_acc[a] / s.new_sum[a])
+        out.append(svg.text(16, y, f"O ÷ ℓ ({so_far})", muted=True,
                             data={**data, "step": "o"}))
     y += 24
     for note in ("rescale = e^(m before − m now), 1 where m held",
-                 "ℓ now = ℓ before × rescale + Σ e^(score − m now)",
-                 "O now = O before × rescale + Σ e^(score − m now) · v"):
+                 "ℓ = ℓ before × rescale + the tile's Σ e^(score − m)",
+                 "O = O before × rescale + the tile's Σ e^(score − m) · v"):
         out.append(svg.text(4, y, note, muted=True))
         y += 16
     label = (f"Tile {s.index + 1} of the tiled pass: for each of its rows the scores, the tile's "

@@ -1,7 +1,7 @@
 """The bytes the tiles save, drawn: two bars to one scale, and a table as prompts grow.
 
 `bars` draws one layer's traffic between GPU memory and the chip at one prompt length (the
-traffic panel's `prompt`, Llama-3-8B's sizes): the standard way's bar split into Q, K, V and
+traffic panel's `prompt`, Llama 3.1 8B's sizes), or the standard way's bar alone: the standard way's bar split into Q, K, V and
 O against S and P written and read back, the tiled kernel's into Q, O and L against K and V
 read again per query block. `table` lists both, their ratio and the standard way's scratch
 for prompts from 1,024 to 131,072 tokens. Every count is attention_core.flash's, through the
@@ -12,13 +12,13 @@ import html
 
 from app.chapters.drawings import svg
 from app.kit import fmt
-from app.panels.traffic import BYTES, STANDARD, TILED, layer_traffic, shape
+from app.panels.traffic import BYTES, MODEL_NAME, STANDARD, TILED, layer_traffic, shape
 
 BAR_H = 22
 LEFT = 4
 
 
-def bars(prompt, causal):  # -> (height, body, label)
+def bars(prompt, causal, standard_only=False):  # -> (height, body, label)
     t = layer_traffic(prompt, causal)
     scale = (svg.W - 2 * LEFT) / t.standard
     out, y = [], 8
@@ -27,7 +27,7 @@ def bars(prompt, causal):  # -> (height, body, label)
                                 (t.standard_square, "S and P, written and read back"))),
         ("tiled", TILED, ((t.tiled - t.kv_reads, "Q, O, L"),
                           (t.kv_reads, "K and V, once per query block"))))
-    for name, colour, pieces in parts:
+    for name, colour, pieces in parts[:1] if standard_only else parts:
         total = sum(size for size, _ in pieces)
         out.append(svg.text(LEFT, y, f"{name}: {fmt.decimal_bytes(total)}", bold=True))
         y += 12
@@ -45,11 +45,13 @@ def bars(prompt, causal):  # -> (height, body, label)
             y += 15
         y += 10
     label = (f"One layer at {fmt.count(prompt)} tokens: the standard way moves "
-             f"{fmt.decimal_bytes(t.standard)}, the tiled kernel {fmt.decimal_bytes(t.tiled)}.")
+             f"{fmt.decimal_bytes(t.standard)}" + ("." if standard_only else
+                                                   f", the tiled kernel "
+                                                   f"{fmt.decimal_bytes(t.tiled)}."))
     return y - 10, "".join(out), label
 
 
-PROMPTS = (1024, 4096, 16384, 65536, 131072)
+PROMPTS = (1024, 4096, 8192, 16384, 65536, 131072)
 
 
 def table(causal):  # -> <table>: traffic and scratch as prompts grow
@@ -62,7 +64,7 @@ def table(causal):  # -> <table>: traffic and scratch as prompts grow
         body.append(f'<tr><th scope="row">{fmt.count(n)}</th>'
                     + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
     return ('<table class="ae-model-table" data-table="traffic">'
-            f"<caption>One layer of Llama-3-8B, {'causal' if causal else 'no mask'}: bytes moved "
+            f"<caption>One layer of {MODEL_NAME}, {'causal' if causal else 'no mask'}: bytes moved "
             "and the standard way's scratch</caption>"
             '<thead><tr><th scope="col">prompt</th><th scope="col">standard</th>'
             '<th scope="col">tiled</th><th scope="col">less</th>'
