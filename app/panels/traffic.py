@@ -86,17 +86,19 @@ def marker_state(prompt, causal):
 TRAFFIC = (
     '<div class="ae-readout" aria-live="polite">'
     f'<p>A prompt of {hole("n")} tokens, one layer of {MODEL_NAME} ({shape()[0]} query heads, '
-    f'head_dim {shape()[1]}, bf16). The standard way moves {hole("standard", "b")}, of which {hole("square")} is '
-    f'S and P written and read back. The tiled kernel moves {hole("tiled", "b")}, of which '
-    f'{hole("kv")} is K and V, read again for each of the {hole("blocks")} blocks of '
-    f'{KERNEL_ROWS} query rows{hole("upto")}: {hole("ratio")} times fewer bytes.</p>'
+    f'head_dim {shape()[1]}, bf16). The standard way moves {hole("standard", "b")}, of which '
+    f'{hole("square")} is S and P written and read back. The tiled kernel moves '
+    f'{hole("tiled", "b")}, of which {hole("kv")} is K and V, read again for each of the '
+    f'{hole("blocks")} blocks of {KERNEL_ROWS} query rows{hole("upto")}: {hole("ratio")} '
+    'times fewer bytes.</p>'
     f'{hole("skip", "p")}'
     f'<p class="ae-small">The standard way also holds {hole("scratch")} of scores at once '
-    '(n² a head), the eager kernel\'s scratch; each unit of the tiled kernel holds one block of '
-    f'{KERNEL_ROWS} queries and {KERNEL_COLS} keys on the chip, whatever the length. FlashAttention\'s rule for an '
-    'on-chip memory of M values, B_c = ⌈M / 4d⌉ and B_r = min(B_c, d), gives '
-    f'{hole("rule")} for {ON_CHIP_KB} KB of bf16 (an A100 unit\'s); FlashAttention-2 runs '
-    f'{KERNEL_ROWS} × {KERNEL_COLS} at head_dim {shape()[1]}.</p></div>')
+    "(n² a head), the eager kernel's scratch; each unit of the tiled kernel holds one block of "
+    f"{KERNEL_ROWS} queries and {KERNEL_COLS} keys on the chip, whatever the length. "
+    "FlashAttention's rule for an on-chip memory of M values, B_c = ⌈M / 4d⌉ and "
+    f'B_r = min(B_c, d), gives {hole("rule")} for {ON_CHIP_KB} KB of bf16 (an A100 '
+    f"unit's); FlashAttention-2 runs {KERNEL_ROWS} × {KERNEL_COLS} at head_dim "
+    f"{shape()[1]}.</p></div>")
 
 TrafficReadout = readout_class("TrafficReadout", TRAFFIC, module=__name__)
 STYLE = resources.stylesheet("tiles.css")

@@ -1,11 +1,11 @@
 """The bytes the tiles save, drawn: two bars to one scale, and a table as prompts grow.
 
 `bars` draws one layer's traffic between GPU memory and the chip at one prompt length (the
-traffic panel's `prompt`, Llama 3.1 8B's sizes), or the standard way's bar alone: the standard way's bar split into Q, K, V and
-O against S and P written and read back, the tiled kernel's into Q, O and L against K and V
-read again per query block. `table` lists both, their ratio and the standard way's scratch
-for prompts from 1,024 to 131,072 tokens. Every count is attention_core.flash's, through the
-traffic panel's `layer_traffic`.
+traffic panel's `prompt`, Llama 3.1 8B's sizes): the standard way's bar split into Q, K, V
+and O against S and P written and read back, the tiled kernel's into Q, O and L against K and
+V read again per query block; or the standard way's bar alone. `table` lists both, their
+ratio and the standard way's scratch for prompts from 1,024 to 131,072 tokens. Every count
+is attention_core.flash's, through the traffic panel's `layer_traffic`.
 """
 
 import html
