@@ -1130,6 +1130,69 @@ def check_traffic(table, checks):
                              list(layer_bytes(n, params["causal"])))
 
 
+# --- the KV cache's blocks and how many fit -------------------------------------------------
+
+
+STORY_TOKENS = {  # the blocks panel's story: each sequence's tokens after each event (1-8)
+    "system": [10] * 8, "Ana": [None, 15, 15, 21, 21, 21, None, None],
+    "Ben": [None, None, 17, 17, 17, 17, 17, 21], "Ben, 2nd": [None] * 4 + [17, 18, 18, 18]}
+
+
+def check_blocks(table, checks):
+    # each table as long as its tokens need, the prompt's full blocks shared, every block's
+    # count the number of tables listing it, the free list the blocks no table lists
+    for params, state in table.states():
+        size, event = params["block_size"], params["event"]
+        h, tables = state["holes:blocks"], {}
+        for i in range(4):
+            if h[f"name{i}"]:
+                tables[h[f"name{i}"]] = [int(b) for b in h[f"blocks{i}"].split(", ")]
+        for seq, tokens in STORY_TOKENS.items():
+            want = tokens[event - 1]
+            checks.equal(params, f"blocks.name{list(STORY_TOKENS).index(seq)}", seq in tables,
+                         want is not None)
+            if want is None or seq not in tables:
+                continue
+            i = list(STORY_TOKENS).index(seq)
+            checks.int_text(params, f"blocks.tokens{i}", h[f"tokens{i}"], want)
+            checks.equal(params, f"blocks.blocks{i}", len(tables[seq]), -(-want // size))
+            checks.int_text(params, f"blocks.empty{i}", h[f"empty{i}"], -want % size)
+            if seq != "system":  # the system prompt's full blocks, held by every user
+                checks.equal(params, f"blocks.blocks{i} shared", tables[seq][:10 // size],
+                             tables["system"][:10 // size])
+        listed = [b for t in tables.values() for b in t]
+        counts = state["source:pool"]["count"]
+        for block in range(16):
+            n = listed.count(block)
+            checks.equal(params, f"pool.count[{block}]", counts[block], f"×{n}" if n > 1 else "")
+        free = {int(b) for b in h["free"].split(", ")} if h["free"] != "none" else set()
+        checks.equal(params, "free", free, set(range(16)) - set(listed))
+        checks.int_text(params, "used", h["used"], len(set(listed)))
+
+
+GIB = 1 << 30
+
+
+def check_fit(table, checks):
+    # vLLM's arithmetic: total × utilization − weights − 2 GiB, ÷ (2 × 16 × KV heads ×
+    # head_dim × 2) ÷ layers, floored; 16 slots a block; a request takes ⌈context / 16⌉
+    for params, state in table.states():
+        if "holes:fit" not in state:
+            continue
+        m = MODELS[params["model"]]
+        cache = params["gpu"] * GIB * params["utilization"] - m["params"] * 2 - 2 * GIB
+        page = 2 * 16 * m["kv_heads"] * m["head_dim"] * 2
+        blocks = max(int(cache // page // m["layers"]), 0)
+        h = state["holes:fit"]
+        checks.int_text(params, "fit.page", h["page"], page)
+        checks.rel_text(params, "fit.blocks", h["blocks"], blocks, PARAMS_REL)
+        checks.rel_text(params, "fit.tokens", h["tokens"], blocks * 16, PARAMS_REL)
+        per_request = -(-params["context"] // 16)
+        got = numbers(h["users"])[0]
+        if abs(got - blocks // per_request) > 1 + PARAMS_REL * blocks / per_request:
+            checks.fail(params, "fit.users", h["users"], blocks // per_request)
+
+
 # --- every table -------------------------------------------------------------------------------
 
 CHECKS = {"HeadPanel": check_head, "CostPanel": check_cost, "DecodeBillPanel": check_decode_bill,
@@ -1137,7 +1200,7 @@ CHECKS = {"HeadPanel": check_head, "CostPanel": check_cost, "DecodeBillPanel": c
           "OnlineSoftmaxPanel": check_online_softmax, "SqrtDkPanel": check_sqrt_dk,
           "LadderPanel": check_ladder, "AgreementPanel": check_agreement,
           "ShapesPanel": check_shapes, "BlockPanel": check_block, "TilesPanel": check_tiles,
-          "TrafficPanel": check_traffic}
+          "TrafficPanel": check_traffic, "BlocksPanel": check_blocks, "FitPanel": check_fit}
 
 
 def problems(ref, table):  # -> one line per value the oracle disagrees with

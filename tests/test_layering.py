@@ -293,6 +293,14 @@ WORKLOAD = textwrap.dedent("""
     assert flash.tile_count(9, 8, 4, 4, True).skipped == 3
     assert flash.block_sizes(4096, 8) == (8, 128)
     assert flash.traffic(9, 8, 4, 4).standard == 2 * (4 * 9 * 8 + 4 * 81)
+    from attention_core import paged
+    page = paged.page_size_bytes(16, 8, 128, 2)
+    blocks = paged.num_blocks(paged.available_kv_memory(80 << 30, 0.9, 16e9, 2 << 30), page, 32)
+    assert paged.logged_tokens(blocks, 16) == 16 * blocks > 0
+    assert paged.max_concurrency(blocks, 16, 8192) == blocks / 512
+    assert paged.kv_bytes(2, 32, 8, 128, 2, window=1, windowed_layers=32) == 32 * page // 16
+    assert paged.mla_bytes(1, 1, 512, 64, 2) == 1152
+    assert paged.response_flops(1, 1, 1, 1) == paged.step_flops(1, 1, 2) == 3
     sys.setprofile(None)
     print(json.dumps({"missing": sorted(public[c] for c in public if c not in ran),
                       "public": len(public),

@@ -104,3 +104,18 @@ def test_the_flash_chapters_figures_are_listed_with_their_sources():
         route = "/" + re.search(r'href="\.\./([^/"?]+)', c[3]).group(1)
         assert route in registry.panel_routes(), route
     assert "FlashAttention: the chapter's own figures" in " ".join(numbers_page.sections())
+
+
+def test_the_kv_chapters_figures_are_listed_with_their_sources():
+    rows = re.findall(r'<tr id="figure-[^"]+">(.*?)</tr>',
+                      numbers_page.figures_html(numbers_page.kv_figures))
+    cells = [[html.unescape(t) for t in re.findall(r'<td data-label="[^"]+">(.*?)</td>', r)]
+             for r in rows]
+    values = {c[0]: c[1] for c in cells}
+    # hand-worked: 2 × 16 × 8 × 128 × 2; (80 GiB × 0.9 − 16,060,522,496 − 2 GiB) // 65,536 // 32
+    assert values["Llama-3-8B: one block of one layer, 16 tokens, bf16"] == "65,536 bytes"
+    assert values["Llama-3-8B on 80 GiB at gpu_memory_utilization 0.9: blocks"] == "28,181"
+    assert values['The same: vLLM\'s logged "GPU KV cache size"'] == f"{28_181 * 16:,} tokens"
+    for c in cells:
+        assert c[2] and re.search(r'href="\.\./[^"]+"', c[3])
+    assert "The KV cache: the chapter's own figures" in " ".join(numbers_page.sections())

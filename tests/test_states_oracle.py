@@ -33,6 +33,8 @@ CHANGE = {
     "BlockPanel": ("holes:block", "params"),
     "TilesPanel": ("holes:step", "l0"),
     "TrafficPanel": ("holes:traffic", "tiled"),
+    "BlocksPanel": ("holes:blocks", "tokens1"),
+    "FitPanel": ("holes:fit", "page"),
 }
 
 

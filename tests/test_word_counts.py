@@ -16,9 +16,11 @@ import pytest
 from app.chapters import content
 
 # the budgets: the main line of each chapter, and its questions at 70% of what they were when
-# the budget was set (1,967 and 1,467 words)
-MAIN_LINE = {"index.html": 3300, "math/index.html": 1800, "flash/index.html": 1500}
-QUESTIONS = {"attention.md": round(0.7 * 1967), "math.md": round(0.7 * 1467), "flash.md": 1000}
+# the budget was set (1,967 and 1,467 words; the third and fourth chapters', as first written)
+MAIN_LINE = {"index.html": 3300, "math/index.html": 1800, "flash/index.html": 1500,
+             "kv/index.html": 1500}
+QUESTIONS = {"attention.md": round(0.7 * 1967), "math.md": round(0.7 * 1467), "flash.md": 1000,
+             "kv.md": 1000}
 
 LEFT_OUT_CLASSES = {"ae-island", "ae-small-figure", "ae-question", "ae-review", "ae-glossary",
                     "ae-references"}

@@ -271,10 +271,42 @@ def flash_figures():  # -> [(what, computed, where it comes from, shown at)]: th
     ]
 
 
-def figures_html():  # -> the FlashAttention chapter's table of figures
+def kv_figures():  # -> [(what, computed, where it comes from, shown at)]: the KV cache chapter's
+    from app.kit import fmt
+    from app.panels import blocks, fit
+    from attention_core import paged
+
+    _, weights, _, cache, _, page, count = fit.fit("llama-3-8b", 80, 0.9)
+    story = blocks.pool_after(4, 6)
+    return [
+        ("Llama-3-8B: one block of one layer, 16 tokens, bf16", f"{fmt.count(page)} bytes",
+         ("vLLM, vllm/v1/kv_cache_interface.py, AttentionSpec: 2 × block_size × KV heads × "
+          "head_size × dtype bytes; hand-worked in tests/test_paged.py"), "blocks-fit/"),
+        ("Llama-3-8B on 80 GiB at gpu_memory_utilization 0.9: blocks",
+         f"{fmt.count(count)}",
+         ("vLLM, vllm/v1/core/kv_cache_utils.py, get_num_blocks: the cache // page // layers; "
+          "the cache as in vllm/v1/worker/gpu_worker.py, determine_available_memory, with 2 GiB "
+          "assumed for activations and the rest"), "blocks-fit/?model=llama-3-8b&gpu=80"),
+        ("The same: vLLM's logged \"GPU KV cache size\"",
+         f"{fmt.count(paged.logged_tokens(count, 16))} tokens",
+         "blocks × block_size: token slots, not a capacity", "blocks-fit/"),
+        ("The same: the cache against the weights", (f"{fit.gib(cache)} against "
+         f"{fit.gib(weights)}"), "the weights in bf16: every parameter × 2 bytes", "blocks-fit/"),
+        ("The blocks story at event 6, blocks of 4: blocks in use, copies made",
+         f"{story.used()} of {blocks.POOL}, {story.copies}",
+         "the block tables, counted in tests/test_panel_blocks.py and tests/oracle.py",
+         "paged-blocks/?event=6"),
+    ]
+
+
+CHAPTER_FIGURES = (("FlashAttention: the chapter's own figures", "flash", flash_figures),
+                   ("The KV cache: the chapter's own figures", "kv", kv_figures))
+
+
+def figures_html(rows_of=flash_figures):  # -> a chapter's table of figures
     head = "<tr>" + "".join(f'<th scope="col">{name}</th>' for name in FIGURE_COLUMNS) + "</tr>"
     rows = []
-    for what, value, source, where in flash_figures():
+    for what, value, source, where in rows_of():
         cells = (html.escape(what), html.escape(value), html.escape(source),
                  f'<a href="../{html.escape(where)}">{html.escape(where.split("/")[0])}</a>')
         rows.append(f'<tr id="figure-{claim_id(what)[len("claim-"):]}">' + "".join(
@@ -305,10 +337,11 @@ def sections():  # -> the page's sections, as a chapter's: text blocks only
     for source, name in DOCUMENTS.items():
         rows = [c for c in ledger if c.source == source]
         out += [f"## {name}", table_html(rows, taken)]
-    out += ["## FlashAttention: the chapter's own figures",
-            ("No source document quotes these: the FlashAttention chapter computes them, and "
-             "each row names where its rule comes from and where the tests work it by hand."),
-            figures_html()]
+    for heading, _, rows_of in CHAPTER_FIGURES:
+        out += [f"## {heading}",
+                ("No source document quotes these: the chapter computes them, and each row names "
+                 "where its rule comes from and where the tests work it by hand."),
+                figures_html(rows_of)]
     return out
 
 

@@ -32,6 +32,7 @@ from attention_core import (
     flash,
     numerics,
     online_softmax,
+    paged,
     sqrt_dk,
     worked_example,
 )
@@ -384,6 +385,72 @@ def flash_traffic():  # how many times fewer bytes without the mask: Llama-3-8B,
                   {"read_once": t.standard / once})
 
 
+def kv_recompute():  # one step at 8,192 tokens of Llama-3-8B, with the cache and without
+    m, context = costs.preset("llama-3-8b"), 8192
+    w, a = costs.other_flops_decode(m), costs.pair_flops(m)
+    with_ = paged.step_flops(w, a, context)
+    without = paged.step_flops(w, a, context, cached=False)
+    ratio = without / with_
+    correct = ("same" if ratio < 1.5 else "twice" if ratio < 4 else
+               "thousands" if 1000 <= ratio < 1e6 else "context")
+    values = {"value": f"{ratio:,.0f} times", "ratio": f"{ratio:,.0f}",
+              "context": fmt.count(context), "with": fmt.sig_figures(with_, 3),
+              "without": fmt.sig_figures(without, 3)}
+    return Answer(correct, values, f"{values['ratio']} times the arithmetic")
+
+
+def kv_kinds():  # multi-query against a 4,096-token window, at 32,768 tokens
+    from app.chapters.drawings import kv
+
+    sizes = {name: size(kv.CONTEXT) for name, _, size in kv.KINDS}
+    mqa, sliding = sizes["multi-query (MQA)"], sizes["sliding window, 4,096"]
+    correct = "same" if mqa == sliding else "mqa" if mqa < sliding else "window"
+    values = {"value": "the same" if mqa == sliding else "different",
+              "mqa": fmt.decimal_bytes(mqa), "sliding": fmt.decimal_bytes(sliding),
+              "context": fmt.count(kv.CONTEXT), "window": fmt.count(4096),
+              "heads": str(sizes["grouped-query (GQA)"] // mqa),
+              "tokens": str(kv.CONTEXT // 4096)}
+    return Answer(correct, values, f"{values['mqa']} against {values['sliding']}")
+
+
+def kv_waste():  # empty slots in the last block of a 1,001-token request, blocks of 16
+    tokens, size = 1001, paged.VLLM_BLOCK_SIZE
+    pool = paged.BlockPool(num_blocks=-(-tokens // size), block_size=size)
+    pool.add("request", tokens)
+    empty = pool.empty_slots("request")
+    full = tokens // size
+    values = {"value": str(empty), "tokens": fmt.count(tokens), "size": str(size),
+              "full": str(full), "full_tokens": fmt.count(full * size),
+              "filled": str(tokens - full * size), "most": str(size - 1)}
+    return Answer(empty, values, f"{empty} empty slots", {"remainder": tokens % size})
+
+
+def kv_fork():  # what a fork copies at once
+    from app.panels.blocks import pool_after
+
+    before, after = pool_after(4, 4), pool_after(4, 5)
+    copied = after.copies - before.copies
+    blocks = len(after.tables["Ben"])
+    values = {"value": f"{copied} blocks copied", "tokens": fmt.count(after.lengths["Ben"]),
+              "blocks": str(blocks), "refs": str(max(after.refs[b] for b in after.tables["Ben"]))}
+    correct = "none" if copied == 0 else "last" if copied == 1 else "all"
+    return Answer(correct, values, f"{copied} blocks copied at the fork")
+
+
+def kv_users():  # requests of 8,192 tokens on Llama-3-8B, 80 GiB, utilization 0.9
+    from app.panels.fit import BLOCK, fit, sizes
+
+    blocks, context = fit("llama-3-8b", 80, 0.9)[-1], 8192
+    layers = sizes("llama-3-8b")[1]
+    per_request = -(-context // BLOCK)
+    users = blocks // per_request
+    values = {"value": fmt.count(users), "blocks": fmt.count(blocks),
+              "context": fmt.count(context), "per_request": fmt.count(per_request),
+              "layers": str(layers)}
+    return Answer(users, values, f"{values['value']} requests",
+                  {"per_layer": blocks * layers // per_request})
+
+
 ANSWERS = {name.replace("_", "-"): fn for name, fn in {
     "mask_off_row2": mask_off_row2, "mask_off_rows_0_4": mask_off_rows_0_4,
     "pairs_discarded_8": pairs_discarded_8, "decode_mask": decode_mask,
@@ -394,7 +461,9 @@ ANSWERS = {name.replace("_", "-"): fn for name, fn in {
     "decode_batch": decode_batch, "kv_one_user": kv_one_user, "kv_32_users": kv_32_users,
     "online_sum": online_sum, "flash_rescale": flash_rescale,
     "flash_skip": flash_skip, "flash_finished": flash_finished,
-    "flash_computed": flash_computed, "flash_traffic": flash_traffic}.items()}
+    "flash_computed": flash_computed, "flash_traffic": flash_traffic,
+    "kv_recompute": kv_recompute, "kv_kinds": kv_kinds, "kv_waste": kv_waste,
+    "kv_fork": kv_fork, "kv_users": kv_users}.items()}
 
 
 @functools.cache

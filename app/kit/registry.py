@@ -125,7 +125,13 @@ PANELS = (
                 "flash.md", island_height=560, phone_height=740),
     PanelRecord("traffic", "app.panels.traffic:TrafficPanel", "/traffic",
                 "What the tiles save: bytes moved", "flash.md", island_height=520,
-                phone_height=715),
+                phone_height=745),
+    # the fourth chapter, in page order
+    PanelRecord("blocks", "app.panels.blocks:BlocksPanel", "/paged-blocks",
+                "Blocks, tables and a shared prompt", "kv.md", island_height=410,
+                phone_height=480),
+    PanelRecord("fit", "app.panels.fit:FitPanel", "/blocks-fit", "How many blocks fit", "kv.md",
+                island_height=310, phone_height=600),
 )
 
 
@@ -212,6 +218,7 @@ CHAPTERS = (
     ChapterRecord("attention.md", "/"),
     ChapterRecord("math.md", "/math", back="attention.md"),
     ChapterRecord("flash.md", "/flash", back="math.md"),
+    ChapterRecord("kv.md", "/kv", back="flash.md"),
 )
 
 

@@ -8,6 +8,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import expect
 
+from app.chapters import numbers_page
 from attention_core import claims
 from tests.browser.conftest import RENDER_TIMEOUT_MS
 from tests.browser.static_pages import BOOTED_JS
@@ -25,14 +26,15 @@ def test_numbers_lists_every_claim_and_its_links_land_on_a_visible_panel(
     watch = Watch(page, urlsplit(file_server).netloc)
     try:
         page.goto(f"{file_server}/numbers/")
-        rows = page.locator(".ae-numbers tbody tr")
-        expect(rows).to_have_count(len(claims.all_claims()))
+        rows = page.locator(".ae-numbers tbody tr")  # the ledger's, then the chapters' figures
+        figures = sum(len(rows_of()) for _, _, rows_of in numbers_page.CHAPTER_FIGURES)
+        expect(rows).to_have_count(len(claims.all_claims()) + figures)
         expect(page.get_by_role("heading", level=1)).to_have_text("Every number, checked")
         failing, _ = violations(page)
         assert not failing, failing
         links = page.eval_on_selector_all(".ae-numbers td:last-child a",
                                           "(a) => a.map((e) => e.href)")
-        assert len(links) == len(claims.all_claims())
+        assert len(links) == len(claims.all_claims()) + figures
         for href in sorted(set(links)):
             page.goto(href)
             island = page.locator("section.ae-island").first

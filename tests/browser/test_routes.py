@@ -14,6 +14,7 @@ pytestmark = pytest.mark.browser
     ("/", "Scaled dot-product attention, worked", "Scaled dot-product attention, worked"),
     ("/math", re.compile(r"math", re.IGNORECASE), "Dot products, softmax and attention math"),
     ("/flash", re.compile(r"FlashAttention"), "FlashAttention: attention without the square"),
+    ("/kv", re.compile(r"KV cache"), "The KV cache, as a server holds it"),
 ])
 def test_chapter_renders_wide(page, rendered, route, title, heading):
     page.set_viewport_size({"width": 1280, "height": 900})

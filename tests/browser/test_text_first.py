@@ -31,7 +31,8 @@ CHAPTERS = {c.route: c.content for c in registry.CHAPTERS}
 # the documents' numbers each chapter's panels show in their default states
 DEFAULT_NUMBERS = {"/": ["0.77", "0.07", "1.98", "15 of 36", "51,324", "13,404"],
                    "/math": ["1.55", "0.54 GB", "295"],
-                   "/flash": ["17.4 GB", "4.5 GB", "4,032"]}
+                   "/flash": ["17.4 GB", "4.5 GB", "4,032"],
+                   "/kv": ["28,181", "450,896", "copy-on-write"]}
 BOKEH_OR_PANEL = re.compile(r"/(bokeh|panel)[^/]*\.js|/switcher\.js|/assets/states/")
 PHONES = ("Pixel 5", "iPhone 12")
 

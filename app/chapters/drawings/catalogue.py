@@ -6,6 +6,7 @@ The package's docstring (app/chapters/drawings/__init__.py) says what a drawing 
 from app.chapters.drawings import (
     bill,
     crossover,
+    kv,
     model_table,
     multiples,
     online_table,
@@ -38,6 +39,8 @@ DRAWINGS = {
     ("tiles", "step"): lambda s: tiles.step(s["block_rows"], s["block_cols"], s["causal"],
                                             s["step"]),
     ("traffic", "bars"): lambda s: traffic.bars(s["prompt"], s["causal"]),
+    ("blocks", "pool"): lambda s: kv.pool(s["block_size"], s["event"]),
+    ("fit", "bar"): lambda s: kv.bar(s["model"], s["gpu"], s["utilization"]),
     ("traffic", "standard"): lambda s: traffic.bars(s["prompt"], s["causal"],
                                                     standard_only=True),
 }
@@ -47,6 +50,8 @@ TABLES = {
     ("cost", "table"): lambda s: model_table.table(s["model"]),
     ("tiles", "check"): lambda s: tiles.check(s["block_rows"], s["block_cols"], s["causal"]),
     ("traffic", "table"): lambda s: traffic.table(s["causal"]),
+    ("fit", "kinds"): lambda s: kv.kinds(),
+    ("fit", "recompute"): lambda s: kv.recompute(s["model"], s["context"]),
 }
 
 
