@@ -30,7 +30,13 @@ def test_the_panels_follow_the_chapters_order():
 def quoted():  # -> [(the text the prose must hold, what it says)], each figure computed now
     _, weights, _, cache, _, _, blocks = fit.fit("llama-3-8b", 80, 0.9)
     small = fit.fit("qwen3-8b", 24, 0.9)[-1]
+    request = paged.kv_bytes(8192, 32, 8, 128, 2)  # one 8,192-token request of Llama 3 8B
+    passes = -(-weights // request)
     return [
+        (f"holds exactly {fit.gib(request).replace('.00', '')} of it", "one request's bytes"),
+        (f"pass the weights at {int(passes)} such requests", "requests to pass the weights"),
+        ((f"the math chapter's {fmt.decimal_bytes(weights)} of Llama 3 8B weights are "
+         f"{fit.gib(weights)}"), "the weights in GB and GiB"),
         (f'"GPU KV cache size: {fmt.count(paged.logged_tokens(blocks, 16))} tokens"',
          "the logged tokens"),
         (f"the cache gets {fit.gib(cache)} against {fit.gib(weights)} of weights",

@@ -16,7 +16,7 @@ import functools
 
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, Range1d
+from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d
 from bokeh.plotting import figure
 
 from app.kit import chrome, fmt, registry, resources
@@ -83,7 +83,17 @@ def text_state(model, gpu, utilization, context):
         "context": fmt.count(context), "per_request": fmt.count(per_request),
         "users": fmt.count(blocks // per_request),
         "concurrency": f"{paged.max_concurrency(blocks, BLOCK, context):.2f}",
+        "per_token": fmt.count(paged.kv_bytes(1, layers, kv_heads, head_dim, BF16)),
+        "with": fmt.scale_words(step(model, context, True)),
+        "without": fmt.scale_words(step(model, context, False)),
+        "ratio": f"{step(model, context, False) / step(model, context, True):,.0f}",
     }}
+
+
+def step(model, context, cached):  # -> FLOPs of the decode step at `context` tokens
+    m = costs.preset(model)
+    return paged.step_flops(costs.other_flops_decode(m), costs.pair_flops(m), context,
+                            cached=cached)
 
 
 FIT = (
@@ -98,7 +108,9 @@ FIT = (
     f'blocks × {BLOCK} slots, not a promise that so many tokens of real requests fit. A request '
     f'of {hole("context")} tokens holds {hole("per_request")} blocks, so {hole("users", "b")} '
     f'such requests fit at once (vLLM\'s "maximum concurrency": {hole("concurrency")}x).</p>'
-    '</div>')
+    f'<p class="ae-small">Each token adds {hole("per_token")} bytes of keys and values. The '
+    f'decode step at {hole("context")} tokens takes {hole("with")} FLOPs with the cache and '
+    f'{hole("without")} recomputing the context, {hole("ratio")} times as many.</p></div>')
 
 FitReadout = readout_class("FitReadout", FIT, module=__name__)
 STYLE = resources.stylesheet("tiles.css")
@@ -136,10 +148,15 @@ class FitPanel(StatePanel):
                      outline_line_color=None, background_fill_color=paint.paper)
         # the bar above, the legend under it
         fig.rect("x", 0.72, "w", 0.5, source=self.bar_source, fill_color="colour",
-                 line_color="#666666", legend_field="part")
-        fig.legend.orientation = "horizontal"
-        fig.legend.location = "bottom_left"
-        fig.legend.label_text_font_size = "12px"
+                 line_color="#666666")
+        # the legend's swatches are glyphs of their own, off the range: an item drawn from the
+        # bar's field would name a column, not a part, in the still
+        swatches = [fig.rect(x=[-1], y=[-1], width=0.1, height=0.1, fill_color=colour,
+                             line_color="#666666") for _, colour in PARTS]
+        fig.add_layout(Legend(items=[LegendItem(label=name, renderers=[swatch])
+                                     for (name, _), swatch in zip(PARTS, swatches)],
+                              orientation="horizontal", location="bottom_left",
+                              label_text_font_size="12px"))
         fig.axis.visible = False
         fig.grid.visible = False
         self.figure = fig

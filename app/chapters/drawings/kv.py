@@ -130,6 +130,11 @@ def kinds():  # -> <table>: bytes a token, and what 32,768 tokens hold, by kind
 PROMPT, RESPONSE = 256, 4096  # the documents' example: a 256-token prompt, 4,096 answered
 
 
+def power_html(x):  # 1.93e10 -> "1.93 × 10<sup>10</sup>": a count too big for words
+    mantissa, exponent = f"{x:.2e}".split("e")
+    return f"{float(mantissa):.3g} × 10<sup>{int(exponent)}</sup>"
+
+
 def recompute(model, context):  # -> <table>: one step at `context`, and a whole response
     m = costs.preset(model)
     w, a = costs.other_flops_decode(m), costs.pair_flops(m)
@@ -139,8 +144,8 @@ def recompute(model, context):  # -> <table>: one step at `context`, and a whole
              paged.response_flops(w, a, PROMPT, RESPONSE),
              paged.response_flops(w, a, PROMPT, RESPONSE, cached=False))]
     body = "".join(
-        f'<tr><th scope="row">{html.escape(what)}</th><td>{fmt.sig_figures(with_, 3)}</td>'
-        f"<td>{fmt.sig_figures(without, 3)}</td><td>{without / with_:,.0f}×</td></tr>"
+        f'<tr><th scope="row">{html.escape(what)}</th><td>{power_html(with_)}</td>'
+        f"<td>{power_html(without)}</td><td>{without / with_:,.0f}×</td></tr>"
         for what, with_, without in rows)
     return ('<table class="ae-model-table" data-table="recompute">'
             f"<caption>{html.escape(m.name)}: FLOPs with the cache and without it</caption>"
