@@ -116,10 +116,10 @@ PANELS = (
     PanelRecord("decode", "app.panels.decode_bill:DecodeBillPanel", "/decode-bill",
                 "The bill for one decoded token", "math.md", island_height=1310, phone_height=1980),
     PanelRecord("memory", "app.panels.memory_bill:MemoryBillPanel", "/memory-bill",
-                "The memory bill", "math.md", island_height=1040, phone_height=1430),
+                "The memory bill", "math.md", island_height=1055, phone_height=1490),
     PanelRecord("online", "app.panels.online_softmax:OnlineSoftmaxPanel", "/online-softmax",
                 "Online softmax: never write the square", "math.md", island_height=810,
-                phone_height=1410),
+                phone_height=1440),
     # the third chapter, in page order
     PanelRecord("tiles", "app.panels.tiles:TilesPanel", "/tiles", "FlashAttention, tile by tile",
                 "flash.md", island_height=560, phone_height=740),
@@ -131,7 +131,7 @@ PANELS = (
                 "Blocks, tables and a shared prompt", "kv.md", island_height=410,
                 phone_height=480),
     PanelRecord("fit", "app.panels.fit:FitPanel", "/blocks-fit", "How many blocks fit", "kv.md",
-                island_height=310, phone_height=600),
+                island_height=375, phone_height=705),
 )
 
 

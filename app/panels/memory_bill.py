@@ -91,7 +91,9 @@ SCRATCH = (
     f'{hole("tile")} × {hole("tile_w")} tile of scores at a time: {hole("tile_scores")} '
     f'scores × {hole("tile_heads")} heads × {hole("tile_bytes")} = <b data-s="fused"></b>, '
     f'{hole("ratio")} times less. Real kernels choose their own tile shapes, run many tiles '
-    "at once across the GPU's cores and keep them on chip in float32.</p></div>")
+    "at once across the GPU's cores and keep them on chip in float32; the chapter "
+    '<a href="../flash/">FlashAttention: attention without the square</a> counts the bytes '
+    "it saves.</p></div>")
 
 CAPTION = (f'<p class="ae-caption" aria-live="polite">{hole("model_name")}, {hole("dtype")}: '
            "parameters against the KV cache as the context grows (log-log)</p>")

@@ -159,7 +159,9 @@ MEMORY = (
     f'<li>an {BIG_N:,}-token prompt, {BIG_HEADS} heads, 2 bytes a score: naive {BIG_N:,} × '
     f'{BIG_N:,} per head = {hole("naive_big", "b")} for one layer; tiled, one {BIG_TILE} × '
     f'{BIG_TILE} tile per head = {hole("tiled_big", "b")} ({hole("less")}× less)</li></ul>'
-    '<div class="ae-small">GB = 10^9 bytes, MB = 10^6.</div></div>')
+    '<div class="ae-small">GB = 10^9 bytes, MB = 10^6. The chapter '
+    '<a href="../flash/">FlashAttention: attention without the square</a> walks whole tiles of '
+    'queries and keys this way.</div></div>')
 
 CAPTION = (
     '<p class="ae-small">Bars: e^(score − running max) for the scores read so far (orange: '
