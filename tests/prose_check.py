@@ -8,6 +8,7 @@ as they are (a paper's title, control labels); its three checks are the chapter'
 import importlib.util
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -24,6 +25,15 @@ def fingerprint_script():  # scripts/fingerprint_seeds.py: words, runs, hashes, 
 
 
 FP = fingerprint_script()
+
+
+def chapter_prose(model):  # a page_model chapter -> its Markdown blocks and figure captions,
+    # joined, whitespace collapsed: the text a prose test looks for a quoted figure in
+    from app.chapters import content
+
+    texts = [i if isinstance(i, str) else i.caption for i in model.sections
+             if isinstance(i, (str, content.FigureMarker))]
+    return re.sub(r"\s+", " ", "\n".join(texts))
 
 
 def assert_quoted(figure, prose, claim, where):  # the prose (of `where`) quotes the figure, and

@@ -3,30 +3,20 @@ attention_core.flash computes (through the panels' own functions), its panels fo
 markers, and its sentences are its own, against both documents."""
 
 import math
-import re
 
 import pytest
 
-from app.chapters import content, page_model
-from app.kit import fmt, registry
+from app.chapters import page_model
+from app.kit import fmt
 from app.panels import tiles, traffic
 from attention_core import flash
-from tests.prose_check import ProseCheck
+from tests.prose_check import ProseCheck, chapter_prose
 
 FLASH = page_model.at("/flash")
 
 
-def prose_text():  # every markdown block and figure caption of the chapter, joined, whitespace
-    # collapsed
-    texts = [i if isinstance(i, str) else i.caption for i in FLASH.sections
-             if isinstance(i, (str, content.FigureMarker))]
-    return re.sub(r"\s+", " ", "\n".join(texts))
-
-
-def test_the_panels_follow_the_chapters_order():
-    records = [r for r in registry.PANELS if r.chapter == "flash.md"]
-    markers = [i.slot for i in FLASH.sections if isinstance(i, content.PanelMarker)]
-    assert markers == list(FLASH.panels) == [r.slot for r in records] == ["tiles", "traffic"]
+def prose_text():
+    return chapter_prose(FLASH)
 
 
 def quoted():  # -> [(the text the prose must hold, what it says)], each figure computed now

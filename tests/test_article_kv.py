@@ -2,29 +2,20 @@
 (attention_core.paged through the panels' functions), its panels follow its markers, and its
 sentences are its own, against both documents."""
 
-import re
 
 import pytest
 
-from app.chapters import content, page_model
-from app.kit import fmt, registry
+from app.chapters import page_model
+from app.kit import fmt
 from app.panels import fit
 from attention_core import paged
-from tests.prose_check import ProseCheck
+from tests.prose_check import ProseCheck, chapter_prose
 
 KV = page_model.at("/kv")
 
 
-def prose_text():  # every markdown block and figure caption, whitespace collapsed
-    texts = [i if isinstance(i, str) else i.caption for i in KV.sections
-             if isinstance(i, (str, content.FigureMarker))]
-    return re.sub(r"\s+", " ", "\n".join(texts))
-
-
-def test_the_panels_follow_the_chapters_order():
-    records = [r for r in registry.PANELS if r.chapter == "kv.md"]
-    markers = [i.slot for i in KV.sections if isinstance(i, content.PanelMarker)]
-    assert markers == list(KV.panels) == [r.slot for r in records] == ["blocks", "fit"]
+def prose_text():
+    return chapter_prose(KV)
 
 
 def quoted():  # -> [(the text the prose must hold, what it says)], each figure computed now

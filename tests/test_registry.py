@@ -119,3 +119,11 @@ def test_a_chapter_is_one_record_and_no_renderer_names_one():
         assert model.route == record.route and model.title == content.load(record.content).title
         if record.back:
             assert model.back[0].endswith(content.load(record.back).title)
+
+
+@pytest.mark.parametrize("record", registry.CHAPTERS, ids=lambda c: c.content)
+def test_each_chapters_markers_follow_its_records_order(record):
+    model = page_model.at(record.route)
+    markers = [i.slot for i in model.sections if isinstance(i, content.PanelMarker)]
+    records = [r.slot for r in registry.PANELS if r.chapter == record.content]
+    assert markers == list(model.panels) == records and records

@@ -139,6 +139,24 @@ def score_axes(fig, y_label):  # a row of scores along x (each bar labelled, so 
     fig.xgrid.visible = False
 
 
+def labelled(widget, label):  # a widget under its visible label (a radio group has none)
+    return pn.Column(pn.pane.HTML(label, margin=(0, 10)), widget, margin=0)
+
+
+def chart_panel(viewer, controls, fig, height, readout, stylesheet):
+    # a one-chart panel: its title on a page of its own, the address's note, its controls in
+    # a row that wraps, the chart and the readout under it
+    from app.kit import registry
+
+    title = viewer.own(heading(registry.title_of(type(viewer))))
+    return pn.Column(*title, viewer.url_note,
+                     pn.FlexBox(*controls, align_items="flex-end", sizing_mode="stretch_width"),
+                     pn.pane.Bokeh(fig, height=height, sizing_mode="stretch_width",
+                                   min_width=240),
+                     readout, sizing_mode="stretch_width", css_classes=["ae-panel"],
+                     stylesheets=[stylesheet])
+
+
 def nearest(stops, value):  # -> index of the stop nearest value (the first of a tie)
     return min(range(len(stops)), key=lambda i: abs(stops[i] - value))
 

@@ -18,7 +18,7 @@ import param
 from bokeh.models import ColumnDataSource, Range1d
 from bokeh.plotting import figure
 
-from app.kit import chrome, fmt, registry, resources
+from app.kit import chrome, fmt, resources
 from app.kit.chrome import hole, readout_class, scroll_box
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -166,13 +166,6 @@ class BlocksPanel(StatePanel):
                 self.param.block_size, color="primary", variant="outline", width=110),
             "event": pn.widgets.IntSlider.from_param(self.param.event, width=260)}
         self.targets = {"source:pool": self.pool_source, "holes:blocks": self._text}
-        heading = self.own(chrome.heading(registry.title_of(type(self))))
-        size = pn.Column(pn.pane.HTML("block size", margin=(0, 10)), self.widgets["block_size"],
-                         margin=0)
-        return pn.Column(*heading, self.url_note,
-                         pn.FlexBox(size, self.widgets["event"], align_items="flex-end",
-                                    sizing_mode="stretch_width"),
-                         pn.pane.Bokeh(fig, height=HEIGHT, sizing_mode="stretch_width",
-                                       min_width=240),
-                         self._text, sizing_mode="stretch_width", css_classes=["ae-panel"],
-                         stylesheets=[STYLE])
+        return chrome.chart_panel(
+            self, [chrome.labelled(self.widgets["block_size"], "block size"),
+                   self.widgets["event"]], fig, HEIGHT, self._text, STYLE)

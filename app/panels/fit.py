@@ -19,7 +19,7 @@ import param
 from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d
 from bokeh.plotting import figure
 
-from app.kit import chrome, fmt, registry, resources
+from app.kit import chrome, fmt, resources
 from app.kit.chrome import hole, readout_class
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -170,12 +170,6 @@ class FitPanel(StatePanel):
                         "utilization": group("utilization", 170),
                         "context": group("context", 260)}
         self.targets = {"source:bar": self.bar_source, "holes:fit": self._text}
-        controls = pn.FlexBox(*(pn.Column(pn.pane.HTML(self.param[n].label, margin=(0, 10)),
-                                          w, margin=0) for n, w in self.widgets.items()),
-                              align_items="flex-end", sizing_mode="stretch_width")
-        heading = self.own(chrome.heading(registry.title_of(type(self))))
-        return pn.Column(*heading, self.url_note, controls,
-                         pn.pane.Bokeh(fig, height=HEIGHT, sizing_mode="stretch_width",
-                                       min_width=240),
-                         self._text, sizing_mode="stretch_width", css_classes=["ae-panel"],
-                         stylesheets=[STYLE])
+        return chrome.chart_panel(
+            self, [chrome.labelled(w, self.param[n].label) for n, w in self.widgets.items()],
+            fig, HEIGHT, self._text, STYLE)

@@ -22,7 +22,7 @@ import param
 from bokeh.models import ColumnDataSource, Range1d
 from bokeh.plotting import figure
 
-from app.kit import chrome, fmt, registry, resources
+from app.kit import chrome, fmt, resources
 from app.kit.chrome import hole, readout_class, scroll_box
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -230,16 +230,8 @@ class TilesPanel(StatePanel):
                         "source:scores": self.scores_source, "source:tile": self.tile_source,
                         "holes:step": self._step_text}
 
-        def labelled(name):
-            return pn.Column(pn.pane.HTML(self.param[name].label, margin=(0, 10)),
-                             self.widgets[name], margin=0)
-
-        controls = pn.FlexBox(labelled("block_rows"), labelled("block_cols"),
-                              self.widgets["causal"], self.widgets["step"],
-                              align_items="flex-end", sizing_mode="stretch_width")
-        heading = self.own(chrome.heading(registry.title_of(type(self))))
-        return pn.Column(*heading, self.url_note, controls,
-                         pn.pane.Bokeh(fig, height=HEIGHT, sizing_mode="stretch_width",
-                                       min_width=240),
-                         self._step_text, sizing_mode="stretch_width", css_classes=["ae-panel"],
-                         stylesheets=[STYLE])
+        return chrome.chart_panel(
+            self, [chrome.labelled(self.widgets["block_rows"], self.param.block_rows.label),
+                   chrome.labelled(self.widgets["block_cols"], self.param.block_cols.label),
+                   self.widgets["causal"], self.widgets["step"]],
+            fig, HEIGHT, self._step_text, STYLE)
