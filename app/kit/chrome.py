@@ -143,13 +143,10 @@ def labelled(widget, label):  # a widget under its visible label (a radio group 
     return pn.Column(pn.pane.HTML(label, margin=(0, 10)), widget, margin=0)
 
 
-def chart_panel(viewer, controls, fig, height, readout, stylesheet):
+def chart_panel(viewer, title, controls, fig, height, readout, stylesheet):
     # a one-chart panel: its title on a page of its own, the address's note, its controls in
     # a row that wraps, the chart and the readout under it
-    from app.kit import registry
-
-    title = viewer.own(heading(registry.title_of(type(viewer))))
-    return pn.Column(*title, viewer.url_note,
+    return pn.Column(*viewer.own(heading(title)), viewer.url_note,
                      pn.FlexBox(*controls, align_items="flex-end", sizing_mode="stretch_width"),
                      pn.pane.Bokeh(fig, height=height, sizing_mode="stretch_width",
                                    min_width=240),

@@ -18,7 +18,7 @@ import param
 from bokeh.models import ColumnDataSource, Range1d
 from bokeh.plotting import figure
 
-from app.kit import chrome, fmt, resources
+from app.kit import chrome, fmt, registry, resources
 from app.kit.chrome import hole, readout_class, scroll_box
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -166,6 +166,7 @@ class BlocksPanel(StatePanel):
                 self.param.block_size, color="primary", variant="outline", width=110),
             "event": pn.widgets.IntSlider.from_param(self.param.event, width=260)}
         self.targets = {"source:pool": self.pool_source, "holes:blocks": self._text}
-        return chrome.chart_panel(
-            self, [chrome.labelled(self.widgets["block_size"], "block size"),
-                   self.widgets["event"]], fig, HEIGHT, self._text, STYLE)
+        controls = [chrome.labelled(self.widgets["block_size"], "block size"),
+                    self.widgets["event"]]
+        return chrome.chart_panel(self, registry.title_of(type(self)), controls, fig, HEIGHT,
+                                  self._text, STYLE)

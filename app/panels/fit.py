@@ -19,7 +19,7 @@ import param
 from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d
 from bokeh.plotting import figure
 
-from app.kit import chrome, fmt, resources
+from app.kit import chrome, fmt, registry, resources
 from app.kit.chrome import hole, readout_class
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -170,6 +170,6 @@ class FitPanel(StatePanel):
                         "utilization": group("utilization", 170),
                         "context": group("context", 260)}
         self.targets = {"source:bar": self.bar_source, "holes:fit": self._text}
-        return chrome.chart_panel(
-            self, [chrome.labelled(w, self.param[n].label) for n, w in self.widgets.items()],
-            fig, HEIGHT, self._text, STYLE)
+        controls = [chrome.labelled(w, self.param[n].label) for n, w in self.widgets.items()]
+        return chrome.chart_panel(self, registry.title_of(type(self)), controls, fig, HEIGHT,
+                                  self._text, STYLE)

@@ -22,7 +22,7 @@ import param
 from bokeh.models import ColumnDataSource, Range1d
 from bokeh.plotting import figure
 
-from app.kit import chrome, fmt, resources
+from app.kit import chrome, fmt, registry, resources
 from app.kit.chrome import hole, readout_class, scroll_box
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -230,8 +230,8 @@ class TilesPanel(StatePanel):
                         "source:scores": self.scores_source, "source:tile": self.tile_source,
                         "holes:step": self._step_text}
 
-        return chrome.chart_panel(
-            self, [chrome.labelled(self.widgets["block_rows"], self.param.block_rows.label),
-                   chrome.labelled(self.widgets["block_cols"], self.param.block_cols.label),
-                   self.widgets["causal"], self.widgets["step"]],
-            fig, HEIGHT, self._step_text, STYLE)
+        controls = [chrome.labelled(self.widgets["block_rows"], self.param.block_rows.label),
+                    chrome.labelled(self.widgets["block_cols"], self.param.block_cols.label),
+                    self.widgets["causal"], self.widgets["step"]]
+        return chrome.chart_panel(self, registry.title_of(type(self)), controls, fig, HEIGHT,
+                                  self._step_text, STYLE)

@@ -20,7 +20,7 @@ import param
 from bokeh.models import ColumnDataSource, FixedTicker, Legend, LegendItem, Range1d
 from bokeh.plotting import figure
 
-from app.kit import chrome, fmt, resources
+from app.kit import chrome, fmt, registry, resources
 from app.kit.chrome import hole, readout_class
 from app.kit.states import Control, Part, StatePanel
 from app.kit.theme import ink
@@ -157,5 +157,6 @@ class TrafficPanel(StatePanel):
             "causal": pn.widgets.Toggle.from_param(self.param.causal, width=130)}
         self.targets = {"source:curves": self.curve_source, "source:marker": self.marker_source,
                         "holes:traffic": self._text}
-        return chrome.chart_panel(self, [self.widgets["prompt"], self.widgets["causal"]], fig,
-                                  HEIGHT, self._text, STYLE)
+        controls = [self.widgets["prompt"], self.widgets["causal"]]
+        return chrome.chart_panel(self, registry.title_of(type(self)), controls, fig, HEIGHT,
+                                  self._text, STYLE)
