@@ -19,10 +19,13 @@ The "GPU KV cache size: N tokens" vLLM logs is num_blocks × block_size: slots, 
 partly filled last blocks of real sequences never all use.
 """
 
-import math
 from dataclasses import dataclass, field
 
 VLLM_BLOCK_SIZE = 16  # vLLM's default block_size for CUDA
+
+
+def blocks_for(tokens, block_size):  # -> blocks that hold `tokens` tokens: ⌈tokens / size⌉
+    return -(-tokens // block_size)
 
 
 class OutOfBlocks(RuntimeError):
@@ -59,8 +62,8 @@ class BlockPool:
         if self.refs[block] == 0:
             self.free.append(block)
 
-    def blocks_needed(self, tokens):  # -> blocks for `tokens` tokens: ⌈tokens / block_size⌉
-        return -(-tokens // self.block_size)
+    def blocks_needed(self, tokens):  # -> blocks for `tokens` tokens in this pool
+        return blocks_for(tokens, self.block_size)
 
     def add(self, seq, tokens, *, prefix_of=None, shared=0):
         # a new sequence of `tokens` tokens; its first `shared` tokens are those of sequence
@@ -133,7 +136,7 @@ def logged_tokens(blocks, block_size):  # "GPU KV cache size: N tokens": slots, 
 
 
 def max_concurrency(blocks, block_size, context):  # requests of `context` tokens at once
-    return blocks / math.ceil(context / block_size)
+    return blocks / blocks_for(context, block_size)
 
 
 # --- bytes a token's keys and values take, by kind of attention -----------------------------

@@ -222,8 +222,7 @@ def flash_figures():  # -> [(what, computed, where it comes from, shown at)]: th
     from app.panels import tiles, traffic
     from attention_core import flash, worked_example
 
-    walk, h = tiles.run(2, 2, True), worked_example.run(8)
-    out, _ = flash.reference(h.q, h.k, h.v, causal=True)
+    walk, (out, _) = tiles.run(2, 2, True), tiles.reference(True)
     count = flash.tile_count(8, worked_example.D_K, 2, 2, causal=True)
     heads, d = traffic.shape()
     big = flash.tile_count(8192, d, traffic.KERNEL_ROWS, traffic.KERNEL_COLS, causal=True)

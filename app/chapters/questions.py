@@ -386,10 +386,10 @@ def flash_traffic():  # how many times fewer bytes without the mask: Llama-3-8B,
 
 
 def kv_recompute():  # one step at 8,192 tokens of Llama-3-8B, with the cache and without
-    m, context = costs.preset("llama-3-8b"), 8192
-    w, a = costs.other_flops_decode(m), costs.pair_flops(m)
-    with_ = paged.step_flops(w, a, context)
-    without = paged.step_flops(w, a, context, cached=False)
+    from app.panels.fit import step_flops
+
+    context = 8192
+    with_, without = step_flops("llama-3-8b", context)
     ratio = without / with_
     correct = ("same" if ratio < 1.5 else "twice" if ratio < 4 else
                "thousands" if 1000 <= ratio < 1e6 else "context")
@@ -415,7 +415,7 @@ def kv_kinds():  # multi-query against a 4,096-token window, at 32,768 tokens
 
 def kv_waste():  # empty slots in the last block of a 1,001-token request, blocks of 16
     tokens, size = 1001, paged.VLLM_BLOCK_SIZE
-    pool = paged.BlockPool(num_blocks=-(-tokens // size), block_size=size)
+    pool = paged.BlockPool(num_blocks=paged.blocks_for(tokens, size), block_size=size)
     pool.add("request", tokens)
     empty = pool.empty_slots("request")
     full = tokens // size
@@ -438,12 +438,12 @@ def kv_fork():  # what a fork copies at once
 
 
 def kv_users():  # requests of 8,192 tokens on Llama-3-8B, 80 GiB, utilization 0.9
-    from app.panels.fit import BLOCK, fit, sizes
+    from app.panels.fit import BLOCK, fit, requests_at_once, sizes
 
     blocks, context = fit("llama-3-8b", 80, 0.9)[-1], 8192
     layers = sizes("llama-3-8b")[1]
-    per_request = -(-context // BLOCK)
-    users = blocks // per_request
+    per_request = paged.blocks_for(context, BLOCK)
+    users = requests_at_once(blocks, context)
     values = {"value": fmt.count(users), "blocks": fmt.count(blocks),
               "context": fmt.count(context), "per_request": fmt.count(per_request),
               "layers": str(layers)}

@@ -139,6 +139,11 @@ def score_axes(fig, y_label):  # a row of scores along x (each bar labelled, so 
     fig.xgrid.visible = False
 
 
+def radio(viewer, name, width):  # a parameter's stops as a radio group, the panels' style
+    return pn.widgets.RadioButtonGroup.from_param(viewer.param[name], color="primary",
+                                                  variant="outline", width=width)
+
+
 def labelled(widget, label):  # a widget under its visible label (a radio group has none)
     return pn.Column(pn.pane.HTML(label, margin=(0, 10)), widget, margin=0)
 

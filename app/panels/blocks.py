@@ -162,8 +162,7 @@ class BlocksPanel(StatePanel):
         self.figure = fig
         self._text = self.new_readout(BlocksReadout, state["holes:blocks"])
         self.widgets = {
-            "block_size": pn.widgets.RadioButtonGroup.from_param(
-                self.param.block_size, color="primary", variant="outline", width=110),
+            "block_size": chrome.radio(self, "block_size", 110),
             "event": pn.widgets.IntSlider.from_param(self.param.event, width=260)}
         self.targets = {"source:pool": self.pool_source, "holes:blocks": self._text}
         controls = [chrome.labelled(self.widgets["block_size"], "block size"),

@@ -14,7 +14,6 @@ utilization) and the readout (all four).
 
 import functools
 
-import panel as pn
 import param
 from bokeh.models import ColumnDataSource, Legend, LegendItem, Range1d
 from bokeh.plotting import figure
@@ -65,6 +64,10 @@ def bar_state(model, gpu, utilization):
     return {"source:bar": out}
 
 
+def requests_at_once(blocks, context):  # -> whole requests of `context` tokens the pool holds
+    return int(paged.max_concurrency(blocks, BLOCK, context))
+
+
 def gib(nbytes):  # -> "59.04 GiB": the GPU's memory is counted in GiB, as vLLM logs it
     return f"{nbytes / GIB:.2f} GiB"
 
@@ -72,7 +75,8 @@ def gib(nbytes):  # -> "59.04 GiB": the GPU's memory is counted in GiB, as vLLM 
 def text_state(model, gpu, utilization, context):
     total, weights, other, cache, _, page, blocks = fit(model, gpu, utilization)
     name, layers, kv_heads, head_dim, _ = sizes(model)
-    per_request = -(-context // BLOCK)
+    per_request = paged.blocks_for(context, BLOCK)
+    cached, recomputed = step_flops(model, context)
     return {"holes:fit": {
         "name": name, "gpu": f"{gpu} GiB", "util": f"{utilization:g}",
         "usable": gib(total * utilization), "weights": gib(weights),
@@ -81,19 +85,20 @@ def text_state(model, gpu, utilization, context):
         "layers": str(layers), "blocks": fmt.count(blocks),
         "tokens": fmt.count(paged.logged_tokens(blocks, BLOCK)),
         "context": fmt.count(context), "per_request": fmt.count(per_request),
-        "users": fmt.count(blocks // per_request),
+        "users": fmt.count(requests_at_once(blocks, context)),
         "concurrency": f"{paged.max_concurrency(blocks, BLOCK, context):.2f}",
         "per_token": fmt.count(paged.kv_bytes(1, layers, kv_heads, head_dim, BF16)),
-        "with": fmt.scale_words(step(model, context, True)),
-        "without": fmt.scale_words(step(model, context, False)),
-        "ratio": f"{step(model, context, False) / step(model, context, True):,.0f}",
+        "with": fmt.scale_words(cached), "without": fmt.scale_words(recomputed),
+        "ratio": f"{recomputed / cached:,.0f}",
     }}
 
 
-def step(model, context, cached):  # -> FLOPs of the decode step at `context` tokens
+def step_flops(model, context):  # -> FLOPs of the decode step at `context` tokens: with the
+    # cache, and recomputing the context
     m = costs.preset(model)
-    return paged.step_flops(costs.other_flops_decode(m), costs.pair_flops(m), context,
-                            cached=cached)
+    w, a = costs.other_flops_decode(m), costs.pair_flops(m)
+    return (paged.step_flops(w, a, context),
+            paged.step_flops(w, a, context, cached=False))
 
 
 FIT = (
@@ -162,13 +167,8 @@ class FitPanel(StatePanel):
         self.figure = fig
         self._text = self.new_readout(FitReadout, state["holes:fit"])
 
-        def group(name, width):
-            return pn.widgets.RadioButtonGroup.from_param(
-                self.param[name], color="primary", variant="outline", width=width)
-
-        self.widgets = {"model": group("model", 220), "gpu": group("gpu", 150),
-                        "utilization": group("utilization", 170),
-                        "context": group("context", 260)}
+        self.widgets = {name: chrome.radio(self, name, width) for name, width in
+                        (("model", 220), ("gpu", 150), ("utilization", 170), ("context", 260))}
         self.targets = {"source:bar": self.bar_source, "holes:fit": self._text}
         controls = [chrome.labelled(w, self.param[n].label) for n, w in self.widgets.items()]
         return chrome.chart_panel(self, registry.title_of(type(self)), controls, fig, HEIGHT,

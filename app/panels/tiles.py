@@ -49,6 +49,12 @@ def run(block_rows, block_cols, causal):  # -> flash.TiledRun on the worked exam
                                causal=causal)
 
 
+@functools.lru_cache(maxsize=2)
+def reference(causal):  # -> (output, lse): softmax(QKᵀ/√5)V on the whole square, float64
+    h = worked_example.run(N, causal=causal)
+    return flash.reference(h.q, h.k, h.v, causal=causal)
+
+
 def tile_colour(kind, at, now):  # -> a tile's paint at this step
     if kind == flash.SKIPPED:
         return SKIPPED
@@ -131,8 +137,7 @@ def first_col(r, s):  # -> the first key block this row block visits (0: it hold
 
 def end_text(r, s):  # -> what the tile now finishes
     if s.index == len(r.steps) - 1:
-        h = worked_example.run(N, causal=r.causal)
-        out, lse = flash.reference(h.q, h.k, h.v, causal=r.causal)
+        out, lse = reference(r.causal)
         gap = max(float(np.abs(r.output - out).max()), float(np.abs(r.lse - lse).max()))
         return ("The last tile: every row is finished. The output and L = m + log ℓ differ "
                 f"from the formula's softmax(QKᵀ/√5)V, computed on the whole square, by at most "
@@ -219,10 +224,8 @@ class TilesPanel(StatePanel):
         self.figure = fig
         self._step_text = self.new_readout(StepReadout, state["holes:step"])
         self.widgets = {
-            "block_rows": pn.widgets.RadioButtonGroup.from_param(
-                self.param.block_rows, color="primary", variant="outline", width=110),
-            "block_cols": pn.widgets.RadioButtonGroup.from_param(
-                self.param.block_cols, color="primary", variant="outline", width=110),
+            "block_rows": chrome.radio(self, "block_rows", 110),
+            "block_cols": chrome.radio(self, "block_cols", 110),
             "causal": pn.widgets.Toggle.from_param(self.param.causal, width=130),
             "step": pn.widgets.IntSlider.from_param(self.param.step, width=260),
         }

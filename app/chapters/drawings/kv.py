@@ -16,7 +16,7 @@ import html
 from app.chapters.drawings import svg
 from app.kit import fmt
 from app.panels.blocks import COLOURS, COLUMNS, FREE, POOL, SEQUENCES, SHARED, holders, pool_after
-from app.panels.fit import PARTS, fit, gib, sizes
+from app.panels.fit import PARTS, fit, gib, sizes, step_flops
 from attention_core import costs, paged
 
 CELL = svg.W / COLUMNS
@@ -113,18 +113,13 @@ KINDS = (
 
 
 def kinds():  # -> <table>: bytes a token, and what 32,768 tokens hold, by kind
-    body = []
-    for name, how, size in KINDS:
-        cells = (how, fmt.count(size(1)), fmt.decimal_bytes(size(CONTEXT)))
-        body.append(f'<tr><th scope="row">{html.escape(name)}</th>'
-                    + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
-    return ('<table class="ae-model-table" data-table="kinds">'
-            f"<caption>One shape ({LAYERS} layers, {HEADS} query heads of {HEAD_DIM}, bf16) "
-            "under each kind of attention</caption>"
-            '<thead><tr><th scope="col">attention</th><th scope="col">what it caches</th>'
-            '<th scope="col">bytes for one token</th>'
-            f'<th scope="col">{fmt.count(CONTEXT)} tokens</th></tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>')
+    rows = [(name, [html.escape(c) for c in (how, fmt.count(size(1)),
+                                             fmt.decimal_bytes(size(CONTEXT)))])
+            for name, how, size in KINDS]
+    return svg.table("kinds", f"One shape ({LAYERS} layers, {HEADS} query heads of {HEAD_DIM}, "
+                     "bf16) under each kind of attention",
+                     ("attention", "what it caches", "bytes for one token",
+                      f"{fmt.count(CONTEXT)} tokens"), rows)
 
 
 PROMPT, RESPONSE = 256, 4096  # the documents' example: a 256-token prompt, 4,096 answered
@@ -138,18 +133,11 @@ def power_html(x):  # 1.93e10 -> "1.93 × 10<sup>10</sup>": a count too big for 
 def recompute(model, context):  # -> <table>: one step at `context`, and a whole response
     m = costs.preset(model)
     w, a = costs.other_flops_decode(m), costs.pair_flops(m)
-    rows = [(f"one step at {fmt.count(context)} tokens",
-             paged.step_flops(w, a, context), paged.step_flops(w, a, context, cached=False)),
+    rows = [(f"one step at {fmt.count(context)} tokens", step_flops(model, context)),
             (f"{fmt.count(RESPONSE)} tokens after a {PROMPT}-token prompt",
-             paged.response_flops(w, a, PROMPT, RESPONSE),
-             paged.response_flops(w, a, PROMPT, RESPONSE, cached=False))]
-    body = "".join(
-        f'<tr><th scope="row">{html.escape(what)}</th><td>{power_html(with_)}</td>'
-        f"<td>{power_html(without)}</td><td>{without / with_:,.0f}×</td></tr>"
-        for what, with_, without in rows)
-    return ('<table class="ae-model-table" data-table="recompute">'
-            f"<caption>{html.escape(m.name)}: FLOPs with the cache and without it</caption>"
-            '<thead><tr><th scope="col">decoding</th><th scope="col">with the cache</th>'
-            '<th scope="col">recomputing the context</th><th scope="col">more</th></tr>'
-            f"</thead><tbody>{body}</tbody></table>")
-
+             (paged.response_flops(w, a, PROMPT, RESPONSE),
+              paged.response_flops(w, a, PROMPT, RESPONSE, cached=False)))]
+    return svg.table("recompute", f"{m.name}: FLOPs with the cache and without it",
+                     ("decoding", "with the cache", "recomputing the context", "more"),
+                     [(what, [power_html(with_), power_html(without),
+                              f"{without / with_:,.0f}×"]) for what, (with_, without) in rows])

@@ -4,11 +4,12 @@ A 320-unit-wide view box, 12-unit type (12 px on a phone, where the figure is ab
 wide), and the theme's ink, muted and paper colours as classes of chapter.css (`.ae-chart`):
 `k` a stroke in ink, `m` a stroke in muted, `q` a muted fill, `p` a paper fill, `c`/`e`
 centred/end-anchored text, `b` bold. Colours that mean a kind of matrix are Okabe-Ito hexes.
+A figure that is numbers to copy is an HTML `table` instead.
 """
 
 from app.chapters.stills import CHAR, LINE, W, compact, esc, num
 
-__all__ = ["CHAR", "LINE", "W", "arrow", "box", "figure", "line", "stacked", "text",
+__all__ = ["CHAR", "LINE", "W", "arrow", "box", "figure", "line", "stacked", "table", "text",
            "text_width"]
 
 TEXT_SHIFT = 4  # a 12-unit line's middle sits this far above its baseline
@@ -65,6 +66,16 @@ def stacked(parts):  # [(heading, (height, body, label))] -> (height, body, labe
         labels.append(f"{heading}: {label}")
         y += 20 + height + GAP
     return y - GAP, "".join(out), "; ".join(labels)
+
+
+def table(kind, caption, heads, rows):  # -> a figure's <table>, which a reader can select and
+    # copy: rows are (the row's heading, [each cell's HTML]); the caption and headings are text
+    head = "".join(f'<th scope="col">{esc(h)}</th>' for h in heads)
+    body = "".join(f'<tr><th scope="row">{esc(name)}</th>'
+                   + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
+                   for name, cells in rows)
+    return (f'<table class="ae-model-table" data-table="{esc(kind)}"><caption>{esc(caption)}'
+            f"</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
 
 
 def figure(height, body, label, *, width=W, kind=""):

@@ -14,7 +14,7 @@ import html
 
 from app.chapters.drawings import svg
 from app.kit import fmt
-from app.panels.tiles import DONE, NOW, N, num, run
+from app.panels.tiles import DONE, NOW, N, num, reference, run
 from attention_core import flash, worked_example
 
 CELL = 24
@@ -114,18 +114,11 @@ def step(block_rows, block_cols, causal, at):  # -> (height, body, label): tile 
 def check(block_rows, block_cols, causal):  # -> <table>: each row's L both ways, and the
     # largest difference in its output row, tiled against the whole square
     r = run(block_rows, block_cols, causal)
-    h = worked_example.run(N, causal=causal)
-    out, lse = flash.reference(h.q, h.k, h.v, causal=causal)
-    body = []
-    for q, word in enumerate(worked_example.WORDS):
-        gap = float(abs(r.output[q] - out[q]).max())
-        cells = (fmt.sig_figures(float(r.lse[q]), 6), fmt.sig_figures(float(lse[q]), 6),
-                 fmt.sig_figures(gap, 1))
-        body.append(f'<tr><th scope="row">{q} {html.escape(word)}</th>'
-                    + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
-    return ('<table class="ae-model-table" data-table="check">'
-            f"<caption>Tiles of {block_rows} × {block_cols}, "
-            f"{'causal' if causal else 'no mask'}: the tiled pass against the formula</caption>"
-            '<thead><tr><th scope="col">row</th><th scope="col">L, tiled</th>'
-            '<th scope="col">L, whole square</th><th scope="col">largest |O difference|</th>'
-            f'</tr></thead><tbody>{"".join(body)}</tbody></table>')
+    out, lse = reference(causal)
+    rows = [(f"{q} {word}", [html.escape(c) for c in (
+        fmt.sig_figures(float(r.lse[q]), 6), fmt.sig_figures(float(lse[q]), 6),
+        fmt.sig_figures(float(abs(r.output[q] - out[q]).max()), 1))])
+            for q, word in enumerate(worked_example.WORDS)]
+    return svg.table("check", f"Tiles of {block_rows} × {block_cols}, "
+                     f"{'causal' if causal else 'no mask'}: the tiled pass against the formula",
+                     ("row", "L, tiled", "L, whole square", "largest |O difference|"), rows)

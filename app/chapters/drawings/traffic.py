@@ -56,17 +56,12 @@ PROMPTS = (1024, 4096, 8192, 16384, 65536, 131072)
 
 def table(causal):  # -> <table>: traffic and scratch as prompts grow
     heads, _ = shape()
-    body = []
+    rows = []
     for n in PROMPTS:
         t = layer_traffic(n, causal)
-        cells = (fmt.decimal_bytes(t.standard), fmt.decimal_bytes(t.tiled),
-                 f"{t.standard / t.tiled:.1f}×", fmt.decimal_bytes(heads * n * n * BYTES))
-        body.append(f'<tr><th scope="row">{fmt.count(n)}</th>'
-                    + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
-    return ('<table class="ae-model-table" data-table="traffic">'
-            f"<caption>One layer of {MODEL_NAME}, {'causal' if causal else 'no mask'}: bytes moved "
-            "and the standard way's scratch</caption>"
-            '<thead><tr><th scope="col">prompt</th><th scope="col">standard</th>'
-            '<th scope="col">tiled</th><th scope="col">less</th>'
-            '<th scope="col">scores held</th></tr></thead>'
-            f'<tbody>{"".join(body)}</tbody></table>')
+        rows.append((fmt.count(n), [html.escape(c) for c in (
+            fmt.decimal_bytes(t.standard), fmt.decimal_bytes(t.tiled),
+            f"{t.standard / t.tiled:.1f}×", fmt.decimal_bytes(heads * n * n * BYTES))]))
+    return svg.table("traffic", f"One layer of {MODEL_NAME}, {'causal' if causal else 'no mask'}: "
+                     "bytes moved and the standard way's scratch",
+                     ("prompt", "standard", "tiled", "less", "scores held"), rows)
