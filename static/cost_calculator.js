@@ -1,7 +1,8 @@
 // Your own config.json on a static cost page, counted in this browser.
-// The cost panel's static build (app/panels/model_picker.py) leaves an empty box, class
-// "ae-cost-calculator", where a live page would take an upload; the build loads this
-// script on that page only (app/hosting/build.py). It fills the box: a drop zone, a file
+// The build writes an empty box, class "ae-cost-calculator" (app/panels/model_picker.py),
+// into the cost panel's own page, under its island and outside Bokeh's root, and loads this
+// script on that page only (app/hosting/build.py): the box works before Bokeh, or without
+// it, and mounting the island adds no second box. It fills the box: a drop zone, a file
 // dialog and a paste box, a prompt length, a context and two dtypes the reader types or
 // picks, and readouts of what `attention-explorable costs --config FILE --json` prints,
 // computed by the JavaScript twin of the cost core (static/cost_model.js with its table,
@@ -142,22 +143,40 @@
 
   // --- the box -------------------------------------------------------------------------
 
+  // the box is in the page (chapter.css's colours, both themes), styled as its questions are
   const CSS = [
-    ".ae-calc{margin:6px 10px 10px;max-width:44rem}",
-    ".ae-calc h2{font-size:1em;margin:8px 0 4px}",
-    ".ae-calc-drop{border:2px dashed;border-radius:6px;padding:8px 10px;margin:4px 0}",
+    ".ae-calc{--ae-calc-bad:#9b1c1c;margin:1.2rem 0;padding:0.2rem 1rem 0.8rem;color:var(--ae-ink);"
+      + "background:var(--ae-surface);border:1px solid var(--ae-border);border-radius:8px}",
+    ".ae-theme-dark .ae-calc{--ae-calc-bad:#ffb4ab}",
+    ".ae-calc h2{font-size:1.15em;margin:8px 0 4px}",
+    ".ae-calc .ae-hint{color:var(--ae-muted);font-size:max(12px,.9em);margin:2px 0}",
+    ".ae-calc-drop{border:2px dashed var(--ae-muted);border-radius:6px;padding:8px 10px;"
+      + "margin:6px 0}",
     ".ae-calc-drop.ae-over{background:rgba(0,114,178,.15)}",
     ".ae-calc label{display:block;font-weight:600;margin:6px 0 2px}",
-    ".ae-calc textarea{width:100%;box-sizing:border-box;font:12px/1.4 ui-monospace,monospace}",
-    ".ae-calc input,.ae-calc select,.ae-calc button,.ae-calc textarea{font-size:16px}",
-    ".ae-calc button{min-height:40px;padding:4px 14px;margin:6px 0}",
+    ".ae-calc input,.ae-calc select,.ae-calc button,.ae-calc textarea{font-size:16px;"
+      + "color:var(--ae-ink);background:var(--ae-bg);border:1px solid var(--ae-muted);"
+      + "border-radius:6px;min-height:32px;box-sizing:border-box;max-width:100%}",
+    ".ae-calc input[type=file]{border:0;background:none;padding:0}",
+    ".ae-calc textarea{width:100%;padding:4px 6px;font:14px/1.4 ui-monospace,monospace}",
+    ".ae-calc button{min-height:40px;padding:4px 14px;margin:6px 0;border-color:var(--ae-link);"
+      + "font-weight:600;cursor:pointer}",
+    ".ae-calc :focus-visible{outline:3px solid var(--ae-link);outline-offset:2px}",
     ".ae-calc-row{display:flex;flex-wrap:wrap;gap:4px 16px;align-items:flex-start}",
-    ".ae-calc-row input{width:9em}",
+    ".ae-calc-row input{width:9em;padding:2px 6px}",
+    ".ae-calc .ae-error{border-left:4px solid #d55e00;padding:2px 8px;margin:4px 0;"
+      + "overflow-wrap:anywhere}",
     ".ae-calc .ae-error:empty{border:0;padding:0;margin:0}",
-    ".ae-calc-bad{color:var(--danger-text-color,#9b1c1c);font-size:max(12px,.85em)}",
+    ".ae-calc-bad{color:var(--ae-calc-bad);font-size:max(12px,.85em)}",
+    ".ae-calc-status{margin:4px 0}",
     ".ae-calc table{border-collapse:collapse;margin:6px 0;font-variant-numeric:tabular-nums}",
+    ".ae-calc caption{text-align:left}",
     ".ae-calc th,.ae-calc td{text-align:left;vertical-align:top;padding:2px 10px 2px 0}",
     ".ae-calc th{font-weight:normal}",
+    ".ae-calc td{overflow-wrap:anywhere}",
+    // print: the figures counted, not the controls that took the file (nothing if none was)
+    "@media print{.ae-calc:not(.ae-calc-counted){display:none}.ae-calc-drop,.ae-calc-paste,"
+      + ".ae-calc button{display:none}}",
   ].join("");
 
   let uid = 0;
@@ -194,7 +213,7 @@
     ["decode_arithmetic_intensity", "Decode arithmetic intensity (attention over the cache)"],
   ];
 
-  // what one box shows: kept across a re-render of the box (Bokeh may draw its pane again)
+  // what the box shows, apart from its elements: every filled box draws the same state
   const state = {model: null, source: "", error: "", errorSource: "", errorId: 0,
                prompt: "4096", context: "8192", kvDtype: "bf16", weightDtype: "bf16", status: ""};
   let views = []; // every filled box: {box, refs}
@@ -261,11 +280,13 @@
       el("p", {class: "ae-hint", text: "Counted by this page's script in your browser: the "
         + "file is read here and sent nowhere, and the address stays as it is. Limit: "
         + count(MAX_BYTES) + " bytes."}),
-      drop, el("label", {for: id + "-text", text: "or paste config.json here"}), text, use,
+      drop, el("div", {class: "ae-calc-paste"}, [
+        el("label", {for: id + "-text", text: "or paste config.json here"}), text, use]),
       refs.error, refs.status,
       el("div", {class: "ae-calc-row"}, [prompt, context, kv, weight]),
       table, refs.notes,
     ]);
+    refs.section = section;
     box.textContent = "";
     box.appendChild(section);
     wire(box, refs);
@@ -421,6 +442,7 @@
       if (note.textContent !== text) { note.textContent = text; }
     });
     r.table.hidden = !state.model;
+    r.section.classList.toggle("ae-calc-counted", Boolean(state.model));
     r.notes.textContent = "";
     if (!state.model || !twinReady) { return; }
     const got = figures(twinReady, state.model, prompt, context);
@@ -444,42 +466,15 @@
     views.forEach(show);
   }
 
-  // --- finding the boxes: in the page and in every shadow root (Bokeh draws panes there) ---
+  // --- the box: the page's own (the build writes it outside the islands) ----------------
 
-  function boxes() {
-    const out = [], roots = [document];
-    while (roots.length) {
-      const root = roots.pop();
-      const found = root.querySelectorAll("." + BOX);
-      for (let i = 0; i < found.length; i++) { out.push(found[i]); }
-      const all = root.querySelectorAll("*");
-      for (let j = 0; j < all.length; j++) {
-        if (all[j].shadowRoot) { roots.push(all[j].shadowRoot); }
-      }
+  function scan() { // fill every box on the page not filled yet
+    const found = document.querySelectorAll("." + BOX);
+    for (let i = 0; i < found.length; i++) {
+      if (!found[i].querySelector(".ae-calc")) { fill(found[i]); }
     }
-    return out.filter(function (b) { return !b.closest(".ae-island-still"); });
   }
 
-  const watched = new WeakSet();
-
-  function fillIn(found) { // the boxes not filled yet -> filled
-    found.forEach(function (box) { if (!box.querySelector(".ae-calc")) { fill(box); } });
-  }
-
-  function scan() { // fill every box; watch each one's root, in case its pane is drawn again
-    boxes().forEach(function (box) {
-      fillIn([box]);
-      const root = box.getRootNode();
-      if (!watched.has(root) && window.MutationObserver) {
-        watched.add(root);
-        new MutationObserver(function () {
-          fillIn(Array.prototype.slice.call(root.querySelectorAll("." + BOX)));
-        }).observe(root, {childList: true, subtree: true});
-      }
-    });
-  }
-
-  document.addEventListener("ae:mounted", scan);
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", scan);
   } else {

@@ -1,7 +1,9 @@
-"""Your own config.json on the static /cost page, without a browser: the panel's static build
-holds the calculator's box, the build loads static/cost_calculator.js on that page alone (the
-twin of the cost core beside it, fetched on first use), and the calculator's number formats
-are app/kit/fmt.py's. tests/browser/test_static_calculator.py drives it in Chromium.
+"""Your own config.json on the static /cost page, without a browser: the build writes the
+calculator's box into that page's own HTML, once, under the panel's island and outside its
+Bokeh document (the mounted panel only points to it), loads static/cost_calculator.js on that
+page alone (the twin of the cost core beside it, fetched on first use), and the calculator's
+number formats are app/kit/fmt.py's. tests/browser/test_static_calculator.py drives it in
+Chromium.
 """
 
 import json
@@ -9,6 +11,7 @@ import random
 import re
 import shutil
 import subprocess
+from html.parser import HTMLParser
 
 import pytest
 
@@ -17,7 +20,7 @@ from app.kit import fmt, states
 from app.panels.cost import CostPanel
 from app.panels.decode_bill import DecodeBillPanel
 from app.panels.memory_bill import MemoryBillPanel
-from app.panels.model_picker import CALCULATOR_CLASS
+from app.panels.model_picker import CALCULATOR_CLASS, CALCULATOR_ID, CALCULATOR_POINTER
 
 CALCULATOR_JS = build.STATIC_DIR / "cost_calculator.js"
 SCRIPT = re.compile(r'<script src="([^"]*/cost_calculator\.js)" data-model="([^"]*)" defer>')
@@ -30,20 +33,23 @@ def node():
     return found
 
 
-def holds_box(viewer):  # -> whether a viewer's picker shows the calculator's box
+def picker_html(viewer):  # -> the HTML of every pane of a viewer's picker, joined
     import panel as pn
 
     viewer.__panel__()
-    panes = viewer.picker._layout.select(pn.pane.HTML)
-    return any(CALCULATOR_CLASS in str(p.object) for p in panes)
+    return "".join(str(p.object) for p in viewer.picker._layout.select(pn.pane.HTML))
 
 
-def test_only_the_cost_panels_own_static_page_holds_the_box():
+def test_no_panel_holds_the_box_and_only_the_cost_panels_own_static_page_points_to_it():
     with states.static_build():
-        assert holds_box(CostPanel())
-        assert not holds_box(CostPanel(in_chapter=True))  # the chapter keeps the live button
-        assert not holds_box(DecodeBillPanel()) and not holds_box(MemoryBillPanel())
-    assert not holds_box(CostPanel())  # a live page takes an upload instead
+        own = picker_html(CostPanel())
+        others = [picker_html(CostPanel(in_chapter=True)),  # the chapter keeps the live button
+                  picker_html(DecodeBillPanel()), picker_html(MemoryBillPanel())]
+    live = picker_html(CostPanel())  # a live page takes an upload instead
+    assert CALCULATOR_POINTER in own and f'href="#{CALCULATOR_ID}"' in own
+    for text in [own, live, *others]:
+        assert CALCULATOR_CLASS not in text  # the box is the page's: the build writes it
+    assert not any(CALCULATOR_POINTER in text for text in [live, *others])
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +66,8 @@ def rendered():  # -> {route: (page text, {doc path: script})}, default theme, n
 def test_the_cost_page_loads_the_calculator_and_names_the_twin(rendered):
     assets, pages = rendered
     text, docs = pages["/cost"]
-    assert any(CALCULATOR_CLASS in script for script in docs.values())
+    assert not any(CALCULATOR_CLASS in script for script in docs.values())  # not Bokeh's
+    assert text.count(CALCULATOR_CLASS) == 1 and text.count(f'id="{CALCULATOR_ID}"') == 1
     (src, model), = SCRIPT.findall(text)
     assert src == f"../{assets.calculator_out}/cost_calculator.js"
     assert model == f"../{assets.calculator_out}/cost_model.js"
@@ -75,7 +82,54 @@ def test_other_pages_do_not_load_it(rendered):
         if route == "/cost":
             continue
         assert "cost_calculator" not in text and assets.calculator_out not in text, route
+        assert CALCULATOR_CLASS not in text, route
         assert not any(CALCULATOR_CLASS in script for script in docs.values()), route
+
+
+VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
+                  "source", "track", "wbr"})  # elements with no end tag
+
+
+class Boxes(HTMLParser):
+    """A page's calculator boxes: for each, the elements it sits in, as [(tag, {class})]."""
+
+    def __init__(self):
+        super().__init__()
+        self.open, self.found = [], []
+
+    def handle_starttag(self, tag, attrs):
+        classes = set((dict(attrs).get("class") or "").split())
+        if CALCULATOR_CLASS in classes:
+            self.found.append(list(self.open))
+        if tag not in VOID:
+            self.open.append((tag, classes))
+
+    def handle_endtag(self, tag):
+        while self.open:  # an element left open by the page closes with its parent
+            if self.open.pop()[0] == tag:
+                break
+
+
+def boxes_in(text):
+    parser = Boxes()
+    parser.feed(text)
+    parser.close()
+    return parser.found
+
+
+@pytest.mark.parametrize("name", ["index.html", "index-dark.html"])
+def test_the_built_cost_page_holds_the_box_once_in_its_main_outside_the_island(site_build,
+                                                                                name):
+    (around,) = boxes_in((site_build / "cost" / name).read_text(encoding="utf-8"))
+    assert [tag for tag, _ in around] == ["html", "body", "main"]  # the article's own
+    classes = set().union(*(c for _, c in around))
+    # not in the island: neither Bokeh's root nor the still, which mounting removes
+    assert not classes & {"ae-island", "ae-island-root", "ae-island-still"}, classes
+    docs = sorted((site_build / "assets" / "docs").glob("cost-*.js"))
+    assert docs and not any(CALCULATOR_CLASS in d.read_text(encoding="utf-8") for d in docs)
+    for page in site_build.rglob("*.html"):  # no other page holds one
+        if page.parent.name != "cost":
+            assert not boxes_in(page.read_text(encoding="utf-8")), page
 
 
 def test_the_shipped_files_are_the_calculator_and_the_twin_with_its_table(tmp_path):

@@ -324,12 +324,25 @@ def calculator_files():  # -> {name: bytes}: the cost page's calculator of your 
 COST_MODEL_PARTS = ("cost_model_text.js", "cost_model_families.js", "cost_model.js")
 
 
-def with_calculator(text, page, assets):  # a page holding the calculator's box -> it loads
-    # the calculator, deferred after the page's own scripts; the twin's address rides along
-    # in data-model, fetched only when the reader first uses the calculator
+def holds_calculator(page):  # -> whether the page is the own page of a panel that counts
+    # your config.json in the browser (its class says `calculator`, app/panels/cost_base.py)
+    record = None if page.route in routes.CHAPTER_ROUTES else registry.by_route(page.route)
+    return record is not None and getattr(record.viewer_class(), "calculator", False)
+
+
+def with_calculator(text, page, assets):  # a page -> the same with the calculator's box under
+    # its island, in the page's own HTML (it works before and without Bokeh), and the
+    # calculator that fills it, deferred after the page's own scripts; the twin's address
+    # rides along in data-model, fetched only when the reader first uses the calculator
+    from app.panels.model_picker import CALCULATOR
+
     folder = f"{page.up}{assets.calculator_out}"
     tag = (f'<script src="{folder}/cost_calculator.js" data-model="{folder}/cost_model.js" '
            "defer></script>\n")
+    head, main_end, tail = text.rpartition("</main>")
+    if not main_end:
+        raise ValueError(f"{page.route}: no <main> to hold the calculator's box")
+    text = head + CALCULATOR + "\n" + main_end + tail
     head, body_end, tail = text.rpartition("</body>")
     return head + tag + body_end + tail
 
@@ -393,9 +406,7 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
                                   oembed=oembed.static_href(page.route, page.up, site_url),
                                   embed=(f"{page.up}embed/{oembed.name(page.route)}.html",
                                          page.up or "./"))
-    from app.panels.model_picker import CALCULATOR_CLASS
-
-    if any(CALCULATOR_CLASS in g.docs_json for g in groups):
+    if holds_calculator(page):
         text = with_calculator(text, page, assets)
     return text, tables, docs
 

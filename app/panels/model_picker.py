@@ -5,7 +5,9 @@ states computed here. Your own config.json is counted live: a static page shows 
 and a button to the live explorable; a live session parses the upload and counts it with the
 same pure functions a preset goes through. The cost panel's own static page (`calculator=True`)
 also carries an empty box, `CALCULATOR`, which static/cost_calculator.js fills: your config
-counted in the browser by the JavaScript twin of the cost core, sent nowhere.
+counted in the browser by the JavaScript twin of the cost core, sent nowhere. The build writes
+the box into the page's own HTML, under the panel's island, so it works before and without
+Bokeh; the panel, once mounted, points to it (`CALCULATOR_POINTER`).
 
 `Model` is what a panel's parts count: a shape, the config fields that set its FLOPs per
 (query, key) pair, and where it came from. A part is given a preset's key (the table's
@@ -47,11 +49,19 @@ FIELD_ROWS = 4  # pair_fields: layers, query heads, KV heads, head width
 NOTE_LINES = 8  # the most approximations a config gets (costs.ModelShape.from_config)
 
 PICKER_CSS = resources.stylesheet("model-picker.css")
-# the static page's box for a config of your own, counted in the browser: the build loads
-# static/cost_calculator.js on a page whose document holds this class (app/hosting/build.py)
+# the static page's box for a config of your own, counted in the browser: the build writes it
+# under the island of a panel whose class says `calculator` (cost_base.py), and loads
+# static/cost_calculator.js, which fills it (app/hosting/build.py)
 CALCULATOR_CLASS = "ae-cost-calculator"
-CALCULATOR = (f'<div class="{CALCULATOR_CLASS}"><p class="ae-hint">Or count a config.json of '
-              "your own here, in this browser, once the page's script has loaded.</p></div>")
+CALCULATOR_ID = "your-config"
+CALCULATOR = (f'<div class="{CALCULATOR_CLASS}" id="{CALCULATOR_ID}"><noscript><p class="ae-hint">'
+              "A config.json of your own is counted here by this page's script, in your "
+              "browser, so it needs JavaScript. Without it, "
+              "<code>attention-explorable costs --config FILE</code> prints the same figures."
+              "</p></noscript></div>")
+# what the mounted panel says in the box's place: the box is the page's, under the island
+CALCULATOR_POINTER = (f'<p class="ae-hint">Or count it in this browser, in '
+                      f'<a href="#{CALCULATOR_ID}">the box under this panel</a>.</p>')
 
 
 def model_selector(default):  # -> a param.Selector over the presets and "custom"
@@ -212,7 +222,8 @@ class ModelPicker(pn.viewable.Viewer):
     error = param.String(default="", doc="The last config's problem, as plain text (unescaped).")
 
     def __init__(self, hosted=False, route=None, calculator=False, static=False, **params):
-        # calculator: a static page also gets the in-browser calculator's box (CALCULATOR);
+        # calculator: a static page also gets the in-browser calculator's box (CALCULATOR, in
+        # the page's HTML: the panel points to it);
         # static: on a static page (its panel says: cost_base.py)
         super().__init__(**params)
         self._hosted, self._route, self._static = hosted, route, bool(static)
@@ -323,8 +334,8 @@ class ModelPicker(pn.viewable.Viewer):
                 chrome.live_button(self._route), align_items="center",
                 sizing_mode="stretch_width", margin=0)]
             if self._calculator:
-                live.append(pn.pane.HTML(CALCULATOR, sizing_mode="stretch_width", margin=0,
-                                         stylesheets=[PICKER_CSS]))
+                live.append(pn.pane.HTML(CALCULATOR_POINTER, sizing_mode="stretch_width",
+                                         margin=(0, 10), stylesheets=[PICKER_CSS]))
             self._layout = pn.Column(
                 label, self.model_buttons, self.status, *live, self.fields,
                 sizing_mode="stretch_width", margin=0, stylesheets=[chrome.CSS, PICKER_CSS])

@@ -10,11 +10,17 @@ them as app/kit/fmt.py writes them; a prompt between the page's stops (3,000) is
 3,000; a broken file shows the CLI's own message and leaves every number as it was; the twin
 is fetched only once the calculator is used; no request leaves the page's own files; axe
 finds nothing serious.
+
+The box is the page's, not Bokeh's: with every Bokeh and Panel bundle blocked it is there and
+counts a pasted config as attention_core.costs does, without a request for BokehJS (then the
+island's own button asks for Bokeh, the positive control, and the box counts on); mounting the
+island leaves one box, the same one, which the mounted panel links to.
 """
 
 import functools
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +31,8 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from app.kit import fmt
+from app.panels.model_picker import CALCULATOR_ID
+from attention_core import costs
 from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
 from tests.browser.test_static_build import (  # noqa: F401 (built, file_server: fixtures)
     Watch,
@@ -271,3 +279,157 @@ def test_the_keyboard_alone_counts_a_pasted_config(open_cost):
     counted(page, "the pasted text")
     assert readouts(page)["pair_flops"][0] == "589,824"  # the documents' Qwen3-8B
     assert not math.isnan(float(readouts(page)["crossover_triangular"][1]))
+
+
+# --- the box before and without Bokeh ---------------------------------------------------------
+
+# what an island mounts with: BokehJS and its widget bundles (test_mount_on_intent's BOKEH_JS)
+# and Panel's
+BUNDLE_JS = re.compile(r"/(bokeh|panel)[^/]*\.js$")
+# the calculator's boxes and filled boxes, in the page and in every shadow root
+BOXES_JS = """() => {
+  const out = {boxes: 0, filled: 0}, roots = [document];
+  while (roots.length) {
+    const root = roots.pop();
+    out.boxes += root.querySelectorAll(".ae-cost-calculator").length;
+    out.filled += root.querySelectorAll(".ae-calc").length;
+    for (const e of root.querySelectorAll("*")) { if (e.shadowRoot) { roots.push(e.shadowRoot); } }
+  }
+  return out;
+}"""
+
+
+@pytest.fixture
+def cost_page(browser, file_server, device):  # noqa: F811
+    # cost_page(block) -> (page, blocked, uncaught): /cost from the plain static server, not
+    # yet waited on; with `block`, every bundle request aborted and listed in `blocked`
+    contexts = []
+
+    def _open(block):
+        context = browser.new_context(**device)
+        contexts.append(context)
+        blocked, uncaught = [], []
+
+        def abort(route):
+            blocked.append(route.request.url)
+            route.abort()
+
+        if block:
+            context.route(lambda url: BUNDLE_JS.search(url) is not None, abort)
+        page = context.new_page()
+        page.set_default_timeout(RENDER_TIMEOUT_MS)
+        page.on("pageerror", lambda e: uncaught.append(str(e)))
+        page.goto(file_server + "/cost/")
+        return page, blocked, uncaught
+
+    yield _open
+    for context in contexts:
+        context.close()
+
+
+def core_figures(config, prompt, context, kv_dtype, weight_dtype):
+    # -> {readout: value}: the config counted by attention_core.costs, as the box counts it
+    m = costs.ModelShape.from_config(costs.parse_config_text(config.read_bytes()))
+    kv_b, w_b = costs.dtype_bytes(kv_dtype), costs.dtype_bytes(weight_dtype)
+    out = {f"shape.{key}": getattr(m, key) for key in SHAPE}
+    out |= {"pair_flops": costs.pair_flops(m), "matmul_params": costs.matmul_params(m),
+            "kv_bytes_per_token": costs.kv_bytes_per_token(m, kv_b),
+            "kv_bytes_per_user": int(costs.kv_cache_bytes(m, context, bytes_per_value=kv_b)),
+            "weight_bytes": costs.weight_bytes(m, w_b),
+            "kv_outweighs_weights_context": costs.kv_outweighs_weights_context(
+                m, 1, kv_b, weight_bytes_per_value=w_b),
+            "decode_arithmetic_intensity": costs.decode_arithmetic_intensity(m, prompt, kv_b)}
+    for kernel in costs.KERNELS:
+        out[f"share_{kernel}"] = costs.prefill_attention_share(m, prompt, kernel)
+        out[f"crossover_{kernel}"] = costs.crossover_tokens(m, kernel)
+    return out
+
+
+def check_against_core(page, config):  # the readouts hold what attention_core.costs counts
+    # at the box's own prompt, context and dtypes
+    def field(label):
+        return page.get_by_label(label, exact=True).input_value()
+
+    prompt = int(field("Prompt tokens"))
+    want = core_figures(config, prompt, int(field("Context tokens")), field("KV cache dtype"),
+                        field("Weights dtype"))
+    got = readouts(page)
+    wrong = {k: (got[k][1], v) for k, v in want.items() if not close(float(got[k][1]), v)}
+    assert not wrong, wrong
+    assert got["pair_flops"][0] == fmt.thousands(want["pair_flops"])
+    assert got["share_triangular"][0] == (f"{fmt.percent(want['share_triangular'])} at "
+                                          f"{prompt:,} tokens")
+
+
+def paste(page, config):
+    page.get_by_label("or paste config.json here").fill(config.read_text())
+    page.get_by_role("button", name="Count the pasted config").click()
+    counted(page, "the pasted text")
+
+
+def test_the_box_counts_a_pasted_config_with_every_bokeh_bundle_blocked(cost_page):
+    page, blocked, uncaught = cost_page(block=True)
+    box = page.locator(f"#{CALCULATOR_ID}")
+    expect(box.locator(".ae-calc")).to_be_visible()
+    expect(box.get_by_label("or paste config.json here")).to_be_enabled()
+    expect(box.get_by_label("Your config.json")).to_be_enabled()
+    gpt2 = CONFIGS / "gpt2.json"
+    paste(page, gpt2)
+    check_against_core(page, gpt2)
+    assert blocked == [] and page.evaluate("window.Bokeh === undefined"), blocked
+    assert page.locator(".ae-island.ae-mounted").count() == 0
+    assert not uncaught, uncaught
+
+    # the positive control: the island's own button asks for Bokeh, which is blocked...
+    page.get_by_role("button", name="Load the interactive chart").click()
+    expect(page.locator(".ae-island-error")).to_contain_text("could not be loaded")
+    assert [u for u in blocked if "/bokeh" in u], blocked
+    # ...and the box counts on: another prompt, the core's numbers for it
+    set_tokens(page, "Prompt tokens", PROMPT)
+    expect(page.locator('[data-k="share_triangular"]')).to_contain_text(f"at {PROMPT:,} tokens")
+    check_against_core(page, gpt2)
+
+
+def test_mounting_the_island_leaves_the_one_box_it_links_to(cost_page):
+    page, _, uncaught = cost_page(block=False)
+    expect(page.locator(".ae-calc")).to_be_visible()
+    assert page.evaluate(BOXES_JS) == {"boxes": 1, "filled": 1}
+    qwen = CONFIGS / "qwen3-8b.json"
+    paste(page, qwen)
+    before = readouts(page)
+    page.evaluate("document.querySelector('.ae-calc').dataset.seen = 'before the mount'")
+    # asked for as test_mount_on_intent asks: the island's own button
+    page.get_by_role("button", name="Load the interactive chart").click()
+    expect(page.locator(".ae-island.ae-mounted")).to_have_count(1, timeout=RENDER_TIMEOUT_MS)
+    page.wait_for_function(DOCUMENT_IDLE_JS, timeout=RENDER_TIMEOUT_MS)
+    assert page.evaluate(BOXES_JS) == {"boxes": 1, "filled": 1}
+    assert page.locator(".ae-island .ae-calc").count() == 0
+    expect(page.locator(".ae-calc")).to_have_attribute("data-seen", "before the mount")
+    assert readouts(page) == before  # the same box, its figures as they were
+    # the mounted panel, where a live page takes an upload, links to the box
+    page.get_by_role("link", name="the box under this panel").click()
+    expect(page.locator(".ae-calc")).to_be_in_viewport()
+    assert not uncaught, uncaught
+
+
+def test_without_scripts_the_box_says_so_and_print_keeps_the_figures_alone(
+        cost_page, browser, file_server, device):  # noqa: F811
+    context = browser.new_context(**device, java_script_enabled=False)
+    try:
+        bare = context.new_page()
+        bare.goto(file_server + "/cost/")
+        # read as a reader sees it: Playwright's text matchers skip a <noscript>
+        said = bare.locator(f"#{CALCULATOR_ID}").inner_text()
+        assert "needs JavaScript" in said and "costs --config FILE" in said, said
+    finally:
+        context.close()
+    page, _, _ = cost_page(block=True)
+    expect(page.locator(".ae-calc")).to_be_visible()
+    page.emulate_media(media="print")
+    expect(page.locator(".ae-calc")).to_be_hidden()  # nothing counted: nothing to print
+    page.emulate_media(media="screen")
+    paste(page, CONFIGS / "gpt2.json")
+    page.emulate_media(media="print")
+    expect(page.locator(".ae-calc-out")).to_be_visible()
+    for part in (".ae-calc-drop", ".ae-calc-paste", ".ae-calc button"):
+        expect(page.locator(part)).to_be_hidden()
