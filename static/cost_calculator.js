@@ -475,11 +475,10 @@
     }
   }
 
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", scan);
-  } else {
-    scan();
-  }
+  // the build puts this script's tag right after the box: fill it as the parser gets here,
+  // not at the end of the parse, after the page's deferred scripts
+  scan();
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", scan); }
 
   AE.costCalculator = {scan: scan, load: loadModel, count: countConfig, fmt: fmt,
                        state: state};

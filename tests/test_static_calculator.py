@@ -23,7 +23,7 @@ from app.panels.memory_bill import MemoryBillPanel
 from app.panels.model_picker import CALCULATOR_CLASS, CALCULATOR_ID, CALCULATOR_POINTER
 
 CALCULATOR_JS = build.STATIC_DIR / "cost_calculator.js"
-SCRIPT = re.compile(r'<script src="([^"]*/cost_calculator\.js)" data-model="([^"]*)" defer>')
+SCRIPT = re.compile(r'<script src="([^"]*/cost_calculator\.js)" data-model="([^"]*)">')
 
 
 def node():
@@ -71,8 +71,8 @@ def test_the_cost_page_loads_the_calculator_and_names_the_twin(rendered):
     (src, model), = SCRIPT.findall(text)
     assert src == f"../{assets.calculator_out}/cost_calculator.js"
     assert model == f"../{assets.calculator_out}/cost_model.js"
-    body = text.split("</head>", 1)[1]
-    assert body.rstrip().endswith("defer></script>\n</body>\n</html>")  # last, deferred
+    # right after the box, neither async nor deferred: it fills the box as the parser gets there
+    assert re.search(r'<div class="ae-cost-calculator".*?</div>\n' + SCRIPT.pattern, text)
     assert "cost_model.js" not in SCRIPT.sub("", text)  # the twin: only named, not loaded
 
 

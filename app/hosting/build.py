@@ -331,20 +331,20 @@ def holds_calculator(page):  # -> whether the page is the own page of a panel th
 
 
 def with_calculator(text, page, assets):  # a page -> the same with the calculator's box under
-    # its island, in the page's own HTML (it works before and without Bokeh), and the
-    # calculator that fills it, deferred after the page's own scripts; the twin's address
-    # rides along in data-model, fetched only when the reader first uses the calculator
+    # its island, in the page's own HTML (it works before and without Bokeh), and right after
+    # it the calculator that fills it, a plain script: it runs as the parser reaches it (the
+    # preload scanner has fetched it by then), not after the page's deferred scripts (an
+    # async one ran after them in 3 of 4 slowed-phone loads). The twin's address rides along
+    # in data-model, fetched only when the reader first uses the calculator
     from app.panels.model_picker import CALCULATOR
 
     folder = f"{page.up}{assets.calculator_out}"
-    tag = (f'<script src="{folder}/cost_calculator.js" data-model="{folder}/cost_model.js" '
-           "defer></script>\n")
+    tag = (f'<script src="{folder}/cost_calculator.js" data-model="{folder}/cost_model.js">'
+           "</script>\n")
     head, main_end, tail = text.rpartition("</main>")
     if not main_end:
         raise ValueError(f"{page.route}: no <main> to hold the calculator's box")
-    text = head + CALCULATOR + "\n" + main_end + tail
-    head, body_end, tail = text.rpartition("</body>")
-    return head + tag + body_end + tail
+    return head + CALCULATOR + "\n" + tag + main_end + tail
 
 
 # --- one page --------------------------------------------------------------------------------
