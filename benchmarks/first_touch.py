@@ -2,6 +2,7 @@
 
     python benchmarks/first_touch.py [--runs 3] [--taps 10] [--routes /heatmap / /live]
     python benchmarks/first_touch.py --smoke      # one short run, no targets (make test)
+    python benchmarks/first_touch.py --calculator --runs 5   # /cost's config.json box alone
 
 Starts `attention-explorable serve` on a free loopback port (the static build and the live
 server, as `make serve` serves them; benchmarks/lighthouse.py's `served`), adds a bare Bokeh
@@ -40,11 +41,21 @@ presentation delay of each tap's longest entry).
 The issue's targets (issue 41: usable ≤ 1.5 s at the median, INP p95 ≤ 100 ms, state and
 address ≤ 200 ms) are read from this table; the script asserts none. Needs Chromium at
 /usr/bin/chromium ($CHROMIUM).
+
+`--calculator` measures one thing instead, on the same phone: the static /cost page's box for
+a config.json of your own (static/cost_calculator.js fills it in the page's HTML, outside the
+island). Per load, ms from navigation until its file input and paste box are on the page,
+enabled and wired (seen by a MutationObserver installed before the page's scripts: the
+calculator wires them as it makes them), and until that is painted (the next frame and a
+task); the first contentful paint beside them, and how many BokehJS requests the page had
+made by then (none: the box does not wait for Bokeh). Prints each load, then the median and
+min-max (issue 52's target: the box usable within 0.5 s of /cost loading, at the median).
 """
 
 import argparse
 import datetime
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -234,6 +245,58 @@ INTERACTIONS_JS = """() => {
 }"""
 
 
+CALCULATOR_ROUTE = "/cost"
+# installed before any script of the page: when the calculator's box is usable (its file input
+# and paste box on the page, enabled; the calculator wires each as it makes it), then painted
+CALCULATOR_INIT_JS = """
+window.__calc = {usable: null, painted: null};
+new MutationObserver(function (records, observer) {
+  const box = document.querySelector(".ae-cost-calculator");
+  const fields = box ? [box.querySelector("input[type=file]"), box.querySelector("textarea")]
+    : [];
+  if (fields.length === 0 || fields.some((f) => !f || f.disabled || !f.getClientRects().length)) {
+    return;
+  }
+  observer.disconnect();
+  __calc.usable = performance.now();
+  requestAnimationFrame(() => setTimeout(() => { __calc.painted = performance.now(); }, 0));
+}).observe(document, {childList: true, subtree: true});
+"""
+BOKEH_JS = re.compile(r"/bokeh[^/]*\.js$")  # BokehJS and its widget bundles
+
+
+def calculator_once(browser, device, base):  # -> {usable, painted, fcp, bokeh}: ms from
+    # navigation, and the BokehJS requests made by the time the box was painted
+    context = browser.new_context(**device)
+    context.add_init_script(CALCULATOR_INIT_JS)
+    page = context.new_page()
+    page.set_default_timeout(USABLE_TIMEOUT_MS)
+    context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": CPU_SLOWDOWN})
+    requested = []
+    page.on("request", lambda r: requested.append(r.url))
+    try:
+        page.goto(base + CALCULATOR_ROUTE, wait_until="commit")
+        page.wait_for_function("() => window.__calc && __calc.painted !== null", polling=50)
+        out = page.evaluate("""() => ({usable: __calc.usable, painted: __calc.painted,
+          fcp: (performance.getEntriesByName("first-contentful-paint")[0] || {}).startTime})""")
+        out["bokeh"] = sum(bool(BOKEH_JS.search(u)) for u in requested)
+    finally:
+        context.close()
+    return out
+
+
+def calculator_report(loads, runs):  # the --calculator lines: each load, then the summary
+    print("| load | box usable ms | box painted ms | first contentful paint ms "
+          "| BokehJS requests by then |")
+    print("|---|---|---|---|---|")
+    for i, x in enumerate(loads, 1):
+        print(f"| {i} | {ms(x['usable'])} | {ms(x['painted'])} | {ms(x['fcp'])} | {x['bokeh']} |")
+    for name in ("usable", "painted"):
+        values = [x[name] for x in loads]
+        print(f"box {name}: median {ms(statistics.median(values))} ms, "
+              f"min-max {ms(min(values))}-{ms(max(values))} ms over {runs} loads")
+
+
 def bare_page():  # -> HTML: Bokeh alone, a heatmap and a toggle, its scripts deferred
     import numpy as np
     from bokeh.embed import file_html
@@ -417,7 +480,11 @@ def main(argv=None):
     p.add_argument("--taps", type=int, default=10, help="taps per load")
     p.add_argument("--routes", nargs="+", default=None)
     p.add_argument("--smoke", action="store_true", help="one short run of a few pages")
+    p.add_argument("--calculator", action="store_true",
+                   help="time /cost's config.json box alone (--runs loads)")
     args = p.parse_args(argv)
+    if args.calculator:
+        return calculator_main(args.runs)
     if args.smoke:
         args.runs, args.taps, args.routes = 1, 2, args.routes or SMOKE_ROUTES
     routes = args.routes or default_routes()
@@ -452,6 +519,25 @@ def main(argv=None):
     print("|---|---|---|---|---|")
     for route, loads in rows.items():
         print(parts_row(route, loads))
+    return 0
+
+
+def calculator_main(runs):  # --calculator: /cost's box, `runs` loads
+    commit = lighthouse.git("rev-parse", "--short", "HEAD") or "?"
+    with lighthouse.served(ROOT) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            loads = [calculator_once(browser, dict(pw.devices["Pixel 5"]), base)
+                     for _ in range(runs)]
+        finally:
+            browser.close()
+    when = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    print(f"first touch of the calculator, {when}, commit {commit}, {chromium_version()}, "
+          f"Pixel 5 emulation, CPU {CPU_SLOWDOWN}x slower, loopback, {CALCULATOR_ROUTE}, "
+          f"{runs} load(s), each in a new context (cold cache)")
+    print("box usable: from navigation until its file input and paste box are on the page, "
+          "enabled and wired; painted: the next frame after")
+    calculator_report(loads, runs)
     return 0
 
 
