@@ -37,6 +37,9 @@ and said so); "window" says how a sliding (local) window is recorded:
     "alternate": true                              Gemma 2: sliding, full, sliding, ...
     "pattern_default": p                           Gemma 3: every p-th layer full when the config
                                                    has no sliding_window_pattern
+    "chunked": true                                Llama 4: the width is a chunk; layer_types'
+                                                   "chunked_attention" layers (else no_rope_layers'
+                                                   1s, else all but every no_rope_layer_interval-th)
 
 A row's "tensors" list the parameters beside the big matrices costs.py counts itself (q, k, v,
 o, the MLP's, the experts, the router, the embedding, a learned position table and lm_head):
@@ -61,6 +64,9 @@ A default is in a row only where a published config relies on it (GPT-J's n_inne
 Falcon's absent MLP width, Gemma 3 4B's absent head counts); a size a config simply forgot is
 an error, since a class default guessed for it would be a confident wrong answer.
 """
+
+import json
+from pathlib import Path
 
 FIGURES = ["layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab",
            "max_positions"]
@@ -235,8 +241,18 @@ _BERT = (_norms(2, bias=True, final=False) + _qkv_bias() + _o_bias() + _mlp_bias
     _t("prediction head's bias and norm", "model", [[3, "hidden"]]),
 ] + _lm_head_bias())
 
-FAMILIES = {
+# Llama 4: its dense layers' MLPs are intermediate_size_mlp wide (intermediate_size is an
+# expert's, read by costs._moe with the shared expert); the layers with RoPE attend in chunks
+# of attention_chunk_size, which Transformers caches like a window. A fit over random configs
+# saw neither: its draws had every layer a MoE one and prompts shorter than a chunk.
+_LLAMA4 = _gated(figures={"intermediate": {"names": ["intermediate_size_mlp"]}},
+                 window={"names": ["attention_chunk_size"], "default": {"value": None},
+                         "chunked": True}, tensors=_norms(2) + _GEMMA_BIAS)
+
+HAND_FAMILIES = {
     # --- gated MLPs (gate, up, down) ---
+    "llama4_text": _LLAMA4,
+    "llama4": _LLAMA4,  # a multimodal config whose text_config names no model_type
     "llama": _gated(tensors=_llama_like()),
     "mistral": _gated(),
     "ministral": _gated(),
@@ -253,6 +269,9 @@ FAMILIES = {
     "olmo2": _gated(tensors=_norms(2) + _qk_norm("all") + _GEMMA_BIAS),
     "deepseek_v2": _DEEPSEEK,
     "deepseek_v3": _DEEPSEEK,
+    # Kimi K2: DeepSeek-V3's architecture under its own name, with remote code Transformers
+    # does not ship, so no build derives it
+    "kimi_k2": _DEEPSEEK,
     "gemma": _gated(tied=True, tensors=_norms(2) + _GEMMA_BIAS),
     "gemma2": _gated(tied=True, window={**BASE_WINDOW, "alternate": True},
                      tensors=_norms(4) + _GEMMA_BIAS),
@@ -337,6 +356,28 @@ FAMILIES = {
     "roberta": _plain(True, learned_positions=True, tensors=_BERT),
 }
 
+# What scripts/derive_families.py read off Transformers' own models: each model type's class
+# defaults, a row for each type the hand-written table lacks, and which counts are exact.
+DERIVED = json.loads(Path(__file__).with_name("families_derived.json").read_text())
+
+
+def _with_class_default(model_type: str, row: dict) -> dict:  # tied as the class says
+    defaults = DERIVED["types"].get(model_type, {}).get("defaults", {})
+    if row["tied"] is None and "tie_word_embeddings" in defaults:
+        return {**row, "tied": defaults["tie_word_embeddings"]}
+    return row
+
+
+def families() -> dict:  # -> every row: the derived ones, and the hand-written ones over them
+    # the hand-written rows win: they read figures a fit cannot see (other field names,
+    # windows, defaults a published config relies on)
+    return {**{t: {**e["row"], "exact": e["exact"]} for t, e in DERIVED["types"].items()
+               if "row" in e},
+            **{t: _with_class_default(t, row) for t, row in HAND_FAMILIES.items()}}
+
+
+FAMILIES = families()
+
 # A config with no model_type but GPT-2's n_embd is read as GPT-2; anything else unknown
 # reads BASE, with a gated MLP and untied embeddings assumed and said so.
 UNKNOWN = _row(None, None)
@@ -344,11 +385,44 @@ GPT2_HINT = "n_embd"
 
 
 def family(model_type: str, cfg: dict) -> tuple[str, dict]:  # -> (row's key or "", row)
+    # an image-text-to-text type whose text fields sit at the top (Qwen2-VL's published
+    # files): its text model's row
+    if model_type not in FAMILIES:
+        model_type = DERIVED["text_of"].get(model_type, model_type)
     if model_type in FAMILIES:
         return model_type, FAMILIES[model_type]
     if not model_type and GPT2_HINT in cfg:
         return "gpt2", FAMILIES["gpt2"]
-    return "", UNKNOWN
+    return "", _with_class_default(model_type, UNKNOWN)
+
+
+TRANSFORMERS = DERIVED["transformers"]
+COUNTS = {"total": "total parameters", "matmul": "matmul parameters", "kv": "KV cache"}
+
+
+def encoder_decoder(model_type: str) -> bool:  # a type whose class is an encoder-decoder
+    return bool(DERIVED["types"].get(model_type, {}).get("defaults", {}).get(
+        "is_encoder_decoder"))
+
+
+def unknown_line(model_type: str) -> str:  # -> the one line said when no row counts a type
+    shown = repr(model_type or "(none)")
+    where = (f"a Transformers {TRANSFORMERS} model this version has no rule for"
+             if model_type in DERIVED["types"] else
+             f"not one this version knows (nor Transformers {TRANSFORMERS})")
+    return (f"model_type {shown} is {where}: counted as a generic decoder (a gated MLP, "
+            "two norms a layer, no biases), so its total and matmul parameters may "
+            "be off by the norms, biases and extra tensors it holds, and its KV cache by any "
+            "layer that is not plain attention.")
+
+
+def inexact_line(model_type: str, row: dict) -> str | None:  # a derived row's known misses
+    off = [COUNTS[c] for c in COUNTS if not row.get("exact", {}).get(c, True)]
+    if not off:
+        return None
+    return (f"model_type {model_type!r} is counted by a rule derived from Transformers "
+            f"{TRANSFORMERS}'s own model, which does not match its {' and '.join(off)} on "
+            "every config: these may be off.")
 
 
 def rule(row: dict, figure: str) -> dict:  # a row's rule for a figure, else BASE's

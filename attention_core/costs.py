@@ -349,6 +349,22 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
         every = _count(cfg, ("moe_layer_freq",), MAX_LAYERS, default=1)
         moe_layers = sum(1 for i in range(layers) if i >= first_dense and i % every == 0)
         shared_width = shared * size  # each shared expert is one routed expert's size
+    elif _present(cfg, "intermediate_size_mlp"):
+        # Llama 4: experts on the layers moe_layers lists, else every step-th; each such layer
+        # also runs one shared expert as wide as a routed one (intermediate_size); the other
+        # layers' MLPs are intermediate_size_mlp wide (the figure "intermediate")
+        experts = _count(cfg, ("num_local_experts",), MAX_EXPERTS, minimum=0)
+        if not experts:
+            return dense
+        k = _top_k(cfg, experts)
+        size = _count(cfg, ("intermediate_size",), MAX_INTERMEDIATE)
+        shared, shared_width = 1, size
+        if cfg.get("moe_layers") is not None:
+            listed = _layer_indices(cfg, "moe_layers")
+            moe_layers = sum(1 for i in range(layers) if i in listed)
+        else:
+            step = _count(cfg, ("interleave_moe_layer_step",), MAX_LAYERS, default=1)
+            moe_layers = len(range(step - 1, layers, step))
     elif _present(cfg, "num_local_experts") and not _present(cfg, "moe_intermediate_size"):
         # Mixtral: intermediate_size is the expert size
         experts = _count(cfg, ("num_local_experts",), MAX_EXPERTS, minimum=0)
@@ -413,9 +429,20 @@ def _sliding_count(cfg: dict, layers: int, window: dict, notes: list[str]) -> in
             raise ConfigError("layer_types", "must be a list of strings")
         if len(types) != layers:
             raise ConfigError("layer_types", f"has {len(types)} entries for {layers} layers")
-        if set(types) - {"sliding_attention", "full_attention"}:
+        kind = "chunked_attention" if window.get("chunked") else "sliding_attention"
+        if set(types) - {kind, "full_attention"}:
             notes.append("Layer types other than sliding/full attention are counted as full.")
-        return types.count("sliding_attention")
+        return types.count(kind)
+    if window.get("chunked"):  # Llama 4: no_rope_layers' 1s chunk, else all but every p-th
+        listed = cfg.get("no_rope_layers")
+        if listed is not None and not isinstance(listed, list) or listed and (
+                len(listed) != layers or any(type(v) is not int or v not in (0, 1)
+                                             for v in listed)):
+            raise ConfigError("no_rope_layers", f"must be {layers} ones and zeros")
+        if listed:  # Transformers reads an empty list as absent
+            return sum(listed)
+        every = _count(cfg, ("no_rope_layer_interval",), MAX_LAYERS, default=4)
+        return layers - layers // every
     if _present(cfg, "sliding_window_pattern") or "pattern_default" in window:
         every = _count(cfg, ("sliding_window_pattern",), MAX_LAYERS,  # Gemma 3: every p-th full
                        default=window.get("pattern_default", _MISSING))
@@ -444,9 +471,16 @@ def _window(cfg: dict, layers: int, row: dict, notes: list[str]) -> dict:
     sliding = _sliding_count(cfg, layers, rule, notes)
     if not sliding:
         return unwindowed
-    notes.append(
-        f"Sliding window of {window:,} tokens on {sliding} of {layers} layers: there a query "
-        f"sees at most {window:,} keys and the cache holds at most {window:,} tokens.")
+    if rule.get("chunked"):
+        notes.append(
+            f"Chunked attention of {window:,} tokens on {sliding} of {layers} layers: there a "
+            f"query sees only its own chunk's keys and the cache holds at most {window:,} "
+            f"tokens, as Transformers keeps it; the attention counted is the upper bound, "
+            f"{window:,} keys.")
+    else:
+        notes.append(
+            f"Sliding window of {window:,} tokens on {sliding} of {layers} layers: there a "
+            f"query sees at most {window:,} keys and the cache holds at most {window:,} tokens.")
     return {"sliding_window": window, "sliding_layers": sliding}
 
 
@@ -460,12 +494,28 @@ def _tied(cfg: dict, row: dict, notes: list[str]) -> bool:  # lm_head shares the
     return row["tied"]
 
 
-def _mlp_matrices(row: dict, model_type: str, notes: list[str]) -> int:  # 2 (up/down) or 3
-    if row["mlp_matrices"] is None:
-        notes.append(f"model_type {model_type or '(none)'!r} is not one we know: "
-                     "assumed a gated MLP (3 matrices).")
-        return 3
-    return row["mlp_matrices"]
+def _refuse_format(cfg: dict, model_type: str) -> None:  # formats read by no rule here
+    if "block_configs" in cfg:
+        raise ConfigError("block_configs", "is Nemotron-NAS's format, in which each layer has "
+                          "its own attention and MLP sizes; this version reads models whose "
+                          "layers share one shape")
+    if "multi_query_group_num" in cfg:
+        raise ConfigError("multi_query_group_num", "is ChatGLM's format (ffn_hidden_size, "
+                          "kv_channels), whose model code is not in Transformers; this version "
+                          "does not read it")
+    if cfg.get("is_encoder_decoder") is True or config_families.encoder_decoder(model_type):
+        raise ConfigError("model_type", f"{model_type or '(none)'!r} is an encoder-decoder; this "
+                          "version reads decoder-only models (no encoder, no cross-attention)")
+
+
+def _family(cfg: dict, model_type: str, notes: list[str]) -> dict:  # -> the row, its caveat said
+    _refuse_format(cfg, model_type)
+    key, row = config_families.family(model_type, cfg)
+    if not key:
+        notes.append(config_families.unknown_line(model_type))
+    elif config_families.inexact_line(key, row):
+        notes.append(config_families.inexact_line(key, row))
+    return row
 
 
 def _display_name(cfg: dict, name: Any, model_type: str) -> str:
@@ -535,7 +585,7 @@ def _ignored_fields(cfg: dict, row: dict, got: dict, notes: list[str]) -> None:
 
 # --- quantization_config: how a checkpoint stores its linear weights -----------------------
 
-QUANT_METHODS = ("fp8", "fbgemm_fp8", "awq", "gptq")
+QUANT_METHODS = ("fp8", "fbgemm_fp8", "awq", "gptq", "mxfp4")
 NOT_QUANTIZED = {"quant_method": None, "quant_bits": 0, "quant_group": 0,
                  "quant_block_out": 0, "quant_block_in": 0, "quant_zero_point": False}
 
@@ -572,6 +622,8 @@ def _quantization(cfg: dict, notes: list[str]) -> dict:
         return _said(out, notes)
     if method == "fbgemm_fp8":
         return _said(out, notes)
+    if method == "mxfp4":  # gpt-oss: the routed experts only, 4-bit, a scale per 32 inputs
+        return _said({**out, "quant_bits": 4, "quant_group": MXFP4_BLOCK}, notes)
     bits = q.get("bits", q.get("w_bit"))
     if not (_whole(bits) and bits in (2, 3, 4, 8)):
         raise ConfigError("quantization_config.bits", f"must be 2, 3, 4 or 8, got {_show(bits)}")
@@ -597,6 +649,12 @@ def _said(q: dict, notes: list[str]) -> dict:  # the quant_* fields -> the same,
         how = f"1 byte a weight and {scale}"
     elif method == "fbgemm_fp8":
         how = "1 byte a weight and a float32 scale per output channel"
+    elif method == "mxfp4":
+        notes.append("Routed experts' weights counted as quantization_config (mxfp4) stores "
+                     "them: 4-bit values, two a byte, and an 8-bit scale per 32 inputs. "
+                     "Attention, routers, embeddings, lm_head, norms and biases at the weight "
+                     "dtype chosen.")
+        return q
     else:
         group = f"{q['quant_group']:,} inputs" if q["quant_group"] else "each weight's input"
         zeros = " and a packed zero" if q["quant_zero_point"] else ""
@@ -645,7 +703,21 @@ def stack_linears(m: ModelShape) -> list[tuple[int, int, int]]:
     return [t for t in attention + dense + moe if t[0] and t[1] and t[2]]
 
 
+MXFP4_BLOCK = 32  # inputs per 8-bit scale; the values 4 bits each, 16 bytes a block
+
+
+def packed_linears(m: ModelShape) -> list[tuple[int, int, int]]:  # -> the ones a method packs
+    if m.quant_method != "mxfp4":
+        return stack_linears(m)
+    experts = m.moe_layers * m.num_experts  # mxfp4 packs the routed experts alone
+    out = [(experts, m.hidden, m.moe_intermediate)] * 2 + [(experts, m.moe_intermediate,
+                                                             m.hidden)]
+    return [t for t in out if t[0] and t[1] and t[2]]
+
+
 def _packed_bytes(m: ModelShape, inputs: int, outputs: int) -> int:  # one linear, as stored
+    if m.quant_method == "mxfp4":  # [out, in/32, 16] uint8 blocks and [out, in/32] scales
+        return outputs * _ceil_div(inputs, MXFP4_BLOCK) * (MXFP4_BLOCK // 2 + 1)
     if m.quant_method == "fp8":
         if m.quant_block_out:
             blocks = (_ceil_div(outputs, m.quant_block_out)
@@ -668,7 +740,7 @@ def _packed_bytes(m: ModelShape, inputs: int, outputs: int) -> int:  # one linea
 def quantized_params(m: ModelShape) -> int:  # -> parameters a quantization method packs
     if not m.quant_method:
         return 0
-    return sum(c * i * o for c, i, o in stack_linears(m))
+    return sum(c * i * o for c, i, o in packed_linears(m))
 
 
 # --- the model shape ---------------------------------------------------------------------
@@ -730,7 +802,7 @@ class ModelShape:
         notes: list[str] = []
         cfg = _language_model(cfg, notes)
         model_type = _model_type(cfg)
-        row = config_families.family(model_type, cfg)[1]
+        row = _family(cfg, model_type, notes)
         mla = _present(cfg, "kv_lora_rank")
         got, _ = _figures(cfg, row, skip=("head_dim",) if mla else ())
         layers, hidden, heads = got["layers"], got["hidden"], got["heads"]
@@ -742,7 +814,7 @@ class ModelShape:
             name=_display_name(cfg, name, model_type),
             layers=layers, hidden=hidden, intermediate=got["intermediate"], heads=heads,
             vocab=got["vocab"], tied=_tied(cfg, row, notes), max_positions=got["max_positions"],
-            mlp_matrices=_mlp_matrices(row, model_type, notes),
+            mlp_matrices=row["mlp_matrices"] or 3,  # unknown: a gated MLP, said in its line
             learned_positions=row["learned_positions"],
             **attention,
             **_moe(cfg, layers, hidden, got["intermediate"], notes),
@@ -1056,7 +1128,7 @@ def weight_bytes(m: ModelShape, bytes_per_value: float = 2):  # -> bytes of stor
     which count as its method stores them (stack_linears, _packed_bytes)."""
     if not m.quant_method:
         return total_params(m) * bytes_per_value
-    packed = sum(c * _packed_bytes(m, i, o) for c, i, o in stack_linears(m))
+    packed = sum(c * _packed_bytes(m, i, o) for c, i, o in packed_linears(m))
     return packed + (total_params(m) - quantized_params(m)) * bytes_per_value
 
 
@@ -1153,7 +1225,8 @@ def cache_convention(m: ModelShape) -> str:  # -> how kv_cache_bytes counts, in 
 def weight_convention(m: ModelShape, dtype: str) -> str:  # -> how weight_bytes counts, in words
     tied = "; lm_head tied to the embedding, counted once" if m.tied else ""
     if m.quant_method:
-        return (f"As the checkpoint stores them: linear weights packed by {m.quant_method} "
+        which = "routed experts' weights" if m.quant_method == "mxfp4" else "linear weights"
+        return (f"As the checkpoint stores them: {which} packed by {m.quant_method} "
                 f"({m.quant_bits}-bit), everything else {dtype}{tied}.")
     return f"Every parameter in {dtype}{tied}."
 

@@ -300,8 +300,17 @@
       .map(function (t) { return t.map(B); }); // ints, as Python's
   }
 
+  function packedLinears(m) { // costs.packed_linears: mxfp4 packs the routed experts alone
+    if (m.quant_method !== "mxfp4") return stack_linears(m);
+    const experts = B(m.moe_layers) * B(m.num_experts), h = B(m.hidden);
+    const mi = B(m.moe_intermediate);
+    return [[experts, h, mi], [experts, h, mi], [experts, mi, h]]
+      .filter(function (t) { return t[0] && t[1] && t[2]; });
+  }
+
   function packedBytes(m, inputs, outputs) { // costs._packed_bytes, BigInt
     const i = B(inputs), o = B(outputs);
+    if (m.quant_method === "mxfp4") return o * ceilDiv(i, 32n) * 17n; // blocks and scales
     if (m.quant_method === "fp8") {
       if (m.quant_block_out) {
         return i * o + 4n * ceilDiv(o, B(m.quant_block_out)) * ceilDiv(i, B(m.quant_block_in));
@@ -321,7 +330,7 @@
 
   function quantized_params(m) {
     if (!m.quant_method) return 0n;
-    return stack_linears(m).reduce(function (acc, t) {
+    return packedLinears(m).reduce(function (acc, t) {
       return acc + B(t[0]) * B(t[1]) * B(t[2]);
     }, 0n);
   }
@@ -331,7 +340,7 @@
     if (!m.quant_method) {
       return isInt(bpv) ? total_params(m) * bpv : Number(total_params(m)) * bpv;
     }
-    const packed = stack_linears(m).reduce(function (acc, t) {
+    const packed = packedLinears(m).reduce(function (acc, t) {
       return acc + B(t[0]) * packedBytes(m, t[1], t[2]);
     }, 0n);
     const rest = total_params(m) - quantized_params(m);
@@ -352,7 +361,8 @@
   function weight_convention(m, dtype) { // costs.weight_convention
     const tied = m.tied ? "; lm_head tied to the embedding, counted once" : "";
     if (m.quant_method) {
-      return "As the checkpoint stores them: linear weights packed by " + m.quant_method + " ("
+      const which = m.quant_method === "mxfp4" ? "routed experts' weights" : "linear weights";
+      return "As the checkpoint stores them: " + which + " packed by " + m.quant_method + " ("
         + m.quant_bits + "-bit), everything else " + dtype + tied + ".";
     }
     return "Every parameter in " + dtype + tied + ".";

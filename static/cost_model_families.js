@@ -106,10 +106,63 @@
     return value;
   }
 
-  function family(type, cfg) { // config_families.family -> row
-    if (hasOwn(T.FAMILIES, type)) return T.FAMILIES[type];
-    if (!type && cfg.has(T.GPT2_HINT)) return T.FAMILIES.gpt2;
-    return T.UNKNOWN;
+  function typeDefault(type, field) { // a Transformers class's default, or undefined
+    const d = hasOwn(T.DERIVED_TYPES, type) ? T.DERIVED_TYPES[type] : {};
+    return hasOwn(d, field) ? d[field] : undefined;
+  }
+
+  function family(type, cfg) { // config_families.family -> [row's key or "", row]
+    if (!hasOwn(T.FAMILIES, type) && hasOwn(T.TEXT_OF, type)) type = T.TEXT_OF[type];
+    if (hasOwn(T.FAMILIES, type)) return [type, T.FAMILIES[type]];
+    if (!type && cfg.has(T.GPT2_HINT)) return ["gpt2", T.FAMILIES.gpt2];
+    const tie = typeDefault(type, "tie_word_embeddings");
+    if (T.UNKNOWN.tied === null && tie !== undefined) {
+      return ["", Object.assign({}, T.UNKNOWN, {tied: tie})];
+    }
+    return ["", T.UNKNOWN];
+  }
+
+  function unknownLine(type) { // config_families.unknown_line
+    const where = hasOwn(T.DERIVED_TYPES, type)
+      ? "a Transformers " + T.TRANSFORMERS + " model this version has no rule for"
+      : "not one this version knows (nor Transformers " + T.TRANSFORMERS + ")";
+    return "model_type " + reprStr(type || "(none)") + " is " + where + ": counted as a "
+      + "generic decoder (a gated MLP, two norms a layer, no biases), so its total and matmul "
+      + "parameters may be off by the norms, biases and extra tensors it holds, and its KV "
+      + "cache by any layer that is not plain attention.";
+  }
+
+  function inexactLine(key, row) { // config_families.inexact_line, or null
+    const exact = hasOwn(row, "exact") ? row.exact : {};
+    const off = Object.keys(T.COUNTS).filter(c => exact[c] === false).map(c => T.COUNTS[c]);
+    if (!off.length) return null;
+    return "model_type " + reprStr(key) + " is counted by a rule derived from Transformers "
+      + T.TRANSFORMERS + "'s own model, which does not match its " + off.join(" and ")
+      + " on every config: these may be off.";
+  }
+
+  function refuseFormat(cfg, type) { // costs._refuse_format
+    if (cfg.has("block_configs")) {
+      throw ConfigError("block_configs", "is Nemotron-NAS's format, in which each layer has "
+        + "its own attention and MLP sizes; this version reads models whose layers share one "
+        + "shape");
+    }
+    if (cfg.has("multi_query_group_num")) {
+      throw ConfigError("multi_query_group_num", "is ChatGLM's format (ffn_hidden_size, "
+        + "kv_channels), whose model code is not in Transformers; this version does not read it");
+    }
+    if (get(cfg, "is_encoder_decoder") === true || typeDefault(type, "is_encoder_decoder")) {
+      throw ConfigError("model_type", reprStr(type || "(none)") + " is an encoder-decoder; "
+        + "this version reads decoder-only models (no encoder, no cross-attention)");
+    }
+  }
+
+  function familyOf(cfg, type, notes) { // costs._family: the row, its caveat said
+    refuseFormat(cfg, type);
+    const [key, row] = family(type, cfg);
+    const line = key ? inexactLine(key, row) : unknownLine(type);
+    if (line) notes.push(line);
+    return row;
   }
 
   function rule(row, figure) {
@@ -221,6 +274,22 @@
       const every = count(cfg, ["moe_layer_freq"], MAX_LAYERS, 1);
       for (i = 0; i < layers; i++) if (i >= firstDense && i % every === 0) moeLayers++;
       sharedWidth = shared * size;
+    } else if (present(cfg, "intermediate_size_mlp")) {
+      // Llama 4: experts on the layers moe_layers lists, else every step-th, each with one
+      // shared expert as wide as a routed one
+      experts = count(cfg, ["num_local_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
+      if (!experts) return dense;
+      k = topK(cfg, experts);
+      size = count(cfg, ["intermediate_size"], MAX_INTERMEDIATE);
+      shared = 1;
+      sharedWidth = size;
+      if (get(cfg, "moe_layers") !== null) {
+        const listed = layerIndices(cfg, "moe_layers");
+        for (i = 0; i < layers; i++) if (listed.has(BigInt(i))) moeLayers++;
+      } else {
+        const step = count(cfg, ["interleave_moe_layer_step"], MAX_LAYERS, 1);
+        for (i = step - 1; i < layers; i += step) moeLayers++;
+      }
     } else if (present(cfg, "num_local_experts") && !present(cfg, "moe_intermediate_size")) {
       // Mixtral: intermediate_size is the expert size
       experts = count(cfg, ["num_local_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
@@ -256,7 +325,7 @@
 
   // --- quantization_config (costs._quantization) ---
 
-  const QUANT_METHODS = ["fp8", "fbgemm_fp8", "awq", "gptq"];
+  const QUANT_METHODS = ["fp8", "fbgemm_fp8", "awq", "gptq", "mxfp4"];
   function notQuantized() {
     return { quant_method: null, quant_bits: 0, quant_group: 0, quant_block_out: 0,
       quant_block_in: 0, quant_zero_point: false };
@@ -293,6 +362,11 @@
       return said(out, notes);
     }
     if (method === "fbgemm_fp8") return said(out, notes);
+    if (method === "mxfp4") { // gpt-oss: the routed experts only, a scale per 32 inputs
+      out.quant_bits = 4;
+      out.quant_group = 32;
+      return said(out, notes);
+    }
     const bits = q.has("bits") ? q.get("bits") : get(q, "w_bit");
     if (!(whole(bits) && [2n, 3n, 4n, 8n].indexOf(bits) >= 0)) {
       throw ConfigError("quantization_config.bits", "must be 2, 3, 4 or 8, got " + show(bits));
@@ -322,6 +396,11 @@
         + q.quant_block_out + " x " + q.quant_block_in + " block" : "a float32 scale per tensor");
     } else if (method === "fbgemm_fp8") {
       how = "1 byte a weight and a float32 scale per output channel";
+    } else if (method === "mxfp4") {
+      notes.push("Routed experts' weights counted as quantization_config (mxfp4) stores them: "
+        + "4-bit values, two a byte, and an 8-bit scale per 32 inputs. Attention, routers, "
+        + "embeddings, lm_head, norms and biases at the weight dtype chosen.");
+      return q;
     } else {
       const group = q.quant_group ? grouped(q.quant_group) + " inputs" : "each weight's input";
       how = q.quant_bits + "-bit values packed in int32 words, an fp16 scale"
@@ -422,10 +501,25 @@
         throw ConfigError("layer_types", "has " + types.length + " entries for " + layers
           + " layers");
       }
-      if (types.some(function (t) { return t !== "sliding_attention" && t !== "full_attention"; })) {
+      const kind = win.chunked ? "chunked_attention" : "sliding_attention";
+      if (types.some(function (t) { return t !== kind && t !== "full_attention"; })) {
         notes.push("Layer types other than sliding/full attention are counted as full.");
       }
-      return types.filter(function (t) { return t === "sliding_attention"; }).length;
+      return types.filter(function (t) { return t === kind; }).length;
+    }
+    if (win.chunked) { // Llama 4: no_rope_layers' 1s chunk, else all but every p-th
+      const listed = get(cfg, "no_rope_layers");
+      if (Array.isArray(listed) && listed.length) {
+        if (listed.length !== layers || !listed.every(v => isInt(v) && (v === 0n || v === 1n))) {
+          throw ConfigError("no_rope_layers", "must be " + layers + " ones and zeros");
+        }
+        return listed.filter(v => v === 1n).length;
+      }
+      if (listed !== null && !Array.isArray(listed)) {
+        throw ConfigError("no_rope_layers", "must be " + layers + " ones and zeros");
+      }
+      const every = count(cfg, ["no_rope_layer_interval"], MAX_LAYERS, 4);
+      return layers - Math.floor(layers / every);
     }
     if (present(cfg, "sliding_window_pattern") || hasOwn(win, "pattern_default")) {
       const every = count(cfg, ["sliding_window_pattern"], MAX_LAYERS,
@@ -451,9 +545,16 @@
     const sliding = slidingCount(cfg, layers, r, notes);
     if (!sliding) return unwindowed;
     const w = grouped(width);
-    notes.push("Sliding window of " + w + " tokens on " + sliding + " of " + layers
-      + " layers: there a query sees at most " + w + " keys and the cache holds at most "
-      + w + " tokens.");
+    if (r.chunked) {
+      notes.push("Chunked attention of " + w + " tokens on " + sliding + " of " + layers
+        + " layers: there a query sees only its own chunk's keys and the cache holds at most "
+        + w + " tokens, as Transformers keeps it; the attention counted is the upper bound, "
+        + w + " keys.");
+    } else {
+      notes.push("Sliding window of " + w + " tokens on " + sliding + " of " + layers
+        + " layers: there a query sees at most " + w + " keys and the cache holds at most "
+        + w + " tokens.");
+    }
     return { sliding_window: width, sliding_layers: sliding };
   }
 
@@ -465,15 +566,6 @@
       return false;
     }
     return row.tied;
-  }
-
-  function mlpMatrices(row, type, notes) {
-    if (row.mlp_matrices === null) {
-      notes.push("model_type " + reprStr(type || "(none)") + " is not one we know: "
-        + "assumed a gated MLP (3 matrices).");
-      return 3;
-    }
-    return row.mlp_matrices;
   }
 
   function displayName(cfg, name, type) {
@@ -489,7 +581,8 @@
     if (!isMap(cfg)) throw ConfigError(WHOLE_FILE, "must be a JSON object, got " + jsonType(cfg));
     const notes = [];
     cfg = languageModel(cfg, notes);
-    const type = modelType(cfg), row = family(type, cfg), mla = present(cfg, "kv_lora_rank");
+    const type = modelType(cfg), row = familyOf(cfg, type, notes);
+    const mla = present(cfg, "kv_lora_rank");
     const got = figures(cfg, row, mla ? ["head_dim"] : [])[0];
     const attention = mla ? mlaHeads(cfg, got.heads, got.kv_heads, notes)
       : { head_dim: got.head_dim, v_head_dim: got.head_dim, kv_heads: got.kv_heads };
@@ -498,7 +591,7 @@
       head_dim: attention.head_dim, v_head_dim: attention.v_head_dim, vocab: got.vocab };
     m.tied = tied(cfg, row, notes);
     m.max_positions = got.max_positions;
-    m.mlp_matrices = mlpMatrices(row, type, notes);
+    m.mlp_matrices = row.mlp_matrices === null ? 3 : row.mlp_matrices; // unknown: said above
     const experts = moe(cfg, got.layers, got.hidden, got.intermediate, notes);
     const win = windowOf(cfg, got.layers, row, notes);
     Object.assign(m, experts, win);

@@ -126,6 +126,24 @@ def _gen_qwen3(r):
     return c
 
 
+def _gen_llama4(r):  # experts on some layers, a shared one in each; chunks shorter than LONG
+    c = _common(r)
+    layers = c["num_hidden_layers"]
+    c.update(num_local_experts=r.randint(2, 6), num_experts_per_tok=1,
+             intermediate_size_mlp=r.randint(8, 96), attention_chunk_size=r.choice([4, 8, 16]),
+             attention_bias=r.random() < 0.3)
+    pick = r.random()
+    if pick < 0.4:
+        c["interleave_moe_layer_step"] = r.randint(1, 3)
+    elif pick < 0.7:
+        c["moe_layers"] = _moe_layers(r, layers)
+    if r.random() < 0.5:
+        c["no_rope_layers"] = [r.randint(0, 1) for _ in range(layers)]
+    else:
+        c["no_rope_layer_interval"] = r.randint(1, 4)
+    return c
+
+
 def _moe_layers(r, layers):
     return sorted(r.sample(range(layers), r.randint(0, layers // 2)))
 
@@ -312,7 +330,7 @@ def _gen_bert(r):
 
 
 GENERATORS = {
-    "llama": _gen_llama, "mistral": lambda r: _gen_window(r),
+    "llama": _gen_llama, "llama4_text": _gen_llama4, "mistral": lambda r: _gen_window(r),
     "ministral": lambda r: _gen_window(r, layer_types=True), "mixtral": _gen_mixtral,
     "qwen2": _gen_qwen2, "qwen3": _gen_qwen3, "qwen2_moe": _gen_qwen2_moe,
     "qwen3_moe": _gen_qwen3_moe, "phi3": _gen_no_head_dim, "olmo": _gen_olmo,
@@ -330,12 +348,21 @@ GENERATORS = {
 
 # --- the truth off the model -----------------------------------------------------------------
 
+def _causal(config) -> bool:  # does Transformers have a causal-LM class for this type?
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    return config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+
+
 def build(config):  # a Transformers config -> the causal LM on the meta device
+    from transformers import AutoModel
     torch, _, auto_model, _ = _torch()
+    # the text model of an image-text-to-text type has no causal-LM class of its own: its
+    # base model, whose lm_head parameters() adds as the type's ForConditionalGeneration holds it
+    auto = auto_model if _causal(config) else AutoModel
     with torch.device("meta"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # eager experts: the grouped-matmul kernel refuses meta tensors of odd sizes
-        return auto_model.from_config(config, experts_implementation="eager")
+        return auto.from_config(config, experts_implementation="eager")
 
 
 def _cache_layers(cache) -> list:  # Transformers 5's Cache -> [(keys, values)] per layer
@@ -356,6 +383,8 @@ def forward_cache(model, tokens: int) -> list[list[int]]:
     for module in model.modules():
         if hasattr(module, "experts") and hasattr(module, "gate"):
             module.forward = _pass_through
+        elif hasattr(module, "experts") and hasattr(module, "router"):  # returns (out, scores)
+            module.experts.forward = _pass_through
     ids = torch.zeros((1, tokens), dtype=torch.long, device="meta")
     with torch.no_grad():
         # with no padding id no model asks whether the ids hold it, which meta tensors cannot
@@ -368,9 +397,8 @@ def forward_cache(model, tokens: int) -> list[list[int]]:
     return held
 
 
-def truth(config) -> dict:  # -> what the model itself says
+def parameters(model) -> dict:  # -> the counts read off a built model's parameters
     torch, _, _, conv1d = _torch()
-    model = build(config)
     total = sum(p.numel() for p in model.parameters())
     linear = router = 0
     for name, module in model.named_modules():
@@ -384,14 +412,23 @@ def truth(config) -> dict:  # -> what the model itself says
     for name, p in model.named_parameters(remove_duplicate=False):
         if ".experts." in name and p.dim() == 3:  # fused gate_up / down: [experts, out, in]
             experts.append([p.shape[0], p.numel()])
-        elif name.endswith("mlp.gate.weight") and p.dim() == 2:  # a router as a Parameter
+        elif name.endswith(("mlp.gate.weight", "mlp.router.weight")) and p.dim() == 2:  # a router
             owner = model.get_submodule(name.rsplit(".", 1)[0])
             if not isinstance(owner, (torch.nn.Linear, conv1d)):
                 router += p.numel()
+    if not _causal(model.config):  # a base text model: the lm_head its wrapper holds
+        head = model.config.vocab_size * model.config.hidden_size
+        total += 0 if getattr(model.config, "tie_word_embeddings", False) else head
+        linear += head
+    return {"total": total, "linear": linear, "experts": experts, "router_params": router,
+            "mla_latent": latent}
+
+
+def truth(config) -> dict:  # -> what the model itself says
+    model = build(config)
     short = forward_cache(model, SHORT)
     long = forward_cache(model, LONG)
-    return {"total": total, "linear": linear, "experts": experts, "router_params": router,
-            "mla_latent": latent,
+    return {**parameters(model),
             "kv_widths": [[k // SHORT, v // SHORT] for k, v, _ in short],
             "held_after_long": [t for _, _, t in long]}
 

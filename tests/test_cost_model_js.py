@@ -272,6 +272,21 @@ def family_config(rng: random.Random, family: str) -> dict:
             cfg[flag] = rng.choice([True, False, None])
     if family in ("falcon", "RefinedWebModel", "RefinedWeb") and rng.random() < 0.5:
         cfg[rng.choice(["num_kv_heads", "n_head_kv"])] = kv
+    if family.startswith("llama4"):  # experts, dense layers of their own width, chunks
+        cfg.update(num_local_experts=rng.choice([16, 128, 16, 0]), num_experts_per_tok=1,
+                   intermediate_size=rng.choice([8192, 8192, 8192, None]),
+                   attention_chunk_size=rng.choice([8192, 8192, None, 3]))
+        layers = cfg.get("num_hidden_layers")
+        pick = rng.random()
+        if pick < 0.3:
+            cfg["interleave_moe_layer_step"] = rng.choice([1, 2, 4, 0])
+        elif pick < 0.5:
+            cfg["moe_layers"] = rng.choice([[1, 3, 5], [], None, "x"])
+        if isinstance(layers, int) and layers <= 200 and rng.random() < 0.4:
+            cfg["no_rope_layers"] = rng.choice([[1, 0] * (layers // 2) + [1] * (layers % 2),
+                                                [1] * layers, [], [2] * layers, None])
+        elif rng.random() < 0.3:
+            cfg["no_rope_layer_interval"] = rng.choice([4, 1, 0, None])
     if family == "mpt" and rng.random() < 0.7:
         cfg["expansion_ratio"] = rng.choice([4, 2.5, 8 / 3, 1e-9, 0, -1, True, "4", 1e308, 3.0])
     return cfg
@@ -333,6 +348,7 @@ QUANT_CONFIGS = [
     {"quant_method": "fp8", "weight_block_size": [128, 128], "activation_scheme": "dynamic"},
     {"quant_method": "fp8", "activation_scheme": "static"},
     {"quant_method": "fbgemm_fp8", "activation_scale_ub": 1200.0},
+    {"quant_method": "mxfp4", "modules_to_not_convert": ["lm_head"]}, {"quant_method": "mxfp4"},
     {"quant_method": "bitsandbytes", "load_in_4bit": True}, {"quant_method": None}, {},
     {"quant_method": "awq", "bits": 5}, {"quant_method": "gptq", "bits": 4.0},
     {"quant_method": "gptq", "bits": 4, "group_size": 0},
@@ -376,8 +392,13 @@ FIELDS = sorted({name for rule in config_families.BASE.values() for name in rule
                    "n_routed_experts", "num_experts_per_tok", "kv_lora_rank", "expansion_ratio",
                    "attention_types", "window_size", "multi_query", "new_decoder_architecture",
                    "attn_config", "mlp_only_layers", "ffn_dim", "n_embed", "d_model",
-                   "moe_intermediate_size", "quantization_config"} | _table_fields())
-MODEL_TYPES = [*config_families.FAMILIES, "", "mystery", "it's", 'say "hi"', "a\nb\tc\\",
+                   "moe_intermediate_size", "quantization_config", "block_configs",
+                   "multi_query_group_num", "is_encoder_decoder", "intermediate_size_mlp",
+                   "interleave_moe_layer_step", "moe_layers", "no_rope_layers",
+                   "no_rope_layer_interval", "attention_chunk_size"} | _table_fields())
+# beside the rows: types Transformers ships that no row counts, an encoder-decoder, and others
+MODEL_TYPES = [*config_families.FAMILIES, "qwen3_next", "jamba", "bart", "t5", "", "mystery",
+               "it's", 'say "hi"', "a\nb\tc\\",
                "\u00e9t\u00e9", "\u0378\u200b\ufeff", "\U0001F600", "__proto__", "constructor",
                "toString", "x" * 300, None, 3]
 
@@ -388,7 +409,7 @@ def generated_cases(count: int) -> list[dict]:
     cases = []
     for i in range(count):
         roll = rng.random()
-        if roll < 0.55:
+        if roll < 0.55 or i < 4 * len(families):  # every family a few times, then at random
             cfg = family_config(rng, families[i % len(families)])
             kind = f"family {families[i % len(families)] or '(none)'}"
         else:

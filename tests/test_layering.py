@@ -301,6 +301,9 @@ WORKLOAD = textwrap.dedent("""
     assert paged.kv_bytes(2, 32, 8, 128, 2, window=1, windowed_layers=32) == 32 * page // 16
     assert paged.mla_bytes(1, 1, 512, 64, 2) == 1152
     assert paged.response_flops(1, 1, 1, 1) == paged.step_flops(1, 1, 2) == 3
+    from attention_core import config_families
+    assert config_families.families() == config_families.FAMILIES
+    assert "'x' is not one this version knows" in config_families.unknown_line("x")
     sys.setprofile(None)
     print(json.dumps({"missing": sorted(public[c] for c in public if c not in ran),
                       "public": len(public),

@@ -198,3 +198,41 @@ def test_fp8_without_blocks_stores_one_float32_scale_per_tensor():
     assert (m.quant_block_out, m.quant_block_in) == (0, 0)
     assert costs.weight_bytes(m, 2) == 2 * 7_976_448 + 14 * FP32 + ODD_REST == 18_262_712
     assert any("a float32 scale per tensor" in n for n in m.notes)
+
+
+# openai/gpt-oss-20b's config.json: its routed experts stored in mxfp4, the rest in bf16
+GPT_OSS_20B = {"model_type": "gpt_oss", "hidden_size": 2880, "intermediate_size": 2880,
+               "num_hidden_layers": 24, "num_attention_heads": 64, "num_key_value_heads": 8,
+               "head_dim": 64, "vocab_size": 201088, "num_local_experts": 32,
+               "num_experts_per_tok": 4, "sliding_window": 128, "attention_bias": True,
+               "tie_word_embeddings": False, "layer_types": ["sliding_attention",
+                                                             "full_attention"] * 12,
+               "quantization_config": {"quant_method": "mxfp4", "modules_to_not_convert": [
+                   "model.layers.*.self_attn", "model.layers.*.mlp.router",
+                   "model.embed_tokens", "lm_head"]}}
+UINT8, BF16 = 1, 2
+
+
+def mxfp4_expert_tensors(experts, hidden, inter) -> dict:  # one layer, as the checkpoint holds
+    return {"gate_up_proj_blocks": (UINT8, experts, 2 * inter, hidden // 32, 16),
+            "gate_up_proj_scales": (UINT8, experts, 2 * inter, hidden // 32),
+            "down_proj_blocks": (UINT8, experts, hidden, inter // 32, 16),
+            "down_proj_scales": (UINT8, experts, hidden, inter // 32)}
+
+
+def test_mxfp4_stores_the_routed_experts_in_blocks_and_scales():
+    m = costs.ModelShape.from_config(GPT_OSS_20B)
+    layers, experts, h, i = 24, 32, 2880, 2880
+    packed = layers * sum(e * math.prod(d) for e, *d in mxfp4_expert_tensors(experts, h,
+                                                                               i).values())
+    expert_weights = layers * experts * 3 * h * i  # the values the blocks hold
+    rest = costs.total_params(m) - expert_weights  # attention, router, biases, embeddings
+    assert costs.quantized_params(m) == expert_weights
+    assert costs.weight_bytes(m, BF16) == packed + BF16 * rest
+    as_bf16 = costs.weight_bytes(costs.ModelShape.from_config(
+        {**GPT_OSS_20B, "quantization_config": None}), BF16)
+    assert as_bf16 == 2 * costs.total_params(m) and round(as_bf16 / 1e9, 1) == 41.8  # the miss
+    assert costs.weight_bytes(m, BF16) < as_bf16 / 3
+    assert any(n.startswith("Routed experts' weights counted as quantization_config (mxfp4)")
+               for n in m.notes)
+    assert "routed experts' weights packed by mxfp4" in costs.weight_convention(m, "bf16")

@@ -112,6 +112,9 @@ def print_costs(result):  # the --json object -> the lines a person reads
     print(f"{r['model']}: prompt {n:,} tokens, {r['generate_tokens']:,} generated, "
           f"{r['kernel']} kernel")
     print(f"  matmul parameters            {r['matmul_params']:,}")
+    caveats = [n for n in r["notes"] if n.startswith("model_type ")]  # beside what it affects
+    for note in caveats:
+        print(f"  note: {note}")
     print(f"  FLOPs per (query, key) pair  {r['pair_flops']:,}")
     print(f"  attention share of prefill   {r['prefill_attention_share']:.2%}")
     print(f"  attention share, decode step {r['decode_attention_share']:.2%}"
@@ -131,7 +134,8 @@ def print_costs(result):  # the --json object -> the lines a person reads
     print(f"  decode step intensity        {r['decode_step_arithmetic_intensity']:.2f} FLOP/B"
           " (every weight and the cache, one user)")
     for note in r["notes"]:
-        print(f"  note: {note}")
+        if note not in caveats:
+            print(f"  note: {note}")
 
 
 def _finite_or_none(x):

@@ -48,6 +48,13 @@ def table() -> dict:  # -> everything cost_model.js reads, as plain JSON-able da
         "FAMILIES": config_families.FAMILIES,
         "UNKNOWN": config_families.UNKNOWN,
         "GPT2_HINT": config_families.GPT2_HINT,
+        "TRANSFORMERS": config_families.TRANSFORMERS,
+        "COUNTS": config_families.COUNTS,
+        "TEXT_OF": config_families.DERIVED["text_of"],
+        # each Transformers type's class defaults that a type without a row still reads
+        "DERIVED_TYPES": {t: {k: v for k, v in e.get("defaults", {}).items()
+                              if k in ("tie_word_embeddings", "is_encoder_decoder")}
+                          for t, e in config_families.DERIVED["types"].items()},
         "MAX_CONFIG_BYTES": costs.MAX_CONFIG_BYTES,
         "MAX_NESTING": costs.MAX_NESTING,
         "WHOLE_FILE": costs.WHOLE_FILE,

@@ -1,0 +1,453 @@
+"""Derive the family table's data from Transformers' own models (a dev-time script).
+
+For every model type in Transformers' causal-LM mapping, and the text model of each
+image-text-to-text type, this draws random small configs with the type's own config class,
+builds each on the meta device and reads every parameter off the real model (the truth that
+tests/hf_oracle.py reads). It then derives what attention_core/families_derived.json holds:
+
+- `defaults`: the config class's own default of each boolean field and of
+  tie_word_embeddings (what an absent field means to Transformers);
+- for a type the hand-written table (config_families.FAMILIES) does not hold, a row of its
+  own: the MLP's matrices (2 or 3) and the tensors beside the big matrices (norms, biases,
+  sinks, shared experts, extra projections), each size fitted exactly, as integer sums of
+  products of the core's figures, to what the builds hold; a boolean field that changes
+  the model adds its own terms, taken when the field is set (or unset) as the class's
+  default says;
+- `exact`: for every type, which counts (total, matmul, kv) equal the model's on fresh
+  draws the fit never saw, so the core can say which figures may be off.
+
+    python scripts/derive_families.py                  # every type -> the JSON file
+    python scripts/derive_families.py --type gpt_oss   # these types only, printed
+    python scripts/derive_families.py --check          # exit 1 when the file is stale
+
+The fit is exact or nothing: coefficients are solved in floating point, rounded, and then
+every draw is checked in integers. Draws are seeded per type, so a rerun writes the same file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import random
+import sys
+import time
+import warnings
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+import hf_oracle
+
+from attention_core import config_families, costs
+
+OUT = ROOT / "attention_core" / "families_derived.json"
+SEED = 50
+FIT_DRAWS = 28  # more draws than the basis has terms, so an exact fit is not a coincidence
+CHECK_DRAWS = 6  # fresh draws the fit never saw, with a forward for the cache
+# booleans that say how a model runs or what it returns, never what it stores
+NOT_TOGGLED = ("tie_word_embeddings", "is_encoder_decoder")  # read by the core itself
+RUNTIME_FLAGS = {"output_hidden_states", "return_dict", "is_encoder_decoder", "use_cache",
+                 "output_attentions", "output_router_logits", "tie_word_embeddings",
+                 "is_decoder", "add_cross_attention", "torchscript", "use_return_dict"}
+
+# The terms a fitted row may hold: (per, product of figures). Simple terms first: when two
+# columns are the same on every draw (a dense model's layer and dense_layer), the first is kept.
+BASIS = [
+    ("model", []), ("model", ["hidden"]), ("model", ["vocab"]), ("model", ["vocab", "hidden"]),
+    ("model", ["max_positions", "hidden"]),
+    ("layer", []), ("layer", ["hidden"]), ("layer", ["heads"]), ("layer", ["kv_heads"]),
+    ("layer", ["head_dim"]), ("layer", ["heads", "head_dim"]), ("layer", ["kv_heads", "head_dim"]),
+    ("layer", ["intermediate"]), ("layer", ["hidden", "hidden"]),
+    ("layer", ["hidden", "heads", "head_dim"]), ("layer", ["hidden", "kv_heads", "head_dim"]),
+    ("layer", ["hidden", "intermediate"]),
+    ("dense_layer", ["hidden"]), ("dense_layer", ["intermediate"]),
+    ("dense_layer", ["hidden", "intermediate"]),
+    ("moe_layer", []), ("moe_layer", ["hidden"]), ("moe_layer", ["num_experts"]),
+    ("moe_layer", ["hidden", "num_experts"]), ("moe_layer", ["moe_intermediate"]),
+    ("moe_layer", ["hidden", "moe_intermediate"]),
+    ("moe_layer", ["num_experts", "moe_intermediate"]), ("moe_layer", ["num_experts", "hidden",
+                                                                        "moe_intermediate"]),
+    ("moe_layer", ["shared_intermediate"]), ("moe_layer", ["hidden", "shared_intermediate"]),
+]
+
+
+# --- which types, and random configs in their own classes ------------------------------------
+
+def text_models() -> dict[str, str]:  # image-text-to-text type -> its text model's type
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES,
+    )
+    out = {}
+    for outer in sorted(MODEL_FOR_IMAGE_TEXT_TO_TEXT_MAPPING_NAMES):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                text = getattr(CONFIG_MAPPING[outer]().text_config, "model_type", None)
+        except Exception:  # noqa: BLE001, S112 - no text_config, or no defaults: none to read
+            continue
+        if text and text != outer:
+            out[outer] = text
+    return out
+
+
+def model_types() -> list[str]:
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    return sorted(set(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES) | set(text_models().values()))
+
+
+def _fields(cls) -> set[str]:
+    import inspect
+    return set(inspect.signature(cls.__init__).parameters) - {"self", "kwargs"}
+
+
+def _sizes(r: random.Random) -> dict:
+    heads = r.choice([2, 3, 4, 6, 8])
+    kv = r.choice([d for d in range(1, heads + 1) if heads % d == 0])
+    head_dim = r.choice([4, 8, 12, 16])
+    experts = r.randint(3, 8)
+    return {
+        "num_hidden_layers": r.randint(2, 6), "num_attention_heads": heads,
+        "num_key_value_heads": kv, "head_dim": head_dim,
+        "hidden_size": heads * head_dim if r.random() < 0.5 else r.choice([16, 24, 32, 40, 48]),
+        "intermediate_size": r.randint(9, 97), "vocab_size": r.randint(200, 400),
+        "max_position_embeddings": r.choice([64, 128, 256]),
+        "num_local_experts": experts, "num_experts": experts, "n_routed_experts": experts,
+        "num_experts_per_tok": r.randint(1, experts), "moe_intermediate_size": r.randint(5, 41),
+        "shared_expert_intermediate_size": r.randint(5, 41), "n_shared_experts": r.randint(1, 2),
+    }
+
+
+def draw(model_type: str, r: random.Random, flags: dict | None = None, tries: int = 8):
+    """A random small config of this type, built by its own class -> (config, written) or
+    None when the class refuses every draw."""
+    from transformers import AutoConfig
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+    fields = _fields(CONFIG_MAPPING[model_type])
+    for _ in range(tries):
+        sizes = _sizes(r)
+        if "head_dim" not in fields:  # the class takes hidden / heads: a whole number here
+            sizes["hidden_size"] = sizes["num_attention_heads"] * sizes["head_dim"]
+        kwargs = {k: v for k, v in sizes.items() if k in fields}
+        kwargs.update(flags or {})
+        if "pad_token_id" in fields:  # a class default past a small vocabulary
+            kwargs["pad_token_id"] = 0
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                config = AutoConfig.for_model(model_type, **kwargs)
+            hf_oracle.build(config)
+        except Exception:  # noqa: BLE001, S112 - a shape this class refuses: draw again
+            continue
+        return config, hf_oracle.written(config)
+    return None
+
+
+def truth(config) -> dict:  # total and matmul (k of E experts) as the model holds them
+    t = hf_oracle.parameters(hf_oracle.build(config))
+    k = getattr(config, "num_experts_per_tok", 0) or 0
+    return {"total": t["total"], "matmul": hf_oracle.active_linear(t, k) if t["experts"]
+            else t["linear"] + t["router_params"]}
+
+
+# --- the core, with a provisional row ---------------------------------------------------------
+
+@contextlib.contextmanager
+def provisional(model_type: str, row: dict):
+    saved = config_families.FAMILIES.get(model_type)
+    config_families.FAMILIES[model_type] = row
+    try:
+        yield
+    finally:
+        if saved is None:
+            del config_families.FAMILIES[model_type]
+        else:
+            config_families.FAMILIES[model_type] = saved
+
+
+def shape(cfg: dict) -> dict:  # the core's figures for a written config
+    m = costs.ModelShape.from_config(costs.parse_config_text(json.dumps(cfg)))
+    return {**m.__dict__, "moe_layers": m.moe_layers, "_m": m}
+
+
+def core(cfg: dict) -> dict:
+    s = shape(cfg)
+    return {"total": costs.total_params(s["_m"]), "matmul": costs.matmul_params(s["_m"]),
+            "shape": s}
+
+
+# --- the exact fit ----------------------------------------------------------------------------
+
+def _column(s: dict, per: str, product: list[str]) -> int | None:
+    count = {"model": 1, "layer": s["layers"], "dense_layer": s["dense_layers"],
+             "moe_layer": s["moe_layers"]}[per]
+    value = count
+    for f in product:
+        if s.get(f) is None:
+            return None
+        value *= s[f]
+    return value
+
+
+def fit(shapes: list[dict], target: list[int]) -> list[tuple[str, list[str], int]] | None:
+    """Integer c_j with sum_j c_j * column_j(draw) == target(draw) on every draw, or None."""
+    if not any(target):
+        return []
+    cols, kept = [], []
+    for per, product in BASIS:
+        col = [_column(s, per, product) for s in shapes]
+        if any(v is None for v in col) or not any(col):
+            continue
+        trial = np.array(cols + [col], dtype=float).T
+        trial = trial / np.abs(trial).max(axis=0)
+        if np.linalg.matrix_rank(trial, tol=1e-9) > len(cols):  # adds something new
+            cols.append(col)
+            kept.append((per, product))
+    if not cols:
+        return None
+    a = np.array(cols, dtype=float).T
+    coef, *_ = np.linalg.lstsq(a, np.array(target, dtype=float), rcond=None)
+    ints = [round(float(c)) for c in coef]
+    for i, s in enumerate(shapes):  # exact, in integers, on every draw
+        if sum(c * col[i] for c, col in zip(ints, cols)) != target[i]:
+            return None
+    return [(per, product, c) for (per, product), c in zip(kept, ints) if c]
+
+
+def terms(fitted, what: str, matmul: bool, when=()) -> list[dict]:
+    out = []
+    for per, product, c in fitted:
+        # a learned position table needs max_positions, which a config may leave unknown
+        known = [{"present": "max_positions"}] if "max_positions" in product else []
+        term = {"what": what, "per": per, "size": [[c, *product] if c != 1 else list(product)
+                                                   or [1]], "when": list(when) + known}
+        if matmul:
+            term["matmul"] = True
+        out.append(term)
+    return out
+
+
+# --- one type -----------------------------------------------------------------------------
+
+def class_defaults(model_type: str) -> dict:
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        d = CONFIG_MAPPING[model_type]().to_dict()
+    return {k: v for k, v in sorted(d.items()) if isinstance(v, bool) and (
+        k not in RUNTIME_FLAGS or k in NOT_TOGGLED)}
+
+
+def _row(mlp: int, defaults: dict, tensors: list[dict]) -> dict:
+    return {"mlp_matrices": mlp, "tied": defaults.get("tie_word_embeddings", False),
+            "learned_positions": False, "figures": {}, "tensors": tensors, "notes": [],
+            "derived": True}
+
+
+def _residuals(draws, truths, row, model_type):
+    with provisional(model_type, row):
+        cores = [core(cfg) for _, cfg in draws]
+    shapes = [c["shape"] for c in cores]
+    return (shapes, [t["matmul"] - c["matmul"] for t, c in zip(truths, cores)],
+            [t["total"] - c["total"] for t, c in zip(truths, cores)])
+
+
+def _fitted_tensors(draws, truths, row, model_type, when=()):
+    """-> the tensors that make the row exact on these draws, or None."""
+    try:
+        shapes, d_matmul, d_total = _residuals(draws, truths, row, model_type)
+    except costs.ConfigError:
+        return None
+    matmul = fit(shapes, d_matmul)
+    if matmul is None:
+        return None
+    stored = fit(shapes, [t - m for t, m in zip(d_total, d_matmul)])
+    if stored is None:
+        return None
+    return (terms(matmul, "projections found in Transformers' model", True, when)
+            + terms(stored, "norms, biases and small tensors found in Transformers' model",
+                    False, when))
+
+
+def _draws(model_type, r, n, flags=None):
+    out = []
+    for _ in range(n):
+        got = draw(model_type, r, flags)
+        if got is None:
+            break
+        out.append(got)
+    return out
+
+
+def derive(model_type: str) -> dict:
+    r = random.Random(SEED * 1_000_003 + zlib.crc32(model_type.encode()))
+    entry: dict = {}
+    try:
+        entry["defaults"] = class_defaults(model_type)
+    except Exception as e:  # noqa: BLE001 - a class that cannot make its own defaults
+        return {"builds": False, "why": f"{type(e).__name__}: its config class has no defaults"}
+    if entry["defaults"].get("is_encoder_decoder"):  # refused by the core, so never fitted
+        return {**entry, "builds": False, "why": "an encoder-decoder"}
+    draws = _draws(model_type, r, FIT_DRAWS)
+    if len(draws) < FIT_DRAWS:
+        return {**entry, "builds": False, "why": "no random small config of it builds"}
+    entry["builds"] = True
+    truths = [truth(c) for c, _ in draws]
+    hand = model_type in HAND
+    if not hand:
+        for mlp in (3, 2):
+            tensors = _fitted_tensors(draws, truths, _row(mlp, entry["defaults"], []), model_type)
+            if tensors is not None:
+                break
+        else:
+            mlp, tensors = 3, None
+        if tensors is not None:
+            tensors += _flag_tensors(model_type, r, entry["defaults"],
+                                     _row(mlp, entry["defaults"], tensors))
+            entry["row"] = _row(mlp, entry["defaults"], tensors)
+    entry["exact"] = check(model_type, r, entry)
+    return entry
+
+
+def _flag_tensors(model_type, r, defaults, row) -> list[dict]:
+    """Terms for each boolean field that changes what the model stores, taken when it is set
+    against its class default."""
+    out = []
+    base = draw(model_type, random.Random(r.random()))
+    if base is None:
+        return out
+    for flag, default in defaults.items():
+        if flag in NOT_TOGGLED:
+            continue
+        flipped = draw(model_type, random.Random(r.random()), {flag: not default})
+        if flipped is None:
+            continue
+        with provisional(model_type, row):
+            try:
+                before = truth(flipped[0])["total"] - core(flipped[1])["total"]
+            except costs.ConfigError:
+                continue
+        if before == 0:  # the flag changes nothing the row does not already count
+            continue
+        draws = _draws(model_type, r, FIT_DRAWS, {flag: not default})
+        if len(draws) < FIT_DRAWS:
+            continue
+        when = [{"flag": flag, "default": default, **({"is": False} if default else {})}]
+        extra = _fitted_tensors(draws, [truth(c) for c, _ in draws], row, model_type, when)
+        if extra:
+            out += extra
+    return out
+
+
+def check(model_type: str, r: random.Random, entry: dict) -> dict:
+    """Which counts the core gets exactly on fresh draws, with random flags: {count: bool}."""
+    exact = {"total": True, "matmul": True, "kv": True}
+    row = entry.get("row")
+    ctx = provisional(model_type, row) if row else contextlib.nullcontext()
+    flags = [f for f in entry["defaults"] if f not in NOT_TOGGLED]
+    with ctx:
+        for _ in range(CHECK_DRAWS):
+            got = draw(model_type, r, {f: r.random() < 0.5 for f in flags if r.random() < 0.3})
+            if got is None:
+                got = draw(model_type, r)
+            if got is None:
+                return {"total": False, "matmul": False, "kv": False}
+            config, cfg = got
+            try:
+                t = truth(config)
+                c = core(cfg)
+            except costs.ConfigError:
+                return {"total": False, "matmul": False, "kv": False}
+            exact["total"] &= t["total"] == c["total"]
+            exact["matmul"] &= t["matmul"] == c["matmul"]
+            exact["kv"] &= _kv_exact(model_type, config, cfg)
+    return exact
+
+
+def _kv_exact(model_type, config, cfg) -> bool:
+    try:
+        rec = {"family": model_type, "config": cfg, "truth": hf_oracle.truth(config)}
+        diff = hf_oracle.differences(rec)
+    except Exception:  # noqa: BLE001 - a forward meta tensors cannot run: not shown exact
+        return False
+    return not ({"kv elements per token", "tokens held past the window", "MLA latent"}
+                & set(diff))
+
+
+HAND = config_families.HAND_FAMILIES
+
+
+@contextlib.contextmanager
+def fresh_core(version: str):
+    """The core with the hand-written rows and each type's class defaults only, never the
+    committed file's rows, so a rerun writes the same file whatever the old one held; put back
+    as it was afterwards (a test runs this inside a process that goes on using the core)."""
+    saved = config_families.DERIVED, dict(config_families.FAMILIES)
+    config_families.DERIVED = {"transformers": version, "text_of": {}, "types": {}}
+    for t in model_types():
+        with contextlib.suppress(Exception):  # a class with no defaults: none held
+            config_families.DERIVED["types"][t] = {"defaults": class_defaults(t)}
+    config_families.FAMILIES.clear()
+    config_families.FAMILIES.update(config_families.families())
+    try:
+        yield
+    finally:
+        config_families.DERIVED = saved[0]
+        config_families.FAMILIES.clear()
+        config_families.FAMILIES.update(saved[1])
+
+
+def derive_all(types, log=sys.stderr) -> dict:
+    import transformers
+    out = {"transformers": transformers.__version__, "seed": SEED,
+           "text_of": {o: t for o, t in text_models().items() if t in types}, "types": {}}
+    with fresh_core(out["transformers"]):
+        for t in types:
+            start = time.perf_counter()
+            try:
+                e = out["types"][t] = derive(t)
+            except Exception as err:  # noqa: BLE001 - one type's failure is its entry's
+                e = out["types"][t] = {"builds": False, "why": f"{type(err).__name__} in a build"}
+            print(f"{t:32s} {time.perf_counter() - start:5.1f} s  "
+                  f"{'row' if 'row' in e else 'hand' if t in HAND else '-':4s} "
+                  f"{e.get('exact', e.get('why'))}", file=log)
+    return out
+
+
+def stale(committed: dict, derived: dict) -> list[str]:  # -> the types whose entries differ
+    return sorted(t for t in derived["types"]
+                  if committed["types"].get(t) != derived["types"][t])
+
+
+def text(doc: dict) -> str:
+    return json.dumps(doc, indent=0, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--type", action="append", help="only these model types (printed)")
+    p.add_argument("--check", action="store_true", help="exit 1 when the file is stale")
+    a = p.parse_args(argv)
+    hf_oracle._torch()  # quiet Transformers' logging
+    if a.type:
+        print(text(derive_all(a.type)))
+        return 0
+    doc = derive_all(model_types())
+    if a.check:
+        committed = json.loads(OUT.read_text())
+        off = stale(committed, doc) + (["(version)"] if committed["transformers"] != doc[
+            "transformers"] else [])
+        print(f"stale: {', '.join(off)}" if off else "current", file=sys.stderr)
+        return 1 if off else 0
+    OUT.write_text(text(doc))
+    print(f"{len(doc['types'])} types -> {OUT}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

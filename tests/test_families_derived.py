@@ -1,0 +1,99 @@
+"""The family table's derived data (attention_core/families_derived.json) against Transformers.
+
+scripts/derive_families.py builds every causal LM Transformers ships, at random small sizes, on
+the meta device and writes what it reads off them: each type's class defaults, a row for each
+type the hand-written table lacks, and which counts the core gets exactly. These tests rebuild
+a sample of it against the pinned Transformers (a sample: the whole run takes minutes; the
+seed is printed, so a failure can be rerun), and check the counts it claims on draws it never
+saw. Without torch or Transformers they fail: the dev extra is part of `make test`.
+"""
+
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import transformers
+
+from attention_core import config_families
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+import derive_families
+
+pytestmark = pytest.mark.xdist_group("families_derived")  # the rebuilt sample, once
+COMMITTED = json.loads(derive_families.OUT.read_text())
+SAMPLE = 4  # types rebuilt per run, beside the named ones
+
+
+def _seed() -> int:
+    seed = time.time_ns() % 100_000
+    print(f"sample seed {seed}")
+    return seed
+
+
+def test_the_data_is_read_off_the_pinned_transformers():
+    assert COMMITTED["transformers"] == transformers.__version__
+    assert config_families.TRANSFORMERS == transformers.__version__
+
+
+def test_every_causal_lm_transformers_ships_is_held():
+    assert set(COMMITTED["types"]) == set(derive_families.model_types())
+    assert len(COMMITTED["types"]) >= 180
+    # the text models of image-text-to-text types are in too
+    assert {"llama4_text", "qwen3_vl_text", "gemma3_text"} <= set(COMMITTED["types"])
+
+
+@pytest.fixture(scope="module")
+def rebuilt():
+    seed = _seed()
+    rows = sorted(t for t, e in COMMITTED["types"].items() if "row" in e)
+    # a derived row, a hand-written one and an encoder-decoder always; a few more at random
+    named = ["gpt_oss", "smollm3", "bart"]
+    picked = named + random.Random(seed).sample([t for t in rows if t not in named], SAMPLE)
+    return seed, derive_families.derive_all(picked, log=sys.stdout)
+
+
+def test_a_sample_rebuilds_to_the_committed_entries(rebuilt):
+    seed, doc = rebuilt
+    assert derive_families.stale(COMMITTED, doc) == [], f"seed {seed}: rerun the script"
+
+
+def test_a_hand_edited_row_is_found_stale(rebuilt):
+    _, doc = rebuilt
+    edited = json.loads(json.dumps(COMMITTED))
+    row = edited["types"]["gpt_oss"]["row"]
+    row["tensors"][0]["size"].append([1])  # one parameter more
+    assert derive_families.stale(edited, doc) == ["gpt_oss"]
+    edited = json.loads(json.dumps(COMMITTED))
+    edited["types"]["smollm3"]["defaults"]["tie_word_embeddings"] = False
+    assert derive_families.stale(edited, doc) == ["smollm3"]
+
+
+def test_the_core_builds_the_committed_rows():
+    for t, e in COMMITTED["types"].items():
+        if "row" in e and t not in config_families.HAND_FAMILIES:
+            assert config_families.FAMILIES[t] == {**e["row"], "exact": e["exact"]}, t
+    for t, row in config_families.HAND_FAMILIES.items():  # the hand-written rows win
+        assert config_families.FAMILIES[t]["tensors"] == row["tensors"], t
+
+
+def test_every_count_claimed_exact_holds_on_fresh_draws():
+    """The widened oracle: for a sample of the types with a row, random configs the fit never
+    saw, with random flags; whatever the data calls exact equals Transformers' own model."""
+    seed = _seed()
+    typed = sorted(t for t, e in COMMITTED["types"].items()
+                   if "row" in e or (t in config_families.HAND_FAMILIES and e.get("builds")))
+    for t in random.Random(seed).sample(typed, 6):
+        entry = COMMITTED["types"][t]
+        got = derive_families.check(t, random.Random(seed), entry)
+        for count, claimed in entry["exact"].items():
+            assert got[count] or not claimed, f"seed {seed}: {t}'s {count} is not exact"
+
+
+def test_most_types_transformers_ships_are_counted_exactly():
+    built = [e for e in COMMITTED["types"].values() if e.get("builds")]
+    exact = [e for e in built if all(e["exact"].values())]
+    # a floor, so a change that loses families is seen; the README states the current counts
+    assert len(built) >= 160 and len(exact) >= 60, (len(built), len(exact))

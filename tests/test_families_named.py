@@ -1,0 +1,171 @@
+"""The families a hand-typed table missed, each worked out by hand and built by Transformers.
+
+Llama 4 (a shared expert in every MoE layer, dense layers of another width, chunked attention
+cached like a window), gpt-oss (attention sinks, biases everywhere), SmolLM3 (tied by its
+class's default, which its published file leaves out); a type Transformers ships that no rule
+counts, one it does not ship, and the formats the core refuses, in the CLI's text and JSON.
+Every expected number below is arithmetic on the config's own sizes, written out.
+"""
+
+import json
+import subprocess
+import sys
+
+import hf_oracle  # tests/ is on sys.path; without torch or transformers this fails, not skips
+import pytest
+
+from attention_core import costs
+
+
+def shape(cfg: dict) -> costs.ModelShape:
+    return costs.ModelShape.from_config(cfg)
+
+
+def built(model_type: str, **sizes):  # -> (the written config, Transformers' own counts)
+    from transformers import AutoConfig
+    config = AutoConfig.for_model(model_type, **sizes)
+    cfg = {**hf_oracle.written(config), "model_type": model_type}
+    truth = hf_oracle.parameters(hf_oracle.build(config))
+    return cfg, truth
+
+
+# Llama 4 Scout's text model (meta-llama/Llama-4-Scout-17B-16E's text_config; these are also
+# Llama4TextConfig's defaults)
+SCOUT = {"model_type": "llama4_text", "hidden_size": 5120, "intermediate_size": 8192,
+         "intermediate_size_mlp": 16384, "num_hidden_layers": 48, "num_attention_heads": 40,
+         "num_key_value_heads": 8, "head_dim": 128, "vocab_size": 202048,
+         "num_local_experts": 16, "num_experts_per_tok": 1, "interleave_moe_layer_step": 1,
+         "attention_chunk_size": 8192, "no_rope_layers": [], "tie_word_embeddings": False,
+         "max_position_embeddings": 10485760}
+
+
+def test_llama4_scout_counts_its_shared_expert():
+    h, i, e, layers, vocab = 5120, 8192, 16, 48, 202048
+    attention = h * 40 * 128 + 2 * h * 8 * 128 + 40 * 128 * h
+    routed, shared, router, norms = e * 3 * h * i, 3 * h * i, h * e, 2 * h
+    total = layers * (attention + routed + shared + router + norms) + 2 * vocab * h + h
+    active = layers * (attention + 1 * 3 * h * i + shared + router) + vocab * h
+    m = shape(SCOUT)
+    assert (costs.total_params(m), costs.matmul_params(m)) == (total, active)
+    assert total == 107_769_861_120 and active == 16_137_912_320  # 17 B with the embedding
+    cfg, truth = built("llama4_text", **{k: v for k, v in SCOUT.items() if k != "model_type"})
+    assert costs.total_params(shape(cfg)) == truth["total"]
+    assert costs.matmul_params(shape(cfg)) == hf_oracle.active_linear(truth, 1)
+
+
+def test_llama4_maverick_interleaves_dense_layers_of_their_own_width():
+    cfg = {**SCOUT, "num_local_experts": 128, "interleave_moe_layer_step": 2}
+    h, i, mlp = 5120, 8192, 16384
+    m = shape(cfg)
+    assert (m.moe_layers, m.dense_layers, m.intermediate) == (24, 24, mlp)
+    dense, moe = 3 * h * mlp, 128 * 3 * h * i + 3 * h * i + h * 128
+    attention = h * 40 * 128 + 2 * h * 8 * 128 + 40 * 128 * h
+    assert costs.total_params(m) == (48 * (attention + 2 * h) + 24 * dense + 24 * moe
+                                     + 2 * 202048 * h + h)
+    built_cfg, truth = built("llama4_text", **{k: v for k, v in cfg.items()
+                                                if k != "model_type"})
+    assert costs.total_params(shape(built_cfg)) == truth["total"]
+    listed = {**SCOUT, "moe_layers": [1, 5, 9]}  # a list wins over the step
+    assert shape(listed).moe_layers == 3
+
+
+def test_llama4_chunked_layers_cache_at_most_a_chunk():
+    m = shape(SCOUT)
+    # no_rope_layers empty: every 4th layer is full, the other 36 attend in chunks of 8,192
+    assert (m.sliding_window, m.sliding_layers) == (8192, 36)
+    per_token = 2 * 8 * 128 * 2  # keys and values, 8 KV heads of 128, bf16
+    assert costs.kv_cache_bytes(m, 131072) == per_token * (12 * 131072 + 36 * 8192)
+    assert costs.kv_cache_bytes(m, 131072) == 7_650_410_496  # not 25.8 GB: 3.4x less
+    assert any(n.startswith("Chunked attention of 8,192 tokens on 36 of 48") for n in m.notes)
+    listed = shape({**SCOUT, "no_rope_layers": [1, 0] * 24})
+    assert listed.sliding_layers == 24
+    typed = shape({**SCOUT, "layer_types": ["chunked_attention"] * 47 + ["full_attention"]})
+    assert typed.sliding_layers == 47
+    with pytest.raises(costs.ConfigError, match="no_rope_layers: must be 48 ones and zeros"):
+        shape({**SCOUT, "no_rope_layers": [1, 2] * 24})
+
+
+# openai/gpt-oss-120b's config (GptOssConfig's defaults)
+GPT_OSS = {"model_type": "gpt_oss", "hidden_size": 2880, "intermediate_size": 2880,
+           "num_hidden_layers": 36, "num_attention_heads": 64, "num_key_value_heads": 8,
+           "head_dim": 64, "vocab_size": 201088, "num_local_experts": 128,
+           "num_experts_per_tok": 4, "sliding_window": 128, "attention_bias": True,
+           "tie_word_embeddings": False, "max_position_embeddings": 131072,
+           "layer_types": ["sliding_attention", "full_attention"] * 18}
+
+
+def test_gpt_oss_counts_its_sinks_and_biases():
+    h, i, e, q, kv = 2880, 2880, 128, 64 * 64, 8 * 64
+    attention = h * q + 2 * h * kv + q * h
+    biases = q + 2 * kv + h  # q, k, v and o
+    sinks = 64  # one learned logit per head
+    experts = e * (h * 2 * i + i * h) + e * (2 * i + h)  # gate_up and down, with their biases
+    router = h * e + e  # a weight and a bias
+    per_layer = attention + biases + sinks + experts + router + 2 * h
+    total = 36 * per_layer + 2 * 201088 * h + h
+    assert costs.total_params(shape(GPT_OSS)) == total == 116_829_156_672
+    cfg, truth = built("gpt_oss", **{k: v for k, v in GPT_OSS.items() if k != "model_type"})
+    assert costs.total_params(shape(cfg)) == truth["total"]
+    assert costs.matmul_params(shape(cfg)) == hf_oracle.active_linear(truth, 4)
+
+
+def test_smollm3_is_tied_as_its_class_says_when_its_file_is_silent():
+    cfg = {"model_type": "smollm3", "hidden_size": 2048, "intermediate_size": 11008,
+           "num_hidden_layers": 36, "num_attention_heads": 16, "num_key_value_heads": 4,
+           "vocab_size": 128256, "max_position_embeddings": 65536}
+    m = shape(cfg)
+    assert m.tied and not any("assumed untied" in n for n in m.notes)
+    untied = shape({**cfg, "tie_word_embeddings": False})
+    assert costs.total_params(untied) - costs.total_params(m) == 128256 * 2048  # 263 M
+    _, truth = built("smollm3", **{k: v for k, v in cfg.items() if k != "model_type"})
+    assert costs.total_params(m) == truth["total"]
+
+
+SMALL = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+         "num_attention_heads": 4, "vocab_size": 1000}
+
+
+def cli(cfg: dict, *flags) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "app.hosting.cli", "costs", "--config", "-",
+                           "--prompt", "100", *flags], input=json.dumps(cfg),
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+@pytest.mark.parametrize("model_type, says", [
+    ("qwen3_next", "'qwen3_next' is a Transformers {v} model this version has no rule for"),
+    ("mystery", "'mystery' is not one this version knows (nor Transformers {v})"),
+])
+def test_a_type_no_rule_counts_is_named_in_one_line(model_type, says):
+    import transformers
+    says = says.format(v=transformers.__version__)
+    text = cli({**SMALL, "model_type": model_type})
+    assert text.returncode == 0, text.stderr
+    lines = text.stdout.splitlines()
+    line = next(i for i, t in enumerate(lines) if says in t)
+    # beside the figure it affects: straight after the matmul parameters
+    assert lines[line - 1].lstrip().startswith("matmul parameters")
+    assert "total and matmul parameters may be off" in lines[line]
+    data = json.loads(cli({**SMALL, "model_type": model_type}, "--json").stdout)
+    assert sum(says in n for n in data["notes"]) == 1
+    known = json.loads(cli({**SMALL, "model_type": "llama"}, "--json").stdout)
+    assert not any("no rule for" in n or "not one this version knows" in n
+                   for n in known["notes"])
+
+
+@pytest.mark.parametrize("cfg, says", [
+    ({**SMALL, "model_type": "bart", "is_encoder_decoder": True},
+     "model_type: 'bart' is an encoder-decoder; this version reads decoder-only models"),
+    ({**SMALL, "model_type": "t5-like", "is_encoder_decoder": True},
+     "model_type: 't5-like' is an encoder-decoder"),
+    ({"model_type": "chatglm", "num_layers": 28, "hidden_size": 4096, "ffn_hidden_size": 13696,
+      "multi_query_group_num": 2, "kv_channels": 128, "padded_vocab_size": 65024},
+     "multi_query_group_num: is ChatGLM's format"),
+    ({**SMALL, "model_type": "nemotron-nas", "block_configs": [{"attention": {}}]},
+     "block_configs: is Nemotron-NAS's format"),
+])
+def test_a_format_not_read_is_refused_by_name(cfg, says):
+    out = cli(cfg)
+    assert out.returncode == 2 and says in out.stderr, out.stderr
+    assert "intermediate_size is missing" not in out.stderr
+    with pytest.raises(costs.ConfigError, match="format|encoder-decoder"):
+        shape(cfg)
