@@ -430,7 +430,7 @@ def _sliding_count(cfg: dict, layers: int, window: dict, notes: list[str]) -> in
         if len(types) != layers:
             raise ConfigError("layer_types", f"has {len(types)} entries for {layers} layers")
         kind = "chunked_attention" if window.get("chunked") else "sliding_attention"
-        if set(types) - {kind, "full_attention"}:
+        if set(types) - {kind, "full_attention", *UNCACHED_KINDS}:
             notes.append("Layer types other than sliding/full attention are counted as full.")
         return types.count(kind)
     if window.get("chunked"):  # Llama 4: no_rope_layers' 1s chunk, else all but every p-th
@@ -482,6 +482,25 @@ def _window(cfg: dict, layers: int, row: dict, notes: list[str]) -> dict:
             f"Sliding window of {window:,} tokens on {sliding} of {layers} layers: there a "
             f"query sees at most {window:,} keys and the cache holds at most {window:,} tokens.")
     return {"sliding_window": window, "sliding_layers": sliding}
+
+
+# layer_types' kinds for layers that keep no keys and values (Transformers' names for Mamba,
+# linear attention and recurrent layers, LFM's short convolutions, MLP-only layers)
+UNCACHED_KINDS = ("linear_attention", "conv", "mamba", "recurrent", "mlp", "moe")
+
+
+def _uncached_layers(cfg: dict, layers: int, notes: list[str]) -> int:
+    types = cfg.get("layer_types")
+    if not (isinstance(types, list) and len(types) == layers
+            and all(isinstance(t, str) for t in types)):
+        return 0  # none listed (or malformed, which a window's reading refuses)
+    uncached = sum(t in UNCACHED_KINDS for t in types)
+    if uncached:
+        kinds = ", ".join(k for k in UNCACHED_KINDS if k in types)
+        notes.append(f"{uncached} of {layers} layers ({kinds}) hold a fixed-size state, not a "
+                     f"cache that grows with the context: the KV figures count the other "
+                     f"{layers - uncached} layers, and the state is not counted.")
+    return uncached
 
 
 def _tied(cfg: dict, row: dict, notes: list[str]) -> bool:  # lm_head shares the embedding?
@@ -769,6 +788,7 @@ class ModelShape:
     dense_layers: int | None = None  # layers with a dense MLP; None: all, or none if MoE
     sliding_window: int | None = None
     sliding_layers: int = 0  # layers that use the window; the rest attend to everything
+    uncached_layers: int = 0  # layers with no KV cache: linear attention, Mamba, convolution
     mla: bool = False
     q_lora_rank: int | None = None
     kv_lora_rank: int = 0
@@ -793,6 +813,10 @@ class ModelShape:
     @property
     def moe_layers(self) -> int:  # layers whose MLP is a mixture of experts
         return self.layers - self.dense_layers
+
+    @property
+    def attention_layers(self) -> int:  # layers that attend over a cache of keys and values
+        return self.layers - self.uncached_layers
 
     @classmethod
     def from_config(cls, cfg: dict, name: str | None = None) -> ModelShape:
@@ -819,6 +843,7 @@ class ModelShape:
             **attention,
             **_moe(cfg, layers, hidden, got["intermediate"], notes),
             **_window(cfg, layers, row, notes),
+            uncached_layers=_uncached_layers(cfg, layers, notes),
         )
         fields.update(_quantization(cfg, notes))
         fields.setdefault("q_lora_rank", None)
@@ -956,8 +981,8 @@ def _out(x):  # 0-d array -> float; arrays pass through
 
 
 def _layer_mean(m: ModelShape, full, sliding):  # per-layer counts -> mean over the stack
-    s = m.sliding_layers
-    return ((m.layers - s) * full + s * sliding) / m.layers
+    s, a = m.sliding_layers, m.attention_layers  # only called with s > 0, so a > 0
+    return ((a - s) * full + s * sliding) / a
 
 
 def _share(part, rest):  # FLOPs, FLOPs -> part / (part + rest), 0 where both are 0
@@ -969,7 +994,7 @@ def _share(part, rest):  # FLOPs, FLOPs -> part / (part + rest), 0 where both ar
 
 def pair_flops(m: ModelShape) -> int:  # -> FLOPs for one (query, key) pair, all layers
     # score q.k (2 per dim) plus adding weight x value (2 per dim), for every query head
-    return 2 * m.layers * m.heads * (m.head_dim + m.v_head_dim)
+    return 2 * m.attention_layers * m.heads * (m.head_dim + m.v_head_dim)
 
 
 def prefill_pairs(m: ModelShape, n, kernel: str = "triangular"):
@@ -1026,7 +1051,7 @@ def decode_attention_share(m: ModelShape, n):  # context n -> [0, 1]
 
 
 def decode_dot_products(m: ModelShape, n):  # context n -> q.k products for one new token
-    return _out(m.layers * m.heads * _lengths(decode_pairs(m, n)))
+    return _out(m.attention_layers * m.heads * _lengths(decode_pairs(m, n)))
 
 
 def decode_score_flops(m: ModelShape, n):  # context n -> FLOPs for the scores q.k
@@ -1050,12 +1075,14 @@ def crossover_tokens(m: ModelShape, kernel: str = "triangular") -> float:
     if kernel not in KERNELS:
         raise ValueError(f"kernel must be 'naive' or 'triangular', got {kernel!r}")
     pf, rest = float(pair_flops(m)), 2.0 * matmul_params(m)
+    if not pf:  # no layer attends
+        return math.inf
     unwindowed = rest / pf if kernel == "naive" else 2 * rest / pf
     w = m.sliding_window
     if kernel == "naive" or not m.sliding_layers or unwindowed <= w:
         return unwindowed
     # past w: pf/L x [(L-s) n^2/2 + s(n w - w^2/2)] = rest x n, i.e. a n^2 + b n + c = 0
-    s, L = m.sliding_layers, m.layers
+    s, L = m.sliding_layers, m.attention_layers
     a = (L - s) / 2
     b = s * w - rest * L / pf
     c = -s * w * w / 2
@@ -1087,7 +1114,7 @@ def kv_bytes_per_token_per_layer(m: ModelShape, bytes_per_value: float = 2):  # 
 
 
 def kv_bytes_per_token(m: ModelShape, bytes_per_value: float = 2):  # -> bytes, all layers
-    return m.layers * kv_bytes_per_token_per_layer(m, bytes_per_value)
+    return m.attention_layers * kv_bytes_per_token_per_layer(m, bytes_per_value)
 
 
 def kv_cache_bytes(m: ModelShape, context, users=1, bytes_per_value: float = 2):
@@ -1105,6 +1132,8 @@ def decode_arithmetic_intensity(m: ModelShape, context, bytes_per_value: float =
     Both grow with the keys read, so the ratio is the same at every context (and every
     batch: each user reads their own cache).
     """
+    if not m.attention_layers:  # no layer attends: no attention and no cache to read
+        return _out(np.full(np.shape(context), 0.0))
     ratio = pair_flops(m) / kv_bytes_per_token(m, bytes_per_value)
     return _out(np.full(np.shape(context), ratio))
 
@@ -1145,12 +1174,12 @@ def kv_outweighs_weights_context(m: ModelShape, users=1, bytes_per_value: float 
     weights = float(weight_bytes(m, weight_bytes_per_value))
     per_layer = float(kv_bytes_per_token_per_layer(m, bytes_per_value)) * users
     with np.errstate(divide="ignore"):  # zero users: never
-        linear = weights / (m.layers * per_layer)  # every layer still growing
+        linear = weights / (m.attention_layers * per_layer)  # every layer still growing
     if not m.sliding_layers:
         return _out(linear)
     w = m.sliding_window
-    full = m.layers - m.sliding_layers
-    at_window = m.layers * per_layer * w  # bytes once the sliding layers stop growing
+    full = m.attention_layers - m.sliding_layers
+    at_window = m.attention_layers * per_layer * w  # once the sliding layers stop growing
     if full:  # past the window only the full layers keep growing
         with np.errstate(divide="ignore", invalid="ignore"):
             beyond = w + (weights - at_window) / (full * per_layer)
@@ -1219,6 +1248,9 @@ def cache_convention(m: ModelShape) -> str:  # -> how kv_cache_bytes counts, in 
     if m.sliding_layers:
         held.append(f"{m.sliding_layers:,} of {m.layers:,} layers keep only their last "
                     f"{m.sliding_window:,} tokens")
+    if m.uncached_layers:
+        held.append(f"{m.uncached_layers:,} of {m.layers:,} layers hold a fixed-size state "
+                    "instead, not counted here")
     return "As a serving engine holds it: " + "; ".join(held) + "."
 
 

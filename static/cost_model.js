@@ -132,8 +132,8 @@
   }
 
   function layerMean(m, full, sliding) {
-    const s = m.sliding_layers;
-    return ((m.layers - s) * full + s * sliding) / m.layers;
+    const s = m.sliding_layers, a = m.attention_layers; // only called with s > 0, so a > 0
+    return ((a - s) * full + s * sliding) / a;
   }
 
   const share = vec(function (part, rest) {
@@ -144,7 +144,7 @@
   // --- prefill ------------------------------------------------------------------------
 
   function pair_flops(m) {
-    return 2n * B(m.layers) * B(m.heads) * (B(m.head_dim) + B(m.v_head_dim));
+    return 2n * B(m.attention_layers) * B(m.heads) * (B(m.head_dim) + B(m.v_head_dim));
   }
 
   function prefill_pairs(m, n, kernel) {
@@ -195,7 +195,7 @@
   }
 
   function decode_dot_products(m, n) {
-    const lh = m.layers * m.heads;
+    const lh = m.attention_layers * m.heads;
     return vec(function (p) { return lh * p; })(decode_pairs(m, n));
   }
 
@@ -215,10 +215,11 @@
     if (kernel === undefined) kernel = "triangular";
     checkKernel(kernel);
     const pf = Number(pair_flops(m)), rest = 2.0 * Number(matmul_params(m));
+    if (!pf) return Infinity; // no layer attends
     const unwindowed = kernel === "naive" ? rest / pf : 2 * rest / pf;
     const w = m.sliding_window;
     if (kernel === "naive" || !m.sliding_layers || unwindowed <= w) return unwindowed;
-    const s = m.sliding_layers, L = m.layers;
+    const s = m.sliding_layers, L = m.attention_layers;
     const a = (L - s) / 2;
     const b = s * w - rest * L / pf;
     const sww = B(s) * B(w) * B(w); // up to 10^24: exact, as Python's int
@@ -253,7 +254,7 @@
 
   function kv_bytes_per_token(m, bpv) {
     const per = kv_bytes_per_token_per_layer(m, bpvOr(bpv, 2n));
-    return isInt(per) ? B(m.layers) * per : m.layers * per;
+    return isInt(per) ? B(m.attention_layers) * per : m.attention_layers * per;
   }
 
   function kv_cache_bytes(m, context, users, bpv) {
@@ -263,7 +264,8 @@
   }
 
   function decode_arithmetic_intensity(m, context, bpv) {
-    const ratio = Number(pair_flops(m)) / Number(kv_bytes_per_token(m, bpvOr(bpv, 2n)));
+    const ratio = !m.attention_layers ? 0 // no layer attends: no attention, no cache to read
+      : Number(pair_flops(m)) / Number(kv_bytes_per_token(m, bpvOr(bpv, 2n)));
     return vec(function () { return ratio; })(num(context));
   }
 
@@ -355,6 +357,10 @@
       held.push(grouped(m.sliding_layers) + " of " + grouped(m.layers) + " layers keep only "
         + "their last " + grouped(m.sliding_window) + " tokens");
     }
+    if (m.uncached_layers) {
+      held.push(grouped(m.uncached_layers) + " of " + grouped(m.layers) + " layers hold a "
+        + "fixed-size state instead, not counted here");
+    }
     return "As a serving engine holds it: " + held.join("; ") + ".";
   }
 
@@ -389,10 +395,10 @@
     const perValue = Number(kv_bytes_per_token_per_layer(m, bpv));
     return vec(function (u) {
       const perLayer = perValue * u;
-      const linear = weights / (m.layers * perLayer);
+      const linear = weights / (m.attention_layers * perLayer);
       if (!m.sliding_layers) return linear;
-      const w = m.sliding_window, full = m.layers - m.sliding_layers;
-      const atWindow = m.layers * perLayer * w;
+      const w = m.sliding_window, full = m.attention_layers - m.sliding_layers;
+      const atWindow = m.attention_layers * perLayer * w;
       let beyond;
       if (full) beyond = w + (weights - atWindow) / (full * perLayer);
       else beyond = Infinity;

@@ -502,7 +502,8 @@
           + " layers");
       }
       const kind = win.chunked ? "chunked_attention" : "sliding_attention";
-      if (types.some(function (t) { return t !== kind && t !== "full_attention"; })) {
+      if (types.some(t => t !== kind && t !== "full_attention"
+                       && UNCACHED_KINDS.indexOf(t) < 0)) {
         notes.push("Layer types other than sliding/full attention are counted as full.");
       }
       return types.filter(function (t) { return t === kind; }).length;
@@ -558,6 +559,23 @@
     return { sliding_window: width, sliding_layers: sliding };
   }
 
+  // costs.UNCACHED_KINDS: layer_types' kinds for layers that keep no keys and values
+  const UNCACHED_KINDS = ["linear_attention", "conv", "mamba", "recurrent", "mlp", "moe"];
+
+  function uncachedLayers(cfg, layers, notes) { // costs._uncached_layers
+    const types = get(cfg, "layer_types");
+    if (!(Array.isArray(types) && types.length === layers
+          && types.every(function (t) { return typeof t === "string"; }))) return 0;
+    const uncached = types.filter(t => UNCACHED_KINDS.indexOf(t) >= 0).length;
+    if (uncached) {
+      const kinds = UNCACHED_KINDS.filter(k => types.indexOf(k) >= 0).join(", ");
+      notes.push(uncached + " of " + layers + " layers (" + kinds + ") hold a fixed-size state, "
+        + "not a cache that grows with the context: the KV figures count the other "
+        + (layers - uncached) + " layers, and the state is not counted.");
+    }
+    return uncached;
+  }
+
   function tied(cfg, row, notes) {
     const t = flag(cfg, "tie_word_embeddings");
     if (t !== null) return t;
@@ -595,6 +613,8 @@
     const experts = moe(cfg, got.layers, got.hidden, got.intermediate, notes);
     const win = windowOf(cfg, got.layers, row, notes);
     Object.assign(m, experts, win);
+    m.uncached_layers = uncachedLayers(cfg, got.layers, notes);
+    m.attention_layers = m.layers - m.uncached_layers;
     m.mla = !!attention.mla;
     m.q_lora_rank = attention.mla ? attention.q_lora_rank : null;
     m.kv_lora_rank = attention.mla ? attention.kv_lora_rank : 0;

@@ -57,6 +57,7 @@ def shape_dict(m: costs.ModelShape) -> dict:
     d = dataclasses.asdict(m)
     d["notes"] = list(m.notes)
     d["moe_layers"] = m.moe_layers
+    d["attention_layers"] = m.attention_layers
     return d
 
 
@@ -307,7 +308,8 @@ def with_window(rng: random.Random, cfg: dict) -> dict:  # windows and mixed lay
         return cfg
     cfg["sliding_window"] = window
     if pick < 0.3 and layers:
-        cfg["layer_types"] = [rng.choice(["sliding_attention", "full_attention", "chunked"])
+        cfg["layer_types"] = [rng.choice(["sliding_attention", "full_attention", "chunked",
+                                          "linear_attention", "conv", "hybrid"])
                               for _ in range(layers)]
     elif pick < 0.45:
         cfg["sliding_window_pattern"] = rng.choice([1, 2, 6, None, 0])
@@ -596,6 +598,7 @@ def test_the_cases_cover_every_family_and_both_outcomes(both):
     assert any(s["mla"] for s in shapes) and any(s["num_experts"] for s in shapes)
     assert any(0 < s["sliding_layers"] < s["layers"] for s in shapes)  # mixed layer types
     assert any(s["sliding_layers"] == s["layers"] for s in shapes)
+    assert any(0 < s["uncached_layers"] < s["layers"] for s in shapes)  # hybrids
     assert any(s["kv_heads"] == 1 < s["heads"] for s in shapes)  # MQA
     assert any(1 < s["kv_heads"] < s["heads"] for s in shapes)  # GQA
     assert {True, False} <= {s["tied"] for s in shapes}
@@ -609,8 +612,8 @@ def test_the_cases_cover_every_family_and_both_outcomes(both):
 
 
 MUTANTS = [  # (what, the text in one part of the model, what it becomes)
-    ("pair FLOPs count 3 per dim", "return 2n * B(m.layers) * B(m.heads)",
-     "return 3n * B(m.layers) * B(m.heads)"),
+    ("pair FLOPs count 3 per dim", "return 2n * B(m.attention_layers) * B(m.heads)",
+     "return 3n * B(m.attention_layers) * B(m.heads)"),
     ("messages quote 59 characters", "const SHOW_LIMIT = 60;", "const SHOW_LIMIT = 59;"),
 ]
 

@@ -169,3 +169,27 @@ def test_a_format_not_read_is_refused_by_name(cfg, says):
     assert "intermediate_size is missing" not in out.stderr
     with pytest.raises(costs.ConfigError, match="format|encoder-decoder"):
         shape(cfg)
+
+
+def test_a_hybrid_caches_only_its_attention_layers():
+    """Qwen3-Next (its class's defaults, Qwen3-Next-80B-A3B): 36 of 48 layers are linear
+    attention, holding a fixed-size state; only the 12 full-attention layers cache keys and
+    values, as Transformers' own cache for the config holds them."""
+    from transformers import AutoConfig, DynamicCache
+    config = AutoConfig.for_model("qwen3_next")
+    cfg = {**hf_oracle.written(config), "model_type": "qwen3_next"}
+    kinds = [type(layer).__name__ for layer in DynamicCache(config=config).layers]
+    growing = kinds.count("DynamicLayer")  # the layers whose keys and values grow
+    m = shape(cfg)
+    assert (m.attention_layers, m.uncached_layers) == (growing, len(kinds) - growing) == (12, 36)
+    per_token = 12 * 2 * 2 * 256 * 2  # layers, keys and values, KV heads, head_dim, bf16
+    assert costs.kv_bytes_per_token(m) == per_token == 24_576  # not 98,304 for all 48
+    assert costs.kv_cache_bytes(m, 32768) == per_token * 32768
+    assert costs.decode_dot_products(m, 100) == 12 * 16 * 100  # attention layers x heads x keys
+    assert any(n.startswith("36 of 48 layers (linear_attention) hold a fixed-size state")
+               for n in m.notes)
+    assert "36 of 48 layers hold a fixed-size state instead" in costs.cache_convention(m)
+    none_attend = shape({**cfg, "layer_types": ["linear_attention"] * 48})
+    assert costs.kv_bytes_per_token(none_attend) == 0
+    assert costs.crossover_tokens(none_attend) == float("inf")
+    assert costs.decode_arithmetic_intensity(none_attend, 10) == 0
