@@ -410,10 +410,11 @@ def unknown_line(model_type: str) -> str:  # -> the one line said when no row co
     where = (f"a Transformers {TRANSFORMERS} model this version has no rule for"
              if model_type in DERIVED["types"] else
              f"not one this version knows (nor Transformers {TRANSFORMERS})")
-    return (f"model_type {shown} is {where}: counted as a generic decoder (a gated MLP, "
-            "two norms a layer, no biases), so its total and matmul parameters may "
-            "be off by the norms, biases and extra tensors it holds, and its KV cache by any "
-            "layer that is not plain attention.")
+    return (f"model_type {shown} is {where}: counted as a generic decoder (Llama's layer: "
+            "q, k, v, o, a gated MLP, two weight-only norms a layer and a final one, no "
+            "biases), so its total and matmul parameters may be off wherever its layers "
+            "differ from that, and its KV cache by any layer that is not plain attention "
+            "unless layer_types marks it.")
 
 
 def inexact_line(model_type: str, row: dict) -> str | None:  # a derived row's known misses
@@ -421,8 +422,8 @@ def inexact_line(model_type: str, row: dict) -> str | None:  # a derived row's k
     if not off:
         return None
     return (f"model_type {model_type!r} is counted by a rule derived from Transformers "
-            f"{TRANSFORMERS}'s own model, which does not match its {' and '.join(off)} on "
-            "every config: these may be off.")
+            f"{TRANSFORMERS}'s own model, which was not shown to match its "
+            f"{' and '.join(off)} on random configs: these may be off.")
 
 
 def rule(row: dict, figure: str) -> dict:  # a row's rule for a figure, else BASE's

@@ -475,8 +475,9 @@ def _window(cfg: dict, layers: int, row: dict, notes: list[str]) -> dict:
         notes.append(
             f"Chunked attention of {window:,} tokens on {sliding} of {layers} layers: there a "
             f"query sees only its own chunk's keys and the cache holds at most {window:,} "
-            f"tokens, as Transformers keeps it; the attention counted is the upper bound, "
-            f"{window:,} keys.")
+            f"tokens, as Transformers keeps it; the attention is counted as a sliding window "
+            f"of {window:,} keys, an upper bound (about twice what a chunked query sees on "
+            f"average over a long prompt).")
     else:
         notes.append(
             f"Sliding window of {window:,} tokens on {sliding} of {layers} layers: there a "
@@ -497,9 +498,11 @@ def _uncached_layers(cfg: dict, layers: int, notes: list[str]) -> int:
     uncached = sum(t in UNCACHED_KINDS for t in types)
     if uncached:
         kinds = ", ".join(k for k in UNCACHED_KINDS if k in types)
-        notes.append(f"{uncached} of {layers} layers ({kinds}) hold a fixed-size state, not a "
-                     f"cache that grows with the context: the KV figures count the other "
-                     f"{layers - uncached} layers, and the state is not counted.")
+        rest = layers - uncached
+        notes.append(f"{uncached} of {layers} layers ({kinds}) hold no KV cache (a fixed-size "
+                     "state for linear attention, Mamba, convolution or recurrent layers; none "
+                     f"for MLP-only ones): the KV figures count the other {rest} "
+                     f"layer{'' if rest == 1 else 's'}, and the state is not counted.")
     return uncached
 
 
@@ -517,7 +520,7 @@ def _refuse_format(cfg: dict, model_type: str) -> None:  # formats read by no ru
     if "block_configs" in cfg:
         raise ConfigError("block_configs", "is Nemotron-NAS's format, in which each layer has "
                           "its own attention and MLP sizes; this version reads models whose "
-                          "layers share one shape")
+                          "layers share one attention and MLP width")
     if "multi_query_group_num" in cfg:
         raise ConfigError("multi_query_group_num", "is ChatGLM's format (ffn_hidden_size, "
                           "kv_channels), whose model code is not in Transformers; this version "
@@ -1249,8 +1252,8 @@ def cache_convention(m: ModelShape) -> str:  # -> how kv_cache_bytes counts, in 
         held.append(f"{m.sliding_layers:,} of {m.layers:,} layers keep only their last "
                     f"{m.sliding_window:,} tokens")
     if m.uncached_layers:
-        held.append(f"{m.uncached_layers:,} of {m.layers:,} layers hold a fixed-size state "
-                    "instead, not counted here")
+        held.append(f"{m.uncached_layers:,} of {m.layers:,} layers hold no KV cache (a "
+                    "fixed-size state, if any, not counted here)")
     return "As a serving engine holds it: " + "; ".join(held) + "."
 
 

@@ -358,8 +358,8 @@
         + "their last " + grouped(m.sliding_window) + " tokens");
     }
     if (m.uncached_layers) {
-      held.push(grouped(m.uncached_layers) + " of " + grouped(m.layers) + " layers hold a "
-        + "fixed-size state instead, not counted here");
+      held.push(grouped(m.uncached_layers) + " of " + grouped(m.layers) + " layers hold no KV "
+        + "cache (a fixed-size state, if any, not counted here)");
     }
     return "As a serving engine holds it: " + held.join("; ") + ".";
   }

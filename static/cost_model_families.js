@@ -127,9 +127,10 @@
       ? "a Transformers " + T.TRANSFORMERS + " model this version has no rule for"
       : "not one this version knows (nor Transformers " + T.TRANSFORMERS + ")";
     return "model_type " + reprStr(type || "(none)") + " is " + where + ": counted as a "
-      + "generic decoder (a gated MLP, two norms a layer, no biases), so its total and matmul "
-      + "parameters may be off by the norms, biases and extra tensors it holds, and its KV "
-      + "cache by any layer that is not plain attention.";
+      + "generic decoder (Llama's layer: q, k, v, o, a gated MLP, two weight-only norms a "
+      + "layer and a final one, no biases), so its total and matmul parameters may be off "
+      + "wherever its layers differ from that, and its KV cache by any layer that is not "
+      + "plain attention unless layer_types marks it.";
   }
 
   function inexactLine(key, row) { // config_families.inexact_line, or null
@@ -137,15 +138,15 @@
     const off = Object.keys(T.COUNTS).filter(c => exact[c] === false).map(c => T.COUNTS[c]);
     if (!off.length) return null;
     return "model_type " + reprStr(key) + " is counted by a rule derived from Transformers "
-      + T.TRANSFORMERS + "'s own model, which does not match its " + off.join(" and ")
-      + " on every config: these may be off.";
+      + T.TRANSFORMERS + "'s own model, which was not shown to match its " + off.join(" and ")
+      + " on random configs: these may be off.";
   }
 
   function refuseFormat(cfg, type) { // costs._refuse_format
     if (cfg.has("block_configs")) {
       throw ConfigError("block_configs", "is Nemotron-NAS's format, in which each layer has "
         + "its own attention and MLP sizes; this version reads models whose layers share one "
-        + "shape");
+        + "attention and MLP width");
     }
     if (cfg.has("multi_query_group_num")) {
       throw ConfigError("multi_query_group_num", "is ChatGLM's format (ffn_hidden_size, "
@@ -549,8 +550,9 @@
     if (r.chunked) {
       notes.push("Chunked attention of " + w + " tokens on " + sliding + " of " + layers
         + " layers: there a query sees only its own chunk's keys and the cache holds at most "
-        + w + " tokens, as Transformers keeps it; the attention counted is the upper bound, "
-        + w + " keys.");
+        + w + " tokens, as Transformers keeps it; the attention is counted as a sliding "
+        + "window of " + w + " keys, an upper bound (about twice what a chunked query sees on "
+        + "average over a long prompt).");
     } else {
       notes.push("Sliding window of " + w + " tokens on " + sliding + " of " + layers
         + " layers: there a query sees at most " + w + " keys and the cache holds at most "
@@ -569,9 +571,11 @@
     const uncached = types.filter(t => UNCACHED_KINDS.indexOf(t) >= 0).length;
     if (uncached) {
       const kinds = UNCACHED_KINDS.filter(k => types.indexOf(k) >= 0).join(", ");
-      notes.push(uncached + " of " + layers + " layers (" + kinds + ") hold a fixed-size state, "
-        + "not a cache that grows with the context: the KV figures count the other "
-        + (layers - uncached) + " layers, and the state is not counted.");
+      const rest = layers - uncached;
+      notes.push(uncached + " of " + layers + " layers (" + kinds + ") hold no KV cache (a "
+        + "fixed-size state for linear attention, Mamba, convolution or recurrent layers; none "
+        + "for MLP-only ones): the KV figures count the other " + rest + " layer"
+        + (rest === 1 ? "" : "s") + ", and the state is not counted.");
     }
     return uncached;
   }

@@ -186,9 +186,9 @@ def test_a_hybrid_caches_only_its_attention_layers():
     assert costs.kv_bytes_per_token(m) == per_token == 24_576  # not 98,304 for all 48
     assert costs.kv_cache_bytes(m, 32768) == per_token * 32768
     assert costs.decode_dot_products(m, 100) == 12 * 16 * 100  # attention layers x heads x keys
-    assert any(n.startswith("36 of 48 layers (linear_attention) hold a fixed-size state")
+    assert any(n.startswith("36 of 48 layers (linear_attention) hold no KV cache")
                for n in m.notes)
-    assert "36 of 48 layers hold a fixed-size state instead" in costs.cache_convention(m)
+    assert "36 of 48 layers hold no KV cache" in costs.cache_convention(m)
     none_attend = shape({**cfg, "layer_types": ["linear_attention"] * 48})
     assert costs.kv_bytes_per_token(none_attend) == 0
     assert costs.crossover_tokens(none_attend) == float("inf")
