@@ -607,9 +607,14 @@ def _ignored_fields(cfg: dict, row: dict, got: dict, notes: list[str]) -> None:
 
 # --- quantization_config: how a checkpoint stores its linear weights -----------------------
 
-QUANT_METHODS = ("fp8", "fbgemm_fp8", "awq", "gptq", "mxfp4")
+QUANT_METHODS = ("fp8", "fbgemm_fp8", "awq", "gptq", "mxfp4", "compressed-tensors")
 NOT_QUANTIZED = {"quant_method": None, "quant_bits": 0, "quant_group": 0,
-                 "quant_block_out": 0, "quant_block_in": 0, "quant_zero_point": False}
+                 "quant_block_out": 0, "quant_block_in": 0, "quant_zero_point": False,
+                 "quant_format": "", "quant_strategy": ""}
+# compressed-tensors: the formats counted (pack-quantized packs 4- or 8-bit ints in int32
+# words; the others store one byte a weight) and the scale strategies
+CT_FORMATS = ("pack-quantized", "int-quantized", "float-quantized", "naive-quantized")
+CT_STRATEGIES = ("tensor", "channel", "group")
 
 
 def _quantization(cfg: dict, notes: list[str]) -> dict:
@@ -646,6 +651,8 @@ def _quantization(cfg: dict, notes: list[str]) -> dict:
         return _said(out, notes)
     if method == "mxfp4":  # gpt-oss: the routed experts only, 4-bit, a scale per 32 inputs
         return _said({**out, "quant_bits": 4, "quant_group": MXFP4_BLOCK}, notes)
+    if method == "compressed-tensors":
+        return _compressed_tensors(q, out, notes)
     bits = q.get("bits", q.get("w_bit"))
     if not (_whole(bits) and bits in (2, 3, 4, 8)):
         raise ConfigError("quantization_config.bits", f"must be 2, 3, 4 or 8, got {_show(bits)}")
@@ -663,6 +670,30 @@ def _quantization(cfg: dict, notes: list[str]) -> dict:
     return _said(out, notes)
 
 
+def _compressed_tensors(q: dict, out: dict, notes: list[str]) -> dict:
+    """One config group of weights in a format counted here -> the quant_* fields; anything
+    else (several groups, sparsity, nvfp4, block scales) is said and billed at the dtype."""
+    groups = q.get("config_groups")
+    weights = ([g.get("weights") for g in groups.values() if isinstance(g, dict)
+                and g.get("weights") is not None] if isinstance(groups, dict) else [])
+    w = weights[0] if len(weights) == 1 and isinstance(weights[0], dict) else {}
+    fmt, bits, strategy = q.get("format"), w.get("num_bits"), w.get("strategy")
+    group = w.get("group_size")
+    packed = fmt == "pack-quantized"
+    if not (fmt in CT_FORMATS and strategy in CT_STRATEGIES and _whole(bits)
+            and bits in ((4, 8) if packed else (8,))
+            and (strategy != "group" or _whole(group) and 1 <= group <= MAX_INTERMEDIATE)):
+        notes.append(f"quantization_config (compressed-tensors, format {_show(fmt)}) is not "
+                     "one counted here (one config group of 4- or 8-bit weights, pack-, int- "
+                     "or float-quantized, per tensor, channel or group): every weight is "
+                     "billed at the weight dtype chosen.")
+        return dict(NOT_QUANTIZED)
+    out.update(quant_bits=bits, quant_format=fmt, quant_strategy=strategy,
+               quant_group=group if strategy == "group" else 0,
+               quant_zero_point=w.get("symmetric", True) is False)
+    return _said(out, notes)
+
+
 def _said(q: dict, notes: list[str]) -> dict:  # the quant_* fields -> the same, the rule noted
     method = q["quant_method"]
     if method == "fp8":
@@ -671,6 +702,13 @@ def _said(q: dict, notes: list[str]) -> dict:  # the quant_* fields -> the same,
         how = f"1 byte a weight and {scale}"
     elif method == "fbgemm_fp8":
         how = "1 byte a weight and a float32 scale per output channel"
+    elif method == "compressed-tensors":
+        per = {"tensor": "tensor", "channel": "output channel",
+               "group": f"{q['quant_group']:,} inputs"}[q["quant_strategy"]]
+        values = (f"{q['quant_bits']}-bit values packed in int32 words (and each weight's "
+                  "shape)" if q["quant_format"] == "pack-quantized" else "1 byte a weight")
+        how = (f"{q['quant_format']}: {values}, a 16-bit scale"
+               f"{' and a zero point' if q['quant_zero_point'] else ''} per {per}")
     elif method == "mxfp4":
         notes.append("Routed experts' weights counted as quantization_config (mxfp4) stores "
                      "them: 4-bit values, two a byte, and an 8-bit scale per 32 inputs. "
@@ -737,7 +775,22 @@ def packed_linears(m: ModelShape) -> list[tuple[int, int, int]]:  # -> the ones 
     return [t for t in out if t[0] and t[1] and t[2]]
 
 
+def _compressed_tensors_bytes(m: ModelShape, inputs: int, outputs: int) -> int:
+    scales = {"tensor": 1, "channel": outputs,  # a 16-bit scale each (the weights' dtype)
+              "group": outputs * max(_ceil_div(inputs, m.quant_group or 1), 1)}[m.quant_strategy]
+    if m.quant_format != "pack-quantized":  # int8 or fp8 weights; a zero point per scale
+        return inputs * outputs + 2 * scales + (scales if m.quant_zero_point else 0)
+    per_word = 32 // m.quant_bits
+    stored = 4 * outputs * _ceil_div(inputs, per_word) + 2 * scales + 16  # + int64 [2] shape
+    if m.quant_zero_point:  # packed along the outputs for channel and group, else one int8
+        stored += (4 * _ceil_div(outputs, per_word) * (scales // outputs)
+                   if m.quant_strategy != "tensor" else 1)
+    return stored
+
+
 def _packed_bytes(m: ModelShape, inputs: int, outputs: int) -> int:  # one linear, as stored
+    if m.quant_method == "compressed-tensors":
+        return _compressed_tensors_bytes(m, inputs, outputs)
     if m.quant_method == "mxfp4":  # [out, in/32, 16] uint8 blocks and [out, in/32] scales
         return outputs * _ceil_div(inputs, MXFP4_BLOCK) * (MXFP4_BLOCK // 2 + 1)
     if m.quant_method == "fp8":
@@ -805,6 +858,8 @@ class ModelShape:
     quant_block_out: int = 0  # FP8 block scales: outputs x inputs per block; 0: per tensor
     quant_block_in: int = 0
     quant_zero_point: bool = False
+    quant_format: str = ""  # compressed-tensors: its format ("pack-quantized", ...)
+    quant_strategy: str = ""  # compressed-tensors: a scale per "tensor", "channel" or "group"
     notes: tuple[str, ...] = ()  # approximations made, in words for the UI
 
     def __post_init__(self):

@@ -310,8 +310,23 @@
       .filter(function (t) { return t[0] && t[1] && t[2]; });
   }
 
+  function compressedTensorsBytes(m, i, o) { // costs._compressed_tensors_bytes, BigInt
+    const scales = m.quant_strategy === "tensor" ? 1n : m.quant_strategy === "channel" ? o
+      : o * (m.quant_group ? ceilDiv(i, B(m.quant_group)) : i); // at least 1 group: i >= 1
+    if (m.quant_format !== "pack-quantized") {
+      return i * o + 2n * scales + (m.quant_zero_point ? scales : 0n);
+    }
+    const perWord = 32n / B(m.quant_bits);
+    let stored = 4n * o * ceilDiv(i, perWord) + 2n * scales + 16n;
+    if (m.quant_zero_point) {
+      stored += m.quant_strategy !== "tensor" ? 4n * ceilDiv(o, perWord) * (scales / o) : 1n;
+    }
+    return stored;
+  }
+
   function packedBytes(m, inputs, outputs) { // costs._packed_bytes, BigInt
     const i = B(inputs), o = B(outputs);
+    if (m.quant_method === "compressed-tensors") return compressedTensorsBytes(m, i, o);
     if (m.quant_method === "mxfp4") return o * ceilDiv(i, 32n) * 17n; // blocks and scales
     if (m.quant_method === "fp8") {
       if (m.quant_block_out) {

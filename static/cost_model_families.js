@@ -326,10 +326,12 @@
 
   // --- quantization_config (costs._quantization) ---
 
-  const QUANT_METHODS = ["fp8", "fbgemm_fp8", "awq", "gptq", "mxfp4"];
+  const QUANT_METHODS = ["fp8", "fbgemm_fp8", "awq", "gptq", "mxfp4", "compressed-tensors"];
+  const CT_FORMATS = ["pack-quantized", "int-quantized", "float-quantized", "naive-quantized"];
+  const CT_STRATEGIES = ["tensor", "channel", "group"];
   function notQuantized() {
     return { quant_method: null, quant_bits: 0, quant_group: 0, quant_block_out: 0,
-      quant_block_in: 0, quant_zero_point: false };
+      quant_block_in: 0, quant_zero_point: false, quant_format: "", quant_strategy: "" };
   }
 
   function whole(v) { return isInt(v); } // costs._whole: a JSON integer, not 4.0
@@ -363,6 +365,7 @@
       return said(out, notes);
     }
     if (method === "fbgemm_fp8") return said(out, notes);
+    if (method === "compressed-tensors") return compressedTensors(q, out, notes);
     if (method === "mxfp4") { // gpt-oss: the routed experts only, a scale per 32 inputs
       out.quant_bits = 4;
       out.quant_group = 32;
@@ -389,6 +392,32 @@
     return said(out, notes);
   }
 
+  function compressedTensors(q, out, notes) { // costs._compressed_tensors
+    const groups = get(q, "config_groups");
+    const weights = isMap(groups) ? Array.from(groups.values()).filter(function (g) {
+      return isMap(g) && g.has("weights") && g.get("weights") !== null;
+    }).map(function (g) { return g.get("weights"); }) : [];
+    const w = weights.length === 1 && isMap(weights[0]) ? weights[0] : new Map();
+    const fmt = get(q, "format"), bits = get(w, "num_bits"), strategy = get(w, "strategy");
+    const group = get(w, "group_size"), packed = fmt === "pack-quantized";
+    if (!(CT_FORMATS.indexOf(fmt) >= 0 && CT_STRATEGIES.indexOf(strategy) >= 0 && whole(bits)
+          && (packed ? [4n, 8n] : [8n]).indexOf(bits) >= 0
+          && (strategy !== "group" || (whole(group) && group >= 1n
+                                       && group <= BigInt(MAX_INTERMEDIATE))))) {
+      notes.push("quantization_config (compressed-tensors, format " + show(fmt) + ") is not "
+        + "one counted here (one config group of 4- or 8-bit weights, pack-, int- or "
+        + "float-quantized, per tensor, channel or group): every weight is billed at the "
+        + "weight dtype chosen.");
+      return notQuantized();
+    }
+    out.quant_bits = Number(bits);
+    out.quant_format = fmt;
+    out.quant_strategy = strategy;
+    out.quant_group = strategy === "group" ? Number(group) : 0;
+    out.quant_zero_point = (w.has("symmetric") ? w.get("symmetric") : true) === false;
+    return said(out, notes);
+  }
+
   function said(q, notes) {
     const method = q.quant_method;
     let how;
@@ -397,6 +426,13 @@
         + q.quant_block_out + " x " + q.quant_block_in + " block" : "a float32 scale per tensor");
     } else if (method === "fbgemm_fp8") {
       how = "1 byte a weight and a float32 scale per output channel";
+    } else if (method === "compressed-tensors") {
+      const per = q.quant_strategy === "tensor" ? "tensor"
+        : q.quant_strategy === "channel" ? "output channel" : grouped(q.quant_group) + " inputs";
+      const values = q.quant_format === "pack-quantized" ? q.quant_bits + "-bit values packed "
+        + "in int32 words (and each weight's shape)" : "1 byte a weight";
+      how = q.quant_format + ": " + values + ", a 16-bit scale"
+        + (q.quant_zero_point ? " and a zero point" : "") + " per " + per;
     } else if (method === "mxfp4") {
       notes.push("Routed experts' weights counted as quantization_config (mxfp4) stores them: "
         + "4-bit values, two a byte, and an 8-bit scale per 32 inputs. Attention, routers, "

@@ -351,6 +351,16 @@ QUANT_CONFIGS = [
     {"quant_method": "fp8", "activation_scheme": "static"},
     {"quant_method": "fbgemm_fp8", "activation_scale_ub": 1200.0},
     {"quant_method": "mxfp4", "modules_to_not_convert": ["lm_head"]}, {"quant_method": "mxfp4"},
+    {"quant_method": "compressed-tensors", "format": "pack-quantized", "config_groups": {
+        "group_0": {"targets": ["Linear"], "weights": {
+            "num_bits": 4, "strategy": "group", "group_size": 128, "symmetric": False}}}},
+    {"quant_method": "compressed-tensors", "format": "float-quantized", "config_groups": {
+        "g": {"weights": {"num_bits": 8, "strategy": "channel", "type": "float"}}}},
+    {"quant_method": "compressed-tensors", "format": "int-quantized", "config_groups": {
+        "g": {"weights": {"num_bits": 8, "strategy": "tensor", "symmetric": False}}}},
+    {"quant_method": "compressed-tensors", "format": "pack-quantized", "config_groups": {
+        "g": {"weights": {"num_bits": 4, "strategy": "group", "group_size": 0}}}},
+    {"quant_method": "compressed-tensors", "format": "sparse-24", "config_groups": []},
     {"quant_method": "bitsandbytes", "load_in_4bit": True}, {"quant_method": None}, {},
     {"quant_method": "awq", "bits": 5}, {"quant_method": "gptq", "bits": 4.0},
     {"quant_method": "gptq", "bits": 4, "group_size": 0},

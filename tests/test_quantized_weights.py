@@ -236,3 +236,73 @@ def test_mxfp4_stores_the_routed_experts_in_blocks_and_scales():
     assert any(n.startswith("Routed experts' weights counted as quantization_config (mxfp4)")
                for n in m.notes)
     assert "routed experts' weights packed by mxfp4" in costs.weight_convention(m, "bf16")
+
+
+# compressed-tensors, as its compressors write each quantized Linear (compressed_tensors:
+# PackedQuantizationCompressor and NaiveQuantizationCompressor; scales in the weights' dtype,
+# bf16 here, shaped by the strategy; a zero point only when asymmetric)
+INT64, INT8, BF16_SCALE = 8, 1, 2
+
+
+def ct_config(fmt, bits, strategy, group=None, symmetric=True) -> dict:
+    weights = {"num_bits": bits, "type": "int", "symmetric": symmetric, "strategy": strategy}
+    if group:
+        weights["group_size"] = group
+    return {"quant_method": "compressed-tensors", "format": fmt, "ignore": ["lm_head"],
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": weights}}}
+
+
+def ct_scale_shape(inputs, outputs, strategy, group) -> tuple:
+    return {"tensor": (1,), "channel": (outputs, 1),
+            "group": (outputs, math.ceil(inputs / group) if group else 1)}[strategy]
+
+
+def ct_pack_tensors(inputs, outputs, bits, strategy, group=None, symmetric=True) -> dict:
+    per_word = 32 // bits
+    scale = ct_scale_shape(inputs, outputs, strategy, group)
+    tensors = {"weight_packed": (INT32, outputs, math.ceil(inputs / per_word)),
+               "weight_shape": (INT64, 2), "weight_scale": (BF16_SCALE, *scale)}
+    if not symmetric:  # packed along the outputs, one column per scale column
+        tensors["weight_zero_point"] = (INT32, math.ceil(outputs / per_word), scale[-1])
+    return tensors
+
+
+def ct_naive_tensors(inputs, outputs, strategy, symmetric=True) -> dict:
+    scale = ct_scale_shape(inputs, outputs, strategy, None)
+    tensors = {"weight": (INT8, outputs, inputs), "weight_scale": (BF16_SCALE, *scale)}
+    if not symmetric:
+        tensors["weight_zero_point"] = (INT8, *scale)
+    return tensors
+
+
+@pytest.mark.parametrize("bits, strategy, group, symmetric", [
+    (4, "group", 128, True), (4, "group", 100, False), (8, "channel", None, True),
+    (4, "channel", None, False), (4, "tensor", None, True)])
+def test_compressed_tensors_pack_quantized(bits, strategy, group, symmetric):
+    m = costs.ModelShape.from_config({**LLAMA, "quantization_config": ct_config(
+        "pack-quantized", bits, strategy, group, symmetric)})
+    assert costs.weight_bytes(m, 2) == stored(
+        lambda i, o: ct_pack_tensors(i, o, bits, strategy, group, symmetric))
+    assert any("pack-quantized: " in n for n in m.notes)
+
+
+@pytest.mark.parametrize("fmt", ["int-quantized", "float-quantized"])
+@pytest.mark.parametrize("strategy, symmetric", [("channel", True), ("tensor", False)])
+def test_compressed_tensors_one_byte_a_weight(fmt, strategy, symmetric):
+    m = costs.ModelShape.from_config({**LLAMA, "quantization_config": ct_config(
+        fmt, 8, strategy, symmetric=symmetric)})
+    assert costs.weight_bytes(m, 2) == stored(
+        lambda i, o: ct_naive_tensors(i, o, strategy, symmetric))
+
+
+@pytest.mark.parametrize("q", [
+    {**ct_config("pack-quantized", 4, "group", 128), "config_groups": {
+        "a": {"weights": {"num_bits": 4, "strategy": "group", "group_size": 128}},
+        "b": {"weights": {"num_bits": 8, "strategy": "channel"}}}},
+    ct_config("nvfp4-pack-quantized", 4, "tensor_group", 16),
+    ct_config("pack-quantized", 3, "group", 128), ct_config("int-quantized", 4, "channel")])
+def test_a_compressed_tensors_layout_not_counted_is_said(q):
+    m = costs.ModelShape.from_config({**LLAMA, "quantization_config": q})
+    assert costs.weight_bytes(m, 2) == 2 * costs.total_params(m)
+    assert any("(compressed-tensors, format" in n and "is not one counted here" in n
+               for n in m.notes)
