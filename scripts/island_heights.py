@@ -1,5 +1,7 @@
 """Print each island's mounted height in its chapter, at 1280 x 900 and on a Pixel 5, beside
-what its record in app/kit/registry.py holds (`island_height`, `phone_height`).
+what its record in app/kit/registry.py holds (`island_height`, `phone_height`), and the same
+on the panel's page of its own (`page_height`, `page_phone_height`: there it has its title
+and what its own() holds).
 
 A panel that grows or shrinks needs its record updated, or the page moves under the reader
 when the island mounts (tests/browser/test_island_heights.py holds each within 40 px or 8%).
@@ -68,13 +70,20 @@ def main():
                     url = (site / folder / "index.html").as_uri()
                     for slot, px in measure(page, url).items():
                         found.setdefault(slot, {})[field] = px
+                for record in registry.PANELS:  # each panel's page of its own
+                    url = (site / record.route.strip("/") / "index.html").as_uri()
+                    for slot, px in measure(page, url).items():
+                        found.setdefault(slot, {})[f"page {field}"] = px
                 context.close()
             browser.close()
-    print(f"{'slot':10} {'1280 px':>16} {'Pixel 5':>16}")
+    heads = ("1280 px", "Pixel 5", "own page, 1280 px", "own page, Pixel 5")
+    print(f"{'slot':10} " + " ".join(f"{head:>21}" for head in heads))
     for slot, px in found.items():
         cells = [f"{px[f]:>6} (record {getattr(registry, f)(slot):>5})"
                  for f in ("island_height", "phone_height")]
-        print(f"{slot:10} {cells[0]:>16} {cells[1]:>16}")
+        cells += [f"{px['page ' + f]:>6} (record {getattr(registry, f)(slot, own_page=True):>5})"
+                  for f in ("island_height", "phone_height")]
+        print(f"{slot:10} {' '.join(cells)}")
 
 
 if __name__ == "__main__":

@@ -55,6 +55,9 @@ class Group:
     # (static/still_controls.js), for the panels whose record asks (`still_controls`): set
     # by the static build, on a panel's own page and a chapter's
     still_controls: bool = False
+    # its island is on the panel's page of its own, where the panel is taller (its title,
+    # what its own() holds): the island holds the record's page heights
+    own_page: bool = False
 
 
 def groups_of(panels, follows):  # {slot: ...}, {follower: leader} -> [Group], in page order
@@ -224,7 +227,8 @@ WAIT_NOTES = {  # the note under a still until its island mounts: by whether nat
 
 
 def island(slot, group):  # -> the HTML box a panel mounts into, with its note until then
-    height, phone = registry.island_height(slot), registry.phone_height(slot)
+    height = registry.island_height(slot, own_page=group.own_page)
+    phone = registry.phone_height(slot, own_page=group.own_page)
     still = group.stills.get(slot, "")
     note, button = WAIT_NOTES['class="ae-still-data"' in still]
     return (f'<section class="ae-island" id="panel-{slot}" data-group="{group.name}" '

@@ -373,7 +373,8 @@ def render(page, title, theme, assets, live_url=None, site_url=None):
         module = importlib.import_module(page.factory.split(":")[0])
         factory = routes.page_factory(page.factory)
         slot, asked = chapter_page.asked_questions(registry.by_route(page.route))  # ?ask=<id>
-        groups = [chapter_page.Group(name="g0", slots=[slot], still_controls=True)]
+        groups = [chapter_page.Group(name="g0", slots=[slot], still_controls=True,
+                                     own_page=True)]
         builds = [lambda: [(slot, [factory(static=True)])]]
         chapter = content.Chapter(title=title, sections=[
             *(chapter_page.Asked(q) for q in asked), content.PanelMarker(slot)])

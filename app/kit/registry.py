@@ -2,10 +2,10 @@
 
 A record says where the panel sits (its slot in a chapter, the content file its marker is in),
 how it is built there, its page of its own (route and title: the panel's heading reads it),
-how tall its island is on a static chapter before it mounts, and how much its table of states
-may weigh. The chapters, the routes, the static build, its islands, the single-panel pages,
-the nginx config (deploy/render_nginx.py) and the contract tests all read this table; none of
-them names a panel.
+how tall its island is before it mounts (in a static chapter and on its page of its own), and
+how much its table of states may weigh. The chapters, the routes, the static build, its
+islands, the single-panel pages, the nginx config (deploy/render_nginx.py) and the contract
+tests all read this table; none of them names a panel.
 
 Importing it imports no panel: a record names its Viewer as "module:Class", imported when the
 panel is first built (the kernel lab's module loads torch only when its page needs it).
@@ -36,6 +36,10 @@ class PanelRecord:
     # holds that much before it mounts and nothing below it moves (test_island_heights.py)
     island_height: int = DEFAULT_ISLAND_HEIGHT
     phone_height: int | None = None  # None: as island_height
+    # px: the same on its page of its own, where it is taller by its title, what its own()
+    # holds and the page's padding (None: as in its chapter)
+    page_height: int | None = None
+    page_phone_height: int | None = None
     follows: str | None = None  # the slot whose controls drive it (passed by that name)
     untitled_in_chapter: bool = True  # leaves out its own title in a chapter (the section has one)
     static_stand_in: str | None = None  # "module:Class" shown instead on a static page
@@ -89,49 +93,55 @@ PANELS = (
                 "attention.md", island_height=730, phone_height=1260,
                 untitled_in_chapter=False, table_budget=700_000),
     PanelRecord("sweep", "app.panels.sqrt_dk:SqrtDkPanel", "/sqrt-dk", "The √d_k sweep",
-                "attention.md", island_height=1130, phone_height=1440),
+                "attention.md", island_height=1130, phone_height=1440, page_height=1250,
+                page_phone_height=1680),
     PanelRecord("shapes", "app.panels.shapes:ShapesPanel", "/shapes", "The shapes of one head",
-                "attention.md", island_height=620, phone_height=650),
+                "attention.md", island_height=620, phone_height=650, page_height=655,
+                page_phone_height=670),
     PanelRecord("ladder", "app.panels.ladder:LadderPanel", "/ladder", "Where the n² lives",
                 "attention.md", island_height=600, phone_height=1100, follows="head",
-                table_budget=150_000),
+                page_height=655, page_phone_height=1280, table_budget=150_000),
     PanelRecord("block", "app.panels.block:BlockPanel", "/block", "Many heads, one block",
-                "attention.md", island_height=750, phone_height=1410),
+                "attention.md", island_height=750, phone_height=1410, page_height=780,
+                page_phone_height=1460),
     PanelRecord("cost", "app.panels.cost:CostPanel", "/cost",
                 "What attention costs in a real model", "attention.md", island_height=1130,
-                phone_height=1570),
+                phone_height=1570, page_height=1270, page_phone_height=1860),
     # the lab runs PyTorch on the server: a static page links to the live one instead
     PanelRecord("lab", "app.panels.kernel_lab:KernelLabPanel", "/kernel-lab",
                 "Checking it on a real system: the kernel lab", "attention.md", island_height=140,
-                phone_height=190,
+                phone_height=190, page_height=290, page_phone_height=535,
                 static_stand_in="app.panels.kernel_lab_link:KernelLabLink"),
     # the second chapter, in page order
     PanelRecord("agreement", "app.panels.agreement:AgreementPanel", "/agreement",
                 "The dot product: an agreement score", "math.md", island_height=750,
-                phone_height=1400,
+                phone_height=1400, page_height=795, page_phone_height=1475,
                 table_budget=100_000),
     PanelRecord("overflow", "app.panels.overflow:OverflowPanel", "/overflow",
                 "Softmax and the overflow trap", "math.md", island_height=410, phone_height=680,
-                table_budget=150_000),
+                page_height=465, page_phone_height=745, table_budget=150_000),
     PanelRecord("decode", "app.panels.decode_bill:DecodeBillPanel", "/decode-bill",
-                "The bill for one decoded token", "math.md", island_height=1310, phone_height=1980),
+                "The bill for one decoded token", "math.md", island_height=1310, phone_height=1980,
+                page_height=1445, page_phone_height=2230),
     PanelRecord("memory", "app.panels.memory_bill:MemoryBillPanel", "/memory-bill",
-                "The memory bill", "math.md", island_height=1055, phone_height=1490),
+                "The memory bill", "math.md", island_height=1055, phone_height=1490,
+                page_height=1175, page_phone_height=1730),
     PanelRecord("online", "app.panels.online_softmax:OnlineSoftmaxPanel", "/online-softmax",
                 "Online softmax: never write the square", "math.md", island_height=810,
-                phone_height=1440),
+                phone_height=1440, page_height=845, page_phone_height=1555),
     # the third chapter, in page order
     PanelRecord("tiles", "app.panels.tiles:TilesPanel", "/tiles", "FlashAttention, tile by tile",
-                "flash.md", island_height=560, phone_height=740),
+                "flash.md", island_height=560, phone_height=740, page_height=595,
+                page_phone_height=775),
     PanelRecord("traffic", "app.panels.traffic:TrafficPanel", "/traffic",
                 "What the tiles save: bytes moved", "flash.md", island_height=520,
-                phone_height=745),
+                phone_height=745, page_height=550, page_phone_height=800),
     # the fourth chapter, in page order
     PanelRecord("blocks", "app.panels.blocks:BlocksPanel", "/paged-blocks",
                 "Blocks, tables and a shared prompt", "kv.md", island_height=410,
-                phone_height=480),
+                phone_height=480, page_height=445, page_phone_height=535),
     PanelRecord("fit", "app.panels.fit:FitPanel", "/blocks-fit", "How many blocks fit", "kv.md",
-                island_height=375, phone_height=705),
+                island_height=375, phone_height=705, page_height=410, page_phone_height=755),
 )
 
 
@@ -166,13 +176,19 @@ def follows(chapter):  # "attention.md" -> {follower slot: leader slot}
     return {r.slot: r.follows for r in PANELS if r.chapter == chapter and r.follows}
 
 
-def island_height(slot):  # -> px, the record's or the default
+def island_height(slot, own_page=False):  # -> px, the record's or the default; own_page:
+    # on the panel's page of its own (its record's page_height, or as in its chapter)
     record = next((r for r in PANELS if r.slot == slot), None)
+    if own_page and record and record.page_height:
+        return record.page_height
     return record.island_height if record else DEFAULT_ISLAND_HEIGHT
 
 
-def phone_height(slot):  # -> px on a phone: the record's, or as at 1280 px
+def phone_height(slot, own_page=False):  # -> px on a phone: the record's, or as at 1280 px;
+    # own_page: on its page of its own (page_phone_height, or as in its chapter)
     record = next((r for r in PANELS if r.slot == slot), None)
+    if own_page and record and record.page_phone_height:
+        return record.page_phone_height
     return (record and record.phone_height) or island_height(slot)
 
 
