@@ -533,10 +533,10 @@ def _refuse_format(cfg: dict, model_type: str) -> None:  # formats read by no ru
 def _family(cfg: dict, model_type: str, notes: list[str]) -> dict:  # -> the row, its caveat said
     _refuse_format(cfg, model_type)
     key, row = config_families.family(model_type, cfg)
-    if not key:
-        notes.append(config_families.unknown_line(model_type))
-    elif config_families.inexact_line(key, row):
-        notes.append(config_families.inexact_line(key, row))
+    line = (config_families.inexact_line(key, row) if key
+            else config_families.unknown_line(model_type))
+    if line:
+        notes.append(line)
     return row
 
 
@@ -776,8 +776,9 @@ def packed_linears(m: ModelShape) -> list[tuple[int, int, int]]:  # -> the ones 
 
 
 def _compressed_tensors_bytes(m: ModelShape, inputs: int, outputs: int) -> int:
-    scales = {"tensor": 1, "channel": outputs,  # a 16-bit scale each (the weights' dtype)
-              "group": outputs * max(_ceil_div(inputs, m.quant_group or 1), 1)}[m.quant_strategy]
+    # a 16-bit scale each (the weights' dtype); "group" always has quant_group >= 1
+    scales = {"tensor": 1, "channel": outputs,
+              "group": outputs * _ceil_div(inputs, m.quant_group or 1)}[m.quant_strategy]
     if m.quant_format != "pack-quantized":  # int8 or fp8 weights; a zero point per scale
         return inputs * outputs + 2 * scales + (scales if m.quant_zero_point else 0)
     per_word = 32 // m.quant_bits

@@ -312,7 +312,7 @@
 
   function compressedTensorsBytes(m, i, o) { // costs._compressed_tensors_bytes, BigInt
     const scales = m.quant_strategy === "tensor" ? 1n : m.quant_strategy === "channel" ? o
-      : o * (m.quant_group ? ceilDiv(i, B(m.quant_group)) : i); // at least 1 group: i >= 1
+      : o * ceilDiv(i, B(m.quant_group || 1)); // "group" always has quant_group >= 1
     if (m.quant_format !== "pack-quantized") {
       return i * o + 2n * scales + (m.quant_zero_point ? scales : 0n);
     }
