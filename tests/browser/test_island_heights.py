@@ -19,8 +19,10 @@ pytestmark = pytest.mark.browser
 
 # px or share of the held height: fonts, wrapping and a scrollbar move a panel by a few px
 SLACK_PX, SLACK = 40, 0.08
+# what the island holds, read from --ae-held, not min-height: an island that mounts by itself
+# (the kernel lab's page, at idle) drops its min-height, and reading that would race the mount
 HELD_JS = """() => [...document.querySelectorAll('.ae-island')].map((el) =>
-  [el.dataset.slot, parseFloat(getComputedStyle(el).minHeight)])"""
+  [el.dataset.slot, parseFloat(getComputedStyle(el).getPropertyValue('--ae-held'))])"""
 MOUNTED_JS = """() => [...document.querySelectorAll('.ae-island')].map((el) =>
   [el.dataset.slot, el.classList.contains('ae-mounted'), el.getBoundingClientRect().height])"""
 
