@@ -40,6 +40,9 @@ and said so); "window" says how a sliding (local) window is recorded:
     "chunked": true                                Llama 4: the width is a chunk; layer_types'
                                                    "chunked_attention" layers (else no_rope_layers'
                                                    1s, else all but every no_rope_layer_interval-th)
+    "rope_free": true                              SmolLM3: layer_types' sliding layers, else
+                                                   no_rope_layers' 0s, else every
+                                                   no_rope_layer_interval-th
 
 A row's "tensors" list the parameters beside the big matrices costs.py counts itself (q, k, v,
 o, the MLP's, the experts, the router, the embedding, a learned position table and lm_head):
@@ -62,7 +65,9 @@ A row's "notes" are fields the model code ignores: {"field": f, "expect": v | fi
 
 A default is in a row only where a published config relies on it (GPT-J's n_inner: null,
 Falcon's absent MLP width, Gemma 3 4B's absent head counts); a size a config simply forgot is
-an error, since a class default guessed for it would be a confident wrong answer.
+an error, since a class default guessed for it would be a confident wrong answer. A field a
+row reads with a default (optional_groups) that a config leaves out is first set to its type's
+config class default (the derived data's "fills"), as Transformers reads it.
 """
 
 import json
@@ -285,7 +290,9 @@ HAND_FAMILIES = {
            _when("use_qk_norm"))]),
     "internlm2": _gated(tied=None, tensors=_llama_like()),
     "yi": _gated(tied=None, tensors=_llama_like()),
-    "smollm3": _gated(tied=None, tensors=_llama_like()),
+    # SmolLM3: with use_sliding_window, its layers without RoPE slide (layer_types absent)
+    "smollm3": _gated(tied=None, window={**BASE_WINDOW, "rope_free": True},
+                      tensors=_llama_like()),
     "glm": _gated(tied=None, tensors=_norms(2) + _qkv_bias(_when("attention_bias", True))),
     "glm4": _gated(tied=None, tensors=_norms(4) + _qkv_bias(_when("attention_bias", True))),
     # --- two-matrix MLPs (up, down) ---
@@ -359,6 +366,66 @@ HAND_FAMILIES = {
 # What scripts/derive_families.py read off Transformers' own models: each model type's class
 # defaults, a row for each type the hand-written table lacks, and which counts are exact.
 DERIVED = json.loads(Path(__file__).with_name("families_derived.json").read_text())
+
+
+# --- a field left out reads as its config class's default, as Transformers reads it ---------
+# Fields costs.py reads as optional outside the rules (MoE layout, MLA, windows). A field the
+# core requires (the sizes, num_experts_per_tok) is refused when left out, never filled.
+OPTIONAL_READS = [["first_k_dense_replace"], ["n_shared_experts"], ["decoder_sparse_step"],
+                  ["moe_layer_freq"], ["interleave_moe_layer_step"], ["max_window_layers"],
+                  ["use_sliding_window"], ["no_rope_layer_interval"], ["sliding_window_pattern"],
+                  ["q_lora_rank"], ["mlp_only_layers"]]
+
+
+def optional_groups(row: dict) -> list[list[str]]:
+    """The groups of synonymous fields a row reads with a default when all are absent: the
+    names of each rule with a default (the row's, else BASE's), each flag of a case or a
+    condition, each config number in a size, and OPTIONAL_READS."""
+    groups = [list(g) for g in OPTIONAL_READS]
+
+    def rule(r):
+        if r.get("default") is not None and r["names"]:
+            groups.append(list(r["names"]))
+        for case in r.get("cases", ()):
+            groups.append([case["if"]])
+            rule(case["then"])
+
+    for figure in FIGURES:
+        rule(row["figures"].get(figure, BASE[figure]))
+    rule(row.get("window", BASE_WINDOW))
+    for term in row["tensors"]:
+        groups.extend([f["field"]] for product in term["size"] for f in product
+                      if isinstance(f, dict))
+        groups.extend([c.get("flag") or c.get("field") or c["present"]] for c in term["when"])
+    out = []
+    for g in groups:
+        if g not in out:
+            out.append(g)
+    return out
+
+
+def fillable() -> list[str]:  # every field some row reads with a default: what the derived
+    # data records of each class's defaults (scripts/derive_families.py)
+    rows = [UNKNOWN, *HAND_FAMILIES.values(),
+            *(e["row"] for e in DERIVED["types"].values() if "row" in e)]
+    return sorted({f for row in rows for g in optional_groups(row) for f in g})
+
+
+def with_class_defaults(model_type: str, row: dict, cfg: dict) -> tuple[dict, dict]:
+    """A config -> (it with each optional field it leaves out set to its type's class default,
+    {field: value} so set). A field counts as written when any of its synonyms is; a field the
+    row requires (a size) is never filled: a size a config forgot is an error."""
+    types = DERIVED["types"]
+    fills = types.get(model_type, {}).get("fills")
+    if fills is None:
+        fills = types.get(DERIVED["text_of"].get(model_type, ""), {}).get("fills", {})
+    groups = optional_groups(row)
+    filled = {}
+    for field, value in fills.items():
+        group = next((g for g in groups if field in g), None)
+        if group is not None and not any(name in cfg for name in group):
+            filled[field] = value
+    return ({**cfg, **filled} if filled else cfg), filled
 
 
 def _with_class_default(model_type: str, row: dict) -> dict:  # tied as the class says

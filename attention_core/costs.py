@@ -433,16 +433,18 @@ def _sliding_count(cfg: dict, layers: int, window: dict, notes: list[str]) -> in
         if set(types) - {kind, "full_attention", *UNCACHED_KINDS}:
             notes.append("Layer types other than sliding/full attention are counted as full.")
         return types.count(kind)
-    if window.get("chunked"):  # Llama 4: no_rope_layers' 1s chunk, else all but every p-th
+    if window.get("chunked") or window.get("rope_free"):
+        # Llama 4 chunks the layers with RoPE (no_rope_layers' 1s), SmolLM3 slides those without
+        # (its 0s); with no list, RoPE is off on every p-th layer
         listed = cfg.get("no_rope_layers")
         if listed is not None and not isinstance(listed, list) or listed and (
                 len(listed) != layers or any(type(v) is not int or v not in (0, 1)
                                              for v in listed)):
             raise ConfigError("no_rope_layers", f"must be {layers} ones and zeros")
-        if listed:  # Transformers reads an empty list as absent
-            return sum(listed)
-        every = _count(cfg, ("no_rope_layer_interval",), MAX_LAYERS, default=4)
-        return layers - layers // every
+        if not listed:  # Transformers reads an empty list as absent
+            every = _count(cfg, ("no_rope_layer_interval",), MAX_LAYERS, default=4)
+            listed = [int((i + 1) % every != 0) for i in range(layers)]
+        return sum(listed) if window.get("chunked") else listed.count(0)
     if _present(cfg, "sliding_window_pattern") or "pattern_default" in window:
         every = _count(cfg, ("sliding_window_pattern",), MAX_LAYERS,  # Gemma 3: every p-th full
                        default=window.get("pattern_default", _MISSING))
@@ -538,6 +540,16 @@ def _family(cfg: dict, model_type: str, notes: list[str]) -> dict:  # -> the row
     if line:
         notes.append(line)
     return row
+
+
+def _class_defaults(cfg: dict, model_type: str, row: dict, notes: list[str]) -> dict:
+    # a field the file leaves out means what it means to Transformers: the class's default
+    cfg, filled = config_families.with_class_defaults(model_type, row, cfg)
+    if filled:
+        shown = ", ".join(f"{k} {json.dumps(v)}" for k, v in filled.items())
+        notes.append(f"Left out of the file, so read as {model_type}'s class defaults in "
+                     f"Transformers {config_families.TRANSFORMERS}: {shown}.")
+    return cfg
 
 
 def _display_name(cfg: dict, name: Any, model_type: str) -> str:
@@ -886,6 +898,7 @@ class ModelShape:
         cfg = _language_model(cfg, notes)
         model_type = _model_type(cfg)
         row = _family(cfg, model_type, notes)
+        cfg = _class_defaults(cfg, model_type, row, notes)
         mla = _present(cfg, "kv_lora_rank")
         got, _ = _figures(cfg, row, skip=("head_dim",) if mla else ())
         layers, hidden, heads = got["layers"], got["hidden"], got["heads"]

@@ -7,6 +7,9 @@ tests/hf_oracle.py reads). It then derives what attention_core/families_derived.
 
 - `defaults`: the config class's own default of each boolean field and of
   tie_word_embeddings (what an absent field means to Transformers);
+- `fills`: the class's default of each optional field the type's row reads (a bool, an int
+  or a list of ints, the same whatever the other fields), which the core sets where a config
+  leaves that field out, as Transformers does;
 - for a type the hand-written table (config_families.FAMILIES) does not hold, a row of its
   own: the MLP's matrices (2 or 3) and the tensors beside the big matrices (norms, biases,
   sinks, shared experts, extra projections), each size fitted exactly, as integer sums of
@@ -243,6 +246,43 @@ def class_defaults(model_type: str) -> dict:
         k not in RUNTIME_FLAGS or k in NOT_TOGGLED)}
 
 
+def _fill_value(v) -> bool:  # a default the table can carry: a bool, an int, a list of ints
+    return isinstance(v, int) or isinstance(v, list) and all(
+        type(x) is int for x in v)
+
+
+def class_fills(model_type: str, row: dict) -> dict:
+    """The class's default of each optional field the type's row reads: a bool, an int or a list
+    of ints that the class sets the same whatever the other fields (one it computes from them,
+    Llama's head_dim from hidden / heads, is left to the row's rule)."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+    cls = CONFIG_MAPPING[model_type]
+    fields = _fields(cls)
+
+    def made(**kwargs):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                return cls(**kwargs).to_dict()
+            except Exception:  # noqa: BLE001 - sizes this class refuses: another draw
+                return None
+
+    base = made()
+    wanted = {f for g in config_families.optional_groups(row) for f in g} & fields
+    r = random.Random(zlib.crc32(model_type.encode()))
+    draws = [{k: v for k, v in _sizes(r).items() if k in fields} for _ in range(4)]
+    out = {}
+    for name in sorted(wanted):
+        value = base.get(name)
+        if not _fill_value(value):
+            continue
+        others = [made(**{k: v for k, v in d.items() if k != name}) for d in draws]
+        others = [o for o in others if o is not None]
+        if len(others) >= 2 and all(o.get(name) == value for o in others):
+            out[name] = value
+    return out
+
+
 def _row(mlp: int, defaults: dict, tensors: list[dict]) -> dict:
     return {"mlp_matrices": mlp, "tied": defaults.get("tie_word_embeddings", False),
             "learned_positions": False, "figures": {}, "tensors": tensors, "notes": [],
@@ -311,6 +351,8 @@ def derive(model_type: str) -> dict:
                                      _row(mlp, entry["defaults"], tensors))
             entry["row"] = _row(mlp, entry["defaults"], tensors)
     entry["exact"] = check(model_type, r, entry)
+    counted_by = HAND.get(model_type) or entry.get("row") or config_families.UNKNOWN
+    entry["fills"] = class_fills(model_type, counted_by)
     return entry
 
 

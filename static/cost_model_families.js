@@ -166,6 +166,49 @@
     return row;
   }
 
+  function optionalGroups(row) { // config_families.optional_groups
+    const groups = T.OPTIONAL_READS.map(g => g.slice());
+    function addRule(r) {
+      if (r.default !== undefined && r.default !== null && r.names.length) groups.push(r.names);
+      (r.cases || []).forEach(function (c) { groups.push([c["if"]]); addRule(c.then); });
+    }
+    T.FIGURES.forEach(f => addRule(rule(row, f)));
+    addRule(windowRule(row));
+    row.tensors.forEach(function (term) {
+      term.size.forEach(product => product.forEach(function (f) {
+        if (f !== null && typeof f === "object") groups.push([f.field]);
+      }));
+      term.when.forEach(c => groups.push([c.flag || c.field || c.present]));
+    });
+    return groups;
+  }
+
+  function jsonText(v) { // json.dumps of a fill: a bool, an int or a list of ints
+    return Array.isArray(v) ? "[" + v.map(jsonText).join(", ") + "]" : String(v);
+  }
+
+  function classDefaults(cfg, type, row, notes) { // costs._class_defaults: a field the file
+    // leaves out means what it means to Transformers, the class's default
+    const textOf = hasOwn(T.TEXT_OF, type) ? T.TEXT_OF[type] : "";
+    const fills = hasOwn(T.FILLS, type) ? T.FILLS[type]
+      : hasOwn(T.FILLS, textOf) ? T.FILLS[textOf] : {};
+    const groups = optionalGroups(row), filled = [];
+    let out = cfg;
+    Object.keys(fills).forEach(function (field) {
+      const group = groups.find(g => g.includes(field));
+      if (group !== undefined && !group.some(name => cfg.has(name))) {
+        if (out === cfg) out = new Map(cfg);
+        out.set(field, fromTable(fills[field]));
+        filled.push(field + " " + jsonText(fills[field]));
+      }
+    });
+    if (filled.length) {
+      notes.push("Left out of the file, so read as " + type + "'s class defaults in "
+        + "Transformers " + T.TRANSFORMERS + ": " + filled.join(", ") + ".");
+    }
+    return out;
+  }
+
   function rule(row, figure) {
     return hasOwn(row.figures, figure) ? row.figures[figure] : T.BASE[figure];
   }
@@ -545,19 +588,18 @@
       }
       return types.filter(function (t) { return t === kind; }).length;
     }
-    if (win.chunked) { // Llama 4: no_rope_layers' 1s chunk, else all but every p-th
-      const listed = get(cfg, "no_rope_layers");
-      if (Array.isArray(listed) && listed.length) {
-        if (listed.length !== layers || !listed.every(v => isInt(v) && (v === 0n || v === 1n))) {
-          throw ConfigError("no_rope_layers", "must be " + layers + " ones and zeros");
-        }
-        return listed.filter(v => v === 1n).length;
-      }
-      if (listed !== null && !Array.isArray(listed)) {
+    if (win.chunked || win.rope_free) { // Llama 4 chunks the layers with RoPE, SmolLM3
+      // slides those without; with no list, RoPE is off on every p-th layer
+      let listed = get(cfg, "no_rope_layers");
+      if (listed !== null && !Array.isArray(listed) || Array.isArray(listed) && listed.length
+          && (listed.length !== layers || !listed.every(v => isInt(v) && (v === 0n || v === 1n)))) {
         throw ConfigError("no_rope_layers", "must be " + layers + " ones and zeros");
       }
-      const every = count(cfg, ["no_rope_layer_interval"], MAX_LAYERS, 4);
-      return layers - Math.floor(layers / every);
+      if (!Array.isArray(listed) || !listed.length) {
+        const every = BigInt(count(cfg, ["no_rope_layer_interval"], MAX_LAYERS, 4));
+        listed = Array.from({length: layers}, (_, i) => (BigInt(i + 1) % every !== 0n ? 1n : 0n));
+      }
+      return listed.filter(v => v === (win.chunked ? 1n : 0n)).length;
     }
     if (present(cfg, "sliding_window_pattern") || hasOwn(win, "pattern_default")) {
       const every = count(cfg, ["sliding_window_pattern"], MAX_LAYERS,
@@ -640,6 +682,7 @@
     const notes = [];
     cfg = languageModel(cfg, notes);
     const type = modelType(cfg), row = familyOf(cfg, type, notes);
+    cfg = classDefaults(cfg, type, row, notes);
     const mla = present(cfg, "kv_lora_rank");
     const got = figures(cfg, row, mla ? ["head_dim"] : [])[0];
     const attention = mla ? mlaHeads(cfg, got.heads, got.kv_heads, notes)

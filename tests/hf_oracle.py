@@ -50,7 +50,7 @@ import time
 import warnings
 from pathlib import Path
 
-from attention_core import costs
+from attention_core import config_families, costs
 
 SHORT, LONG = 3, 40  # prompt lengths of the two forwards: under every window, then past it
 
@@ -481,6 +481,52 @@ def record(family: str, config, cfg: dict, form: str) -> dict:
     return {"family": family, "form": form, "config": cfg, "truth": truth(config)}
 
 
+# written with every default, as Transformers 5 writes; Hub files often leave fields out
+UNCOMPARED = {"transformers_version"}
+
+
+def _read_as(config) -> dict:  # a config object -> what its class made of it
+    return {k: v for k, v in config.to_dict().items() if k not in UNCOMPARED}
+
+
+def left_out(family: str, config, cfg: dict) -> tuple[list[str], dict]:
+    """The fields of a written config that its class fills in the same when they are left out
+    (each alone), and the config with all of them left out, as a Hub file may be written.
+
+    No model is built: the class reading the shorter file into the same config is the same
+    model, so the record's truth stands for each."""
+    from huggingface_hub.errors import StrictDataclassError
+    _, auto_config, _, _ = _torch()
+    want = _read_as(config)
+
+    def same(cfg_):
+        try:
+            again = auto_config.for_model(family, **{k: v for k, v in cfg_.items()
+                                                     if k != "model_type"})
+        except (ValueError, TypeError, StrictDataclassError):  # a class that needs the field
+            return False
+        return _read_as(again) == want
+
+    keys = [k for k in cfg if k not in ("model_type", *UNCOMPARED)
+            and same({x: v for x, v in cfg.items() if x != k})]
+    # all at once, only the fields the core reads as optional (it refuses a file without a
+    # size, where Transformers would build its class's default model)
+    optional = optional_fields(family, cfg)
+    sparse = {k: v for k, v in cfg.items() if k not in keys or k not in optional}
+    if not same(sparse):  # two fields whose defaults lean on each other: leave out fewer
+        sparse = dict(cfg)
+        for key in keys:
+            fewer = {k: v for k, v in sparse.items() if k != key}
+            sparse = fewer if key in optional and same(fewer) else sparse
+    return keys, sparse
+
+
+def optional_fields(family: str, cfg: dict) -> set[str]:  # the fields the core reads with a
+    # default when a file leaves them out (config_families.optional_groups)
+    row = config_families.family(family, cfg)[1]
+    return {f for g in config_families.optional_groups(row) for f in g}
+
+
 def generate(per_family: int, seed: int, families=None) -> list[dict]:
     _, auto_config, _, _ = _torch()
     r = random.Random(seed)
@@ -492,7 +538,9 @@ def generate(per_family: int, seed: int, families=None) -> list[dict]:
             if drawn is None:
                 continue
             config, cfg = drawn
-            rec = record(family, config, cfg, "v5")
+            dropped = left_out(family, config, cfg)  # before the forward, which sets the
+            rec = record(family, config, cfg, "v5")  # config's padding id to None
+            rec["left_out"], rec["sparse"] = dropped
             records.append(rec)
             made += 1
             if made % 2 == 0:  # every other one also in Transformers 4's spelling
@@ -502,7 +550,8 @@ def generate(per_family: int, seed: int, families=None) -> list[dict]:
                 t = truth(again)
                 if t != rec["truth"]:
                     raise SystemExit(f"{family}: the v4 spelling builds another model:\n{v4}")
-                records.append({**rec, "form": "v4", "config": v4})
+                records.append({**rec, "form": "v4", "config": v4, "left_out": [],
+                                "sparse": None})
                 made += 1
     return records
 

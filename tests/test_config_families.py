@@ -380,7 +380,7 @@ def test_every_rule_is_well_formed():
         window = config_families.window_rule(row)
         assert set(window["default"]) == {"value"} and window["names"]
         assert set(window) <= {"names", "default", "layer_pattern", "layer_pattern_default",
-                               "alternate", "pattern_default", "chunked"}
+                               "alternate", "pattern_default", "chunked", "rope_free"}
 
 
 def test_the_families_people_paste_are_in_the_table():

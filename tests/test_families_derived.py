@@ -97,3 +97,29 @@ def test_most_types_transformers_ships_are_counted_exactly():
     exact = [e for e in built if all(e["exact"].values())]
     # a floor, so a change that loses families is seen; the README states the current counts
     assert len(built) >= 160 and len(exact) >= 60, (len(built), len(exact))
+
+
+def test_each_exact_count_holds_with_the_optional_fields_left_out():
+    """Hub files leave fields out. On a config with every optional field left out that its
+    class reads back the same (tests/hf_oracle.py `left_out`), each count the data calls exact
+    still equals Transformers' model: the core reads each absence as the class's default."""
+    seed = _seed()
+    r = random.Random(seed)
+    typed = sorted(t for t, e in COMMITTED["types"].items()
+                   if e.get("builds") and any(e["exact"].values()))
+    shorter = 0
+    for t in r.sample(typed, 6):
+        entry = COMMITTED["types"][t]
+        got = derive_families.draw(t, r)
+        if got is None:
+            continue
+        config, cfg = got
+        _, sparse = derive_families.hf_oracle.left_out(t, config, cfg)  # before any forward
+        shorter += len(sparse) < len(cfg)
+        truth, core = derive_families.truth(config), derive_families.core(sparse)
+        for count in ("total", "matmul"):
+            assert core[count] == truth[count] or not entry["exact"][count], (
+                f"seed {seed}: {t}'s {count} with {sorted(set(cfg) - set(sparse))} left out")
+        assert derive_families._kv_exact(t, config, sparse) or not entry["exact"]["kv"], (
+            f"seed {seed}: {t}'s KV cache with {sorted(set(cfg) - set(sparse))} left out")
+    assert shorter >= 3, f"seed {seed}: too few configs had an optional field to leave out"

@@ -135,3 +135,72 @@ def test_the_javascript_twin_equals_transformers_too(records):
     # the total against the model's own count directly
     for rec, out in zip(records, js):
         assert int(out["calls"][0]["value"]["i"]) == rec["truth"]["total"], rec["config"]
+
+
+# --- fields left out, as Hub files often are ---------------------------------------------------
+
+def without(rec: dict, keys) -> dict:
+    return {**rec, "config": {k: v for k, v in rec["config"].items() if k not in keys}}
+
+
+def differences_or_refusal(rec: dict) -> dict:
+    try:
+        return hf_oracle.differences(rec)
+    except costs.ConfigError as e:  # the core asks for a field the class does without
+        return {"refused": str(e)}
+
+
+def left_out_misses(records) -> dict:  # -> {record and field: differences} where the core
+    # reads a field's absence otherwise than Transformers' class does; a size the core
+    # requires may be refused instead ("a size a config forgot is an error")
+    misses = {}
+    for i, rec in enumerate(records):
+        optional = hf_oracle.optional_fields(rec["family"], rec["config"])
+        for key in rec["left_out"]:
+            diff = differences_or_refusal(without(rec, {key}))
+            if diff and not (key not in optional and set(diff) == {"refused"}
+                             and diff["refused"].startswith(f"{key}: is missing")):
+                misses[f"{i} {rec['family']} without {key}"] = diff
+        if rec["sparse"] is not None:
+            diff = differences_or_refusal({**rec, "config": rec["sparse"]})
+            if diff:
+                misses[f"{i} {rec['family']} with every default left out"] = diff
+    return misses
+
+
+def test_each_field_left_out_reads_as_the_class_default(records):
+    # Transformers 5 writes every default (to_diff_dict); a Hub file often leaves fields out,
+    # and then the core's "absent" rule must be the config class's default
+    misses = left_out_misses(records)
+    assert not misses, json.dumps(misses, indent=1)[:4000]
+
+
+def test_the_flags_that_change_what_a_model_stores_are_left_out_somewhere(records):
+    seen = {(r["family"], k) for r in records for k in r["left_out"]}
+    for pair in (("starcoder2", "use_bias"), ("llama", "attention_bias"), ("llama", "mlp_bias"),
+                 ("qwen3", "attention_bias"), ("phi", "qk_layernorm"), ("mpt", "no_bias"),
+                 ("falcon", "multi_query"), ("gpt2", "n_inner"), ("llama", "tie_word_embeddings")):
+        assert pair in seen, pair
+    sparse = [r for r in records if r["sparse"] is not None]
+    assert len(sparse) >= 250
+    # most files lose a field or more that the core reads as optional
+    assert sum(len(r["sparse"]) < len(r["config"]) for r in sparse) >= 0.6 * len(sparse)
+
+
+def test_the_javascript_twin_reads_left_out_fields_as_the_core_does(records):
+    from tests import test_cost_model_js as twin
+
+    calls = [["total_params", "M"], ["matmul_params", "M"], ["kv_bytes_per_token", "M"]]
+    cases = [{**twin.text_case("family", r["sparse"], calls=calls), "id": i}
+             for i, r in enumerate(records) if r["sparse"] is not None]
+    assert not twin.compare(cases, [twin.run_py(c) for c in cases], twin.run_js(cases))
+
+
+def test_a_flipped_class_default_is_caught(records, monkeypatch):
+    # positive control: StarCoder2's use_bias read as false when absent (its class default is
+    # true) must miss on a record that left use_bias out
+    entry = config_families.DERIVED["types"]["starcoder2"]
+    assert entry["fills"]["use_bias"] is True
+    monkeypatch.setitem(entry, "fills", {**entry["fills"], "use_bias": False})
+    starcoder = [r for r in records if r["family"] == "starcoder2"]
+    assert any("without use_bias" in k for k in left_out_misses(starcoder))

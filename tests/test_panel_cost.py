@@ -133,7 +133,8 @@ def test_custom_config_numbers(panel):
 def test_a_window_on_every_layer_can_mean_no_crossover(panel):
     cfg = {"model_type": "mistral", "num_hidden_layers": 2, "hidden_size": 4096,
            "intermediate_size": 14336, "num_attention_heads": 32, "num_key_value_heads": 8,
-           "vocab_size": 32000, "sliding_window": 512}
+           "vocab_size": 32000, "sliding_window": 512,
+           "max_position_embeddings": None}  # absent, Mistral's class reads 131,072
     assert panel.picker.load_config(json.dumps(cfg))
     assert "Crossover, where prefill attention equals everything else: never with the " \
         "triangular kernel" in text(panel)

@@ -55,6 +55,10 @@ def table() -> dict:  # -> everything cost_model.js reads, as plain JSON-able da
         "DERIVED_TYPES": {t: {k: v for k, v in e.get("defaults", {}).items()
                               if k in ("tie_word_embeddings", "is_encoder_decoder")}
                           for t, e in config_families.DERIVED["types"].items()},
+        # each type's class default of the optional fields its row reads
+        "FILLS": {t: e["fills"] for t, e in config_families.DERIVED["types"].items()
+                  if "fills" in e},
+        "OPTIONAL_READS": config_families.OPTIONAL_READS,
         "MAX_CONFIG_BYTES": costs.MAX_CONFIG_BYTES,
         "MAX_NESTING": costs.MAX_NESTING,
         "WHOLE_FILE": costs.WHOLE_FILE,
