@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -619,10 +619,18 @@ def _ignored_fields(cfg: dict, row: dict, got: dict, notes: list[str]) -> None:
 
 # --- quantization_config: how a checkpoint stores its linear weights -----------------------
 
-QUANT_METHODS = ("fp8", "fbgemm_fp8", "awq", "gptq", "mxfp4", "compressed-tensors")
+QUANT_METHODS = ("fp8", "fbgemm_fp8", "awq", "gptq", "mxfp4", "compressed-tensors",
+                 "bitsandbytes")
 NOT_QUANTIZED = {"quant_method": None, "quant_bits": 0, "quant_group": 0,
                  "quant_block_out": 0, "quant_block_in": 0, "quant_zero_point": False,
-                 "quant_format": "", "quant_strategy": ""}
+                 "quant_format": "", "quant_strategy": "", "quant_double": False,
+                 "quant_dtype": ""}
+# bitsandbytes 4-bit: a float32 absmax per 64 values (bnb's blocksize); double quantization
+# stores it in 8 bits with a float32 absmax per 256 blocks and a 256-value code; every linear
+# also keeps a 16-value code and its quant state as JSON text, whose one data-dependent field
+# (nested_offset, a float32 mean written by Python) is taken as this many characters
+BNB_BLOCK, BNB_NESTED_BLOCK, BNB_OFFSET_CHARS = 64, 256, 19
+BNB_DTYPES = ("bfloat16", "float16", "float32")
 # compressed-tensors: the formats counted (pack-quantized packs 4- or 8-bit ints in int32
 # words; the others store one byte a weight) and the scale strategies
 CT_FORMATS = ("pack-quantized", "int-quantized", "float-quantized", "naive-quantized")
@@ -665,6 +673,8 @@ def _quantization(cfg: dict, notes: list[str]) -> dict:
         return _said({**out, "quant_bits": 4, "quant_group": MXFP4_BLOCK}, notes)
     if method == "compressed-tensors":
         return _compressed_tensors(q, out, notes)
+    if method == "bitsandbytes":
+        return _bitsandbytes(cfg, q, out, notes)
     bits = q.get("bits", q.get("w_bit"))
     if not (_whole(bits) and bits in (2, 3, 4, 8)):
         raise ConfigError("quantization_config.bits", f"must be 2, 3, 4 or 8, got {_show(bits)}")
@@ -706,6 +716,45 @@ def _compressed_tensors(q: dict, out: dict, notes: list[str]) -> dict:
     return _said(out, notes)
 
 
+def _bitsandbytes(cfg: dict, q: dict, out: dict, notes: list[str]) -> dict:
+    """load_in_4bit (nf4 or fp4, double quantization or not) or load_in_8bit -> the fields."""
+    four, eight = q.get("load_in_4bit"), q.get("load_in_8bit")
+    if (four is True) == (eight is True):
+        raise ConfigError("quantization_config.load_in_4bit",
+                          "and load_in_8bit: exactly one must be true for bitsandbytes")
+    dtype = cfg.get("dtype", cfg.get("torch_dtype"))  # the weights' dtype when quantized
+    out["quant_dtype"] = dtype if dtype in BNB_DTYPES else "bfloat16"
+    if eight is True:  # int8 weights, a float32 scale per output row (SCB)
+        return _said({**out, "quant_format": "int8"}, notes)
+    fmt = q.get("bnb_4bit_quant_type", "fp4")
+    if fmt not in ("nf4", "fp4"):
+        raise ConfigError("quantization_config.bnb_4bit_quant_type",
+                          f"must be nf4 or fp4, got {_show(fmt)}")
+    double = q.get("bnb_4bit_use_double_quant", False)
+    if not isinstance(double, bool):
+        raise ConfigError("quantization_config.bnb_4bit_use_double_quant",
+                          f"must be true or false, got {_show(double)}")
+    return _said({**out, "quant_bits": 4, "quant_format": fmt, "quant_group": BNB_BLOCK,
+                  "quant_double": double}, notes)
+
+
+def _bnb_bytes(m: ModelShape, inputs: int, outputs: int) -> int:  # one linear, as bnb stores it
+    if m.quant_bits == 8:  # weight int8 [out, in], SCB float32 [out], weight_format uint8 []
+        return inputs * outputs + 4 * outputs + 1
+    n = inputs * outputs
+    blocks = _ceil_div(n, BNB_BLOCK)
+    # the quant state's JSON text, as json.dumps writes it
+    state = (len('{"quant_type": "", "blocksize": 64, "dtype": "", "shape": [, ]}')
+             + len(m.quant_format) + len(m.quant_dtype) + len(str(outputs)) + len(str(inputs)))
+    if m.quant_double:  # absmax in 8 bits, nested_absmax, nested_quant_map
+        absmax = blocks + 4 * _ceil_div(blocks, BNB_NESTED_BLOCK) + 4 * 256
+        state += len(', "nested_blocksize": 256, "nested_dtype": "float32", '
+                     '"nested_offset": ') + BNB_OFFSET_CHARS
+    else:
+        absmax = 4 * blocks
+    return _ceil_div(n, 2) + absmax + 4 * 16 + state  # values two a byte, quant_map
+
+
 def _said(q: dict, notes: list[str]) -> dict:  # the quant_* fields -> the same, the rule noted
     method = q["quant_method"]
     if method == "fp8":
@@ -721,6 +770,19 @@ def _said(q: dict, notes: list[str]) -> dict:  # the quant_* fields -> the same,
                   "shape)" if q["quant_format"] == "pack-quantized" else "1 byte a weight")
         how = (f"{q['quant_format']}: {values}, a 16-bit scale"
                f"{' and a zero point' if q['quant_zero_point'] else ''} per {per}")
+    elif method == "bitsandbytes":
+        if q["quant_bits"] == 8:
+            how = "1 byte a weight and a float32 scale per output row"
+        else:
+            absmax = ("an 8-bit absmax per 64 values, with a float32 one per 256 blocks"
+                      if q["quant_double"] else "a float32 absmax per 64 values")
+            how = (f"{q['quant_format']}, 4-bit values two a byte, {absmax}, a 16-value code "
+                   f"and its quant state as JSON text (its offset taken as {BNB_OFFSET_CHARS} "
+                   "characters)")
+        notes.append(f"Linear weights counted as quantization_config (bitsandbytes) stores "
+                     f"them: {how}. Embeddings, lm_head, norms, biases and routers at the "
+                     "weight dtype chosen.")
+        return q
     elif method == "mxfp4":
         notes.append("Routed experts' weights counted as quantization_config (mxfp4) stores "
                      "them: 4-bit values, two a byte, and an 8-bit scale per 32 inputs. "
@@ -779,6 +841,8 @@ MXFP4_BLOCK = 32  # inputs per 8-bit scale; the values 4 bits each, 16 bytes a b
 
 
 def packed_linears(m: ModelShape) -> list[tuple[int, int, int]]:  # -> the ones a method packs
+    if m.quant_method == "bitsandbytes":  # nn.Linear layers only: not the fused routed experts
+        return stack_linears(replace(m, num_experts=0))
     if m.quant_method != "mxfp4":
         return stack_linears(m)
     experts = m.moe_layers * m.num_experts  # mxfp4 packs the routed experts alone
@@ -804,6 +868,8 @@ def _compressed_tensors_bytes(m: ModelShape, inputs: int, outputs: int) -> int:
 def _packed_bytes(m: ModelShape, inputs: int, outputs: int) -> int:  # one linear, as stored
     if m.quant_method == "compressed-tensors":
         return _compressed_tensors_bytes(m, inputs, outputs)
+    if m.quant_method == "bitsandbytes":
+        return _bnb_bytes(m, inputs, outputs)
     if m.quant_method == "mxfp4":  # [out, in/32, 16] uint8 blocks and [out, in/32] scales
         return outputs * _ceil_div(inputs, MXFP4_BLOCK) * (MXFP4_BLOCK // 2 + 1)
     if m.quant_method == "fp8":
@@ -871,8 +937,11 @@ class ModelShape:
     quant_block_out: int = 0  # FP8 block scales: outputs x inputs per block; 0: per tensor
     quant_block_in: int = 0
     quant_zero_point: bool = False
-    quant_format: str = ""  # compressed-tensors: its format ("pack-quantized", ...)
+    quant_format: str = ""  # compressed-tensors: its format ("pack-quantized", ...);
+    # bitsandbytes: nf4, fp4 or int8
     quant_strategy: str = ""  # compressed-tensors: a scale per "tensor", "channel" or "group"
+    quant_double: bool = False  # bitsandbytes 4-bit: its absmax quantized again
+    quant_dtype: str = ""  # bitsandbytes: the weights' dtype named in each quant state
     notes: tuple[str, ...] = ()  # approximations made, in words for the UI
 
     def __post_init__(self):
@@ -918,6 +987,9 @@ class ModelShape:
             uncached_layers=_uncached_layers(cfg, layers, notes),
         )
         fields.update(_quantization(cfg, notes))
+        if fields["quant_method"] == "bitsandbytes" and fields["num_experts"]:
+            notes.append("Routed experts at the weight dtype chosen too: Transformers holds "
+                         "them fused in 3-D tensors, which bitsandbytes does not convert.")
         fields.setdefault("q_lora_rank", None)
         fields.setdefault("kv_lora_rank", 0)
         fields["small_params"], fields["extra_matmul_params"] = _tensors(cfg, row, fields)

@@ -302,7 +302,11 @@
       .map(function (t) { return t.map(B); }); // ints, as Python's
   }
 
-  function packedLinears(m) { // costs.packed_linears: mxfp4 packs the routed experts alone
+  function packedLinears(m) { // costs.packed_linears: mxfp4 packs the routed experts alone,
+    // bitsandbytes all but them (they are not nn.Linear layers)
+    if (m.quant_method === "bitsandbytes") {
+      return stack_linears(Object.assign({}, m, {num_experts: 0}));
+    }
     if (m.quant_method !== "mxfp4") return stack_linears(m);
     const experts = B(m.moe_layers) * B(m.num_experts), h = B(m.hidden);
     const mi = B(m.moe_intermediate);
@@ -324,9 +328,24 @@
     return stored;
   }
 
+  function bnbBytes(m, i, o) { // costs._bnb_bytes, BigInt
+    if (m.quant_bits === 8) return i * o + 4n * o + 1n;
+    const n = i * o, blocks = ceilDiv(n, B(T.BNB_BLOCK));
+    let state = BigInt('{"quant_type": "", "blocksize": 64, "dtype": "", "shape": [, ]}'.length
+      + m.quant_format.length + m.quant_dtype.length + String(o).length + String(i).length);
+    let absmax = 4n * blocks;
+    if (m.quant_double) {
+      absmax = blocks + 4n * ceilDiv(blocks, B(T.BNB_NESTED_BLOCK)) + 4n * 256n;
+      state += BigInt(', "nested_blocksize": 256, "nested_dtype": "float32", "nested_offset": '
+        .length + T.BNB_OFFSET_CHARS);
+    }
+    return ceilDiv(n, 2n) + absmax + 64n + state;
+  }
+
   function packedBytes(m, inputs, outputs) { // costs._packed_bytes, BigInt
     const i = B(inputs), o = B(outputs);
     if (m.quant_method === "compressed-tensors") return compressedTensorsBytes(m, i, o);
+    if (m.quant_method === "bitsandbytes") return bnbBytes(m, i, o);
     if (m.quant_method === "mxfp4") return o * ceilDiv(i, 32n) * 17n; // blocks and scales
     if (m.quant_method === "fp8") {
       if (m.quant_block_out) {

@@ -369,12 +369,15 @@
 
   // --- quantization_config (costs._quantization) ---
 
-  const QUANT_METHODS = ["fp8", "fbgemm_fp8", "awq", "gptq", "mxfp4", "compressed-tensors"];
+  const QUANT_METHODS = ["fp8", "fbgemm_fp8", "awq", "gptq", "mxfp4", "compressed-tensors",
+    "bitsandbytes"];
+  const BNB_DTYPES = ["bfloat16", "float16", "float32"];
   const CT_FORMATS = ["pack-quantized", "int-quantized", "float-quantized", "naive-quantized"];
   const CT_STRATEGIES = ["tensor", "channel", "group"];
   function notQuantized() {
     return { quant_method: null, quant_bits: 0, quant_group: 0, quant_block_out: 0,
-      quant_block_in: 0, quant_zero_point: false, quant_format: "", quant_strategy: "" };
+      quant_block_in: 0, quant_zero_point: false, quant_format: "", quant_strategy: "",
+      quant_double: false, quant_dtype: "" };
   }
 
   function whole(v) { return isInt(v); } // costs._whole: a JSON integer, not 4.0
@@ -409,6 +412,7 @@
     }
     if (method === "fbgemm_fp8") return said(out, notes);
     if (method === "compressed-tensors") return compressedTensors(q, out, notes);
+    if (method === "bitsandbytes") return bitsandbytes(cfg, q, out, notes);
     if (method === "mxfp4") { // gpt-oss: the routed experts only, a scale per 32 inputs
       out.quant_bits = 4;
       out.quant_group = 32;
@@ -432,6 +436,33 @@
     out.quant_bits = Number(bits);
     out.quant_group = Math.max(Number(group), 0);
     out.quant_zero_point = method === "gptq" || zero;
+    return said(out, notes);
+  }
+
+  function bitsandbytes(cfg, q, out, notes) { // costs._bitsandbytes
+    const four = get(q, "load_in_4bit"), eight = get(q, "load_in_8bit");
+    if ((four === true) === (eight === true)) {
+      throw ConfigError("quantization_config.load_in_4bit",
+        "and load_in_8bit: exactly one must be true for bitsandbytes");
+    }
+    const dtype = cfg.has("dtype") ? cfg.get("dtype") : get(cfg, "torch_dtype");
+    out.quant_dtype = BNB_DTYPES.indexOf(dtype) >= 0 ? dtype : "bfloat16";
+    if (eight === true) {
+      out.quant_format = "int8";
+      return said(out, notes);
+    }
+    const fmt = q.has("bnb_4bit_quant_type") ? q.get("bnb_4bit_quant_type") : "fp4";
+    if (fmt !== "nf4" && fmt !== "fp4") {
+      throw ConfigError("quantization_config.bnb_4bit_quant_type",
+        "must be nf4 or fp4, got " + show(fmt));
+    }
+    const double = q.has("bnb_4bit_use_double_quant") ? q.get("bnb_4bit_use_double_quant") : false;
+    if (typeof double !== "boolean") {
+      throw ConfigError("quantization_config.bnb_4bit_use_double_quant",
+        "must be true or false, got " + show(double));
+    }
+    Object.assign(out, {quant_bits: 4, quant_format: fmt, quant_group: T.BNB_BLOCK,
+      quant_double: double});
     return said(out, notes);
   }
 
@@ -476,6 +507,18 @@
         + "in int32 words (and each weight's shape)" : "1 byte a weight";
       how = q.quant_format + ": " + values + ", a 16-bit scale"
         + (q.quant_zero_point ? " and a zero point" : "") + " per " + per;
+    } else if (method === "bitsandbytes") {
+      if (q.quant_bits === 8) {
+        how = "1 byte a weight and a float32 scale per output row";
+      } else {
+        how = q.quant_format + ", 4-bit values two a byte, " + (q.quant_double
+          ? "an 8-bit absmax per 64 values, with a float32 one per 256 blocks"
+          : "a float32 absmax per 64 values") + ", a 16-value code and its quant state as JSON "
+          + "text (its offset taken as " + T.BNB_OFFSET_CHARS + " characters)";
+      }
+      notes.push("Linear weights counted as quantization_config (bitsandbytes) stores them: "
+        + how + ". Embeddings, lm_head, norms, biases and routers at the weight dtype chosen.");
+      return q;
     } else if (method === "mxfp4") {
       notes.push("Routed experts' weights counted as quantization_config (mxfp4) stores them: "
         + "4-bit values, two a byte, and an 8-bit scale per 32 inputs. Attention, routers, "
@@ -704,6 +747,10 @@
     m.qk_rope_head_dim = attention.mla ? attention.qk_rope_head_dim : 0;
     m.learned_positions = row.learned_positions;
     Object.assign(m, quantization(cfg, notes));
+    if (m.quant_method === "bitsandbytes" && m.num_experts) {
+      notes.push("Routed experts at the weight dtype chosen too: Transformers holds them fused "
+        + "in 3-D tensors, which bitsandbytes does not convert.");
+    }
     const small = tensors(cfg, row, m);
     m.small_params = small[0];
     m.extra_matmul_params = small[1];

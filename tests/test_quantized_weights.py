@@ -3,10 +3,11 @@
 Each expected size is the sum of the tensors the method writes for every linear layer, listed
 here by name and shape as the method's own layer classes create them (AutoAWQ's WQLinear_GEMM,
 GPTQ's QuantLinear, the fine-grained FP8 layer's weight and weight_scale_inv, FBGEMM's
-per-channel weight_scale); everything else stays at the weight dtype. docs/config-families.md
-states the same rules in words.
+per-channel weight_scale, bitsandbytes' Linear4bit and Linear8bitLt state dicts); everything else
+stays at the weight dtype. docs/config-families.md states the same rules in words.
 """
 
+import json
 import math
 
 import pytest
@@ -109,9 +110,9 @@ def test_a_70b_fp8_model_is_not_billed_as_bf16():
 def test_the_rule_is_said_and_an_uncounted_method_is_said_too():
     awq = shape(LLAMA, {"quant_method": "awq", "bits": 4, "group_size": 128})
     assert any("quantization_config (awq)" in n and "128 inputs" in n for n in awq.notes)
-    bnb = shape(LLAMA, {"quant_method": "bitsandbytes", "load_in_4bit": True})
-    assert costs.weight_bytes(bnb, 2) == costs.total_params(bnb) * 2
-    assert any('"bitsandbytes" is not one counted' in n for n in bnb.notes)
+    hqq = shape(LLAMA, {"quant_method": "hqq", "nbits": 4})
+    assert costs.weight_bytes(hqq, 2) == costs.total_params(hqq) * 2
+    assert any('"hqq" is not one counted' in n for n in hqq.notes)
 
 
 @pytest.mark.parametrize("q, field", [
@@ -306,3 +307,97 @@ def test_a_compressed_tensors_layout_not_counted_is_said(q):
     assert costs.weight_bytes(m, 2) == 2 * costs.total_params(m)
     assert any("(compressed-tensors, format" in n and "is not one counted here" in n
                for n in m.notes)
+
+
+# --- bitsandbytes, as its layers' state dicts hold each quantized Linear ----------------------
+# (bitsandbytes 0.50: Linear4bit's weight and its QuantState.as_dict(packed=True); Linear8bitLt's
+# weight, SCB and weight_format). Transformers converts nn.Linear layers only: lm_head stays, and
+# so do a MoE's routed experts, fused into 3-D tensors.
+UINT8, INT8_, BNB_BLOCK = 1, 1, 64
+OFFSET = 0.05017438903450966  # a float32 absmax mean as Python writes it: 19 characters
+
+
+def bnb_4bit_tensors(inputs, outputs, fmt, double, dtype="bfloat16") -> dict:
+    n = inputs * outputs
+    blocks = math.ceil(n / BNB_BLOCK)
+    state = {"quant_type": fmt, "blocksize": BNB_BLOCK, "dtype": dtype, "shape": [outputs, inputs]}
+    tensors = {"weight": (UINT8, math.ceil(n / 2), 1), "weight.quant_map": (FP32, 16)}
+    if double:
+        state.update(nested_blocksize=256, nested_dtype="float32", nested_offset=OFFSET)
+        tensors.update({"weight.absmax": (UINT8, blocks),
+                        "weight.nested_absmax": (FP32, math.ceil(blocks / 256)),
+                        "weight.nested_quant_map": (FP32, 256)})
+    else:
+        tensors["weight.absmax"] = (FP32, blocks)
+    tensors[f"weight.quant_state.bitsandbytes__{fmt}"] = (UINT8, len(json.dumps(state)))
+    return tensors
+
+
+def bnb_8bit_tensors(inputs, outputs) -> dict:
+    return {"weight": (INT8_, outputs, inputs), "SCB": (FP32, outputs), "weight_format": (UINT8,)}
+
+
+def bnb(four=True, fmt="nf4", double=False) -> dict:
+    q = {"quant_method": "bitsandbytes", "load_in_4bit": four, "load_in_8bit": not four,
+         "bnb_4bit_quant_type": fmt, "bnb_4bit_use_double_quant": double,
+         "bnb_4bit_compute_dtype": "bfloat16", "bnb_4bit_quant_storage": "uint8",
+         "llm_int8_skip_modules": None}
+    return q
+
+
+@pytest.mark.parametrize("fmt, double", [("nf4", True), ("nf4", False), ("fp4", False)])
+def test_bitsandbytes_4_bit(fmt, double):
+    m = shape({**LLAMA, "dtype": "bfloat16"}, bnb(fmt=fmt, double=double))
+    assert costs.weight_bytes(m, 2) == stored(lambda i, o: bnb_4bit_tensors(i, o, fmt, double))
+    assert any(f"(bitsandbytes) stores them: {fmt}, 4-bit" in n for n in m.notes)
+
+
+def test_bitsandbytes_8_bit():
+    m = shape(LLAMA, bnb(four=False))
+    assert costs.weight_bytes(m, 2) == stored(bnb_8bit_tensors)
+
+
+def test_bitsandbytes_blocks_round_up_and_odd_widths_pack_a_half_byte():
+    # widths whose products are odd and not a multiple of 64: partial blocks, half a byte over
+    odd = {"model_type": "llama", "hidden_size": 205, "intermediate_size": 333,
+           "num_hidden_layers": 2, "num_attention_heads": 5, "num_key_value_heads": 1,
+           "vocab_size": 100, "tie_word_embeddings": False, "torch_dtype": "float16"}
+    m = shape(odd, bnb(double=True))
+    expected = sum(e * math.prod(d) for i, o in linears(odd)
+                   for e, *d in bnb_4bit_tensors(i, o, "nf4", True, "float16").values())
+    rest = 2 * (2 * 100 * 205 + (2 * 2 + 1) * 205)
+    assert costs.weight_bytes(m, 2) == expected + rest
+    assert (205 * 41) % 2 == 1 and (205 * 333) % 64  # the cases the rounding is for
+
+
+def test_bitsandbytes_leaves_a_moes_routed_experts_as_they_are():
+    moe = {"model_type": "qwen2_moe", "hidden_size": 256, "intermediate_size": 512,
+           "moe_intermediate_size": 96, "shared_expert_intermediate_size": 160,
+           "num_experts": 4, "num_experts_per_tok": 2, "num_hidden_layers": 2,
+           "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 300,
+           "tie_word_embeddings": False, "dtype": "bfloat16"}
+    plain = costs.ModelShape.from_config(moe)
+    m = shape(moe, bnb(double=True))
+    h, e = 256, 96
+    routed = 2 * 4 * 3 * h * e  # layers x experts x (gate, up, down)
+    packed = [(h, 256), (h, 128), (h, 128), (256, h), (h, 160), (h, 160), (160, h)] * 2
+    as_stored = sum(el * math.prod(d) for i, o in packed
+                    for el, *d in bnb_4bit_tensors(i, o, "nf4", True).values())
+    unpacked = costs.total_params(plain) - sum(i * o for i, o in packed)
+    assert costs.weight_bytes(m, 2) == as_stored + 2 * unpacked
+    assert unpacked > routed  # the experts are among the weights billed at the dtype
+    assert any("Routed experts at the weight dtype chosen too" in n for n in m.notes)
+
+
+@pytest.mark.parametrize("q, field", [
+    ({"quant_method": "bitsandbytes"}, "quantization_config.load_in_4bit"),
+    ({"quant_method": "bitsandbytes", "load_in_4bit": True, "load_in_8bit": True},
+     "quantization_config.load_in_4bit"),
+    ({"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "int4"},
+     "quantization_config.bnb_4bit_quant_type"),
+    ({"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_use_double_quant": "yes"},
+     "quantization_config.bnb_4bit_use_double_quant")])
+def test_a_malformed_bitsandbytes_config_names_its_field(q, field):
+    with pytest.raises(costs.ConfigError) as e:
+        shape(LLAMA, q)
+    assert str(e.value).startswith(field)
