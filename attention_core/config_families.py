@@ -363,6 +363,39 @@ HAND_FAMILIES = {
     "roberta": _plain(True, learned_positions=True, tensors=_BERT),
 }
 
+# Hybrids' fixed-size state, per layer and user, as Transformers 5's cache holds it (its
+# LinearAttentionLayer): a convolution state (channels x kernel) and a recurrent state. Each is
+# a sum of products of ints and config fields, every field required (one missing: the state
+# is not counted, and said). The layers are those whose kind keeps a state (costs.STATE_KINDS),
+# or, with "every_layer", all of them (Falcon-H1 runs attention and Mamba side by side).
+_GATED_DELTANET = {"kind": "Gated DeltaNet", "conv": [
+    [2, "linear_num_key_heads", "linear_key_head_dim", "linear_conv_kernel_dim"],
+    ["linear_num_value_heads", "linear_value_head_dim", "linear_conv_kernel_dim"]],
+    "recurrent": [["linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim"]]}
+_MAMBA2 = {"kind": "Mamba-2", "conv": [  # its inner width is heads x head width
+    ["mamba_n_heads", "mamba_d_head", "mamba_d_conv"],
+    [2, "mamba_n_groups", "mamba_d_state", "mamba_d_conv"]],
+    "recurrent": [["mamba_n_heads", "mamba_d_head", "mamba_d_state"]]}
+STATES = {
+    "qwen3_next": _GATED_DELTANET, "qwen3_5_text": _GATED_DELTANET,
+    "olmo_hybrid": _GATED_DELTANET,
+    "bamba": _MAMBA2, "granitemoehybrid": _MAMBA2,
+    "falcon_h1": {**_MAMBA2, "every_layer": True, "conv": [
+        ["mamba_d_ssm", "mamba_d_conv"], [2, "mamba_n_groups", "mamba_d_state", "mamba_d_conv"]]},
+    "nemotron_h": {"kind": "Mamba-2", "conv": [
+        ["mamba_num_heads", "mamba_head_dim", "conv_kernel"],
+        [2, "n_groups", "ssm_state_size", "conv_kernel"]],
+        "recurrent": [["mamba_num_heads", "mamba_head_dim", "ssm_state_size"]]},
+    "jamba": {"kind": "Mamba", "conv": [["mamba_expand", "hidden_size", "mamba_d_conv"]],
+              "recurrent": [["mamba_expand", "hidden_size", "mamba_d_state"]]},
+}
+
+
+def state_rule(model_type: str) -> dict | None:  # -> the type's STATES rule (an image-text
+    # type's: its text model's), or None
+    return STATES.get(model_type) or STATES.get(DERIVED["text_of"].get(model_type, ""))
+
+
 # What scripts/derive_families.py read off Transformers' own models: each model type's class
 # defaults, a row for each type the hand-written table lacks, and which counts are exact.
 DERIVED = json.loads(Path(__file__).with_name("families_derived.json").read_text())
@@ -481,7 +514,7 @@ def unknown_line(model_type: str) -> str:  # -> the one line said when no row co
             "q, k, v, o, a gated MLP, two weight-only norms a layer and a final one, no "
             "biases), so its total and matmul parameters may be off wherever its layers "
             "differ from that, and its KV cache by any layer that is not plain attention "
-            "unless layer_types marks it.")
+            "unless its config lists its layers' kinds.")
 
 
 def inexact_line(model_type: str, row: dict) -> str | None:  # a derived row's known misses

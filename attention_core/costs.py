@@ -492,20 +492,101 @@ def _window(cfg: dict, layers: int, row: dict, notes: list[str]) -> dict:
 UNCACHED_KINDS = ("linear_attention", "conv", "mamba", "recurrent", "mlp", "moe")
 
 
-def _uncached_layers(cfg: dict, layers: int, notes: list[str]) -> int:
-    types = cfg.get("layer_types")
-    if not (isinstance(types, list) and len(types) == layers
-            and all(isinstance(t, str) for t in types)):
-        return 0  # none listed (or malformed, which a window's reading refuses)
-    uncached = sum(t in UNCACHED_KINDS for t in types)
+# the kinds that keep a fixed-size state instead (config_families.STATES says how large)
+STATE_KINDS = ("linear_attention", "conv", "mamba", "recurrent")
+# Nemotron-H's hybrid_override_pattern, one character a layer
+PATTERN_KINDS = {"M": "mamba", "*": "full_attention", "-": "mlp", "E": "moe"}
+MAX_STATE_FIELD = 1_000_000  # a state field past this is not counted (said), so that a
+MAX_STATE_VALUES = 2**53 - 1  # layer's state stays exact in JavaScript too
+
+
+def _layer_kinds(cfg: dict, layers: int) -> list[str] | None:
+    """Each layer's kind as the config lays them out: layer_types (Nemotron-H's
+    layers_block_type, or its hybrid_override_pattern), else Jamba's attn_layer_period and
+    attn_layer_offset, Bamba's attn_layer_indices or Qwen3-Next's full_attention_interval, as
+    their config classes expand them; None when none says (or says it malformed)."""
+    for key in ("layer_types", "layers_block_type"):
+        types = cfg.get(key)
+        if isinstance(types, list) and len(types) == layers and all(
+                isinstance(t, str) for t in types):
+            return types
+    pattern = cfg.get("hybrid_override_pattern")
+    if isinstance(pattern, str) and len(pattern) == layers and set(pattern) <= set(PATTERN_KINDS):
+        return [PATTERN_KINDS[c] for c in pattern]
+    period, offset = cfg.get("attn_layer_period"), cfg.get("attn_layer_offset")
+    if _whole(period) and period >= 1 and _whole(offset):
+        return ["full_attention" if i % period == offset else "mamba" for i in range(layers)]
+    indices = cfg.get("attn_layer_indices")
+    if isinstance(indices, list) and all(_whole(i) for i in indices):
+        return ["full_attention" if i in indices else "mamba" for i in range(layers)]
+    every = cfg.get("full_attention_interval")
+    if _whole(every) and every >= 1:
+        return ["full_attention" if (i + 1) % every == 0 else "linear_attention"
+                for i in range(layers)]
+    return None
+
+
+def _uncached_layers(kinds: list[str] | None, layers: int, stated: bool,
+                     notes: list[str]) -> int:
+    uncached = sum(t in UNCACHED_KINDS for t in kinds or ())
     if uncached:
-        kinds = ", ".join(k for k in UNCACHED_KINDS if k in types)
+        shown = ", ".join(k for k in UNCACHED_KINDS if k in kinds)
         rest = layers - uncached
-        notes.append(f"{uncached} of {layers} layers ({kinds}) hold no KV cache (a fixed-size "
+        state = ("their state is counted apart, per user" if stated else
+                 "the state is not counted")
+        notes.append(f"{uncached} of {layers} layers ({shown}) hold no KV cache (a fixed-size "
                      "state for linear attention, Mamba, convolution or recurrent layers; none "
                      f"for MLP-only ones): the KV figures count the other {rest} "
-                     f"layer{'' if rest == 1 else 's'}, and the state is not counted.")
+                     f"layer{'' if rest == 1 else 's'}, and {state}.")
     return uncached
+
+
+def _state(cfg: dict, model_type: str, kinds: list[str] | None, layers: int,
+           notes: list[str]) -> dict:
+    """-> state_layers and state_per_layer (values a user) by config_families.STATES."""
+    none = {"state_layers": 0, "state_per_layer": 0}
+    rule = config_families.state_rule(model_type)
+    if rule is None:
+        return none
+    n = layers if rule.get("every_layer") else sum(k in STATE_KINDS for k in kinds or ())
+    if not n:
+        return none
+    parts = {}
+    for part in ("conv", "recurrent"):
+        parts[part] = 0
+        for product in rule[part]:
+            value = 1
+            for factor in product:
+                if not isinstance(factor, str):
+                    value *= factor
+                    continue
+                field = cfg.get(factor)
+                if not (_whole(field) and 1 <= field <= MAX_STATE_FIELD):
+                    notes.append(f"The {rule['kind']} layers' fixed state is not counted: "
+                                 f"{factor} is {'missing' if field is None else _show(field)}"
+                                 f" (a whole number up to {MAX_STATE_FIELD:,} is read).")
+                    return none
+                value *= field
+            parts[part] += value
+    per = parts["conv"] + parts["recurrent"]
+    if per > MAX_STATE_VALUES:
+        notes.append(f"The {rule['kind']} layers' fixed state is not counted: {per:,} values a "
+                     "layer is past what this version reads.")
+        return none
+    where = "beside its attention" if rule.get("every_layer") else "instead of a KV cache"
+    notes.append(f"Each of the {n} {rule['kind']} layers keeps a fixed state for each user, "
+                 f"{where}, whatever the context: {parts['conv']:,} convolution and "
+                 f"{parts['recurrent']:,} recurrent values, {n * per:,} in all.")
+    return {"state_layers": n, "state_per_layer": per}
+
+
+def _hybrid(cfg: dict, model_type: str, layers: int, notes: list[str]) -> dict:
+    # -> uncached_layers, state_layers, state_per_layer
+    kinds, said = _layer_kinds(cfg, layers), []
+    state = _state(cfg, model_type, kinds, layers, said)
+    uncached = _uncached_layers(kinds, layers, bool(state["state_layers"]), notes)
+    notes.extend(said)
+    return {"uncached_layers": uncached, **state}
 
 
 def _tied(cfg: dict, row: dict, notes: list[str]) -> bool:  # lm_head shares the embedding?
@@ -924,6 +1005,8 @@ class ModelShape:
     sliding_window: int | None = None
     sliding_layers: int = 0  # layers that use the window; the rest attend to everything
     uncached_layers: int = 0  # layers with no KV cache: linear attention, Mamba, convolution
+    state_layers: int = 0  # layers keeping a fixed-size state (config_families.STATES)
+    state_per_layer: int = 0  # values of that state in one layer, for one user
     mla: bool = False
     q_lora_rank: int | None = None
     kv_lora_rank: int = 0
@@ -984,7 +1067,7 @@ class ModelShape:
             **attention,
             **_moe(cfg, layers, hidden, got["intermediate"], notes),
             **_window(cfg, layers, row, notes),
-            uncached_layers=_uncached_layers(cfg, layers, notes),
+            **_hybrid(cfg, model_type, layers, notes),
         )
         fields.update(_quantization(cfg, notes))
         if fields["quant_method"] == "bitsandbytes" and fields["num_experts"]:
@@ -1393,9 +1476,15 @@ def cache_convention(m: ModelShape) -> str:  # -> how kv_cache_bytes counts, in 
         held.append(f"{m.sliding_layers:,} of {m.layers:,} layers keep only their last "
                     f"{m.sliding_window:,} tokens")
     if m.uncached_layers:
+        state = "counted apart" if m.state_layers else "if any, not counted here"
         held.append(f"{m.uncached_layers:,} of {m.layers:,} layers hold no KV cache (a "
-                    "fixed-size state, if any, not counted here)")
+                    f"fixed-size state, {state})")
     return "As a serving engine holds it: " + "; ".join(held) + "."
+
+
+def state_bytes(m: ModelShape, users=1, bytes_per_value: float = 2):
+    """users -> bytes of the hybrid layers' fixed-size state: the same at any context."""
+    return _out(_lengths(users) * (m.state_layers * m.state_per_layer * bytes_per_value))
 
 
 def weight_convention(m: ModelShape, dtype: str) -> str:  # -> how weight_bytes counts, in words

@@ -206,6 +206,7 @@
     ["share_naive", "Attention share of prefill, naive kernel"],
     ["kv_bytes_per_token", "KV cache bytes per token"],
     ["kv_bytes_per_user", "KV cache per user"],
+    ["state_bytes_per_user", "Fixed state per user (Mamba, linear attention)"],
     ["kv_convention", "How the cache is counted"],
     ["weight_bytes", "Weights"],
     ["weight_convention", "How the weights are counted"],
@@ -399,6 +400,9 @@
       out.kv_bytes_per_user = [user, count(user) + " bytes = " + gbAndGib(Number(user))
         + " at " + count(context) + " tokens"];
     }
+    const held = BigInt(Math.trunc(cm.state_bytes(m, 1, kvB))); // int(), as the CLI
+    out.state_bytes_per_user = [held, held ? count(held) + " bytes = " + gbAndGib(Number(held))
+      + " (" + state.kvDtype + "), at any context" : "none: no layer keeps a fixed state"];
     const kvRule = cm.cache_convention(m), wRule = cm.weight_convention(m, state.weightDtype);
     out.kv_convention = [kvRule, kvRule];
     out.weight_convention = [wRule, wRule];

@@ -263,6 +263,11 @@
       num(users === undefined ? 1 : users), decode_pairs(m, context));
   }
 
+  function state_bytes(m, users, bpv) { // costs.state_bytes: the same at any context
+    const per = m.state_layers * m.state_per_layer * Number(bpvOr(bpv, 2n));
+    return vec(function (u) { return u * per; })(num(users === undefined ? 1 : users));
+  }
+
   function decode_arithmetic_intensity(m, context, bpv) {
     const ratio = !m.attention_layers ? 0 // no layer attends: no attention, no cache to read
       : Number(pair_flops(m)) / Number(kv_bytes_per_token(m, bpvOr(bpv, 2n)));
@@ -393,7 +398,8 @@
     }
     if (m.uncached_layers) {
       held.push(grouped(m.uncached_layers) + " of " + grouped(m.layers) + " layers hold no KV "
-        + "cache (a fixed-size state, if any, not counted here)");
+        + "cache (a fixed-size state, " + (m.state_layers ? "counted apart"
+        : "if any, not counted here") + ")");
     }
     return "As a serving engine holds it: " + held.join("; ") + ".";
   }
@@ -474,6 +480,7 @@
       crossover_tokens: crossover_tokens, dtype_bytes: dtype_bytes,
       kv_bytes_per_token_per_layer: kv_bytes_per_token_per_layer,
       kv_bytes_per_token: kv_bytes_per_token, kv_cache_bytes: kv_cache_bytes,
+      state_bytes: state_bytes,
       decode_arithmetic_intensity: decode_arithmetic_intensity,
       decode_step_arithmetic_intensity: decode_step_arithmetic_intensity,
       weight_bytes: weight_bytes, stack_linears: stack_linears,

@@ -130,7 +130,7 @@
       + "generic decoder (Llama's layer: q, k, v, o, a gated MLP, two weight-only norms a "
       + "layer and a final one, no biases), so its total and matmul parameters may be off "
       + "wherever its layers differ from that, and its KV cache by any layer that is not "
-      + "plain attention unless layer_types marks it.";
+      + "plain attention unless its config lists its layers' kinds.";
   }
 
   function inexactLine(key, row) { // config_families.inexact_line, or null
@@ -685,20 +685,103 @@
   // costs.UNCACHED_KINDS: layer_types' kinds for layers that keep no keys and values
   const UNCACHED_KINDS = ["linear_attention", "conv", "mamba", "recurrent", "mlp", "moe"];
 
-  function uncachedLayers(cfg, layers, notes) { // costs._uncached_layers
-    const types = get(cfg, "layer_types");
-    if (!(Array.isArray(types) && types.length === layers
-          && types.every(function (t) { return typeof t === "string"; }))) return 0;
-    const uncached = types.filter(t => UNCACHED_KINDS.indexOf(t) >= 0).length;
+  const STATE_KINDS = ["linear_attention", "conv", "mamba", "recurrent"];
+  const PATTERN_KINDS = {"M": "mamba", "*": "full_attention", "-": "mlp", "E": "moe"};
+  const MAX_STATE_FIELD = 1000000n, MAX_STATE_VALUES = 2n ** 53n - 1n;
+
+  function layerKinds(cfg, layers) { // costs._layer_kinds
+    for (const key of ["layer_types", "layers_block_type"]) {
+      const types = get(cfg, key);
+      if (Array.isArray(types) && types.length === layers
+          && types.every(t => typeof t === "string")) return types;
+    }
+    const pattern = get(cfg, "hybrid_override_pattern");
+    if (typeof pattern === "string" && codePoints(pattern).length === layers
+        && codePoints(pattern).every(c => hasOwn(PATTERN_KINDS, c))) {
+      return codePoints(pattern).map(c => PATTERN_KINDS[c]);
+    }
+    const period = get(cfg, "attn_layer_period"), offset = get(cfg, "attn_layer_offset");
+    const range = Array.from({length: layers}, (_, i) => BigInt(i));
+    if (whole(period) && period >= 1n && whole(offset)) {
+      return range.map(i => (i % period === offset ? "full_attention" : "mamba"));
+    }
+    const indices = get(cfg, "attn_layer_indices");
+    if (Array.isArray(indices) && indices.every(whole)) {
+      return range.map(i => (indices.indexOf(i) >= 0 ? "full_attention" : "mamba"));
+    }
+    const every = get(cfg, "full_attention_interval");
+    if (whole(every) && every >= 1n) {
+      return range.map(i => ((i + 1n) % every === 0n ? "full_attention" : "linear_attention"));
+    }
+    return null;
+  }
+
+  function uncachedLayers(kinds, layers, stated, notes) { // costs._uncached_layers
+    const uncached = (kinds || []).filter(t => UNCACHED_KINDS.indexOf(t) >= 0).length;
     if (uncached) {
-      const kinds = UNCACHED_KINDS.filter(k => types.indexOf(k) >= 0).join(", ");
+      const shown = UNCACHED_KINDS.filter(k => kinds.indexOf(k) >= 0).join(", ");
       const rest = layers - uncached;
-      notes.push(uncached + " of " + layers + " layers (" + kinds + ") hold no KV cache (a "
+      notes.push(uncached + " of " + layers + " layers (" + shown + ") hold no KV cache (a "
         + "fixed-size state for linear attention, Mamba, convolution or recurrent layers; none "
         + "for MLP-only ones): the KV figures count the other " + rest + " layer"
-        + (rest === 1 ? "" : "s") + ", and the state is not counted.");
+        + (rest === 1 ? "" : "s") + ", and " + (stated ? "their state is counted apart, per "
+        + "user" : "the state is not counted") + ".");
     }
     return uncached;
+  }
+
+  function stateRule(type) { // config_families.state_rule
+    if (hasOwn(T.STATES, type)) return T.STATES[type];
+    const text = hasOwn(T.TEXT_OF, type) ? T.TEXT_OF[type] : "";
+    return hasOwn(T.STATES, text) ? T.STATES[text] : null;
+  }
+
+  function state(cfg, type, kinds, layers, notes) { // costs._state
+    const none = {state_layers: 0, state_per_layer: 0};
+    const rule = stateRule(type);
+    if (rule === null) return none;
+    const n = rule.every_layer ? layers
+      : (kinds || []).filter(k => STATE_KINDS.indexOf(k) >= 0).length;
+    if (!n) return none;
+    const parts = {};
+    for (const part of ["conv", "recurrent"]) {
+      parts[part] = 0n;
+      for (const product of rule[part]) {
+        let value = 1n;
+        for (const factor of product) {
+          if (typeof factor !== "string") { value *= BigInt(factor); continue; }
+          const field = get(cfg, factor);
+          if (!(whole(field) && field >= 1n && field <= MAX_STATE_FIELD)) {
+            notes.push("The " + rule.kind + " layers' fixed state is not counted: " + factor
+              + " is " + (field === null ? "missing" : show(field)) + " (a whole number up to "
+              + grouped(MAX_STATE_FIELD) + " is read).");
+            return none;
+          }
+          value *= field;
+        }
+        parts[part] += value;
+      }
+    }
+    const per = parts.conv + parts.recurrent;
+    if (per > MAX_STATE_VALUES) {
+      notes.push("The " + rule.kind + " layers' fixed state is not counted: " + grouped(per)
+        + " values a layer is past what this version reads.");
+      return none;
+    }
+    notes.push("Each of the " + n + " " + rule.kind + " layers keeps a fixed state for each "
+      + "user, " + (rule.every_layer ? "beside its attention" : "instead of a KV cache")
+      + ", whatever the context: " + grouped(parts.conv) + " convolution and "
+      + grouped(parts.recurrent) + " recurrent values, " + grouped(BigInt(n) * per)
+      + " in all.");
+    return {state_layers: n, state_per_layer: Number(per)};
+  }
+
+  function hybrid(cfg, type, layers, notes) { // costs._hybrid
+    const kinds = layerKinds(cfg, layers), said = [];
+    const st = state(cfg, type, kinds, layers, said);
+    const uncached = uncachedLayers(kinds, layers, st.state_layers > 0, notes);
+    said.forEach(n => notes.push(n));
+    return Object.assign({uncached_layers: uncached}, st);
   }
 
   function tied(cfg, row, notes) {
@@ -739,7 +822,7 @@
     const experts = moe(cfg, got.layers, got.hidden, got.intermediate, notes);
     const win = windowOf(cfg, got.layers, row, notes);
     Object.assign(m, experts, win);
-    m.uncached_layers = uncachedLayers(cfg, got.layers, notes);
+    Object.assign(m, hybrid(cfg, type, got.layers, notes));
     m.attention_layers = m.layers - m.uncached_layers;
     m.mla = !!attention.mla;
     m.q_lora_rank = attention.mla ? attention.q_lora_rank : null;

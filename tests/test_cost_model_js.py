@@ -227,6 +227,7 @@ def length_calls(rng: random.Random, window=None) -> list:
                                                        ns, rng.choice(users[1:])],
         ["decode_step_arithmetic_intensity", "M", n, users,
          {"kw": {"kv_bytes_per_value": kv, "weight_bytes_per_value": w}}],
+        ["state_bytes", "M"], ["state_bytes", "M", users, kv],
         ["kv_outweighs_weights_context", "M"], ["kv_outweighs_weights_context", "M", users, kv],
         ["kv_outweighs_weights_context", "M", rng.choice(users), kv,
          {"kw": {"weight_bytes_per_value": w}}],
@@ -393,6 +394,41 @@ def _table_fields() -> set:  # every config field a family's tensors or notes re
     return out
 
 
+STATE_VALUES = [1, 2, 4, 16, 128, 1_000_000, 1_000_001, 0, -1, None, True, 4.0, "8"]
+
+
+def with_hybrid(rng: random.Random, cfg: dict) -> dict:  # a state rule's type, its fields, and
+    # a layer layout in one of the spellings the core reads (some malformed)
+    cfg["model_type"] = rng.choice([*config_families.STATES, "qwen3_vl", "llama"])
+    rules = [config_families.state_rule(t) or {} for t in config_families.STATES]
+    fields = {f for r in rules for part in ("conv", "recurrent") for p in r.get(part, ())
+              for f in p if isinstance(f, str)}
+    for f in fields - {"hidden_size"}:  # the model's own width stays as drawn
+        if rng.random() < 0.95:
+            cfg[f] = rng.choice(STATE_VALUES[:5]) if rng.random() < 0.9 else rng.choice(
+                STATE_VALUES)
+    layers = cfg.get("num_hidden_layers") if isinstance(cfg.get("num_hidden_layers"), int) else 4
+    layers = min(max(layers, 0), 64)
+    kind = rng.randrange(7)
+    if kind == 0:
+        cfg["layer_types"] = [rng.choice(["linear_attention", "full_attention", "mamba", "mlp"])
+                              for _ in range(layers)]
+    elif kind == 1:
+        cfg["layers_block_type"] = [rng.choice(["linear_attention", "moe", "full_attention"])
+                                    for _ in range(layers + rng.choice([0, 0, 1]))]
+    elif kind == 2:
+        cfg["hybrid_override_pattern"] = "".join(rng.choice("M*-E") for _ in range(layers)) + \
+            rng.choice(["", "", "x"])
+    elif kind == 3:
+        cfg.update(attn_layer_period=rng.choice([1, 2, 8, 0, None]),
+                   attn_layer_offset=rng.choice([0, 1, 4, -1, None]))
+    elif kind == 4:
+        cfg["attn_layer_indices"] = rng.choice([[1], [0, 3], [], [True], "1"])
+    elif kind == 5:
+        cfg["full_attention_interval"] = rng.choice([1, 4, 0, None, 4.0])
+    return cfg
+
+
 def with_mla(rng: random.Random, cfg: dict) -> dict:
     cfg.update(kv_lora_rank=rng.choice([512, 1, 1_000_000]),
                q_lora_rank=rng.choice([1536, None, 0]),
@@ -442,6 +478,8 @@ def generated_cases(count: int) -> list[dict]:
             cfg, kind = with_mla(rng, cfg), kind + ", MLA"
         if rng.random() < 0.15:
             cfg, kind = with_quant(rng, cfg), kind + ", quantized"
+        if i >= 4 * len(families) and rng.random() < 0.15:  # the cycled families kept
+            cfg, kind = with_hybrid(rng, cfg), kind + ", hybrid"
         for _ in range(rng.choice([0, 0, 0, 0, 1, 2])):
             cfg[rng.choice(FIELDS)] = rng.choice(BAD_VALUES)
         if rng.random() < 0.05:
@@ -616,6 +654,8 @@ def test_the_cases_cover_every_family_and_both_outcomes(both):
     assert any(0 < s["sliding_layers"] < s["layers"] for s in shapes)  # mixed layer types
     assert any(s["sliding_layers"] == s["layers"] for s in shapes)
     assert any(0 < s["uncached_layers"] < s["layers"] for s in shapes)  # hybrids
+    assert sum(s["state_layers"] > 0 for s in shapes) >= 10  # their fixed state counted
+    assert any(s["state_layers"] == s["layers"] for s in shapes)  # Falcon-H1: every layer
     assert any(s["kv_heads"] == 1 < s["heads"] for s in shapes)  # MQA
     assert any(1 < s["kv_heads"] < s["heads"] for s in shapes)  # GQA
     assert {True, False} <= {s["tied"] for s in shapes}

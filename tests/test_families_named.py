@@ -193,3 +193,44 @@ def test_a_hybrid_caches_only_its_attention_layers():
     assert costs.kv_bytes_per_token(none_attend) == 0
     assert costs.crossover_tokens(none_attend) == float("inf")
     assert costs.decode_arithmetic_intensity(none_attend, 10) == 0
+
+
+# Qwen3-Next-80B-A3B's config.json as published (Transformers 4 era): its layout as
+# full_attention_interval, no layer_types
+QWEN3_NEXT_80B = {
+    "model_type": "qwen3_next", "hidden_size": 2048, "intermediate_size": 5120,
+    "num_hidden_layers": 48, "num_attention_heads": 16, "num_key_value_heads": 2,
+    "head_dim": 256, "vocab_size": 151936, "full_attention_interval": 4,
+    "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+    "linear_num_key_heads": 16, "linear_num_value_heads": 32, "num_experts": 512,
+    "num_experts_per_tok": 10, "moe_intermediate_size": 512,
+    "shared_expert_intermediate_size": 512, "decoder_sparse_step": 1, "mlp_only_layers": [],
+    "max_position_embeddings": 262144, "tie_word_embeddings": False, "torch_dtype": "bfloat16"}
+
+
+def test_a_hybrids_fixed_state_is_its_own_figure():
+    """Worked by hand: every 4th of 48 layers is full attention, so 36 are Gated DeltaNet. Each
+    keeps, per user, a convolution over q, k and v of (2 x 16 x 128 + 32 x 128) channels by a
+    4-wide kernel, 32,768 values, and a 128 x 128 state for each of 32 value heads, 524,288:
+    557,056 a layer, 20,054,016 in all, 40,108,032 bytes in bf16 whatever the context."""
+    m = shape(QWEN3_NEXT_80B)
+    assert (m.attention_layers, m.uncached_layers) == (12, 36)
+    assert (m.state_layers, m.state_per_layer) == (36, 32_768 + 524_288)
+    assert costs.state_bytes(m, 1, 2) == 40_108_032 and costs.state_bytes(m, 3, 1) == 60_162_048
+    assert costs.kv_bytes_per_token(m) == 24_576  # the cache grows in the other 12 alone
+    assert "Each of the 36 Gated DeltaNet layers keeps a fixed state for each user, instead of " \
+        "a KV cache, whatever the context: 32,768 convolution and 524,288 recurrent values, " \
+        "20,054,016 in all." in m.notes
+    assert "fixed-size state, counted apart" in costs.cache_convention(m)
+    plain = shape(costs.PRESETS["qwen3-8b"])
+    assert (plain.state_layers, costs.state_bytes(plain)) == (0, 0)
+
+
+def test_the_cli_gives_the_fixed_state_its_own_line(tmp_path, capsys):
+    from app.hosting import cli
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(QWEN3_NEXT_80B))
+    assert cli.main(["costs", "--config", str(path), "--prompt", "4096", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["state_bytes_per_user"] == 40_108_032
+    assert cli.main(["costs", "--config", str(path), "--prompt", "8", "--kv-dtype", "int8"]) == 0
+    assert "fixed state per user         20,054,016 B (any context)" in capsys.readouterr().out

@@ -61,6 +61,8 @@ def memory_figures(model, context, kv_dtype, weight_dtype):  # -> the dtype-depe
         "weight_bytes_per_value": w_b,
         "kv_bytes_per_token": int(costs.kv_bytes_per_token(model, kv_b)),
         "kv_bytes_per_user": int(costs.kv_cache_bytes(model, context, bytes_per_value=kv_b)),
+        # a hybrid's fixed-size state (Mamba, linear attention), at the cache's dtype
+        "state_bytes_per_user": int(costs.state_bytes(model, 1, kv_b)),
         "weight_bytes": int(costs.weight_bytes(model, w_b)),
         "kv_convention": costs.cache_convention(model),
         "weight_convention": costs.weight_convention(model, weight_dtype),
@@ -125,6 +127,8 @@ def print_costs(result):  # the --json object -> the lines a person reads
     print(f"  KV bytes per token ({r['kv_dtype']})".ljust(31) + f"{r['kv_bytes_per_token']:,} B")
     print(f"  KV cache per user            {r['kv_bytes_per_user']:,} B (at context {last:,})")
     print(f"    {r['kv_convention']}")
+    if r["state_bytes_per_user"]:
+        print(f"  fixed state per user         {r['state_bytes_per_user']:,} B (any context)")
     print(f"  weights ({r['weight_dtype']})".ljust(31) + f"{r['weight_bytes']:,} B")
     print(f"    {r['weight_convention']}")
     print("  cache outweighs weights at   "

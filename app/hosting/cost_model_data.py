@@ -59,6 +59,7 @@ def table() -> dict:  # -> everything cost_model.js reads, as plain JSON-able da
         "FILLS": {t: e["fills"] for t, e in config_families.DERIVED["types"].items()
                   if "fills" in e},
         "OPTIONAL_READS": config_families.OPTIONAL_READS,
+        "STATES": config_families.STATES,
         "BNB_BLOCK": costs.BNB_BLOCK,
         "BNB_NESTED_BLOCK": costs.BNB_NESTED_BLOCK,
         "BNB_OFFSET_CHARS": costs.BNB_OFFSET_CHARS,

@@ -335,6 +335,7 @@ def core_figures(config, prompt, context, kv_dtype, weight_dtype):
     out |= {"pair_flops": costs.pair_flops(m), "matmul_params": costs.matmul_params(m),
             "kv_bytes_per_token": costs.kv_bytes_per_token(m, kv_b),
             "kv_bytes_per_user": int(costs.kv_cache_bytes(m, context, bytes_per_value=kv_b)),
+            "state_bytes_per_user": int(costs.state_bytes(m, 1, kv_b)),
             "weight_bytes": costs.weight_bytes(m, w_b),
             "kv_outweighs_weights_context": costs.kv_outweighs_weights_context(
                 m, 1, kv_b, weight_bytes_per_value=w_b),
