@@ -102,7 +102,8 @@ def test_most_types_transformers_ships_are_counted_exactly():
 def test_each_exact_count_holds_with_the_optional_fields_left_out():
     """Hub files leave fields out. On a config with every optional field left out that its
     class reads back the same (tests/hf_oracle.py `left_out`), each count the data calls exact
-    still equals Transformers' model: the core reads each absence as the class's default."""
+    still equals Transformers' model: the core reads each absence as the class's default. And
+    the same config in Transformers 4's field names (hf_oracle.as_v4) counts the same."""
     seed = _seed()
     r = random.Random(seed)
     typed = sorted(t for t, e in COMMITTED["types"].items()
@@ -117,9 +118,12 @@ def test_each_exact_count_holds_with_the_optional_fields_left_out():
         _, sparse = derive_families.hf_oracle.left_out(t, config, cfg)  # before any forward
         shorter += len(sparse) < len(cfg)
         truth, core = derive_families.truth(config), derive_families.core(sparse)
+        v4 = derive_families.core(derive_families.hf_oracle.as_v4(cfg))  # Transformers 4's names
         for count in ("total", "matmul"):
             assert core[count] == truth[count] or not entry["exact"][count], (
                 f"seed {seed}: {t}'s {count} with {sorted(set(cfg) - set(sparse))} left out")
+            assert v4[count] == truth[count] or not entry["exact"][count], (
+                f"seed {seed}: {t}'s {count} in Transformers 4's names")
         assert derive_families._kv_exact(t, config, sparse) or not entry["exact"]["kv"], (
             f"seed {seed}: {t}'s KV cache with {sorted(set(cfg) - set(sparse))} left out")
     assert shorter >= 3, f"seed {seed}: too few configs had an optional field to leave out"
