@@ -391,6 +391,14 @@ STATES = {
 }
 
 
+def state_fields(model_type: str) -> list[str]:  # -> the fields of the type's STATES rule
+    # that a file may leave to its class's default (not the model's own sizes, BASE's names)
+    rule = state_rule(model_type) or {}
+    sizes = {name for r in BASE.values() for name in r["names"]}
+    return sorted({f for part in ("conv", "recurrent") for product in rule.get(part, ())
+                   for f in product if isinstance(f, str)} - sizes)
+
+
 def state_rule(model_type: str) -> dict | None:  # -> the type's STATES rule (an image-text
     # type's: its text model's), or None
     return STATES.get(model_type) or STATES.get(DERIVED["text_of"].get(model_type, ""))
@@ -452,7 +460,7 @@ def with_class_defaults(model_type: str, row: dict, cfg: dict) -> tuple[dict, di
     fills = types.get(model_type, {}).get("fills")
     if fills is None:
         fills = types.get(DERIVED["text_of"].get(model_type, ""), {}).get("fills", {})
-    groups = optional_groups(row)
+    groups = optional_groups(row) + [[f] for f in state_fields(model_type)]
     filled = {}
     for field, value in fills.items():
         group = next((g for g in groups if field in g), None)

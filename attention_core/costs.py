@@ -532,12 +532,11 @@ def _uncached_layers(kinds: list[str] | None, layers: int, stated: bool,
     if uncached:
         shown = ", ".join(k for k in UNCACHED_KINDS if k in kinds)
         rest = layers - uncached
-        state = ("their state is counted apart, per user" if stated else
-                 "the state is not counted")
-        notes.append(f"{uncached} of {layers} layers ({shown}) hold no KV cache (a fixed-size "
-                     "state for linear attention, Mamba, convolution or recurrent layers; none "
-                     f"for MLP-only ones): the KV figures count the other {rest} "
-                     f"layer{'' if rest == 1 else 's'}, and {state}.")
+        state = ("the fixed state they keep is its own figure" if stated else
+                 "any fixed state they keep is not counted")
+        notes.append(f"{uncached} of {layers} layers ({shown}) hold no KV cache: the KV "
+                     "figures, the attention FLOPs and the crossover count the other "
+                     f"{rest} layer{'' if rest == 1 else 's'}; {state}.")
     return uncached
 
 
@@ -562,21 +561,23 @@ def _state(cfg: dict, model_type: str, kinds: list[str] | None, layers: int,
                     continue
                 field = cfg.get(factor)
                 if not (_whole(field) and 1 <= field <= MAX_STATE_FIELD):
-                    notes.append(f"The {rule['kind']} layers' fixed state is not counted: "
-                                 f"{factor} is {'missing' if field is None else _show(field)}"
-                                 f" (a whole number up to {MAX_STATE_FIELD:,} is read).")
+                    why = (f"the file has no {factor}" if field is None else
+                           f"{factor} is {_show(field)}, not a whole number from 1 to "
+                           f"{MAX_STATE_FIELD:,}")
+                    notes.append(f"The {n} {rule['kind']} layers' fixed state is not counted: "
+                                 f"{why}.")
                     return none
                 value *= field
             parts[part] += value
     per = parts["conv"] + parts["recurrent"]
     if per > MAX_STATE_VALUES:
-        notes.append(f"The {rule['kind']} layers' fixed state is not counted: {per:,} values a "
-                     "layer is past what this version reads.")
+        notes.append(f"The {n} {rule['kind']} layers' fixed state is not counted: {per:,} "
+                     "values a layer is past what this version reads.")
         return none
     where = "beside its attention" if rule.get("every_layer") else "instead of a KV cache"
-    notes.append(f"Each of the {n} {rule['kind']} layers keeps a fixed state for each user, "
-                 f"{where}, whatever the context: {parts['conv']:,} convolution and "
-                 f"{parts['recurrent']:,} recurrent values, {n * per:,} in all.")
+    notes.append(f"Each of the {n} {rule['kind']} layers keeps a fixed state per user {where}, "
+                 f"at any context: {per:,} values a layer ({parts['conv']:,} convolution, "
+                 f"{parts['recurrent']:,} recurrent), {n * per:,} in all.")
     return {"state_layers": n, "state_per_layer": per}
 
 
@@ -628,8 +629,9 @@ def _class_defaults(cfg: dict, model_type: str, row: dict, notes: list[str]) -> 
     cfg, filled = config_families.with_class_defaults(model_type, row, cfg)
     if filled:
         shown = ", ".join(f"{k} {json.dumps(v)}" for k, v in filled.items())
-        notes.append(f"Left out of the file, so read as {model_type}'s class defaults in "
-                     f"Transformers {config_families.TRANSFORMERS}: {shown}.")
+        notes.append(f"Not in the file, so taken from Transformers "
+                     f"{config_families.TRANSFORMERS}'s defaults for model_type "
+                     f"{model_type!r}: {shown}.")
     return cfg
 
 
@@ -853,16 +855,15 @@ def _said(q: dict, notes: list[str]) -> dict:  # the quant_* fields -> the same,
                f"{' and a zero point' if q['quant_zero_point'] else ''} per {per}")
     elif method == "bitsandbytes":
         if q["quant_bits"] == 8:
-            how = "1 byte a weight and a float32 scale per output row"
+            how = "int8, 1 byte a weight and a float32 scale per output row"
         else:
-            absmax = ("an 8-bit absmax per 64 values, with a float32 one per 256 blocks"
-                      if q["quant_double"] else "a float32 absmax per 64 values")
-            how = (f"{q['quant_format']}, 4-bit values two a byte, {absmax}, a 16-value code "
-                   f"and its quant state as JSON text (its offset taken as {BNB_OFFSET_CHARS} "
-                   "characters)")
-        notes.append(f"Linear weights counted as quantization_config (bitsandbytes) stores "
-                     f"them: {how}. Embeddings, lm_head, norms, biases and routers at the "
-                     "weight dtype chosen.")
+            scales = ("an 8-bit scale per 64 weights and a float32 one per 256 of those "
+                      "(double quantization)" if q["quant_double"] else
+                      "a float32 scale per 64 weights")
+            how = (f"{q['quant_format']}, 4 bits a weight, {scales}, and a few hundred bytes "
+                   "of metadata per matrix (exact to a few bytes)")
+        notes.append(f"Linear weights as bitsandbytes stores them: {how}. Embeddings, lm_head, "
+                     "norms, biases and routers at the weight dtype chosen.")
         return q
     elif method == "mxfp4":
         notes.append("Routed experts' weights counted as quantization_config (mxfp4) stores "
@@ -1071,8 +1072,8 @@ class ModelShape:
         )
         fields.update(_quantization(cfg, notes))
         if fields["quant_method"] == "bitsandbytes" and fields["num_experts"]:
-            notes.append("Routed experts at the weight dtype chosen too: Transformers holds "
-                         "them fused in 3-D tensors, which bitsandbytes does not convert.")
+            notes.append("Routed experts stay at the weight dtype chosen: Transformers keeps "
+                         "them fused in 3-D tensors, which bitsandbytes does not quantize.")
         fields.setdefault("q_lora_rank", None)
         fields.setdefault("kv_lora_rank", 0)
         fields["small_params"], fields["extra_matmul_params"] = _tensors(cfg, row, fields)
@@ -1476,9 +1477,9 @@ def cache_convention(m: ModelShape) -> str:  # -> how kv_cache_bytes counts, in 
         held.append(f"{m.sliding_layers:,} of {m.layers:,} layers keep only their last "
                     f"{m.sliding_window:,} tokens")
     if m.uncached_layers:
-        state = "counted apart" if m.state_layers else "if any, not counted here"
-        held.append(f"{m.uncached_layers:,} of {m.layers:,} layers hold no KV cache (a "
-                    f"fixed-size state, {state})")
+        state = ("they keep a fixed state, its own figure" if m.state_layers else
+                 "any fixed state they keep is not counted")
+        held.append(f"{m.uncached_layers:,} of {m.layers:,} layers hold no KV cache ({state})")
     return "As a serving engine holds it: " + "; ".join(held) + "."
 
 
@@ -1490,7 +1491,9 @@ def state_bytes(m: ModelShape, users=1, bytes_per_value: float = 2):
 def weight_convention(m: ModelShape, dtype: str) -> str:  # -> how weight_bytes counts, in words
     tied = "; lm_head tied to the embedding, counted once" if m.tied else ""
     if m.quant_method:
-        which = "routed experts' weights" if m.quant_method == "mxfp4" else "linear weights"
+        which = ("routed experts' weights" if m.quant_method == "mxfp4" else
+                 "linear weights but the routed experts" if m.quant_method == "bitsandbytes"
+                 and m.num_experts else "linear weights")
         return (f"As the checkpoint stores them: {which} packed by {m.quant_method} "
                 f"({m.quant_bits}-bit), everything else {dtype}{tied}.")
     return f"Every parameter in {dtype}{tied}."

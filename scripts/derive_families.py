@@ -7,9 +7,9 @@ tests/hf_oracle.py reads). It then derives what attention_core/families_derived.
 
 - `defaults`: the config class's own default of each boolean field and of
   tie_word_embeddings (what an absent field means to Transformers);
-- `fills`: the class's default of each optional field the type's row reads (a bool, an int
-  or a list of ints, the same whatever the other fields), which the core sets where a config
-  leaves that field out, as Transformers does;
+- `fills`: the class's default of each optional field the type's row reads, and of its
+  fixed state's fields (a bool, an int or a list of ints, the same whatever the other fields),
+  which the core sets where a config leaves that field out, as Transformers does;
 - for a type the hand-written table (config_families.FAMILIES) does not hold, a row of its
   own: the MLP's matrices (2 or 3) and the tensors beside the big matrices (norms, biases,
   sinks, shared experts, extra projections), each size fitted exactly, as integer sums of
@@ -268,7 +268,8 @@ def class_fills(model_type: str, row: dict) -> dict:
                 return None
 
     base = made()
-    wanted = {f for g in config_families.optional_groups(row) for f in g} & fields
+    wanted = ({f for g in config_families.optional_groups(row) for f in g}
+              | set(config_families.state_fields(model_type))) & fields
     r = random.Random(zlib.crc32(model_type.encode()))
     draws = [{k: v for k, v in _sizes(r).items() if k in fields} for _ in range(4)]
     out = {}

@@ -398,8 +398,8 @@
     }
     if (m.uncached_layers) {
       held.push(grouped(m.uncached_layers) + " of " + grouped(m.layers) + " layers hold no KV "
-        + "cache (a fixed-size state, " + (m.state_layers ? "counted apart"
-        : "if any, not counted here") + ")");
+        + "cache (" + (m.state_layers ? "they keep a fixed state, its own figure"
+        : "any fixed state they keep is not counted") + ")");
     }
     return "As a serving engine holds it: " + held.join("; ") + ".";
   }
@@ -407,7 +407,9 @@
   function weight_convention(m, dtype) { // costs.weight_convention
     const tied = m.tied ? "; lm_head tied to the embedding, counted once" : "";
     if (m.quant_method) {
-      const which = m.quant_method === "mxfp4" ? "routed experts' weights" : "linear weights";
+      const which = m.quant_method === "mxfp4" ? "routed experts' weights"
+        : m.quant_method === "bitsandbytes" && m.num_experts
+          ? "linear weights but the routed experts" : "linear weights";
       return "As the checkpoint stores them: " + which + " packed by " + m.quant_method + " ("
         + m.quant_bits + "-bit), everything else " + dtype + tied + ".";
     }

@@ -192,7 +192,8 @@
     const textOf = hasOwn(T.TEXT_OF, type) ? T.TEXT_OF[type] : "";
     const fills = hasOwn(T.FILLS, type) ? T.FILLS[type]
       : hasOwn(T.FILLS, textOf) ? T.FILLS[textOf] : {};
-    const groups = optionalGroups(row), filled = [];
+    const groups = optionalGroups(row).concat(stateFields(type).map(f => [f]));
+    const filled = [];
     let out = cfg;
     Object.keys(fills).forEach(function (field) {
       const group = groups.find(g => g.includes(field));
@@ -203,8 +204,8 @@
       }
     });
     if (filled.length) {
-      notes.push("Left out of the file, so read as " + type + "'s class defaults in "
-        + "Transformers " + T.TRANSFORMERS + ": " + filled.join(", ") + ".");
+      notes.push("Not in the file, so taken from Transformers " + T.TRANSFORMERS
+        + "'s defaults for model_type " + reprStr(type) + ": " + filled.join(", ") + ".");
     }
     return out;
   }
@@ -509,15 +510,15 @@
         + (q.quant_zero_point ? " and a zero point" : "") + " per " + per;
     } else if (method === "bitsandbytes") {
       if (q.quant_bits === 8) {
-        how = "1 byte a weight and a float32 scale per output row";
+        how = "int8, 1 byte a weight and a float32 scale per output row";
       } else {
-        how = q.quant_format + ", 4-bit values two a byte, " + (q.quant_double
-          ? "an 8-bit absmax per 64 values, with a float32 one per 256 blocks"
-          : "a float32 absmax per 64 values") + ", a 16-value code and its quant state as JSON "
-          + "text (its offset taken as " + T.BNB_OFFSET_CHARS + " characters)";
+        how = q.quant_format + ", 4 bits a weight, " + (q.quant_double
+          ? "an 8-bit scale per 64 weights and a float32 one per 256 of those (double "
+            + "quantization)" : "a float32 scale per 64 weights") + ", and a few hundred bytes "
+          + "of metadata per matrix (exact to a few bytes)";
       }
-      notes.push("Linear weights counted as quantization_config (bitsandbytes) stores them: "
-        + how + ". Embeddings, lm_head, norms, biases and routers at the weight dtype chosen.");
+      notes.push("Linear weights as bitsandbytes stores them: " + how + ". Embeddings, "
+        + "lm_head, norms, biases and routers at the weight dtype chosen.");
       return q;
     } else if (method === "mxfp4") {
       notes.push("Routed experts' weights counted as quantization_config (mxfp4) stores them: "
@@ -721,13 +722,21 @@
     if (uncached) {
       const shown = UNCACHED_KINDS.filter(k => kinds.indexOf(k) >= 0).join(", ");
       const rest = layers - uncached;
-      notes.push(uncached + " of " + layers + " layers (" + shown + ") hold no KV cache (a "
-        + "fixed-size state for linear attention, Mamba, convolution or recurrent layers; none "
-        + "for MLP-only ones): the KV figures count the other " + rest + " layer"
-        + (rest === 1 ? "" : "s") + ", and " + (stated ? "their state is counted apart, per "
-        + "user" : "the state is not counted") + ".");
+      notes.push(uncached + " of " + layers + " layers (" + shown + ") hold no KV cache: the "
+        + "KV figures, the attention FLOPs and the crossover count the other " + rest + " layer"
+        + (rest === 1 ? "" : "s") + "; " + (stated ? "the fixed state they keep is its own "
+        + "figure" : "any fixed state they keep is not counted") + ".");
     }
     return uncached;
+  }
+
+  function stateFields(type) { // config_families.state_fields
+    const rule = stateRule(type) || {}, sizes = new Set();
+    Object.values(T.BASE).forEach(r => r.names.forEach(n => sizes.add(n)));
+    const out = new Set();
+    ["conv", "recurrent"].forEach(part => (rule[part] || []).forEach(product => product.forEach(
+      function (f) { if (typeof f === "string" && !sizes.has(f)) out.add(f); })));
+    return Array.from(out).sort();
   }
 
   function stateRule(type) { // config_families.state_rule
@@ -752,9 +761,10 @@
           if (typeof factor !== "string") { value *= BigInt(factor); continue; }
           const field = get(cfg, factor);
           if (!(whole(field) && field >= 1n && field <= MAX_STATE_FIELD)) {
-            notes.push("The " + rule.kind + " layers' fixed state is not counted: " + factor
-              + " is " + (field === null ? "missing" : show(field)) + " (a whole number up to "
-              + grouped(MAX_STATE_FIELD) + " is read).");
+            const why = field === null ? "the file has no " + factor : factor + " is "
+              + show(field) + ", not a whole number from 1 to " + grouped(MAX_STATE_FIELD);
+            notes.push("The " + n + " " + rule.kind + " layers' fixed state is not counted: "
+              + why + ".");
             return none;
           }
           value *= field;
@@ -764,15 +774,15 @@
     }
     const per = parts.conv + parts.recurrent;
     if (per > MAX_STATE_VALUES) {
-      notes.push("The " + rule.kind + " layers' fixed state is not counted: " + grouped(per)
-        + " values a layer is past what this version reads.");
+      notes.push("The " + n + " " + rule.kind + " layers' fixed state is not counted: "
+        + grouped(per) + " values a layer is past what this version reads.");
       return none;
     }
-    notes.push("Each of the " + n + " " + rule.kind + " layers keeps a fixed state for each "
-      + "user, " + (rule.every_layer ? "beside its attention" : "instead of a KV cache")
-      + ", whatever the context: " + grouped(parts.conv) + " convolution and "
-      + grouped(parts.recurrent) + " recurrent values, " + grouped(BigInt(n) * per)
-      + " in all.");
+    notes.push("Each of the " + n + " " + rule.kind + " layers keeps a fixed state per user "
+      + (rule.every_layer ? "beside its attention" : "instead of a KV cache")
+      + ", at any context: " + grouped(per) + " values a layer (" + grouped(parts.conv)
+      + " convolution, " + grouped(parts.recurrent) + " recurrent), "
+      + grouped(BigInt(n) * per) + " in all.");
     return {state_layers: n, state_per_layer: Number(per)};
   }
 
@@ -831,8 +841,8 @@
     m.learned_positions = row.learned_positions;
     Object.assign(m, quantization(cfg, notes));
     if (m.quant_method === "bitsandbytes" && m.num_experts) {
-      notes.push("Routed experts at the weight dtype chosen too: Transformers holds them fused "
-        + "in 3-D tensors, which bitsandbytes does not convert.");
+      notes.push("Routed experts stay at the weight dtype chosen: Transformers keeps them "
+        + "fused in 3-D tensors, which bitsandbytes does not quantize.");
     }
     const small = tensors(cfg, row, m);
     m.small_params = small[0];

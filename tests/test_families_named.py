@@ -218,10 +218,10 @@ def test_a_hybrids_fixed_state_is_its_own_figure():
     assert (m.state_layers, m.state_per_layer) == (36, 32_768 + 524_288)
     assert costs.state_bytes(m, 1, 2) == 40_108_032 and costs.state_bytes(m, 3, 1) == 60_162_048
     assert costs.kv_bytes_per_token(m) == 24_576  # the cache grows in the other 12 alone
-    assert "Each of the 36 Gated DeltaNet layers keeps a fixed state for each user, instead of " \
-        "a KV cache, whatever the context: 32,768 convolution and 524,288 recurrent values, " \
-        "20,054,016 in all." in m.notes
-    assert "fixed-size state, counted apart" in costs.cache_convention(m)
+    assert "Each of the 36 Gated DeltaNet layers keeps a fixed state per user instead of a KV " \
+        "cache, at any context: 557,056 values a layer (32,768 convolution, 524,288 " \
+        "recurrent), 20,054,016 in all." in m.notes
+    assert "they keep a fixed state, its own figure" in costs.cache_convention(m)
     plain = shape(costs.PRESETS["qwen3-8b"])
     assert (plain.state_layers, costs.state_bytes(plain)) == (0, 0)
 
@@ -233,4 +233,5 @@ def test_the_cli_gives_the_fixed_state_its_own_line(tmp_path, capsys):
     assert cli.main(["costs", "--config", str(path), "--prompt", "4096", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["state_bytes_per_user"] == 40_108_032
     assert cli.main(["costs", "--config", str(path), "--prompt", "8", "--kv-dtype", "int8"]) == 0
-    assert "fixed state per user         20,054,016 B (any context)" in capsys.readouterr().out
+    assert "fixed state per user (int8)  20,054,016 B (at any context)" in capsys.readouterr(
+    ).out

@@ -139,12 +139,17 @@ def test_the_state_and_the_cached_layers_equal_transformers(model_type):
         checked += 1
 
 
-def test_a_missing_state_field_is_said_not_guessed():
+def test_a_state_field_left_out_is_the_class_default_and_a_bad_one_is_said():
     cfg = {"model_type": "jamba", "hidden_size": 64, "intermediate_size": 128,
            "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
            "vocab_size": 100, "attn_layer_period": 2, "attn_layer_offset": 1,
            "mamba_expand": 2, "mamba_d_conv": 4}
-    m = costs.ModelShape.from_config(cfg)
-    assert (m.uncached_layers, m.state_layers) == (2, 0)
-    assert any("fixed state is not counted: mamba_d_state is missing" in n for n in m.notes)
-    assert any("and the state is not counted" in n for n in m.notes)
+    m = costs.ModelShape.from_config(cfg)  # JambaConfig's mamba_d_state: 16
+    assert (m.uncached_layers, m.state_layers, m.state_per_layer) == (2, 2, 128 * 4 + 128 * 16)
+    assert any("defaults for model_type 'jamba'" in n and "mamba_d_state 16" in n
+               for n in m.notes)
+    bad = costs.ModelShape.from_config({**cfg, "mamba_d_state": 0})
+    assert (bad.uncached_layers, bad.state_layers) == (2, 0)
+    assert ("The 2 Mamba layers' fixed state is not counted: mamba_d_state is 0, not a whole "
+            "number from 1 to 1,000,000.") in bad.notes
+    assert any("any fixed state they keep is not counted" in n for n in bad.notes)

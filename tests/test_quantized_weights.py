@@ -349,7 +349,8 @@ def bnb(four=True, fmt="nf4", double=False) -> dict:
 def test_bitsandbytes_4_bit(fmt, double):
     m = shape({**LLAMA, "dtype": "bfloat16"}, bnb(fmt=fmt, double=double))
     assert costs.weight_bytes(m, 2) == stored(lambda i, o: bnb_4bit_tensors(i, o, fmt, double))
-    assert any(f"(bitsandbytes) stores them: {fmt}, 4-bit" in n for n in m.notes)
+    assert any(f"Linear weights as bitsandbytes stores them: {fmt}, 4 bits a weight" in n
+               for n in m.notes)
 
 
 def test_bitsandbytes_8_bit():
@@ -386,7 +387,9 @@ def test_bitsandbytes_leaves_a_moes_routed_experts_as_they_are():
     unpacked = costs.total_params(plain) - sum(i * o for i, o in packed)
     assert costs.weight_bytes(m, 2) == as_stored + 2 * unpacked
     assert unpacked > routed  # the experts are among the weights billed at the dtype
-    assert any("Routed experts at the weight dtype chosen too" in n for n in m.notes)
+    assert any("Routed experts stay at the weight dtype chosen" in n for n in m.notes)
+    assert "linear weights but the routed experts packed by bitsandbytes" in \
+        costs.weight_convention(m, "bf16")
 
 
 @pytest.mark.parametrize("q, field", [

@@ -128,7 +128,8 @@ def print_costs(result):  # the --json object -> the lines a person reads
     print(f"  KV cache per user            {r['kv_bytes_per_user']:,} B (at context {last:,})")
     print(f"    {r['kv_convention']}")
     if r["state_bytes_per_user"]:
-        print(f"  fixed state per user         {r['state_bytes_per_user']:,} B (any context)")
+        print(f"  fixed state per user ({r['kv_dtype']})".ljust(31)
+              + f"{r['state_bytes_per_user']:,} B (at any context)")
     print(f"  weights ({r['weight_dtype']})".ljust(31) + f"{r['weight_bytes']:,} B")
     print(f"    {r['weight_convention']}")
     print("  cache outweighs weights at   "
