@@ -445,13 +445,6 @@ def optional_groups(row: dict) -> list[list[str]]:
     return out
 
 
-def fillable() -> list[str]:  # every field some row reads with a default: what the derived
-    # data records of each class's defaults (scripts/derive_families.py)
-    rows = [UNKNOWN, *HAND_FAMILIES.values(),
-            *(e["row"] for e in DERIVED["types"].values() if "row" in e)]
-    return sorted({f for row in rows for g in optional_groups(row) for f in g})
-
-
 def with_class_defaults(model_type: str, row: dict, cfg: dict) -> tuple[dict, dict]:
     """A config -> (it with each optional field it leaves out set to its type's class default,
     {field: value} so set). A field counts as written when any of its synonyms is; a field the

@@ -246,6 +246,7 @@ WORKLOAD = textwrap.dedent("""
     assert "claim" in claims.table(rows)
     assert costs.parse_config_text('{"n_layer": 12}') == {"n_layer": 12}
     assert costs.dtype_bytes("int8") == 1
+    assert costs.state_bytes(costs.preset("gpt2")) == 0  # no layer keeps a fixed state
     assert costs.decode_step_arithmetic_intensity(costs.preset("gpt2"), 1024) > 0
     awq = costs.ModelShape.from_config({**costs.PRESETS["gpt2"], "quantization_config": {
         "quant_method": "awq", "bits": 4, "group_size": 128}})
