@@ -219,6 +219,8 @@
     }).catch((error) => { p.island.dataset.aeStillError = error.message; })
       .finally(() => { p.pending = null; });
     followers(p).forEach((q) => { if (follow(q, p)) { change(q); } });
+    // a live chapter hands the stops to its session (live_stills.js)
+    p.island.dispatchEvent(new CustomEvent("ae:still-change", {bubbles: true}));
   }
 
   // a follower (the ladder in a chapter) takes its leader's stops for the controls that are

@@ -274,6 +274,8 @@
   // table: a registered table by its ref (a still's native controls read it before Bokeh)
   AE.states = {onControl, boot, register, panels, get, set, stats,
     table: (ref) => tables.get(ref)};
-  // a page of islands boots each panel group when islands.js has mounted all of it
-  if (!AE.islands) { whenReady(boot, 2400); }
+  // a page of islands boots each panel group when islands.js has mounted all of it; a live
+  // chapter loads this file for its stills' tables alone (live_stills.js): its session's
+  // panels switch on the server
+  if (!AE.islands && !AE.liveStills) { whenReady(boot, 2400); }
 })();

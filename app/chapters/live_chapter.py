@@ -43,7 +43,7 @@ import panel as pn
 from bokeh.models import LayoutDOM
 from panel.io.state import set_curdoc
 
-from app.chapters import apparatus, content, figures
+from app.chapters import apparatus, content, figures, live_stills
 from app.chapters.live_question import ChapterQuestions
 from app.kit import chrome, embedding, panel_internals, resources, url_state
 
@@ -65,9 +65,10 @@ TEMPLATE = jinja2.Template("""{% extends ae_base %}
 {% block body %}
 <body class="ae-page ae-live-page ae-theme-{{ ae_theme }}">
 {% for kind, value in ae_parts %}{% if kind == "html" %}{{ value }}
-{% else %}<div class="ae-live-{{ kind }}">{{ embed(roots[value]) }}</div>
+{% else %}<div class="ae-live-{{ kind }}">{{ ae_around.get(value, ("", ""))[0] }}{{ embed(roots[value]) }}{{ ae_around.get(value, ("", ""))[1] }}</div>
 {% endif %}{% endfor %}
 {% for root in roots %}{% if root.name not in ae_placed %}{{ embed(root) }}{% endif %}{% endfor %}
+{{ ae_stills }}
 <template id="ae-session">{{ ae_scripts(bokeh_js) }}
 {{ plot_script }}</template>
 <script>{{ ae_page_js }}</script>
@@ -103,6 +104,8 @@ class LiveChapter(pn.viewable.Viewer):
         super().__init__()
         self.title, self.description, self.theme = title, description, theme
         self.parts = []  # str (HTML) or Root
+        self.around = {}  # root name -> (HTML before its element, after it): a panel's island
+        self.stills_html = ""  # the stills' config and script (app/chapters/live_stills.py)
 
     def add_html(self, text):
         self.parts.append(text)
@@ -154,7 +157,7 @@ class LiveChapter(pn.viewable.Viewer):
             ae_parts=[("html", p) if isinstance(p, str) else (p.kind, p.name)
                       for p in self.parts],
             ae_placed=[r.name for r in self.roots], ae_scripts=deferred_scripts(doc),
-            ae_page_js=PAGE_JS)
+            ae_around=self.around, ae_stills=self.stills_html, ae_page_js=PAGE_JS)
         return doc
 
     def servable(self, title=None, location=True, area="main", target=None):  # `panel serve`
@@ -235,6 +238,7 @@ class Later:
 
     def __init__(self):
         self.pending = []  # [(box, build)]
+        self.then = []  # [callable]: called once the panels are built, in the same message
 
     def place(self, build):  # build: () -> [viewable]; -> the box it fills
         holder = pn.Column(sizing_mode="stretch_width", min_height=PLACEHOLDER_HEIGHT, margin=0,
@@ -262,6 +266,8 @@ class Later:
         with pn.io.hold(freeze=True):
             for holder, build in pending:
                 holder.param.update(objects=build(), loading=False, min_height=None)
+            for then in self.then:
+                then()
 
 
 def panel_block(slot, get, keys):  # -> the slot's URL note and viewer
@@ -332,10 +338,12 @@ def header(back, asked):  # -> HTML: the top row: the other chapter, "Hide quest
     return f'<header class="ae-top ae-live-top">{left}{toggle}{theme}</header>'
 
 
-def support(asked):  # -> the root of the page's invisible components: the names of Bokeh's
-    # controls, and the browser's memory of the answers
+def support(asked, stills=None):  # -> the root of the page's invisible components: the
+    # names of Bokeh's controls, the browser's memory of the answers, the stills' hand-over
     memory = [asked.memory] if asked is not None else []
-    return pn.Column(chrome.a11y(), *memory, margin=0, height=0, sizing_mode="stretch_width")
+    link = [stills.link] if stills is not None else []
+    return pn.Column(chrome.a11y(), *memory, *link, margin=0, height=0,
+                     sizing_mode="stretch_width")
 
 
 def questions_off():  # -> whether this session's address says ?questions=off
@@ -367,10 +375,29 @@ def render(model, *, defer=True, shelf=None):
     for item in model.sections:
         add_part(page, item, shelf, plan, terms_refs, later, asked)
     page.add_html("</main>")
-    page.add_root("support", "support", support(asked))
+    hand_over = with_stills(page, model, shelf, later)
+    page.add_root("support", "support", support(asked, hand_over))
     if later is not None:
         later.start()
     return page
+
+
+def with_stills(page, model, get, later):  # -> live_stills.Stills, or None: each panel of
+    # the page an island showing the built static chapter's still until its session's panel
+    # takes over (app/chapters/live_stills.py); none where there is no build
+    slots = [s for s in model.panels if f"panel-{s}" in {r.name for r in page.roots}]
+    built = live_stills.built(model.route, chrome.theme()) if slots else None
+    if built is None:
+        return None
+    for slot in slots:
+        page.around[f"panel-{slot}"] = live_stills.island_parts(slot, built)
+    page.stills_html = live_stills.head_html(built, slots)
+    stills = live_stills.Stills(get, slots)
+    if later is None:  # built with the page
+        stills.filled()
+    else:
+        later.then.append(stills.filled)
+    return stills
 
 
 def page(route="/", defer=True, shelf=None):  # a fresh live page of the chapter at `route`

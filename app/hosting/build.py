@@ -292,7 +292,10 @@ SITE_SCRIPTS = {"islands.js": ("bokeh_fence.js", "page_url.js", "readout_heights
                 "questions.js": ("questions.js", "embedding.js"),
                 "terms.js": ("terms.js",),
                 # a page whose stills have native controls (registry's still_controls)
-                "stills.js": ("stills.js", "still_controls.js")}
+                "stills.js": ("stills.js", "still_controls.js"),
+                # a live chapter's stills until its session takes over (app/chapters/live_stills.py)
+                "live-stills.js": ("page_url.js", "stills.js", "still_controls.js",
+                                   "live_stills.js")}
 
 
 def site_files():  # -> {name: bytes}: the app's own browser files the pages load
