@@ -58,8 +58,10 @@
     const link = AE.handOver;
     if (!link) { return []; }
     return standing().filter((island) => {
-      const held = get(link.data.taken, island.dataset.slot);
-      return typeof held === "number" && held >= versionOf(island);
+      const slot = island.dataset.slot;
+      const held = get(link.data.taken, slot);
+      return AE.landed !== undefined && AE.landed.has(slot) && typeof held === "number"
+        && held >= versionOf(island);
     });
   }
 
@@ -77,8 +79,11 @@
       {detail: {slots: islands.map((i) => i.dataset.slot)}}));
   }
 
-  // the session answered: once every Bokeh document has drawn what it sent, hand over what
-  // is ready (checked again then: a tap meanwhile sent newer stops, which wait for theirs)
+  // the session answered, or a panel's views were built (its Landed rendered): once Bokeh
+  // has drawn what came with it (its documents idle, then two frames: a figure paints in the
+  // frame after its data changes), hand over what is ready (checked then: a tap meanwhile sent
+  // newer stops, which wait for theirs)
+  const frame = () => new Promise((resolve) => { requestAnimationFrame(resolve); });
   function taken() {
     if (checking) { return; }
     checking = true;
@@ -87,8 +92,10 @@
         setTimeout(check, 16);
         return;
       }
-      checking = false;
-      handOver(ready());
+      frame().then(frame).then(() => {
+        checking = false;
+        handOver(ready());
+      });
     })();
   }
 

@@ -389,8 +389,17 @@ def with_stills(page, model, get, later):  # -> live_stills.Stills, or None: eac
     built = live_stills.built(model.route, chrome.theme()) if slots else None
     if built is None:
         return None
+    boxes = {id(r.obj): r.name.removeprefix("panel-") for r in page.roots if r.kind == "panel"}
     for slot in slots:
         page.around[f"panel-{slot}"] = live_stills.island_parts(slot, built)
+    if later is not None:  # each panel ends with a sign that it has been drawn
+        later.pending = [(box, live_stills.landed(build, boxes[id(box)])) if id(box) in boxes
+                         else (box, build) for box, build in later.pending]
+    else:
+        for r in page.roots:
+            if id(r.obj) in boxes:
+                r.obj.append(live_stills.Landed(slot=boxes[id(r.obj)], height=0, width=0,
+                                                margin=0))
     page.stills_html = live_stills.head_html(built, slots)
     stills = live_stills.Stills(get, slots)
     if later is None:  # built with the page

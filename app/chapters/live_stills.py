@@ -174,6 +174,31 @@ class HandOver(ReactiveHTML):
     }
 
 
+# a panel's last object: its render says the panel's views are built (a layout builds all its
+# children's views before it renders them), which the browser's documents being idle does not
+# (a document is idle once, at its first render: a panel filled later never unsets it)
+LANDED_JS = """
+const AE = window.AE = window.AE || {};
+(AE.landed = AE.landed || new Set()).add(data.slot);
+if (AE.liveStills) { AE.liveStills.taken(); }
+"""
+
+
+class Landed(ReactiveHTML):
+    """Says, as it renders, that its panel (the layout it ends) has been drawn."""
+
+    slot = param.String(default="", constant=True)
+
+    _template = '<div id="box" hidden></div>'
+    _scripts: ClassVar[dict] = {"render": LANDED_JS}
+
+
+def landed(build, slot):  # a panel block's builder -> the same, ending with its Landed
+    def build_landed():
+        return [*build(), Landed(slot=slot, height=0, width=0, margin=0)]
+    return build_landed
+
+
 def stop_values(viewer, stops):  # -> {parameter: value} of a still's stops ({control: stop
     # index}, from the browser: untrusted), those that name a control and one of its stops
     from app.kit.states import StatePanel
