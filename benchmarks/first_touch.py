@@ -402,14 +402,24 @@ def tap(page, armed):  # taps the armed control -> the probe's result, or None i
     return page.evaluate("() => __probe.done")
 
 
+# a live chapter's hand-over is about to begin: the first panel's views are built (its Landed
+# has rendered, app/chapters/live_stills.py), its still goes two frames later
+HAND_OVER_JS = "() => window.AE !== undefined && AE.landed !== undefined && AE.landed.size > 0"
+
+
 def tap_as_the_mount_begins(page, chapter, i):  # -> (that tap's INP ms, its interaction id),
     # (None, None) where no tap was made
     # an island with native controls mounts only on intent (static/islands.js): the reader
-    # asks for the interactive chart, then taps as the mount begins
-    page.evaluate("() => { AE.islands.mountAll(); }")
-    try:  # BokehJS's bundle has run: the panel's bundles and its views are next
-        page.wait_for_function("() => window.Bokeh !== undefined", polling=16,
-                               timeout=USABLE_TIMEOUT_MS)
+    # asks for the interactive chart, then taps as the mount begins; a live chapter's session
+    # attached as the reader neared it (static/live_page.js): the reader taps as its first
+    # panel takes over from its still (static/live_stills.js)
+    live = page.evaluate("() => window.AE.islands === undefined")
+    if not live:
+        page.evaluate("() => { AE.islands.mountAll(); }")
+    try:  # BokehJS's bundle has run: the panel's bundles and its views are next; live: the
+        # panel's views are built, the hand-over next
+        page.wait_for_function(HAND_OVER_JS if live else "() => window.Bokeh !== undefined",
+                               polling=16, timeout=USABLE_TIMEOUT_MS)
     except PlaywrightTimeout:
         return None, None
     armed = page.evaluate(ARM_JS, [chapter, i])

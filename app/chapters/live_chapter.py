@@ -31,6 +31,11 @@ websocket a moment later, each restoring its URL state as it lands. A per-panel
 `pn.panel(fn, defer_load=True)` was tried first: it nests each panel one layout deeper,
 where the decode bill's roofline never draws, and it sends one message per panel, which the
 browser took about a second longer to lay out.
+
+Until its session's panel has landed, each panel's place shows what the static chapter shows
+there (app/chapters/live_stills.py): its still, read from the build `serve` serves beside these
+pages, with native controls that work at once; the session takes over holding the stops the
+reader set there. Without a build the boxes are as above.
 """
 
 import dataclasses
@@ -65,7 +70,8 @@ TEMPLATE = jinja2.Template("""{% extends ae_base %}
 {% block body %}
 <body class="ae-page ae-live-page ae-theme-{{ ae_theme }}">
 {% for kind, value in ae_parts %}{% if kind == "html" %}{{ value }}
-{% else %}<div class="ae-live-{{ kind }}">{{ ae_around.get(value, ("", ""))[0] }}{{ embed(roots[value]) }}{{ ae_around.get(value, ("", ""))[1] }}</div>
+{% else %}{% set around = ae_around.get(value, ("", "")) %}<div class="ae-live-{{ kind }}">
+{{- around[0] }}{{ embed(roots[value]) }}{{ around[1] }}</div>
 {% endif %}{% endfor %}
 {% for root in roots %}{% if root.name not in ae_placed %}{{ embed(root) }}{% endif %}{% endfor %}
 {{ ae_stills }}
