@@ -32,7 +32,9 @@ Per load it measures, in the page:
 - then, where native controls were tapped, the reader asks for the interactive chart (an
   island with native controls mounts only on intent) and taps once more as soon as BokehJS's
   bundle has run: its INP, apart, is what a reader meets who taps just as the mount's long
-  tasks start.
+  tasks start. A live chapter's panel shows its static still with native controls until its
+  session's panel takes over (app/chapters/live_stills.py); its session attaches as the reader
+  nears it, and the tap apart is made as the session has attached, its panels next.
 
 Prints one row per page: median and min-max of control usable, INP median and p95, tap to
 state (painted) and to address median and p95, and the INP of the tap as the mount begins;
@@ -402,9 +404,11 @@ def tap(page, armed):  # taps the armed control -> the probe's result, or None i
     return page.evaluate("() => __probe.done")
 
 
-# a live chapter's hand-over is about to begin: the first panel's views are built (its Landed
-# has rendered, app/chapters/live_stills.py), its still goes two frames later
-HAND_OVER_JS = "() => window.AE !== undefined && AE.landed !== undefined && AE.landed.size > 0"
+# a live chapter's hand-over begins: its session has attached (its HandOver has rendered,
+# app/chapters/live_stills.py); its panels arrive next, are drawn under their stills and take
+# over (a tap any later lands on a still already gone: Playwright's round trip outlasts the
+# two frames between a panel's views being built and its still going)
+HAND_OVER_JS = "() => window.AE !== undefined && AE.handOver !== undefined"
 
 
 def tap_as_the_mount_begins(page, chapter, i):  # -> (that tap's INP ms, its interaction id),
@@ -417,7 +421,7 @@ def tap_as_the_mount_begins(page, chapter, i):  # -> (that tap's INP ms, its int
     if not live:
         page.evaluate("() => { AE.islands.mountAll(); }")
     try:  # BokehJS's bundle has run: the panel's bundles and its views are next; live: the
-        # panel's views are built, the hand-over next
+        # session has attached, its panels are next
         page.wait_for_function(HAND_OVER_JS if live else "() => window.Bokeh !== undefined",
                                polling=16, timeout=USABLE_TIMEOUT_MS)
     except PlaywrightTimeout:

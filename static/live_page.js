@@ -2,7 +2,8 @@
 // Bokeh's and Panel's scripts and the session's plot script wait in <template id=ae-session>
 // and run when a part that needs the session (a panel, a question, the review) comes within a
 // screen of view, at the reader's first scroll or key press (a head start: the first panel is
-// some screens down), when the address names a part, or when asked (AE.livePage.attach). So a
+// some screens down; a page whose panels stand as stills waits for the reader to pause), when
+// the address names a part, or when asked (AE.livePage.attach). So a
 // phone paints the prose without parsing some 2 MB of script first, as a static chapter's
 // islands wait to be neared. The header's controls are native: the theme link keeps the
 // page's address, and "Hide questions" hides every question and the review with a class on
@@ -51,6 +52,28 @@
 
   function needed() { return document.querySelector(PARTS) !== null; }
 
+  // A page whose panels stand as stills with native controls (live_stills.js) attaches on its
+  // own once the reader has paused (and not in the page's first second): Bokeh's bundles and
+  // the session's first render are long tasks that a tap on a still would wait behind (on a
+  // slowed phone, taps made as the session attached had an INP p95 of 120-2160 ms;
+  // benchmarks/first_touch.py).
+  const QUIET_MS = 1000;
+  let lastInput = performance.now();
+  for (const type of ["pointerdown", "keydown", "input"]) {
+    document.addEventListener(type, function () { lastInput = performance.now(); },
+      {capture: true, passive: true});
+  }
+  function attachWhenQuiet() {
+    if (document.querySelector(".ae-live-panel > .ae-island") === null) {
+      attach();
+      return;
+    }
+    (function wait() {
+      const quiet = performance.now() - lastInput;
+      if (quiet >= QUIET_MS) { attach(); } else { setTimeout(wait, QUIET_MS - quiet); }
+    })();
+  }
+
   // -> whether this page has a session to attach (the text alone has none); starts it once
   function attach() {
     const template = document.getElementById("ae-session");
@@ -63,7 +86,7 @@
     const seen = new IntersectionObserver(function (entries) {
       if (entries.some((entry) => entry.isIntersecting)) {
         seen.disconnect();
-        attach();
+        attachWhenQuiet();
       }
     }, {rootMargin: "100% 0px"});
     for (const part of document.querySelectorAll(PARTS)) { seen.observe(part); }
@@ -113,8 +136,9 @@
     wireToggle();
     wireTheme();
     if (window.location.hash.length > 1) { attach(); } // a link to a part: it needs the session
-    document.addEventListener("keydown", attach, {once: true});
-    window.addEventListener("scroll", attach, {once: true, passive: true}); // a head start
+    document.addEventListener("keydown", attachWhenQuiet, {once: true});
+    // a head start
+    window.addEventListener("scroll", attachWhenQuiet, {once: true, passive: true});
     whenNear();
   }
 
