@@ -1,8 +1,8 @@
 // A live chapter's stills, handed over to its session (app/chapters/live_stills.py). Each
 // panel's box is an island showing the static chapter's still, its native controls wired by
 // still_controls.js from the first paint; the session's root draws unseen under it. The stops
-// a reader sets go to the session as they change (AE.handOver: the page's HandOver component
-// sets it as it renders), which sets them on its panel and answers in `taken` with the version
+// a reader sets go to the session as they change (AE.handOver: static/hand_over.js, which the
+// page's HandOver component runs as it renders), which sets them on its panel and answers in `taken` with the version
 // each built panel holds. An island whose panel holds its still's latest stops is handed over
 // once every Bokeh document has drawn them: the still goes (its controls with it, never two
 // of one control for a screen reader) and the live panel shows in its place in the same frame;
@@ -30,7 +30,7 @@
   function send() { // every standing still's stops, whenever one changed, in one message
     queued = false;
     const link = AE.handOver;
-    if (!link) { return; }
+    if (!link || !link.data) { return; }
     const stops = {};
     let changed = false;
     for (const island of standing()) {
@@ -56,7 +56,7 @@
 
   function ready() { // -> the standing islands whose session panel holds their still's stops
     const link = AE.handOver;
-    if (!link) { return []; }
+    if (!link || !link.data) { return []; }
     return standing().filter((island) => {
       const slot = island.dataset.slot;
       const held = get(link.data.taken, slot);
@@ -107,5 +107,5 @@
 
   document.addEventListener("ae:still-change", queue);
   AE.liveStills = {connect, taken, standing};
-  if (AE.handOver) { connect(); }
+  if (AE.handOver && AE.handOver.data) { connect(); }
 })();

@@ -30,7 +30,7 @@ from app.kit import island_documents, registry, resources
 from app.kit.panel_internals import document_parts  # what Panel's save would put in a page
 from app.kit.resources import minify_css
 
-NO_SCRIPT_NOTE = "The controls of this panel need JavaScript; the text above gives its numbers."
+NO_SCRIPT_NOTE = registry.NO_SCRIPT_NOTE  # under a still, with scripts off
 
 
 @dataclasses.dataclass(frozen=True)

@@ -397,7 +397,8 @@ def with_stills(page, model, get, later):  # -> live_stills.Stills, or None: eac
         return None
     boxes = {id(r.obj): r.name.removeprefix("panel-") for r in page.roots if r.kind == "panel"}
     for slot in slots:
-        page.around[f"panel-{slot}"] = live_stills.island_parts(slot, built)
+        page.around[f"panel-{slot}"] = live_stills.island_parts(slot, built,
+                                                                PLACEHOLDER_HEIGHT)
     if later is not None:  # each panel ends with a sign that it has been drawn
         later.pending = [(box, live_stills.landed(build, boxes[id(box)])) if id(box) in boxes
                          else (box, build) for box, build in later.pending]

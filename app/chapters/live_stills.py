@@ -34,8 +34,7 @@ import panel as pn
 import param
 from panel.reactive import ReactiveHTML
 
-from app.chapters import chapter_page
-from app.kit import registry
+from app.kit import registry, resources
 
 log = logging.getLogger(__name__)
 
@@ -92,9 +91,7 @@ def _read(path, stamp, route):  # stamp: the file's (mtime, size): read again wh
 
 def built(route, theme, site=None):  # -> the built chapter's BuiltStills, or None
     if site is None:
-        from app.hosting import static_site  # plain Tornado and paths: no panel, no cycle
-
-        site = static_site.site_dir()
+        site = resources.site_dir()
     path = Path(site) / chapter_file(route, theme)
     try:
         stat = path.stat()
@@ -115,15 +112,17 @@ def loading_note(slot):  # -> a panel with no still: its title, and that it is l
     return f"<p><strong>{html.escape(title)}</strong></p>"
 
 
-def island_parts(slot, stills):  # -> (HTML before the root's element, HTML after it): the
-    # island around a live panel's root, its still and note, as the static chapter's
-    # (chapter_page.island), its group named by the slot
+def island_parts(slot, stills, stand_in_height):  # -> (HTML before the root's element, HTML
+    # after it): the island around a live panel's root, its still and note, as the static
+    # chapter's (chapter_page.island), its group named by the slot; stand_in_height: px a panel
+    # with a static stand-in holds (the live page's placeholder)
     height = registry.island_height(slot)
     phone = registry.phone_height(slot)
     still = stills.stills.get(slot, "")
     record = registry.by_slot(slot)
-    if record.static_stand_in:  # its static still is the stand-in's (a link to the live one)
-        still = ""
+    if record.static_stand_in:  # its static still is the stand-in's (a link to the live one),
+        # its heights the stand-in's: it holds what a live panel's box held before it lands
+        still, height, phone = "", stand_in_height, stand_in_height
     switched = 'class="ae-still-data"' in still
     body = still or loading_note(slot)
     before = (f'<section class="ae-island" id="panel-{slot}" data-group="{slot}" '
@@ -133,7 +132,7 @@ def island_parts(slot, stills):  # -> (HTML before the root's element, HTML afte
     after = ('</div>\n<div class="ae-island-still">'
              f'<div class="ae-still-body">{body}</div>'
              f'<p class="ae-island-wait">{html.escape(WAIT_NOTES[switched])}</p>'
-             f"<noscript><p>{html.escape(chapter_page.NO_SCRIPT_NOTE)}</p></noscript>"
+             f"<noscript><p>{html.escape(registry.NO_SCRIPT_NOTE)}</p></noscript>"
              "</div>\n</section>")
     return before, after
 
@@ -152,11 +151,7 @@ def head_html(stills, slots):  # -> the page's config and its script, for after 
 
 # --- the session's half of the hand-over ----------------------------------------------------
 
-HAND_OVER_JS = """
-const AE = window.AE = window.AE || {};
-AE.handOver = {data: data, send: function (stops) { data.stops = stops; }};
-if (AE.liveStills) { AE.liveStills.connect(); }
-"""
+HAND_OVER_JS = resources.inline_script("hand_over.js")  # static/hand_over.js
 
 
 class HandOver(ReactiveHTML):
@@ -169,19 +164,15 @@ class HandOver(ReactiveHTML):
 
     _template = '<div id="box" hidden></div>'
     _scripts: ClassVar[dict] = {
-        "render": HAND_OVER_JS,
-        "taken": "if (window.AE && AE.liveStills) { AE.liveStills.taken(); }",
+        "render": HAND_OVER_JS + "AE.handOver.link(data)",
+        "taken": "AE.handOver.taken()",
     }
 
 
 # a panel's last object: its render says the panel's views are built (a layout builds all its
 # children's views before it renders them), which the browser's documents being idle does not
 # (a document is idle once, at its first render: a panel filled later never unsets it)
-LANDED_JS = """
-const AE = window.AE = window.AE || {};
-(AE.landed = AE.landed || new Set()).add(data.slot);
-if (AE.liveStills) { AE.liveStills.taken(); }
-"""
+LANDED_JS = resources.inline_script("landed.js")  # static/landed.js
 
 
 class Landed(ReactiveHTML):
@@ -190,7 +181,7 @@ class Landed(ReactiveHTML):
     slot = param.String(default="", constant=True)
 
     _template = '<div id="box" hidden></div>'
-    _scripts: ClassVar[dict] = {"render": LANDED_JS}
+    _scripts: ClassVar[dict] = {"render": LANDED_JS + "AE.panelLanded.add(data)"}
 
 
 def landed(build, slot):  # a panel block's builder -> the same, ending with its Landed

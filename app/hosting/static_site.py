@@ -57,9 +57,7 @@ CONTENT_TYPES = {
 }
 
 
-def site_dir(environ=None):  # -> where serve builds and serves the static site
-    raw = (os.environ if environ is None else environ).get("AE_BUILD_DIR", "").strip()
-    return Path(raw).expanduser().resolve() if raw else resources.default_build_dir(environ)
+site_dir = resources.site_dir  # -> where serve builds and serves the static site
 
 
 def live_route(route):  # "/heatmap" -> "/live/heatmap"; "/" -> "/live"

@@ -23,6 +23,9 @@ from typing import NamedTuple
 # well above a table split into parts as it should be, so one grown tenfold fails the contract
 DEFAULT_TABLE_BUDGET = 300_000
 DEFAULT_ISLAND_HEIGHT = 480  # px, for a record that does not say
+# under a panel's still with scripts off, static or live (app/chapters/chapter_page.py and
+# live_stills.py)
+NO_SCRIPT_NOTE = "The controls of this panel need JavaScript; the text above gives its numbers."
 
 
 @dataclasses.dataclass(frozen=True)

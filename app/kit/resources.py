@@ -75,6 +75,12 @@ def default_build_dir(environ=None):  # -> where `serve` builds when AE_BUILD_DI
     return Path(cache).expanduser() / "attention-explorable" / "site"
 
 
+def site_dir(environ=None):  # -> where serve builds and serves the static site ($AE_BUILD_DIR,
+    # else the default): the live chapters read their stills from it (app/chapters/live_stills.py)
+    raw = (os.environ if environ is None else environ).get("AE_BUILD_DIR", "").strip()
+    return Path(raw).expanduser().resolve() if raw else default_build_dir(environ)
+
+
 def minify_css(text):  # the stylesheet, in every page's head: without comments and spacing.
     # rcssmin, not our own three regular expressions: measured on static/'s 26.3 KB of CSS
     # (2026-12-04) the two gave the same 20.8 KB (rcssmin 5 bytes less) and gzip 4.6 KB, and

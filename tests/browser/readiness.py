@@ -23,7 +23,12 @@ def _until_mounted_and_idle(not_ready):
     }}
   }}
   if (!textOnly && (window.Bokeh === undefined || Bokeh.documents.length === 0
-      || !Bokeh.documents.every((doc) => doc.is_idle))) {{ return {not_ready}; }}"""
+      || !Bokeh.documents.every((doc) => doc.is_idle))) {{ return {not_ready}; }}
+  // a live chapter's panel shows its still until its session's panel takes over
+  // (static/live_stills.js)
+  if (document.querySelector(".ae-live-panel > .ae-island:not(.ae-mounted)")) {{
+    return {not_ready};
+  }}"""
 
 
 # Every <link rel=stylesheet> of the page and of every shadow root has loaded (its sheet is
