@@ -23,8 +23,11 @@ def run(*args):
     return run_script("session_cpu.py", *args)
 
 
-def smoke_output(name):  # -> the stdout of benchmarks/<name> in its smoke mode, run to success
-    done = run_script(name, "--smoke", timeout=600)
+def smoke_output(name, site_build):  # -> the stdout of benchmarks/<name> in its smoke mode,
+    # run to success; its server starts from a copy of the session's build (AE_SEED_BUILD), not
+    # a build of its own: the same inputs, so the same site
+    done = run_script(name, "--smoke", timeout=600,
+                      env={**os.environ, "AE_SEED_BUILD": str(site_build)})
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 
@@ -168,8 +171,8 @@ def test_gpu_check_without_cuda_says_so_and_exits_1():
 # --- benchmarks/first_touch.py: its smoke mode, one short run (no targets asserted) ---------
 
 @pytest.mark.browser  # a server and Chromium, about a minute
-def test_first_touch_smoke_prints_a_row_of_figures_for_each_page():
-    out = smoke_output("first_touch.py")
+def test_first_touch_smoke_prints_a_row_of_figures_for_each_page(site_build):
+    out = smoke_output("first_touch.py", site_build)
     rows = re.findall(r"^\| (\S+(?: Bokeh page)?) \| [^|]+ \| (\d+) \| (\d+) / (\d+) \| "
                       r"(\d+) / (\d+) \|", out, re.MULTILINE)
     assert [r[0] for r in rows] == ["/heatmap", "/", "/live", "bare Bokeh page"], out
@@ -184,8 +187,8 @@ def test_first_touch_smoke_prints_a_row_of_figures_for_each_page():
 # --- benchmarks/bundle_bytes.py: its smoke mode, /heatmap's bytes before its first control --
 
 @pytest.mark.browser  # a server and Chromium, about a minute
-def test_bundle_bytes_smoke_prints_the_heatmap_pages_bundles_without_bokeh_tables():
-    out = smoke_output("bundle_bytes.py")
+def test_bundle_bytes_smoke_prints_the_heatmap_pages_bundles_without_bokeh_tables(site_build):
+    out = smoke_output("bundle_bytes.py", site_build)
     row = re.search(r"^\| /heatmap \| (.+?) \| ([\d,.]+) \| ([\d,.]+) \| ([\d,.]+) \| (\d+) "
                     r"\| ([\d,.]+) \|$", out, re.MULTILINE)
     assert row, out
