@@ -438,11 +438,7 @@ def optional_groups(row: dict) -> list[list[str]]:
         groups.extend([f["field"]] for product in term["size"] for f in product
                       if isinstance(f, dict))
         groups.extend([c.get("flag") or c.get("field") or c["present"]] for c in term["when"])
-    out = []
-    for g in groups:
-        if g not in out:
-            out.append(g)
-    return out
+    return groups  # the first group holding a field is its own: repeats change nothing
 
 
 def with_class_defaults(model_type: str, row: dict, cfg: dict) -> tuple[dict, dict]:

@@ -375,9 +375,7 @@ def _pass_through(hidden_states, *args, **kwargs):
     return hidden_states
 
 
-def forward_cache(model, tokens: int) -> list[list[int]]:
-    """A forward of `tokens` tokens -> per layer [key numel, value numel, tokens held]."""
-    torch = _torch()[0]
+def pass_moe_through(model) -> None:
     # MoE routing asks which tokens chose which expert, which meta tensors cannot answer; the
     # cache's shapes do not depend on the MLP, so a MoE block passes its input through here
     for module in model.modules():
@@ -385,6 +383,12 @@ def forward_cache(model, tokens: int) -> list[list[int]]:
             module.forward = _pass_through
         elif hasattr(module, "experts") and hasattr(module, "router"):  # returns (out, scores)
             module.experts.forward = _pass_through
+
+
+def forward_cache(model, tokens: int) -> list[list[int]]:
+    """A forward of `tokens` tokens -> per layer [key numel, value numel, tokens held]."""
+    torch = _torch()[0]
+    pass_moe_through(model)
     ids = torch.zeros((1, tokens), dtype=torch.long, device="meta")
     with torch.no_grad():
         # with no padding id no model asks whether the ids hold it, which meta tensors cannot

@@ -99,11 +99,7 @@ def _numel(x) -> int:
 
 def cache_of(model) -> list[tuple[int, bool]]:  # -> per layer (state values, keeps keys?)
     torch = hf_oracle._torch()[0]
-    for module in model.modules():  # routing on meta tensors cannot run; the cache does not
-        if hasattr(module, "experts") and hasattr(module, "gate"):  # depend on the MLP
-            module.forward = hf_oracle._pass_through
-        elif hasattr(module, "experts") and hasattr(module, "router"):
-            module.experts.forward = hf_oracle._pass_through
+    hf_oracle.pass_moe_through(model)
     model.config.pad_token_id = None
     ids = torch.zeros((1, TOKENS), dtype=torch.long, device="meta")
     with torch.no_grad():  # a cache_position: a cache of state layers alone has no length
