@@ -130,14 +130,18 @@ BUTTONS_JS = """(region, any) => {
   return out;
 }"""
 
-# usable: a native control over the still (its listeners are set as it is made), or a
-# Bokeh control with every document idle and every state table booted
+# usable: a native control over the still, shown (it is in the page as built; an input made
+# before still_controls.js wires it is kept by page_head.js and played once it has, and
+# that keeping is there: AE.earlyInput), or a Bokeh control with every document idle and
+# every state table booted
 USABLE_JS = """([chapter, t0]) => {
   const region = (REGION)(chapter);
   if (!region) { return false; }
   const buttons = (BUTTONS)(region, true).filter((b) => !b.disabled && b.getClientRects().length);
   if (!buttons.length) { return false; }
-  if (buttons[0].closest(".ae-still-controls")) { return performance.now() - t0; }
+  if (buttons[0].closest(".ae-still-controls")) {
+    return window.AE && AE.earlyInput ? performance.now() - t0 : false;
+  }
   if (window.Bokeh === undefined || Bokeh.documents.length === 0
       || !Bokeh.documents.every((d) => d.is_idle)) { return false; }
   if (window.AE && AE.states && [...AE.states.panels.values()].some((p) => !p.booted)) {

@@ -31,4 +31,20 @@
   // liveUrl: where "open live" leads, when the build was given one (build --live-url)
   AE.page = {theme: root.dataset.aeTheme, liveUrl: root.dataset.aeLiveUrl, switchTheme,
              openLive};
+
+  // A still's native controls are in the page as built, so a reader can tap one before
+  // still_controls.js has wired it (on a slowed phone its deferred script runs 100-300 ms
+  // after the first paint). Such an input is kept here, with the value it left, and
+  // still_controls.js plays it once it has wired that control: nothing the reader did is
+  // lost, and the control answers from the first paint. A wired box is marked `aeWired`.
+  const early = AE.earlyInput = [];
+  function keep(event) {
+    const target = event.target;
+    const box = target instanceof Element ? target.closest(".ae-still-controls") : null;
+    if (box === null || box.aeWired) { return; }
+    early.push({target, type: event.type, value: target.value});
+  }
+  for (const type of ["click", "input", "change"]) {
+    document.addEventListener(type, keep, true);
+  }
 })();

@@ -314,8 +314,30 @@
       }
     });
     reflect(p); // as built they show these stops, but a browser may restore a form's old values
-    restore(p);
+    if (box) {
+      box.aeWired = true;
+      replay(box);
+    }
+    restore(p); // a reader's early input, played above, wins over a deep link
     return p;
+  }
+
+  // Inputs a reader made on this box before it was wired (page_head.js kept them), played on
+  // the wired controls in order: a button clicked again, a range or menu set to the value it
+  // was left at, then its event sent, so each runs through change() as a tap would.
+  function replay(box) {
+    const early = AE.earlyInput || [];
+    const mine = early.filter((e) => box.contains(e.target));
+    early.splice(0, early.length, ...early.filter((e) => !box.contains(e.target)));
+    for (const {target, type, value} of mine) {
+      if (type === "click") {
+        const button = target.closest("button");
+        if (button && !button.disabled) { button.click(); }
+      } else if (target.tagName === "INPUT" || target.tagName === "SELECT") {
+        target.value = value;
+        target.dispatchEvent(new Event(type, {bubbles: true}));
+      }
+    }
   }
 
   const panels = [];

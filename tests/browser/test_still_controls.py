@@ -234,6 +234,54 @@ def test_a_tap_paints_its_control_first_and_one_draw_follows_a_burst(browser, se
         assert held_back.problems == []
 
 
+STILLS_JS = re.compile(r"/assets/site-[0-9a-f]+/stills\.js$")
+
+
+def test_a_tap_before_the_controls_are_wired_is_kept_and_played(browser, server):
+    # the native controls are in the page as built: a reader may use them before
+    # still_controls.js has run (held back here); page_head.js keeps those inputs, and the
+    # wired controls play them, in order, as taps
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    held, problems = [], []
+
+    def hold(request_route):
+        held.append(request_route)
+
+    context.route(STILLS_JS, hold)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(RENDER_TIMEOUT_MS)
+        page.on("pageerror", lambda e: problems.append(f"uncaught: {e}"))
+        page.goto(server + "/heatmap", wait_until="commit")
+        controls = page.locator("#panel-head .ae-still-controls")
+        expect(controls).to_be_visible()
+        deadline = time.monotonic() + RENDER_TIMEOUT_MS / 1000
+        while not held:  # the page has asked for the script that wires the controls
+            assert time.monotonic() < deadline, "stills.js was never asked for"
+            page.wait_for_timeout(50)  # lets Playwright run the route handler meanwhile
+        controls.get_by_role("button", name="causal mask").click()
+        length = controls.get_by_role("slider", name="sequence length")
+        length.focus()
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        controls.get_by_role("button", name="causal mask").click()
+        controls.get_by_role("button", name="divide scores by √d_k").click()
+        assert page.evaluate("() => [AE.stillControls === undefined, AE.earlyInput.length > 0]") \
+            == [True, True]
+        for request_route in held:
+            request_route.continue_()
+        context.unroute(STILLS_JS, hold)
+        # length 6 -> 8, the mask off then on again, the divisor off
+        agrees(page, [5, 2, 1, 0, 0])
+        expect(page).to_have_url(re.compile(r"length=8.*divide=off"))
+        expect(controls.get_by_role("button", name="causal mask")).to_have_attribute(
+            "aria-pressed", "true")
+        assert page.evaluate("() => AE.earlyInput.length") == 0
+        assert not problems, problems
+    finally:
+        context.close()
+
+
 # --- every state panel's page: each native control switches the still, then the hand-over ----
 
 def switched_routes():  # the panel pages with native controls over their still, but /heatmap
