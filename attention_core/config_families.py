@@ -190,10 +190,16 @@ _USE_BIAS = _when("use_bias", True)  # StarCoder2: biases unless use_bias is fal
 _QWEN3 = _norms(2) + _qk_norm("head") + _qkv_bias(_when("attention_bias")) + _o_bias(
     _when("attention_bias"))
 _GEMMA_BIAS = _qkv_bias(_when("attention_bias")) + _o_bias(_when("attention_bias"))
-# DeepSeek's MLA norms its low-rank q (when q_lora_rank) and its kv latent
+# DeepSeek's MLA norms its low-rank q (when q_lora_rank) and its kv latent; with
+# attention_bias the projections to the latents and the output one have biases (the
+# projections up from the latents, and a full-rank q, never do)
 _DEEPSEEK = _gated(tensors=_norms(2) + [
     _t("q latent norm", "layer", [["q_lora_rank"]], [{"present": "q_lora_rank"}]),
-    _t("kv latent norm", "layer", [["kv_lora_rank"]])])
+    _t("kv latent norm", "layer", [["kv_lora_rank"]]),
+    _t("q latent projection's bias", "layer", [["q_lora_rank"]],
+       [{"present": "q_lora_rank"}] + _when("attention_bias")),
+    _t("kv latent and output projections' biases", "layer",
+       [["kv_lora_rank"], ["qk_rope_head_dim"], ["hidden"]], _when("attention_bias"))])
 
 # Gemma 3 4B's text_config leaves out the head counts, head width and vocabulary: these are
 # Gemma3TextConfig's defaults, which the published file relies on.

@@ -428,8 +428,40 @@ def parameters(model) -> dict:  # -> the counts read off a built model's paramet
             "mla_latent": latent}
 
 
+def _mrope_sized(config):
+    # A multimodal RoPE's sections (Qwen2-VL, GLM-4V) must add up to half the rotary width,
+    # which the config class does not check and its default fits only the published head
+    # width: a random small config's forward stops there. The sections change no parameter
+    # and no cache shape; here they are split to fit, on a copy.
+    rope = getattr(config, "rope_parameters", None)
+    source = _modeling_source(config)
+    if not isinstance(rope, dict) or "mrope_section" not in source:
+        return config
+    head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+    half = int(head_dim * rope.get("partial_rotary_factor", 1.0)) // 2
+    first = half // 4
+    second = (half - first) // 2
+    config = config.__class__.from_dict(config.to_dict())
+    config.rope_parameters = {**rope, "mrope_section": [first, second, half - first - second]}
+    return config
+
+
+_SOURCES: dict[str, str] = {}
+
+
+def _modeling_source(config) -> str:  # the text of the type's modeling module ("" if none)
+    import importlib
+    name = type(config).__module__.replace(".configuration_", ".modeling_")
+    if name not in _SOURCES:
+        try:
+            _SOURCES[name] = Path(importlib.import_module(name).__file__).read_text()
+        except Exception:  # noqa: BLE001 - no modeling module of that name: nothing to size
+            _SOURCES[name] = ""
+    return _SOURCES[name]
+
+
 def truth(config) -> dict:  # -> what the model itself says
-    model = build(config)
+    model = build(_mrope_sized(config))
     short = forward_cache(model, SHORT)
     long = forward_cache(model, LONG)
     return {**parameters(model),

@@ -121,6 +121,45 @@ def test_smollm3_is_tied_as_its_class_says_when_its_file_is_silent():
     assert costs.total_params(m) == truth["total"]
 
 
+def test_deepseek_with_attention_bias_counts_its_latent_projections_biases():
+    # DeepSeek-V3's sizes with attention_bias set: q_a_proj (to the q latent),
+    # kv_a_proj_with_mqa (to the kv latent and the shared RoPE key) and o_proj gain biases;
+    # q_b_proj and kv_b_proj never have one
+    v3 = {"model_type": "deepseek_v3", "hidden_size": 7168, "intermediate_size": 18432,
+          "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 128,
+          "num_key_value_heads": 128, "vocab_size": 129280, "n_routed_experts": 256,
+          "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
+          "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+          "qk_nope_head_dim": 128, "v_head_dim": 128, "attention_bias": False}
+    per_layer = 1536 + (512 + 64) + 7168
+    with_bias = shape({**v3, "attention_bias": True})
+    assert costs.total_params(with_bias) - costs.total_params(shape(v3)) == 61 * per_layer
+    assert costs.matmul_params(with_bias) == costs.matmul_params(shape(v3))
+    small = {"hidden_size": 48, "intermediate_size": 40, "moe_intermediate_size": 12,
+             "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 4,
+             "vocab_size": 300, "n_routed_experts": 4, "n_shared_experts": 1,
+             "num_experts_per_tok": 2, "first_k_dense_replace": 1, "kv_lora_rank": 16,
+             "qk_rope_head_dim": 8, "qk_nope_head_dim": 8, "v_head_dim": 8,
+             "attention_bias": True}
+    for q_rank in (24, None):  # a low-rank q has its latent's bias; a full-rank one none
+        cfg, truth = built("deepseek_v3", **small, q_lora_rank=q_rank)
+        assert costs.total_params(shape(cfg)) == truth["total"], q_rank
+
+
+def test_a_multimodal_ropes_text_model_caches_what_the_core_counts():
+    # Qwen2.5-VL's text model at small random sizes: its forward runs once its RoPE sections
+    # fit the head (hf_oracle sizes them), and its cache holds the core's KV
+    cfg, _ = built("qwen2_5_vl_text", **SMALL, num_key_value_heads=2)
+    from transformers import AutoConfig
+    config = AutoConfig.for_model("qwen2_5_vl_text", **SMALL, num_key_value_heads=2)
+    truth = hf_oracle.truth(config)
+    per_token = 2 * 2 * 2 * 16  # layers, k and v, KV heads, head width (64 / 4)
+    assert sum(k + v for k, v in truth["kv_widths"]) == per_token
+    assert costs.kv_bytes_per_token(shape(cfg), 1) == per_token
+    assert hf_oracle.differences({"family": "qwen2_5_vl_text", "config": cfg,
+                                  "truth": truth}) == {}
+
+
 SMALL = {"hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
          "num_attention_heads": 4, "vocab_size": 1000}
 
