@@ -49,10 +49,14 @@ o, the MLP's, the experts, the router, the embedding, a learned position table a
 norms, biases, extra projections, as Transformers' model code builds them. Each is
 
     {"what": text,
-     "per": "model" | "layer" | "dense_layer" | "moe_layer",   how many of it there are
+     "per": "model" | "layer" | "dense_layer" | "moe_layer" | "attention_layer"
+            | "uncached_layer",       how many of it there are (an uncached layer: one
+                                      with no attention, layer_types' linear attention
+                                      or Mamba; an attention layer: every other)
      "size": [[factor, ...], ...],        a sum of products; a factor is a figure of the
                                           ModelShape (costs.py), an int, or
-                                          {"field": f, "default": v} (a config number)
+                                          {"field": f, "default": v} (a config number;
+                                          with no "default", the file must hold it)
      "matmul": true,                      a weight a token multiplies through (else stored only)
      "when": [condition, ...]}            all must hold; none: always
 
@@ -201,6 +205,55 @@ _DEEPSEEK = _gated(tensors=_norms(2) + [
     _t("kv latent and output projections' biases", "layer",
        [["kv_lora_rank"], ["qk_rope_head_dim"], ["hidden"]], _when("attention_bias"))])
 
+# Gated DeltaNet (Qwen3-Next, Qwen3.5, OLMo-Hybrid): a layer that holds no KV cache has no
+# q, k, v and o; in their place, projections to its queries and keys (key heads), its values
+# and output gate (value heads), a decay and a beta per value head, and back out to the
+# model's width (one fused matrix or several: the same weights), then a depthwise convolution
+# over q, k and v, a decay and a bias per value head, and a norm one value head wide.
+_NK, _DK = {"field": "linear_num_key_heads"}, {"field": "linear_key_head_dim"}
+_NV, _DV = {"field": "linear_num_value_heads"}, {"field": "linear_value_head_dim"}
+_NO_ATTENTION = _t("no q, k, v and o on a layer without attention", "uncached_layer",
+                   [[-1, "hidden", "heads", "head_dim"], [-1, "hidden", "kv_heads", "head_dim"],
+                    [-1, "hidden", "kv_heads", "v_head_dim"],
+                    [-1, "heads", "v_head_dim", "hidden"]], matmul=True)
+_GATED_DELTANET_TENSORS = [
+    _NO_ATTENTION,
+    _t("Gated DeltaNet's projections", "uncached_layer",
+       [["hidden", 2, _NK, _DK], ["hidden", 3, _NV, _DV], ["hidden", 2, _NV]], matmul=True),
+    _t("Gated DeltaNet's convolution, decays, biases and norm", "uncached_layer",
+       [[2, _NK, _DK, {"field": "linear_conv_kernel_dim"}],
+        [_NV, _DV, {"field": "linear_conv_kernel_dim"}], [2, _NV], [_DV]])]
+# Mamba-2 (Bamba): a layer without attention has, in its place, one projection in to the
+# gate and the input (each expand x hidden wide), B and C (n_groups x d_state each) and a
+# step per head, and one back out; a depthwise convolution over the input, B and C (with a
+# bias unless mamba_conv_bias is false), a decay, a skip and a step bias per head, and a norm
+# as wide as the input
+_INNER = ["hidden", {"field": "mamba_expand"}]
+_GROUPS = [{"field": "mamba_n_groups"}, {"field": "mamba_d_state"}]
+_MAMBA_HEADS, _KERNEL = {"field": "mamba_n_heads"}, {"field": "mamba_d_conv"}
+_MAMBA2_TENSORS = [
+    _NO_ATTENTION,
+    _t("Mamba-2's projections in and out", "uncached_layer",
+       [[2, "hidden", *_INNER], [2, "hidden", *_GROUPS], ["hidden", _MAMBA_HEADS],
+        [*_INNER, "hidden"]], matmul=True),
+    _t("Mamba-2's convolution, decays, skips, step biases and norm", "uncached_layer",
+       [[*_INNER, _KERNEL], [2, *_GROUPS, _KERNEL], [3, _MAMBA_HEADS], _INNER]),
+    _t("Mamba-2's convolution bias", "uncached_layer", [_INNER, [2, *_GROUPS]],
+       _when("mamba_conv_bias", True)),
+    _t("Mamba-2's projection biases", "uncached_layer",
+       [[2, *_INNER], [2, *_GROUPS], [_MAMBA_HEADS], ["hidden"]], _when("mamba_proj_bias"))]
+
+# with attention_bias, a hybrid's attention layers alone have q, k, v and o biases
+_HYBRID_ATTENTION_BIAS = [_t("q, k, v and o biases", "attention_layer", QKV + [["hidden"]],
+                             _when("attention_bias"))]
+# Qwen3-Next and Qwen3.5 gate their attention's output per head: q_proj is twice as wide
+_GATED_ATTENTION = _HYBRID_ATTENTION_BIAS + [
+    _t("attention's output gate (q_proj's second half)", "attention_layer",
+       [["hidden", "heads", "head_dim"]], matmul=True),
+    _t("the output gate's bias", "attention_layer", [["heads", "head_dim"]],
+       _when("attention_bias")),
+    _t("q and k norms", "attention_layer", [[2, "head_dim"]])]
+
 # Gemma 3 4B's text_config leaves out the head counts, head width and vocabulary: these are
 # Gemma3TextConfig's defaults, which the published file relies on.
 _GEMMA3 = _gated(tied=True, figures={
@@ -280,6 +333,16 @@ HAND_FAMILIES = {
     "olmo2": _gated(tensors=_norms(2) + _qk_norm("all") + _GEMMA_BIAS),
     "deepseek_v2": _DEEPSEEK,
     "deepseek_v3": _DEEPSEEK,
+    # hybrids: attention on the layers layer_types names full_attention, Gated DeltaNet on
+    # the rest (their fixed state: STATES); Qwen3-Next's MoE gates its shared expert
+    "qwen3_next": _gated(tensors=_norms(2) + _GATED_ATTENTION + _GATED_DELTANET_TENSORS + [
+        _t("shared expert's gate", "moe_layer", [["hidden"]], matmul=True)]),
+    "qwen3_5_text": _gated(tensors=_norms(2) + _GATED_ATTENTION + _GATED_DELTANET_TENSORS),
+    "bamba": _gated(tensors=_norms(2) + _HYBRID_ATTENTION_BIAS + _mlp_bias(3, _when("mlp_bias"))
+                    + _MAMBA2_TENSORS),
+    "olmo_hybrid": _gated(tensors=_norms(2) + _HYBRID_ATTENTION_BIAS + [
+        _t("q and k norms", "attention_layer", [["heads", "head_dim"], ["kv_heads", "head_dim"]])
+    ] + _GATED_DELTANET_TENSORS),
     # Kimi K2: DeepSeek-V3's architecture under its own name, with remote code Transformers
     # does not ship, so no build derives it
     "kimi_k2": _DEEPSEEK,
@@ -382,10 +445,17 @@ _MAMBA2 = {"kind": "Mamba-2", "conv": [  # its inner width is heads x head width
     ["mamba_n_heads", "mamba_d_head", "mamba_d_conv"],
     [2, "mamba_n_groups", "mamba_d_state", "mamba_d_conv"]],
     "recurrent": [["mamba_n_heads", "mamba_d_head", "mamba_d_state"]]}
+# "unlisted": the layout a type's class gives a file that lists none (no layer_types nor
+# any other spelling): a kind for every layer, or every n-th layer attending (and, with
+# "last": true, the last layer when no other would)
 STATES = {
-    "qwen3_next": _GATED_DELTANET, "qwen3_5_text": _GATED_DELTANET,
-    "olmo_hybrid": _GATED_DELTANET,
-    "bamba": _MAMBA2, "granitemoehybrid": _MAMBA2,
+    # Qwen3-Next's and Qwen3.5's classes attend every full_attention_interval-th layer (4)
+    "qwen3_next": {**_GATED_DELTANET, "unlisted": {"interval": 4}},
+    "qwen3_5_text": {**_GATED_DELTANET, "unlisted": {"interval": 4}},
+    "olmo_hybrid": {**_GATED_DELTANET, "unlisted": {"interval": 4, "last": True}},
+    # Bamba lists its attention layers in attn_layer_indices; with none listed (absent or
+    # null, its class's default) Transformers builds every layer as Mamba-2
+    "bamba": {**_MAMBA2, "unlisted": "mamba"}, "granitemoehybrid": _MAMBA2,
     "falcon_h1": {**_MAMBA2, "every_layer": True, "conv": [
         ["mamba_d_ssm", "mamba_d_conv"], [2, "mamba_n_groups", "mamba_d_state", "mamba_d_conv"]]},
     "nemotron_h": {"kind": "Mamba-2", "conv": [

@@ -98,12 +98,21 @@ def _as_bytes(text: Any) -> bytes:  # str | bytes -> bytes, size-checked
     return text
 
 
+# Fields Transformers itself writes as Infinity (Mamba's clamp on its step, (0, inf) by
+# default, in Bamba's, Falcon-H1's, Nemotron-H's files): how a model runs, never a size, so a
+# non-finite number there is read past; anywhere else it is refused, named.
+NON_FINITE_FIELDS = ("time_step_limit",)
+
+
 def _check_tree(cfg: dict) -> None:
-    """Walk the parsed file without recursion: reject deep nesting and non-finite numbers."""
-    stack: list[tuple[Any, str | None, int]] = [(cfg, None, 1)]
+    """Walk the parsed file without recursion: reject deep nesting and non-finite numbers
+    (but in NON_FINITE_FIELDS)."""
+    stack: list[tuple[Any, str | None, int, Any]] = [(cfg, None, 1, None)]
     while stack:
-        value, path, depth = stack.pop()
+        value, path, depth, field = stack.pop()  # field: the key the value stands under
         if isinstance(value, _NonFinite):
+            if field in NON_FINITE_FIELDS:
+                continue
             raise ConfigError(path, f"{value.token} is not a finite number")
         if isinstance(value, (dict, list)):
             if depth > MAX_NESTING:
@@ -111,10 +120,11 @@ def _check_tree(cfg: dict) -> None:
             items = value.items() if isinstance(value, dict) else enumerate(value)
             for key, child in items:
                 if isinstance(value, list):
-                    name = f"{path}[{key}]"
+                    name, under = f"{path}[{key}]", field
                 else:
                     name = str(key) if path is None else f"{path}.{key}"
-                stack.append((child, name, depth + 1))
+                    under = key
+                stack.append((child, name, depth + 1, under))
 
 
 def parse_config_text(text: str | bytes) -> dict:  # config.json contents -> dict, or ConfigError
@@ -457,7 +467,8 @@ def _sliding_count(cfg: dict, layers: int, window: dict, notes: list[str]) -> in
     return layers  # Mistral: every layer
 
 
-def _window(cfg: dict, layers: int, row: dict, notes: list[str]) -> dict:
+def _window(cfg: dict, layers: int, row: dict, notes: list[str], attending: int) -> dict:
+    # attending: the layers with attention (a hybrid's others hold no cache to window)
     unwindowed = {"sliding_window": None, "sliding_layers": 0}
     if _flag(cfg, "use_sliding_window") is False:  # Qwen2/3 carry a window they don't use
         return unwindowed
@@ -470,7 +481,7 @@ def _window(cfg: dict, layers: int, row: dict, notes: list[str]) -> dict:
         window = _count(cfg, names, MAX_POSITIONS)
     if window is None:
         return unwindowed
-    sliding = _sliding_count(cfg, layers, rule, notes)
+    sliding = min(_sliding_count(cfg, layers, rule, notes), attending)
     if not sliding:
         return unwindowed
     if rule.get("chunked"):
@@ -581,9 +592,31 @@ def _state(cfg: dict, model_type: str, kinds: list[str] | None, layers: int,
     return {"state_layers": n, "state_per_layer": per}
 
 
+# the fields _layer_kinds reads a layout from
+LAYOUT_FIELDS = ("layer_types", "layers_block_type", "hybrid_override_pattern",
+                 "attn_layer_period", "attn_layer_offset", "attn_layer_indices",
+                 "full_attention_interval")
+
+
+def _unlisted_kinds(unlisted, layers: int) -> list[str]:  # a STATES rule's "unlisted": a kind
+    # for every layer, or {"interval": n}: every n-th layer attends, the rest are linear
+    # attention (with "last": the last attends when no other would)
+    if isinstance(unlisted, str):
+        return [unlisted] * layers
+    every = unlisted["interval"]
+    kinds = ["full_attention" if (i + 1) % every == 0 else "linear_attention"
+             for i in range(layers)]
+    if unlisted.get("last") and layers and "full_attention" not in kinds:
+        kinds[-1] = "full_attention"
+    return kinds
+
+
 def _hybrid(cfg: dict, model_type: str, layers: int, notes: list[str]) -> dict:
     # -> uncached_layers, state_layers, state_per_layer
     kinds, said = _layer_kinds(cfg, layers), []
+    unlisted = (config_families.state_rule(model_type) or {}).get("unlisted")
+    if unlisted and all(cfg.get(k) is None for k in LAYOUT_FIELDS):  # as its class lays it out
+        kinds = _unlisted_kinds(unlisted, layers)
     state = _state(cfg, model_type, kinds, layers, said)
     uncached = _uncached_layers(kinds, layers, bool(state["state_layers"]), notes)
     notes.extend(said)
@@ -671,13 +704,19 @@ def _factor(cfg: dict, shape: dict, factor) -> int:  # a figure, an int or a con
         return factor
     if isinstance(factor, str):
         return shape[factor]
-    return _count(cfg, (factor["field"],), MAX_VOCAB, default=factor["default"])
+    return _count(cfg, (factor["field"],), MAX_VOCAB, default=factor.get("default", _MISSING))
+
+
+MAX_TENSOR_PARAMS = 2**53 - 1  # the tensors beside the big matrices, past which no real
+# model goes (and a JavaScript number would not stay exact)
 
 
 def _tensors(cfg: dict, row: dict, shape: dict) -> tuple[int, int]:
     """A family's small tensors -> (stored only, matmul weights a token multiplies through)."""
     per = {"model": 1, "layer": shape["layers"], "dense_layer": shape["dense_layers"],
-           "moe_layer": shape["layers"] - shape["dense_layers"]}
+           "moe_layer": shape["layers"] - shape["dense_layers"],
+           "attention_layer": shape["layers"] - shape["uncached_layers"],
+           "uncached_layer": shape["uncached_layers"]}
     stored = matmul = 0
     for term in row["tensors"]:
         if not all(_holds(cfg, shape, c) for c in term["when"]):
@@ -688,6 +727,12 @@ def _tensors(cfg: dict, row: dict, shape: dict) -> tuple[int, int]:
             matmul += per[term["per"]] * size
         else:
             stored += per[term["per"]] * size
+        if max(stored, matmul) > MAX_TENSOR_PARAMS:
+            fields = [f["field"] for product in term["size"] for f in product
+                      if isinstance(f, dict)]
+            raise ConfigError(fields[0] if fields else WHOLE_FILE,
+                              f"makes the {term['what']} more than any real model's "
+                              f"({MAX_TENSOR_PARAMS:,} weights)")
     return stored, matmul
 
 
@@ -1059,16 +1104,19 @@ class ModelShape:
             attention = _mla_heads(cfg, heads, got["kv_heads"], notes)
         else:
             attention = _standard_heads(got)
+        tied = _tied(cfg, row, notes)
+        experts = _moe(cfg, layers, hidden, got["intermediate"], notes)
+        said: list[str] = []  # the hybrid's notes, said after the window's
+        hybrid = _hybrid(cfg, model_type, layers, said)
+        window = _window(cfg, layers, row, notes, layers - hybrid["uncached_layers"])
+        notes.extend(said)
         fields = dict(
             name=_display_name(cfg, name, model_type),
             layers=layers, hidden=hidden, intermediate=got["intermediate"], heads=heads,
-            vocab=got["vocab"], tied=_tied(cfg, row, notes), max_positions=got["max_positions"],
+            vocab=got["vocab"], tied=tied, max_positions=got["max_positions"],
             mlp_matrices=row["mlp_matrices"] or 3,  # unknown: a gated MLP, said in its line
             learned_positions=row["learned_positions"],
-            **attention,
-            **_moe(cfg, layers, hidden, got["intermediate"], notes),
-            **_window(cfg, layers, row, notes),
-            **_hybrid(cfg, model_type, layers, notes),
+            **attention, **experts, **window, **hybrid,
         )
         fields.update(_quantization(cfg, notes))
         if fields["quant_method"] == "bitsandbytes" and fields["num_experts"]:

@@ -128,6 +128,23 @@ def _sizes(r: random.Random) -> dict:
     }
 
 
+def _with_mamba2(kwargs: dict, r: random.Random, fields: set[str]) -> dict:
+    # Mamba-2 beside attention (Bamba, Granite 4 hybrid, Falcon-H1): its heads must split
+    # expand x hidden (and Falcon-H1's mamba_d_ssm be heads x head width), which its class
+    # checks; other classes' sizes are left as drawn
+    if "mamba_n_heads" not in fields:
+        return kwargs
+    heads, expand = r.choice([2, 4]), r.choice([1, 2])
+    hidden = kwargs["hidden_size"]
+    heads = heads if expand * hidden % heads == 0 else 1
+    kwargs.update(mamba_n_heads=heads, mamba_expand=expand, mamba_d_head=expand * hidden // heads,
+                  mamba_n_groups=r.choice([1, 2]), mamba_d_state=r.choice([4, 8]),
+                  mamba_d_conv=r.choice([2, 4]), mamba_chunk_size=4)
+    if "mamba_d_ssm" in fields:
+        kwargs["mamba_d_ssm"] = heads * kwargs["mamba_d_head"]
+    return kwargs
+
+
 def draw(model_type: str, r: random.Random, flags: dict | None = None, tries: int = 8):
     """A random small config of this type, built by its own class -> (config, written) or
     None when the class refuses every draw."""
@@ -138,7 +155,11 @@ def draw(model_type: str, r: random.Random, flags: dict | None = None, tries: in
         sizes = _sizes(r)
         if "head_dim" not in fields:  # the class takes hidden / heads: a whole number here
             sizes["hidden_size"] = sizes["num_attention_heads"] * sizes["head_dim"]
-        kwargs = {k: v for k, v in sizes.items() if k in fields}
+        kwargs = _with_mamba2({k: v for k, v in sizes.items() if k in fields}, r, fields)
+        if "mamba_n_heads" in fields and "attn_layer_indices" in fields:  # Bamba: some
+            # layers attend (none by default: a forward over such a cache cannot run)
+            layers = kwargs["num_hidden_layers"]
+            kwargs["attn_layer_indices"] = sorted(r.sample(range(layers), r.randint(1, layers)))
         kwargs.update(flags or {})
         if "pad_token_id" in fields:  # a class default past a small vocabulary
             kwargs["pad_token_id"] = 0
@@ -274,15 +295,21 @@ def class_fills(model_type: str, row: dict) -> dict:
               | set(config_families.state_fields(model_type))) & fields
     r = random.Random(zlib.crc32(model_type.encode()))
     draws = [{k: v for k, v in _sizes(r).items() if k in fields} for _ in range(4)]
+    # and with Mamba-2's sizes drawn as its class checks them (Bamba refuses the plain ones;
+    # Falcon-H1 takes both, and the plain ones show its heads' defaults)
+    draws += [_with_mamba2(dict(d), r, fields) for d in draws] if "mamba_n_heads" in fields \
+        else []
     out = {}
     for name in sorted(wanted):
         value = base.get(name)
         if not _fill_value(value):
             continue
-        others = [made(**{k: v for k, v in d.items() if k != name}) for d in draws]
-        others = [o for o in others if o is not None]
-        if len(others) >= 2 and all(o.get(name) == value for o in others):
-            out[name] = value
+        for some in (draws[:4], draws[4:]):
+            others = [made(**{k: v for k, v in d.items() if k != name}) for d in some]
+            others = [o for o in others if o is not None]
+            if len(others) >= 2 and all(o.get(name) == value for o in others):
+                out[name] = value
+                break
     return out
 
 

@@ -564,9 +564,13 @@
     return BigInt(count(cfg, [f.field], LIMITS.vocab, f["default"]));
   }
 
+  const MAX_TENSOR_PARAMS = 2n ** 53n - 1n; // costs.MAX_TENSOR_PARAMS
+
   function tensors(cfg, row, shape) { // -> [stored only, matmul weights], as Numbers
     const per = { model: 1n, layer: BigInt(shape.layers), dense_layer: BigInt(shape.dense_layers),
-      moe_layer: BigInt(shape.layers - shape.dense_layers) };
+      moe_layer: BigInt(shape.layers - shape.dense_layers),
+      attention_layer: BigInt(shape.layers - shape.uncached_layers),
+      uncached_layer: BigInt(shape.uncached_layers) };
     let stored = 0n, matmul = 0n;
     row.tensors.forEach(function (term) {
       if (!term.when.every(function (c) { return holds(cfg, shape, c); })) return;
@@ -576,6 +580,16 @@
       });
       if (term.matmul) matmul += per[term.per] * size;
       else stored += per[term.per] * size;
+      if (stored > MAX_TENSOR_PARAMS || matmul > MAX_TENSOR_PARAMS) {
+        const fields = [];
+        term.size.forEach(function (product) {
+          product.forEach(function (f) {
+            if (f !== null && typeof f === "object") fields.push(f.field);
+          });
+        });
+        throw ConfigError(fields.length ? fields[0] : WHOLE_FILE, "makes the " + term.what
+          + " more than any real model's (" + grouped(MAX_TENSOR_PARAMS) + " weights)");
+      }
     });
     return [Number(stored), Number(matmul)];
   }
@@ -658,7 +672,7 @@
     return layers;
   }
 
-  function windowOf(cfg, layers, row, notes) {
+  function windowOf(cfg, layers, row, notes, attending) { // attending: layers with attention
     const unwindowed = { sliding_window: null, sliding_layers: 0 };
     if (flag(cfg, "use_sliding_window") === false) return unwindowed;
     const r = windowRule(row), value = pick(cfg, r.names)[1];
@@ -666,7 +680,7 @@
     if (value === MISSING || value === null) width = r["default"].value;
     else width = count(cfg, r.names, MAX_POSITIONS);
     if (width === null) return unwindowed;
-    const sliding = slidingCount(cfg, layers, r, notes);
+    const sliding = Math.min(slidingCount(cfg, layers, r, notes), attending);
     if (!sliding) return unwindowed;
     const w = grouped(width);
     if (r.chunked) {
@@ -786,8 +800,26 @@
     return {state_layers: n, state_per_layer: Number(per)};
   }
 
+  const LAYOUT_FIELDS = ["layer_types", "layers_block_type", "hybrid_override_pattern",
+    "attn_layer_period", "attn_layer_offset", "attn_layer_indices", "full_attention_interval"];
+
+  function unlistedKinds(unlisted, layers) { // costs._unlisted_kinds
+    if (typeof unlisted === "string") return new Array(layers).fill(unlisted);
+    const every = unlisted.interval;
+    const kinds = Array.from({length: layers},
+      (_, i) => ((i + 1) % every === 0 ? "full_attention" : "linear_attention"));
+    if (unlisted.last && layers && !kinds.includes("full_attention")) {
+      kinds[layers - 1] = "full_attention";
+    }
+    return kinds;
+  }
+
   function hybrid(cfg, type, layers, notes) { // costs._hybrid
-    const kinds = layerKinds(cfg, layers), said = [];
+    let kinds = layerKinds(cfg, layers);
+    const said = [], rule = stateRule(type);
+    if (rule !== null && rule.unlisted && LAYOUT_FIELDS.every(k => get(cfg, k) === null)) {
+      kinds = unlistedKinds(rule.unlisted, layers); // as its class lays it out
+    }
     const st = state(cfg, type, kinds, layers, said);
     const uncached = uncachedLayers(kinds, layers, st.state_layers > 0, notes);
     said.forEach(n => notes.push(n));
@@ -830,9 +862,11 @@
     m.max_positions = got.max_positions;
     m.mlp_matrices = row.mlp_matrices === null ? 3 : row.mlp_matrices; // unknown: said above
     const experts = moe(cfg, got.layers, got.hidden, got.intermediate, notes);
-    const win = windowOf(cfg, got.layers, row, notes);
-    Object.assign(m, experts, win);
-    Object.assign(m, hybrid(cfg, type, got.layers, notes));
+    const said = []; // the hybrid's notes, said after the window's
+    const layout = hybrid(cfg, type, got.layers, said);
+    const win = windowOf(cfg, got.layers, row, notes, got.layers - layout.uncached_layers);
+    Object.assign(m, experts, win, layout);
+    notes.push(...said);
     m.attention_layers = m.layers - m.uncached_layers;
     m.mla = !!attention.mla;
     m.q_lora_rank = attention.mla ? attention.q_lora_rank : null;

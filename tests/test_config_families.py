@@ -337,11 +337,13 @@ def test_every_tensor_term_is_well_formed():
         assert row["tensors"] or row.get("derived"), name
         for term in row["tensors"]:
             assert set(term) <= {"what", "per", "size", "when", "matmul"}, (name, term)
-            assert term["per"] in ("model", "layer", "dense_layer", "moe_layer"), (name, term)
+            assert term["per"] in ("model", "layer", "dense_layer", "moe_layer",
+                                   "attention_layer", "uncached_layer"), (name, term)
             for product in term["size"]:
                 for f in product:
                     assert (isinstance(f, int) or isinstance(f, str) and f in figures
-                            or isinstance(f, dict) and set(f) == {"field", "default"}), (name, f)
+                            or isinstance(f, dict) and set(f) in ({"field", "default"},
+                                                                  {"field"})), (name, f)
             for c in term["when"]:
                 assert set(c) in CONDITION_KINDS, (name, c)
         for note in row["notes"]:

@@ -480,8 +480,8 @@ def generated_cases(count: int) -> list[dict]:
             cfg, kind = with_quant(rng, cfg), kind + ", quantized"
         if i >= 4 * len(families) and rng.random() < 0.15:  # the cycled families kept
             cfg, kind = with_hybrid(rng, cfg), kind + ", hybrid"
-        for _ in range(rng.choice([0, 0, 0, 0, 1, 2])):
-            cfg[rng.choice(FIELDS)] = rng.choice(BAD_VALUES)
+        for _ in range(rng.choice([0, 0, 0, 0, 1, 2]) if i >= len(families) else 0):
+            cfg[rng.choice(FIELDS)] = rng.choice(BAD_VALUES)  # the first round read whole
         if rng.random() < 0.05:
             cfg["model_type"] = rng.choice(MODEL_TYPES)
         if rng.random() < 0.08:  # multimodal: the text model inside
@@ -601,6 +601,21 @@ def edge_cases(rng: random.Random) -> list[dict]:  # the corners, each named
             '{"model_type": "llama", "num_hidden_layers": 0, "hidden_size": 64, '
             '"num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8, '
             '"num_hidden_layers": 3}')),
+        ("Bamba: Infinity in its step clamp is read past, elsewhere refused", (
+            '{"model_type": "bamba", "num_hidden_layers": 4, "hidden_size": 64, '
+            '"num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 8, '
+            '"vocab_size": 8, "attn_layer_indices": [1], "mamba_n_heads": 4, '
+            '"mamba_d_head": 32, "mamba_n_groups": 1, "mamba_d_state": 8, "mamba_d_conv": 4, '
+            '"mamba_expand": 2, "time_step_limit": [0.0, Infinity]}')),
+        ("Bamba with no attention layer listed: all Mamba-2", (
+            '{"model_type": "bamba", "num_hidden_layers": 4, "hidden_size": 64, '
+            '"num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8, '
+            '"mamba_n_heads": 4, "mamba_d_head": 32, "mamba_expand": 2, '
+            '"text_config": null, "time_step_limit": [NaN, -Infinity]}')),
+        ("Infinity beside the step clamp", (
+            '{"model_type": "bamba", "num_hidden_layers": 4, "hidden_size": 64, '
+            '"num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8, '
+            '"time_step_limit": [0.0, 1.0], "time_step_max": Infinity}')),
     ]
     small = {"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 4,
              "intermediate_size": 8, "vocab_size": 8}

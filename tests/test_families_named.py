@@ -171,7 +171,7 @@ def cli(cfg: dict, *flags) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("model_type, says", [
-    ("qwen3_next", "'qwen3_next' is a Transformers {v} model this version has no rule for"),
+    ("lfm3", "'lfm3' is a Transformers {v} model this version has no rule for"),
     ("mystery", "'mystery' is not one this version knows (nor Transformers {v})"),
 ])
 def test_a_type_no_rule_counts_is_named_in_one_line(model_type, says):
@@ -263,6 +263,69 @@ def test_a_hybrids_fixed_state_is_its_own_figure():
     assert "they keep a fixed state, its own figure" in costs.cache_convention(m)
     plain = shape(costs.PRESETS["qwen3-8b"])
     assert (plain.state_layers, costs.state_bytes(plain)) == (0, 0)
+
+
+def test_a_gated_deltanet_hybrids_parameters_are_counted_layer_by_kind():
+    """Qwen3-Next-80B-A3B worked by hand. Its 12 attention layers: q_proj twice as wide as the
+    heads (the output gate), k, v, o, and q and k norms a head wide. Its 36 Gated DeltaNet
+    layers: no q, k, v, o, but projections to q and k (16 key heads of 128), to v and the
+    gate z (32 value heads of 128), to a decay and a beta per value head, and back out; a
+    4-wide depthwise convolution over q, k and v, a decay and a bias per value head, a norm
+    one value head wide. Every layer's MoE: a router, 512 experts, a shared expert and its
+    one-output gate."""
+    h, heads, kv, hd, vocab = 2048, 16, 2, 256, 151936
+    attention = h * heads * hd * 2 + 2 * h * kv * hd + heads * hd * h  # q (gated), k, v, o
+    key_dim, value_dim, value_heads = 16 * 128, 32 * 128, 32
+    linear = (h * (2 * key_dim + 2 * value_dim) + h * 2 * value_heads + value_dim * h)
+    linear_small = (2 * key_dim + value_dim) * 4 + 2 * value_heads + 128
+    router, expert, shared_gate = h * 512, 3 * h * 512, h
+    moe_stored = router + 512 * expert + expert + shared_gate
+    total = (12 * (attention + 2 * hd) + 36 * (linear + linear_small) + 48 * (moe_stored + 2 * h)
+             + h + 2 * vocab * h)
+    active = 12 * attention + 36 * linear + 48 * (router + 10 * expert + expert + shared_gate) \
+        + vocab * h
+    m = shape(QWEN3_NEXT_80B)
+    assert costs.total_params(m) == total == 79_674_391_296
+    assert costs.matmul_params(m) == active == 3_562_373_120
+    assert not any("no rule for" in n for n in m.notes)
+    cfg, truth = built("qwen3_next", **{k: v for k, v in QWEN3_NEXT_80B.items()
+                                        if k not in ("model_type", "torch_dtype")})
+    assert (costs.total_params(shape(cfg)), costs.matmul_params(shape(cfg))) == (
+        truth["total"], hf_oracle.active_linear(truth, 10))
+
+
+# a Bamba config at 9B scale, as a Transformers 4 save_pretrained writes it: Mamba's step
+# clamp (time_step_limit) is (0, inf) by default, written as JSON's non-standard Infinity
+BAMBA_TEXT = """{"model_type": "bamba", "hidden_size": 4096, "intermediate_size": 14336,
+ "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+ "vocab_size": 128256, "attn_layer_indices": [9, 18, 27], "mamba_n_heads": 128,
+ "mamba_d_head": 64, "mamba_n_groups": 1, "mamba_d_state": 128, "mamba_d_conv": 4,
+ "mamba_expand": 2, "mamba_conv_bias": true, "mamba_proj_bias": false,
+ "time_step_limit": [0.0, Infinity], "tie_word_embeddings": false}"""
+
+
+def test_a_mamba2_hybrids_parameters_are_counted_layer_by_kind():
+    """Worked by hand: 3 of 32 layers attend (q, k, v, o); the other 29 are Mamba-2, each
+    with a projection in to the gate and input (2 x 8,192), B and C (128 each) and a step per
+    head (128), one out from 8,192; a 4-wide convolution over 8,448 channels with its bias,
+    a decay, a skip and a step bias per head, a norm 8,192 wide. Every layer has a gated MLP
+    and two norms."""
+    cfg = costs.parse_config_text(BAMBA_TEXT)  # the Infinity is read past, in that field only
+    h, vocab, inner, groups, heads = 4096, 128256, 8192, 128, 128
+    attention = h * h + 2 * h * 8 * 128 + h * h
+    mamba = h * (2 * inner + 2 * groups + heads) + inner * h
+    mamba_small = (inner + 2 * groups) * 4 + (inner + 2 * groups) + 3 * heads + inner
+    mlp = 3 * h * 14336
+    total = 3 * attention + 29 * (mamba + mamba_small) + 32 * (mlp + 2 * h) + h + 2 * vocab * h
+    m = shape(cfg)
+    assert (m.attention_layers, m.uncached_layers, m.state_layers) == (3, 29, 29)
+    assert costs.total_params(m) == total == 9_780_235_392
+    assert costs.matmul_params(m) == 3 * attention + 29 * mamba + 32 * mlp + vocab * h
+    sizes = {k: v for k, v in cfg.items() if k not in ("model_type", "time_step_limit")}
+    written, truth = built("bamba", **sizes)
+    assert costs.total_params(shape(written)) == truth["total"]
+    with pytest.raises(costs.ConfigError, match="hidden_size: Infinity is not a finite number"):
+        costs.parse_config_text(BAMBA_TEXT.replace("4096", "Infinity"))
 
 
 def test_the_cli_gives_the_fixed_state_its_own_line(tmp_path, capsys):

@@ -135,6 +135,30 @@ def test_the_state_and_the_cached_layers_equal_transformers(model_type):
         checked += 1
 
 
+# the hybrids whose layers the family table counts by kind (config_families' rows with
+# attention_layer and uncached_layer tensors)
+COUNTED = ["bamba", "olmo_hybrid", "qwen3_5_text", "qwen3_next"]
+
+
+@pytest.mark.parametrize("model_type", COUNTED)
+def test_a_hybrids_parameters_equal_transformers(model_type):
+    r = random.Random(f"parameters {model_type}")
+    for i in range(4):
+        layers = r.randint(3, 5)
+        extra = {"num_hidden_layers": layers, **GENERATORS[model_type](r, layers),
+                 "attention_bias": i % 2 == 1}
+        drawn = derive_families.draw(model_type, r, extra)
+        assert drawn is not None, f"{model_type}: no draw builds"
+        config, cfg = drawn
+        m = costs.ModelShape.from_config(cfg)
+        truth = hf_oracle.parameters(hf_oracle.build(config))
+        k = getattr(config, "num_experts_per_tok", 0) if truth["experts"] else 0
+        matmul = (hf_oracle.active_linear(truth, k) if truth["experts"]
+                  else truth["linear"] + truth["router_params"])
+        assert (costs.total_params(m), costs.matmul_params(m)) == (truth["total"], matmul), \
+            (model_type, cfg)
+
+
 def test_a_state_field_left_out_is_the_class_default_and_a_bad_one_is_said():
     cfg = {"model_type": "jamba", "hidden_size": 64, "intermediate_size": 128,
            "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,

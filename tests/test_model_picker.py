@@ -71,8 +71,8 @@ def test_preset_notes_and_custom_notes_are_shown():
     assert "No approximations" in picker.fields.text()
     assert picker.load_config(custom_text(model_type="mystery"))
     assert "'mystery' is not one this version knows" in picker.fields.text()  # the core's line
-    assert picker.load_config(custom_text(model_type="qwen3_next"))
-    assert "'qwen3_next' is a Transformers" in picker.fields.text()
+    assert picker.load_config(custom_text(model_type="lfm3"))
+    assert "'lfm3' is a Transformers" in picker.fields.text()
 
 
 def test_a_good_custom_config_becomes_the_model():
