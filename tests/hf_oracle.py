@@ -378,8 +378,8 @@ def _gen_bamba(r):
              attn_layer_indices=sorted(r.sample(range(layers - 1), r.randint(0, layers - 1))
                                        + [layers - 1]))
     c.pop("head_dim", None)  # the width is hidden / heads here
-    heads = c["num_attention_heads"]
-    c["num_attention_heads"] = next(h for h in (heads, 4, 2, 1) if hidden % h == 0)
+    drawn = c["num_attention_heads"]  # attention's heads, not Mamba's above
+    c["num_attention_heads"] = next(h for h in (drawn, 4, 2, 1) if hidden % h == 0)
     c["num_key_value_heads"] = 1
     return c
 

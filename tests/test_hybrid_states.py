@@ -151,12 +151,9 @@ def test_a_hybrids_parameters_equal_transformers(model_type):
         assert drawn is not None, f"{model_type}: no draw builds"
         config, cfg = drawn
         m = costs.ModelShape.from_config(cfg)
-        truth = hf_oracle.parameters(hf_oracle.build(config))
-        k = getattr(config, "num_experts_per_tok", 0) if truth["experts"] else 0
-        matmul = (hf_oracle.active_linear(truth, k) if truth["experts"]
-                  else truth["linear"] + truth["router_params"])
-        assert (costs.total_params(m), costs.matmul_params(m)) == (truth["total"], matmul), \
-            (model_type, cfg)
+        truth = derive_families.truth(config)  # total, and matmul with k of E experts
+        assert (costs.total_params(m), costs.matmul_params(m)) == (
+            truth["total"], truth["matmul"]), (model_type, cfg)
 
 
 def test_a_state_field_left_out_is_the_class_default_and_a_bad_one_is_said():
