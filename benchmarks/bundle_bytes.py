@@ -82,7 +82,9 @@ def measure(browser, base, site, route):  # -> {bundles: {name: B}, other: B, re
                                timeout=TIMEOUT_MS, polling=50)
         native = list(urls) if page.evaluate(NATIVE_JS) else None
         # an island with native controls mounts only on intent (static/islands.js): the
-        # reader asks for the first one, as its button would
+        # reader asks for the first one, as its button would, once islands.js (deferred, so
+        # possibly after the native controls show) has run
+        page.wait_for_function("() => window.AE && AE.islands", timeout=TIMEOUT_MS, polling=50)
         page.evaluate('AE.islands.mountFor(document.querySelector(".ae-island"))')
         page.wait_for_function(MOUNTED_JS, timeout=TIMEOUT_MS, polling=50)
         fetched = list(urls)
