@@ -491,3 +491,28 @@ def test_the_script_tags_panel_writes_are_still_the_ones_deferred_scripts_rewrit
     doc = Document()
     doc.add_root(figure(output_backend="webgl"))
     assert pi.uses_webgl(doc) and not pi.uses_webgl(Document())
+
+
+def test_a_session_built_from_a_url_panel_cannot_parse_gets_a_blank_location():
+    # Panel reads an all-digit query value with int(): past Python's digit limit it raises, and
+    # a session built from that GET failed (--no-reuse-sessions answered 500)
+    import sys
+
+    import panel as pn
+    from bokeh.document import Document
+    from bokeh.server.contexts import BokehSessionContext, _RequestProxy
+    from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
+
+    digits = "1" * (sys.get_int_max_str_digits() + 1)
+    request = HTTPServerRequest(
+        start_line=RequestStartLine("GET", f"/live/sqrt-dk?d_k={digits}", "HTTP/1.1"),
+        headers=HTTPHeaders({"Host": "127.0.0.1:5006"}))
+    doc = Document()
+    context = BokehSessionContext("id", None, doc)
+    context._request = _RequestProxy(request)
+    doc._session_context = lambda: context  # noqa: SLF001 - a session context without a server
+    with pn.io.server.set_curdoc(doc):
+        with pytest.raises(ValueError):  # Panel's own parse still fails: the guard is needed
+            _ = pn.state.location
+        location = pi.session_location(doc)
+        assert location is pn.state.location and location.search == ""

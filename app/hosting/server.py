@@ -85,7 +85,7 @@ def prepare_session(factory, reconnect=True, title=None):
                 pn.state.rel_path = rel
                 panel_internals.set_dist_url(doc, dist_url)
 
-            location = pn.state.location  # made now, before we settle the paths
+            location = panel_internals.session_location(doc)  # now, before the paths settle
             settle()
             if location is not None and rel.startswith(("http://", "https://")):
                 location.param.watch(settle, ["pathname", "port"])

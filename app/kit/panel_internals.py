@@ -64,20 +64,27 @@ Other internals, used through the functions here:
    costs a dict lookup for each static widget still alive (167 after a whole build, which
    `serve` runs in its own process: microseconds).
 
+8. panel.io.state.state._locations (session_location)
+   Panel's Location.from_request reads each all-digit query value with int(), which Python
+   refuses past 4,300 digits: a session built from such a URL (a GET with
+   --no-reuse-sessions) failed, and the page answered 500. Where it fails, the session's
+   Location starts blank, as a reused session's does; the app reads the value from the
+   session's arguments and repairs it as it repairs any bad value.
+
 The undocumented surfaces, text Panel and Bokeh write that we read (SURFACES):
 
-8. What a saved page holds, asked of the functions panel.io.save.file_html calls rather than
+9. What a saved page holds, asked of the functions panel.io.save.file_html calls rather than
    read back out of the page it writes (document_parts): the document's JSON, which root
    renders into which element, and the scripts to load (app/chapters/chapter_page.py ships them; the
    build drops the scripts a page does not use).
-9. The file names on Bokeh's CDN (BOKEH_CDN, bokeh_cdn_file; app/hosting/build.py maps them onto
+10. The file names on Bokeh's CDN (BOKEH_CDN, bokeh_cdn_file; app/hosting/build.py maps them onto
    the package's own files).
-10. Panel's autoload.js names es-module-shims by a path relative to the page
+11. Panel's autoload.js names es-module-shims by a path relative to the page
    (AUTOLOAD_RELATIVE_STATIC, absolute_static_urls; app/hosting/security.py makes it absolute), and
    takes the server's URL from its `bokeh-absolute-url` argument (AUTOLOAD_URL_ARG).
-11. The admin routes Panel mounts for an application (panel.io.server.per_app_patterns).
-12. Panel reads a session's asset base from its "dist_url" template variable (set_dist_url).
-13. The script tags Panel's page writes into its `bokeh_js` template variable (its
+12. The admin routes Panel mounts for an application (panel.io.server.per_app_patterns).
+13. Panel reads a session's asset base from its "dist_url" template variable (set_dist_url).
+14. The script tags Panel's page writes into its `bokeh_js` template variable (its
     js_resources.html: one `<script type="text/javascript" src=...>` per bundle, inline
     `<script type="text/javascript">` snippets). deferred_scripts writes them again, deferred
     and without bokeh-gl: Panel's bundle_resources keeps every one of Bokeh's default
@@ -115,6 +122,7 @@ INTERNALS = (
     ("Viewable._preprocessing_hooks", "panel.viewable", "appended: one CustomJS argument"),
     ("Callback._process_callbacks", "panel.links", "read: the hook that makes the CustomJS"),
     ("Viewable._models", "panel.viewable", "read: a widget's Bokeh model in one root"),
+    ("state._locations", "panel.io.state", "filled: a blank Location where Panel's parse fails"),
 )
 
 # (surface, who writes it, what we read): undocumented text and names, no underscore
@@ -267,6 +275,19 @@ def active():  # -> {patch: bool}: whether each patch is in place on Syncable ri
 
 
 # ---------------------------------------------------------------- the other internals
+
+def session_location(doc):  # -> the session's Location (pn.state.location): a blank one
+    # where Panel cannot parse the URL it was built from (item 8 above)
+    import panel as pn
+
+    try:
+        return pn.state.location
+    except ValueError:
+        from panel.io.location import Location
+
+        location = pn.state._locations[doc] = Location()
+        return location
+
 
 def set_dist_url(doc, dist_url):  # where this session's Panel stylesheets and assets load from
     doc.template_variables["dist_url"] = dist_url
