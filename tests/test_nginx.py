@@ -97,9 +97,11 @@ def stack(site_build):  # -> {"url": nginx url, "apps": [(port, Popen, log path)
             port = load.free_port()
             log_path = run_dir / f"app-{port}.log"
             with open(log_path, "w") as log:  # the child keeps its own copy of the descriptor
+                # no reused first paints to warm (about 14 s of CPU each): what is checked
+                # here is the proxy's routing, headers and sticky sessions
                 proc = load.start_server(port, ["--behind-proxy", "--allow-websocket-origin",
-                                                public, "--check-unused-sessions", "1"], log,
-                                         env=env)
+                                                public, "--check-unused-sessions", "1",
+                                                "--no-reuse-sessions"], log, env=env)
             apps.append((port, proc, log_path))
         for port, proc, _ in apps:
             load.wait_healthy(f"http://127.0.0.1:{port}", proc)

@@ -29,7 +29,10 @@ def free_port():
 @pytest.fixture(scope="module")
 def server():
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "app.hosting.cli", "serve", "--port", str(port)],
+    # without the reused first paints (--no-reuse-sessions): each live GET builds its own
+    # session, and the server is healthy without warming 48 of them (about 14 s of CPU)
+    proc = subprocess.Popen([sys.executable, "-m", "app.hosting.cli", "serve", "--port", str(port),
+                             "--no-reuse-sessions"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120  # a first build at start-up takes about 10 s here

@@ -73,7 +73,9 @@ def course_sites(write_pages, prefix):  # -> {"app", "course", "stranger": url, 
         stranger, stranger_url = serve_directory(STRANGER_HOST, stranger_dir)
         log_path = Path(tmp, "server.log")
         with open(log_path, "w") as log:
-            proc = start_app(port, log, "--embed-origin", course_url)
+            # no reused first paints to warm (about 14 s of CPU): frames and script embeds
+            # work the same from sessions built per request
+            proc = start_app(port, log, "--embed-origin", course_url, "--no-reuse-sessions")
             try:
                 wait_until_answering(proc, app_url + "/health", log_path)
                 yield {"app": app_url, "course": course_url, "stranger": stranger_url,
