@@ -7,7 +7,8 @@ As a pytest plugin (`python -m pytest -p tests.with_throwaway ...`, as
 tests/test_throwaway_contract.py runs the contract's tests) it adds the record and the marker
 before the suite's conftest imports anything that reads the registry or the chapters. The
 committed table and content file stay as they are: the record is added to the table in
-memory, the marker to the chapter's text as it is read. Nothing in app/ knows of this module.
+memory, the marker to the chapter's text as it is read. It also leaves out the cases
+parametrized by another panel, which the main suite runs. Nothing in app/ knows of this module.
 """
 
 import pytest
@@ -43,3 +44,27 @@ def add():  # the record last in the table, its marker last among its chapter's 
 @pytest.hookimpl(tryfirst=True)
 def pytest_load_initial_conftests(early_config, parser, args):  # before tests/conftest.py
     add()
+
+
+def _names_a_panel(value):  # -> the slot or route a parameter stands for, or None
+    value = getattr(value, "slot", value)
+    if not isinstance(value, str):
+        return None
+    for r in registry.PANELS:
+        if value in (r.slot, r.route):
+            return r.slot
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    # The main suite runs every shipped panel's cases; here only the throwaway's are new.
+    # A case parametrized by another panel (its slot, route or record) is left out; a test
+    # that walks the panels itself, or is parametrized by anything else, still runs.
+    kept, left = [], []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        named = {_names_a_panel(v) for v in params.values()} - {None}
+        (left if named and RECORD.slot not in named else kept).append(item)
+    if left:
+        config.hook.pytest_deselected(items=left)
+        items[:] = kept
