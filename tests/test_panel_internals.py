@@ -510,7 +510,7 @@ def test_a_session_built_from_a_url_panel_cannot_parse_gets_a_blank_location():
     doc = Document()
     context = BokehSessionContext("id", None, doc)
     context._request = _RequestProxy(request)
-    doc._session_context = lambda: context  # noqa: SLF001 - a session context without a server
+    doc._session_context = lambda: context  # a session context without a server
     with pn.io.server.set_curdoc(doc):
         with pytest.raises(ValueError):  # Panel's own parse still fails: the guard is needed
             _ = pn.state.location
