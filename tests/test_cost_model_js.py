@@ -272,6 +272,12 @@ def family_config(rng: random.Random, family: str) -> dict:
     for flag in ("multi_query", "new_decoder_architecture", "tie_word_embeddings"):
         if rng.random() < 0.3:
             cfg[flag] = rng.choice([True, False, None])
+    window = config_families.window_rule(row)
+    if "layer_pattern" in window and rng.random() < 0.7:  # GPT-Neo: its layers' own list,
+        # else the default's 24 layers, which the drawn count rarely is
+        n = values["layers"]
+        cfg[window["layer_pattern"]] = ([[["global", "local"], n // 2]] if n % 2 == 0
+                                        else [[["global"], n]])
     if family in ("falcon", "RefinedWebModel", "RefinedWeb") and rng.random() < 0.5:
         cfg[rng.choice(["num_kv_heads", "n_head_kv"])] = kv
     if family.startswith("llama4"):  # experts, dense layers of their own width, chunks
