@@ -27,7 +27,9 @@ Figures are read in FIGURES' order, so a default may use only a figure before it
 A family's *row*: {"mlp_matrices": 2 | 3, "tied": bool | None, "learned_positions": bool,
 "figures": {figure: RULE, ...}, "window": WINDOW}. "figures" replaces BASE's rule for the
 figures it names; "tied" is the tie_word_embeddings default (None: not known, assumed untied
-and said so); "window" says how a sliding (local) window is recorded:
+and said so); "experts_wide": "intermediate" (a derived row, OLMoE's) makes each expert
+intermediate_size wide where num_experts is set and moe_intermediate_size is not, as its class
+has no such field; "window" says how a sliding (local) window is recorded:
 
     {"names": [...], "default": {"value": v}}      the window's width: the first name held, else
                                                    v (null: no window)
@@ -338,6 +340,12 @@ HAND_FAMILIES = {
     "qwen3_next": _gated(tensors=_norms(2) + _GATED_ATTENTION + _GATED_DELTANET_TENSORS + [
         _t("shared expert's gate", "moe_layer", [["hidden"]], matmul=True)]),
     "qwen3_5_text": _gated(tensors=_norms(2) + _GATED_ATTENTION + _GATED_DELTANET_TENSORS),
+    # Qwen3.5-MoE: Qwen3-Next's layers with every MLP a MoE, so its class has no dense
+    # intermediate_size (0 here: no layer uses it)
+    "qwen3_5_moe_text": _gated(figures={"intermediate": {"names": ["intermediate_size"],
+                                                         "default": {"value": 0}}},
+                               tensors=_norms(2) + _GATED_ATTENTION + _GATED_DELTANET_TENSORS + [
+        _t("shared expert's gate", "moe_layer", [["hidden"]], matmul=True)]),
     "bamba": _gated(tensors=_norms(2) + _HYBRID_ATTENTION_BIAS + _mlp_bias(3, _when("mlp_bias"))
                     + _MAMBA2_TENSORS),
     "olmo_hybrid": _gated(tensors=_norms(2) + _HYBRID_ATTENTION_BIAS + [
@@ -452,6 +460,7 @@ STATES = {
     # Qwen3-Next's and Qwen3.5's classes attend every full_attention_interval-th layer (4)
     "qwen3_next": {**_GATED_DELTANET, "unlisted": {"interval": 4}},
     "qwen3_5_text": {**_GATED_DELTANET, "unlisted": {"interval": 4}},
+    "qwen3_5_moe_text": {**_GATED_DELTANET, "unlisted": {"interval": 4}},
     "olmo_hybrid": {**_GATED_DELTANET, "unlisted": {"interval": 4, "last": True}},
     # Bamba lists its attention layers in attn_layer_indices; with none listed (absent or
     # null, its class's default) Transformers builds every layer as Mamba-2

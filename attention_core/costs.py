@@ -344,7 +344,8 @@ def _layer_indices(cfg: dict, key: str) -> set[int]:  # optional list of layer n
     return set(value)
 
 
-def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str]) -> dict:
+def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str],
+         row: dict) -> dict:
     """Mixture of experts, read the way each family writes it. Dense models: no experts."""
     dense = {"num_experts": 0, "experts_per_token": 0, "moe_intermediate": 0,
              "shared_experts": 0, "shared_intermediate": 0, "dense_layers": layers}
@@ -388,7 +389,11 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
         if not experts:
             return dense
         k = _top_k(cfg, experts)
-        size = _count(cfg, ("moe_intermediate_size",), MAX_INTERMEDIATE)
+        # OLMoE, FlexOlmo: a class with no moe_intermediate_size makes each expert
+        # intermediate_size wide (the row says so, from its class's fields)
+        size = intermediate if row.get("experts_wide") == "intermediate" and not _present(
+            cfg, "moe_intermediate_size") else _count(cfg, ("moe_intermediate_size",),
+                                                      MAX_INTERMEDIATE)
         shared_width = _count(cfg, ("shared_expert_intermediate_size",), MAX_INTERMEDIATE,
                               default=0, minimum=0)
         shared = 1 if shared_width else 0
@@ -1105,7 +1110,7 @@ class ModelShape:
         else:
             attention = _standard_heads(got)
         tied = _tied(cfg, row, notes)
-        experts = _moe(cfg, layers, hidden, got["intermediate"], notes)
+        experts = _moe(cfg, layers, hidden, got["intermediate"], notes, row)
         said: list[str] = []  # the hybrid's notes, said after the window's
         hybrid = _hybrid(cfg, model_type, layers, said)
         window = _window(cfg, layers, row, notes, layers - hybrid["uncached_layers"])

@@ -174,9 +174,12 @@ def draw(model_type: str, r: random.Random, flags: dict | None = None, tries: in
     return None
 
 
-def truth(config) -> dict:  # total and matmul (k of E experts) as the model holds them
+def truth(config) -> dict:  # total and matmul (k of E experts) as the model holds them (of a
+    # multimodal wrapper, its language model and head: hf_oracle.counted_part)
     t = hf_oracle.parameters(hf_oracle.build(config))
-    k = getattr(config, "num_experts_per_tok", 0) or 0
+    # a multimodal config (Llama 4's) holds its top-k in its text config
+    text = config.get_text_config(decoder=True) if hasattr(config, "get_text_config") else config
+    k = getattr(text, "num_experts_per_tok", 0) or 0
     return {"total": t["total"], "matmul": hf_oracle.active_linear(t, k) if t["experts"]
             else t["linear"] + t["router_params"]}
 
@@ -313,10 +316,21 @@ def class_fills(model_type: str, row: dict) -> dict:
     return out
 
 
-def _row(mlp: int, defaults: dict, tensors: list[dict]) -> dict:
+def _row(mlp: int, defaults: dict, tensors: list[dict], wide: dict) -> dict:
     return {"mlp_matrices": mlp, "tied": defaults.get("tie_word_embeddings", False),
             "learned_positions": False, "figures": {}, "tensors": tensors, "notes": [],
-            "derived": True}
+            "derived": True, **wide}
+
+
+def experts_wide(model_type: str) -> dict:
+    """{"experts_wide": "intermediate"} for a type whose config class counts its experts
+    (num_experts or num_local_experts) and has no moe_intermediate_size: each expert is then
+    intermediate_size wide (OLMoE, FlexOlmo), which the core reads only where a row says so."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+    fields = _fields(CONFIG_MAPPING[model_type])
+    counted = {"num_experts", "num_local_experts"} & fields
+    return {"experts_wide": "intermediate"} if counted and \
+        "moe_intermediate_size" not in fields else {}
 
 
 def _residuals(draws, truths, row, model_type):
@@ -370,16 +384,18 @@ def derive(model_type: str) -> dict:
     truths = [truth(c) for c, _ in draws]
     hand = model_type in HAND
     if not hand:
+        wide = experts_wide(model_type)
         for mlp in (3, 2):
-            tensors = _fitted_tensors(draws, truths, _row(mlp, entry["defaults"], []), model_type)
+            tensors = _fitted_tensors(draws, truths, _row(mlp, entry["defaults"], [], wide),
+                                      model_type)
             if tensors is not None:
                 break
         else:
             mlp, tensors = 3, None
         if tensors is not None:
             tensors += _flag_tensors(model_type, r, entry["defaults"],
-                                     _row(mlp, entry["defaults"], tensors))
-            entry["row"] = _row(mlp, entry["defaults"], tensors)
+                                     _row(mlp, entry["defaults"], tensors, wide))
+            entry["row"] = _row(mlp, entry["defaults"], tensors, wide)
     entry["exact"] = check(model_type, r, entry)
     counted_by = HAND.get(model_type) or entry.get("row") or config_families.UNKNOWN
     entry["fills"] = class_fills(model_type, counted_by)

@@ -305,7 +305,7 @@
     return new Set(value);
   }
 
-  function moe(cfg, layers, hidden, intermediate, notes) {
+  function moe(cfg, layers, hidden, intermediate, notes, row) {
     const dense = { num_experts: 0, experts_per_token: 0, moe_intermediate: 0,
       shared_experts: 0, shared_intermediate: 0, dense_layers: layers };
     let experts, k, size, shared, sharedWidth, moeLayers = 0, i;
@@ -349,7 +349,10 @@
       experts = count(cfg, ["num_experts", "num_local_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
       if (!experts) return dense;
       k = topK(cfg, experts);
-      size = count(cfg, ["moe_intermediate_size"], MAX_INTERMEDIATE);
+      // OLMoE, FlexOlmo: a class with no moe_intermediate_size makes each expert
+      // intermediate_size wide (the row says so, from its class's fields)
+      size = row.experts_wide === "intermediate" && !present(cfg, "moe_intermediate_size")
+        ? intermediate : count(cfg, ["moe_intermediate_size"], MAX_INTERMEDIATE);
       sharedWidth = count(cfg, ["shared_expert_intermediate_size"], MAX_INTERMEDIATE, 0, 0);
       shared = sharedWidth ? 1 : 0;
       const step = count(cfg, ["decoder_sparse_step"], MAX_LAYERS, 1);
@@ -861,7 +864,7 @@
     m.tied = tied(cfg, row, notes);
     m.max_positions = got.max_positions;
     m.mlp_matrices = row.mlp_matrices === null ? 3 : row.mlp_matrices; // unknown: said above
-    const experts = moe(cfg, got.layers, got.hidden, got.intermediate, notes);
+    const experts = moe(cfg, got.layers, got.hidden, got.intermediate, notes, row);
     const said = []; // the hybrid's notes, said after the window's
     const layout = hybrid(cfg, type, got.layers, said);
     const win = windowOf(cfg, got.layers, row, notes, got.layers - layout.uncached_layers);

@@ -354,6 +354,13 @@ def _gen_gated_deltanet(r, moe=False):  # Qwen3-Next, Qwen3.5, OLMo-Hybrid
     return c
 
 
+def _gen_qwen3_5_moe(r):  # every MLP a MoE: no dense width, no sparse step, no dense layers
+    c = _gen_gated_deltanet(r, moe=True)
+    for field in ("intermediate_size", "decoder_sparse_step", "mlp_only_layers"):
+        c.pop(field, None)
+    return c
+
+
 def _gen_olmo_hybrid(r):  # OLMo-Hybrid's class computes the linear sizes it is not given
     # from the heads and the width, which the core does not (it refuses a file without them,
     # as it does one without a size): drawn apart from those, so none reads as left out
@@ -386,7 +393,8 @@ def _gen_bamba(r):
 
 GENERATORS = {
     "qwen3_next": lambda r: _gen_gated_deltanet(r, moe=True),
-    "qwen3_5_text": _gen_gated_deltanet, "olmo_hybrid": _gen_olmo_hybrid,
+    "qwen3_5_text": _gen_gated_deltanet, "qwen3_5_moe_text": _gen_qwen3_5_moe,
+    "olmo_hybrid": _gen_olmo_hybrid,
     "bamba": _gen_bamba,
     "llama": _gen_llama, "llama4_text": _gen_llama4, "mistral": lambda r: _gen_window(r),
     "ministral": lambda r: _gen_window(r, layer_types=True), "mixtral": _gen_mixtral,
@@ -467,8 +475,26 @@ def forward_cache(model, tokens: int) -> list[list[int]]:
     return held
 
 
+def counted_part(model):
+    """-> the part of a built model the core counts: the model itself, or for a multimodal
+    wrapper (its config holds a text config apart from itself: Gemma 3, Gemma 4, Mllama, ...)
+    its language model and the head over it. The core counts text_config and says that the
+    vision tower is left out; the tower runs per image, never per generated token."""
+    torch, _, _, _ = _torch()
+    config = model.config
+    text = config.get_text_config(decoder=True) if hasattr(config, "get_text_config") else config
+    if text is config:
+        return model
+    parts = {"language_model": model.get_decoder()}
+    head = model.get_output_embeddings()
+    if head is not None:
+        parts["lm_head"] = head
+    return torch.nn.ModuleDict(parts)
+
+
 def parameters(model) -> dict:  # -> the counts read off a built model's parameters
     torch, _, _, conv1d = _torch()
+    config, model = model.config, counted_part(model)
     total = sum(p.numel() for p in model.parameters())
     linear = router = 0
     for name, module in model.named_modules():
@@ -486,9 +512,9 @@ def parameters(model) -> dict:  # -> the counts read off a built model's paramet
             owner = model.get_submodule(name.rsplit(".", 1)[0])
             if not isinstance(owner, (torch.nn.Linear, conv1d)):
                 router += p.numel()
-    if not _causal(model.config):  # a base text model: the lm_head its wrapper holds
-        head = model.config.vocab_size * model.config.hidden_size
-        total += 0 if getattr(model.config, "tie_word_embeddings", False) else head
+    if not _causal(config):  # a base text model: the lm_head its wrapper holds
+        head = config.vocab_size * config.hidden_size
+        total += 0 if getattr(config, "tie_word_embeddings", False) else head
         linear += head
     return {"total": total, "linear": linear, "experts": experts, "router_params": router,
             "mla_latent": latent}

@@ -3,7 +3,9 @@
 Llama 4 (a shared expert in every MoE layer, dense layers of another width, chunked attention
 cached like a window), gpt-oss (attention sinks, biases everywhere), SmolLM3 (tied by its
 class's default, which its published file leaves out); a type Transformers ships that no rule
-counts, one it does not ship, and the formats the core refuses, in the CLI's text and JSON.
+counts, one it does not ship, and the formats the core refuses, in the CLI's text and JSON;
+Qwen3.5-MoE (no dense width), OLMoE (experts as wide as intermediate_size) and a multimodal
+wrapper (Gemma 3: the language model and its head are what is counted).
 Every expected number below is arithmetic on the config's own sizes, written out.
 """
 
@@ -337,3 +339,67 @@ def test_the_cli_gives_the_fixed_state_its_own_line(tmp_path, capsys):
     assert cli.main(["costs", "--config", str(path), "--prompt", "8", "--kv-dtype", "int8"]) == 0
     assert "fixed state per user (int8)  20,054,016 B (at any context)" in capsys.readouterr(
     ).out
+
+
+def test_qwen3_5_moe_counts_every_mlp_as_experts_without_a_dense_width():
+    """Qwen3.5-MoE as its class's defaults size it (Qwen3.5-35B-A3B's text model): Qwen3-Next's
+    layers, 10 of 40 attending, every MLP a MoE of 256 experts 512 wide with top-8, a shared
+    expert and its gate; the class has no dense intermediate_size, and no layer needs one."""
+    h, heads, kv, hd, vocab = 2048, 16, 2, 256, 248320
+    attention = h * heads * hd * 2 + 2 * h * kv * hd + heads * hd * h  # q (gated), k, v, o
+    key_dim, value_dim, value_heads = 16 * 128, 32 * 128, 32
+    linear = h * (2 * key_dim + 2 * value_dim) + h * 2 * value_heads + value_dim * h
+    linear_small = (2 * key_dim + value_dim) * 4 + 2 * value_heads + 128
+    router, expert, shared_gate = h * 256, 3 * h * 512, h
+    total = (10 * (attention + 2 * hd) + 30 * (linear + linear_small)
+             + 40 * (router + 256 * expert + expert + shared_gate + 2 * h) + h + 2 * vocab * h)
+    active = (10 * attention + 30 * linear + 40 * (router + 8 * expert + expert + shared_gate)
+              + vocab * h)
+    cfg, truth = built("qwen3_5_moe_text")
+    assert "intermediate_size" not in cfg
+    m = shape(cfg)
+    assert (costs.total_params(m), costs.matmul_params(m)) == (total, active)
+    assert (total, active) == (34_660_610_688, 2_945_269_760)
+    assert (total, active) == (truth["total"], hf_oracle.active_linear(truth, 8))
+    assert (m.attention_layers, m.uncached_layers) == (10, 30)
+
+
+# OLMoE-1B-7B's sizes (allenai/OLMoE-1B-7B-0924's config.json)
+OLMOE = {"hidden_size": 2048, "intermediate_size": 1024, "num_hidden_layers": 16,
+         "num_attention_heads": 16, "num_key_value_heads": 16, "vocab_size": 50304,
+         "num_experts": 64, "num_experts_per_tok": 8, "tie_word_embeddings": False}
+
+
+def test_olmoe_experts_are_intermediate_size_wide_as_its_class_has_no_other_width():
+    h, layers, vocab, i, e, k = 2048, 16, 50304, 1024, 64, 8
+    attention, qk_norms, router, expert = 4 * h * h, h + h, h * e, 3 * h * i
+    total = layers * (attention + qk_norms + router + e * expert + 2 * h) + h + 2 * vocab * h
+    active = layers * (attention + router + k * expert) + vocab * h
+    cfg, truth = built("olmoe", **OLMOE)
+    assert "moe_intermediate_size" not in cfg
+    m = shape(cfg)
+    assert (m.num_experts, m.moe_intermediate, m.dense_layers) == (e, i, 0)
+    assert (costs.total_params(m), costs.matmul_params(m)) == (total, active)
+    assert (total, active) == (6_919_161_856, 1_178_861_568)
+    assert (total, active) == (truth["total"], hf_oracle.active_linear(truth, k))
+    # Qwen-MoE's spelling of the same field still needs its width: refused, by name
+    with pytest.raises(costs.ConfigError, match="moe_intermediate_size"):
+        shape({**cfg, "model_type": "qwen2_moe"})
+
+
+def test_a_multimodal_wrappers_counts_are_its_language_model_and_head():
+    """Gemma 3's causal-LM class wraps a vision tower and a projector around the text model. The
+    core counts text_config and says the tower is left out; the oracle's truth is the same part
+    of the model: everything else it holds is under the tower and the projector."""
+    from transformers import AutoConfig
+    config = AutoConfig.for_model("gemma3")
+    model = hf_oracle.build(config)
+    whole = sum(p.numel() for p in model.parameters())
+    beside = sum(p.numel() for name, p in model.named_parameters()
+                 if name.startswith(("model.vision_tower.", "model.multi_modal_projector.")))
+    truth = hf_oracle.parameters(model)
+    assert beside > 0 and truth["total"] == whole - beside
+    m = shape({**hf_oracle.written(config), "model_type": "gemma3"})
+    assert costs.total_params(m) == truth["total"]
+    assert costs.matmul_params(m) == truth["linear"]
+    assert any("vision tower is left out" in n for n in m.notes)

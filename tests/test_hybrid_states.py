@@ -61,7 +61,7 @@ def _jamba(r):
 
 GENERATORS = {
     "qwen3_next": _gated_deltanet, "qwen3_5_text": _gated_deltanet,
-    "olmo_hybrid": _gated_deltanet,
+    "qwen3_5_moe_text": _gated_deltanet, "olmo_hybrid": _gated_deltanet,
     "bamba": lambda r, n: _mamba2(r, n, indices=sorted(r.sample(range(n), 1))),
     "granitemoehybrid": lambda r, n: _mamba2(r, n, types=["mamba"] + [
         r.choice(["mamba", "attention"]) for _ in range(n - 2)] + ["attention"]),
@@ -137,7 +137,7 @@ def test_the_state_and_the_cached_layers_equal_transformers(model_type):
 
 # the hybrids whose layers the family table counts by kind (config_families' rows with
 # attention_layer and uncached_layer tensors)
-COUNTED = ["bamba", "olmo_hybrid", "qwen3_5_text", "qwen3_next"]
+COUNTED = ["bamba", "olmo_hybrid", "qwen3_5_moe_text", "qwen3_5_text", "qwen3_next"]
 
 
 @pytest.mark.parametrize("model_type", COUNTED)
