@@ -255,6 +255,9 @@ _GATED_ATTENTION = _HYBRID_ATTENTION_BIAS + [
     _t("the output gate's bias", "attention_layer", [["heads", "head_dim"]],
        _when("attention_bias")),
     _t("q and k norms", "attention_layer", [[2, "head_dim"]])]
+# Qwen3-Next's layers: gated attention, Gated DeltaNet, and a MoE that gates its shared expert
+_QWEN3_NEXT_TENSORS = _norms(2) + _GATED_ATTENTION + _GATED_DELTANET_TENSORS + [
+    _t("shared expert's gate", "moe_layer", [["hidden"]], matmul=True)]
 
 # Gemma 3 4B's text_config leaves out the head counts, head width and vocabulary: these are
 # Gemma3TextConfig's defaults, which the published file relies on.
@@ -336,16 +339,14 @@ HAND_FAMILIES = {
     "deepseek_v2": _DEEPSEEK,
     "deepseek_v3": _DEEPSEEK,
     # hybrids: attention on the layers layer_types names full_attention, Gated DeltaNet on
-    # the rest (their fixed state: STATES); Qwen3-Next's MoE gates its shared expert
-    "qwen3_next": _gated(tensors=_norms(2) + _GATED_ATTENTION + _GATED_DELTANET_TENSORS + [
-        _t("shared expert's gate", "moe_layer", [["hidden"]], matmul=True)]),
+    # the rest (their fixed state: STATES)
+    "qwen3_next": _gated(tensors=_QWEN3_NEXT_TENSORS),
     "qwen3_5_text": _gated(tensors=_norms(2) + _GATED_ATTENTION + _GATED_DELTANET_TENSORS),
     # Qwen3.5-MoE: Qwen3-Next's layers with every MLP a MoE, so its class has no dense
     # intermediate_size (0 here: no layer uses it)
     "qwen3_5_moe_text": _gated(figures={"intermediate": {"names": ["intermediate_size"],
                                                          "default": {"value": 0}}},
-                               tensors=_norms(2) + _GATED_ATTENTION + _GATED_DELTANET_TENSORS + [
-        _t("shared expert's gate", "moe_layer", [["hidden"]], matmul=True)]),
+                               tensors=_QWEN3_NEXT_TENSORS),
     "bamba": _gated(tensors=_norms(2) + _HYBRID_ATTENTION_BIAS + _mlp_bias(3, _when("mlp_bias"))
                     + _MAMBA2_TENSORS),
     "olmo_hybrid": _gated(tensors=_norms(2) + _HYBRID_ATTENTION_BIAS + [
@@ -456,11 +457,11 @@ _MAMBA2 = {"kind": "Mamba-2", "conv": [  # its inner width is heads x head width
 # "unlisted": the layout a type's class gives a file that lists none (no layer_types nor
 # any other spelling): a kind for every layer, or every n-th layer attending (and, with
 # "last": true, the last layer when no other would)
+# Qwen3-Next's and Qwen3.5's classes attend every full_attention_interval-th layer (4)
+_EVERY_4TH_ATTENDS = {**_GATED_DELTANET, "unlisted": {"interval": 4}}
 STATES = {
-    # Qwen3-Next's and Qwen3.5's classes attend every full_attention_interval-th layer (4)
-    "qwen3_next": {**_GATED_DELTANET, "unlisted": {"interval": 4}},
-    "qwen3_5_text": {**_GATED_DELTANET, "unlisted": {"interval": 4}},
-    "qwen3_5_moe_text": {**_GATED_DELTANET, "unlisted": {"interval": 4}},
+    "qwen3_next": _EVERY_4TH_ATTENDS, "qwen3_5_text": _EVERY_4TH_ATTENDS,
+    "qwen3_5_moe_text": _EVERY_4TH_ATTENDS,
     "olmo_hybrid": {**_GATED_DELTANET, "unlisted": {"interval": 4, "last": True}},
     # Bamba lists its attention layers in attn_layer_indices; with none listed (absent or
     # null, its class's default) Transformers builds every layer as Mamba-2

@@ -389,11 +389,13 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
         if not experts:
             return dense
         k = _top_k(cfg, experts)
-        # OLMoE, FlexOlmo: a class with no moe_intermediate_size makes each expert
-        # intermediate_size wide (the row says so, from its class's fields)
-        size = intermediate if row.get("experts_wide") == "intermediate" and not _present(
-            cfg, "moe_intermediate_size") else _count(cfg, ("moe_intermediate_size",),
-                                                      MAX_INTERMEDIATE)
+        if row.get("experts_wide") == "intermediate" and not _present(
+                cfg, "moe_intermediate_size"):
+            # OLMoE, FlexOlmo: a class with no moe_intermediate_size makes each expert
+            # intermediate_size wide (the row says so, from its class's fields)
+            size = intermediate
+        else:
+            size = _count(cfg, ("moe_intermediate_size",), MAX_INTERMEDIATE)
         shared_width = _count(cfg, ("shared_expert_intermediate_size",), MAX_INTERMEDIATE,
                               default=0, minimum=0)
         shared = 1 if shared_width else 0

@@ -178,8 +178,7 @@ def truth(config) -> dict:  # total and matmul (k of E experts) as the model hol
     # multimodal wrapper, its language model and head: hf_oracle.counted_part)
     t = hf_oracle.parameters(hf_oracle.build(config))
     # a multimodal config (Llama 4's) holds its top-k in its text config
-    text = config.get_text_config(decoder=True) if hasattr(config, "get_text_config") else config
-    k = getattr(text, "num_experts_per_tok", 0) or 0
+    k = getattr(hf_oracle.text_config(config), "num_experts_per_tok", 0) or 0
     return {"total": t["total"], "matmul": hf_oracle.active_linear(t, k) if t["experts"]
             else t["linear"] + t["router_params"]}
 

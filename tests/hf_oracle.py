@@ -475,15 +475,17 @@ def forward_cache(model, tokens: int) -> list[list[int]]:
     return held
 
 
+def text_config(config):  # -> the config of the text decoder (itself, unless multimodal)
+    return config.get_text_config(decoder=True) if hasattr(config, "get_text_config") else config
+
+
 def counted_part(model):
     """-> the part of a built model the core counts: the model itself, or for a multimodal
     wrapper (its config holds a text config apart from itself: Gemma 3, Gemma 4, Mllama, ...)
     its language model and the head over it. The core counts text_config and says that the
     vision tower is left out; the tower runs per image, never per generated token."""
     torch, _, _, _ = _torch()
-    config = model.config
-    text = config.get_text_config(decoder=True) if hasattr(config, "get_text_config") else config
-    if text is config:
+    if text_config(model.config) is model.config:
         return model
     parts = {"language_model": model.get_decoder()}
     head = model.get_output_embeddings()

@@ -267,6 +267,16 @@ def test_a_hybrids_fixed_state_is_its_own_figure():
     assert (plain.state_layers, costs.state_bytes(plain)) == (0, 0)
 
 
+def qwen3_next_layers(h, heads, kv, hd):  # -> (an attention layer's matrices, a Gated
+    # DeltaNet layer's matrices, its small tensors) as Qwen3-Next and Qwen3.5 size them: 16 key
+    # heads of 128, 32 value heads of 128, a 4-wide convolution
+    attention = h * heads * hd * 2 + 2 * h * kv * hd + heads * hd * h  # q (gated), k, v, o
+    key_dim, value_dim, value_heads = 16 * 128, 32 * 128, 32
+    linear = h * (2 * key_dim + 2 * value_dim) + h * 2 * value_heads + value_dim * h
+    linear_small = (2 * key_dim + value_dim) * 4 + 2 * value_heads + 128
+    return attention, linear, linear_small
+
+
 def test_a_gated_deltanet_hybrids_parameters_are_counted_layer_by_kind():
     """Qwen3-Next-80B-A3B worked by hand. Its 12 attention layers: q_proj twice as wide as the
     heads (the output gate), k, v, o, and q and k norms a head wide. Its 36 Gated DeltaNet
@@ -275,11 +285,8 @@ def test_a_gated_deltanet_hybrids_parameters_are_counted_layer_by_kind():
     4-wide depthwise convolution over q, k and v, a decay and a bias per value head, a norm
     one value head wide. Every layer's MoE: a router, 512 experts, a shared expert and its
     one-output gate."""
-    h, heads, kv, hd, vocab = 2048, 16, 2, 256, 151936
-    attention = h * heads * hd * 2 + 2 * h * kv * hd + heads * hd * h  # q (gated), k, v, o
-    key_dim, value_dim, value_heads = 16 * 128, 32 * 128, 32
-    linear = (h * (2 * key_dim + 2 * value_dim) + h * 2 * value_heads + value_dim * h)
-    linear_small = (2 * key_dim + value_dim) * 4 + 2 * value_heads + 128
+    h, hd, vocab = 2048, 256, 151936
+    attention, linear, linear_small = qwen3_next_layers(h, heads=16, kv=2, hd=hd)
     router, expert, shared_gate = h * 512, 3 * h * 512, h
     moe_stored = router + 512 * expert + expert + shared_gate
     total = (12 * (attention + 2 * hd) + 36 * (linear + linear_small) + 48 * (moe_stored + 2 * h)
@@ -345,11 +352,8 @@ def test_qwen3_5_moe_counts_every_mlp_as_experts_without_a_dense_width():
     """Qwen3.5-MoE as its class's defaults size it (Qwen3.5-35B-A3B's text model): Qwen3-Next's
     layers, 10 of 40 attending, every MLP a MoE of 256 experts 512 wide with top-8, a shared
     expert and its gate; the class has no dense intermediate_size, and no layer needs one."""
-    h, heads, kv, hd, vocab = 2048, 16, 2, 256, 248320
-    attention = h * heads * hd * 2 + 2 * h * kv * hd + heads * hd * h  # q (gated), k, v, o
-    key_dim, value_dim, value_heads = 16 * 128, 32 * 128, 32
-    linear = h * (2 * key_dim + 2 * value_dim) + h * 2 * value_heads + value_dim * h
-    linear_small = (2 * key_dim + value_dim) * 4 + 2 * value_heads + 128
+    h, hd, vocab = 2048, 256, 248320
+    attention, linear, linear_small = qwen3_next_layers(h, heads=16, kv=2, hd=hd)
     router, expert, shared_gate = h * 256, 3 * h * 512, h
     total = (10 * (attention + 2 * hd) + 30 * (linear + linear_small)
              + 40 * (router + 256 * expert + expert + shared_gate + 2 * h) + h + 2 * vocab * h)
