@@ -44,6 +44,7 @@ SAME_JS = """(box, html) => {
 # differs
 STILL_AGREES_JS = """(at) => {
   const island = document.getElementById("panel-head");
+  if (!AE.stillControls) { return "not wired yet"; }  // its script may still be loading
   const p = AE.stillControls.panels[0];
   const table = AE.states && AE.states.table(p.data.table);
   if (!table) { return "no table"; }
