@@ -206,6 +206,11 @@ _DEEPSEEK = _gated(tensors=_norms(2) + [
        [{"present": "q_lora_rank"}] + _when("attention_bias")),
     _t("kv latent and output projections' biases", "layer",
        [["kv_lora_rank"], ["qk_rope_head_dim"], ["hidden"]], _when("attention_bias"))])
+# DeepSeek-V2 alone reads mlp_bias: biases on the dense layers' MLPs and on each MoE layer's
+# shared-expert MLP (built even with no shared expert: a zero-wide MLP whose down bias remains)
+_DEEPSEEK_V2 = {**_DEEPSEEK, "tensors": _DEEPSEEK["tensors"] + _mlp_bias(3, _when("mlp_bias")) + [
+    _t("shared experts' MLP biases", "moe_layer", [[2, "shared_intermediate"], ["hidden"]],
+       _when("mlp_bias"))]}
 
 # Gated DeltaNet (Qwen3-Next, Qwen3.5, OLMo-Hybrid): a layer that holds no KV cache has no
 # q, k, v and o; in their place, projections to its queries and keys (key heads), its values
@@ -336,7 +341,7 @@ HAND_FAMILIES = {
     "phi3": _gated(),
     "olmo": _gated(tensors=_GEMMA_BIAS),  # OLMo's LayerNorms have no weights at all
     "olmo2": _gated(tensors=_norms(2) + _qk_norm("all") + _GEMMA_BIAS),
-    "deepseek_v2": _DEEPSEEK,
+    "deepseek_v2": _DEEPSEEK_V2,
     "deepseek_v3": _DEEPSEEK,
     # hybrids: attention on the layers layer_types names full_attention, Gated DeltaNet on
     # the rest (their fixed state: STATES)

@@ -190,8 +190,8 @@ def _gen_deepseek(r, v3):
              num_experts_per_tok=r.randint(1, e), moe_intermediate_size=r.randint(4, 32),
              n_shared_experts=r.choice([0, 1, 2]), first_k_dense_replace=r.randint(0, layers),
              n_group=1, topk_group=1, attention_bias=r.random() < 0.3)
-    if not v3:
-        c["topk_method"] = "greedy"
+    if not v3:  # V2 alone reads mlp_bias (dense and shared-expert MLPs)
+        c.update(topk_method="greedy", mlp_bias=r.random() < 0.3)
     return c
 
 
