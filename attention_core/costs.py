@@ -233,7 +233,18 @@ def _language_model(cfg: dict, notes: list[str]) -> dict:  # multimodal config -
         raise ConfigError("text_config", f"must be an object, got {_json_type(text)}")
     notes.append("Counted the language model in text_config; the vision tower is left out.")
     outer = {k: v for k, v in cfg.items() if k != "text_config"}
-    return {**outer, **text}  # the text part's fields win; shared ones (tying) come from outside
+    merged = {**outer, **text}  # the text part's fields win, but for tying: Transformers ties
+    # a wrapper's head as the wrapper's own config says
+    if "tie_word_embeddings" in outer:
+        merged["tie_word_embeddings"] = outer["tie_word_embeddings"]
+    # a text model with no row of its own (Mllama's, Emu3's) is counted by its wrapper's row,
+    # which the derivation fits to the wrapper's language model
+    inner, wrapper = text.get("model_type"), outer.get("model_type")
+    if (isinstance(inner, str) and isinstance(wrapper, str) and wrapper
+            and not config_families.family(inner, merged)[0]
+            and config_families.family(wrapper, merged)[0]):
+        merged["model_type"] = wrapper
+    return merged
 
 
 def _model_type(cfg: dict) -> str:

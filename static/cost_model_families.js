@@ -94,6 +94,14 @@
     const merged = new Map();
     cfg.forEach(function (v, k) { if (k !== "text_config") merged.set(k, v); });
     text.forEach(function (v, k) { merged.set(k, v); });
+    // tying as the wrapper's own config says (costs._language_model)
+    if (cfg.has("tie_word_embeddings")) merged.set("tie_word_embeddings", cfg.get("tie_word_embeddings"));
+    // a text model with no row of its own is counted by its wrapper's row (costs._language_model)
+    const inner = text.get("model_type"), wrapper = cfg.get("model_type");
+    if (typeof inner === "string" && typeof wrapper === "string" && wrapper
+        && !family(inner, merged)[0] && family(wrapper, merged)[0]) {
+      merged.set("model_type", wrapper);
+    }
     return merged;
   }
 

@@ -652,9 +652,14 @@ def left_out(family: str, config, cfg: dict) -> tuple[list[str], dict]:
 
 
 def optional_fields(family: str, cfg: dict) -> set[str]:  # the fields the core reads with a
-    # default when a file leaves them out (config_families.optional_groups)
-    row = config_families.family(family, cfg)[1]
-    return {f for g in config_families.optional_groups(row) for f in g}
+    # default when a file leaves them out (config_families.optional_groups), less a size with
+    # no default that the type's class does not fill with a constant (OLMo-Hybrid's linear
+    # heads, which its class computes from other sizes): the core refuses a file without it
+    key, row = config_families.family(family, cfg)
+    _, filled = config_families.with_class_defaults(key or family, row, {})
+    required = {f["field"] for term in row["tensors"] for product in term["size"]
+                for f in product if isinstance(f, dict) and "default" not in f}
+    return {f for g in config_families.optional_groups(row) for f in g} - (required - set(filled))
 
 
 def generate(per_family: int, seed: int, families=None) -> list[dict]:

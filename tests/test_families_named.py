@@ -148,6 +148,25 @@ def test_deepseek_with_attention_bias_counts_its_latent_projections_biases():
         assert costs.total_params(shape(cfg)) == truth["total"], q_rank
 
 
+def test_deepseek_v2_with_mlp_bias_counts_its_dense_and_shared_experts_biases():
+    # DeepSeek-V2 alone reads mlp_bias: each dense layer's MLP gains gate, up (intermediate
+    # wide) and down (hidden) biases, and so does each MoE layer's shared-expert MLP
+    # (n_shared_experts x moe_intermediate_size wide); the routed experts never have one
+    h, i, moe_i, shared, layers, dense = 48, 40, 12, 2, 4, 1
+    small = {"hidden_size": h, "intermediate_size": i, "moe_intermediate_size": moe_i,
+             "num_hidden_layers": layers, "num_attention_heads": 4, "num_key_value_heads": 4,
+             "vocab_size": 300, "n_routed_experts": 4, "n_shared_experts": shared,
+             "num_experts_per_tok": 2, "first_k_dense_replace": dense, "kv_lora_rank": 16,
+             "q_lora_rank": 24, "qk_rope_head_dim": 8, "qk_nope_head_dim": 8, "v_head_dim": 8,
+             "topk_method": "greedy"}
+    biases = dense * (2 * i + h) + (layers - dense) * (2 * shared * moe_i + h)
+    without, _ = built("deepseek_v2", **small, mlp_bias=False)
+    cfg, truth = built("deepseek_v2", **small, mlp_bias=True)
+    assert costs.total_params(shape(cfg)) - costs.total_params(shape(without)) == biases
+    assert costs.total_params(shape(cfg)) == truth["total"]
+    assert costs.matmul_params(shape(cfg)) == costs.matmul_params(shape(without))
+
+
 def test_a_multimodal_ropes_text_model_caches_what_the_core_counts():
     # Qwen2.5-VL's text model at small random sizes: its forward runs once its RoPE sections
     # fit the head (hf_oracle sizes them), and its cache holds the core's KV
@@ -407,3 +426,44 @@ def test_a_multimodal_wrappers_counts_are_its_language_model_and_head():
     assert costs.total_params(m) == truth["total"]
     assert costs.matmul_params(m) == truth["linear"]
     assert any("vision tower is left out" in n for n in m.notes)
+
+
+SMALL_TEXT = {"hidden_size": 32, "intermediate_size": 40, "num_hidden_layers": 2,
+              "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 8,
+              "vocab_size": 300, "pad_token_id": 0}
+
+
+def wrapped(outer: str, text: dict, **fields):  # -> (the core's shape, Transformers' counts);
+    # the JavaScript twin's total and matmul equal the core's
+    from transformers import AutoConfig
+
+    from tests import test_cost_model_js as twin
+    config = AutoConfig.for_model(outer, text_config=text, **fields)
+    truth = hf_oracle.parameters(hf_oracle.build(config))
+    cfg = {**hf_oracle.written(config), "model_type": outer}
+    case = twin.text_case("family", cfg, calls=[["total_params", "M"], ["matmul_params", "M"]])
+    assert not twin.compare([case], [twin.run_py(case)], twin.run_js([case]))
+    return shape(cfg), truth
+
+
+def test_a_wrapper_ties_its_head_as_its_own_config_says():
+    """GOT-OCR2's text model is a Qwen2, untied by its own field; Transformers ties the
+    wrapper's head to the embedding as the wrapper's config says, so the core does too."""
+    text = {"model_type": "qwen2", **SMALL_TEXT, "tie_word_embeddings": False}
+    tied, truth_tied = wrapped("got_ocr2", text, tie_word_embeddings=True)
+    untied, truth_untied = wrapped("got_ocr2", text, tie_word_embeddings=False)
+    assert (tied.tied, untied.tied) == (True, False)
+    assert truth_untied["total"] - truth_tied["total"] == 300 * 32  # the head's own matrix
+    assert costs.total_params(tied) == truth_tied["total"]
+    assert costs.total_params(untied) == truth_untied["total"]
+
+
+def test_a_text_model_without_a_row_is_counted_by_its_wrappers_row():
+    """Emu3's text model (emu3_text_model) has no row: no causal LM of its own builds. Its
+    wrapper's row, fitted to the wrapper's language model, counts it, and says whose row."""
+    from attention_core import config_families
+    assert "emu3_text_model" not in config_families.FAMILIES and "emu3" in config_families.FAMILIES
+    m, truth = wrapped("emu3", {"model_type": "emu3_text_model", **SMALL_TEXT})
+    assert m.name == "emu3"
+    assert costs.total_params(m) == truth["total"]
+    assert costs.matmul_params(m) == truth["linear"]
