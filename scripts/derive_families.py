@@ -14,11 +14,12 @@ tests/hf_oracle.py reads). It then derives what attention_core/families_derived.
   own: the MLP's matrices (2 or 3) and the tensors beside the big matrices (norms, biases,
   sinks, shared experts, extra projections), each size fitted exactly, as integer sums of
   products of the core's figures, to what the builds hold; a boolean field that changes
-  the model adds its own terms, taken when the field is set (or unset) as the class's
-  default says;
+  the model adds its own terms, taken when the field is set (or unset) against the class's
+  default (fields the class accepts flipped only together, flipped and taken together);
 - `exact`: for every type, which counts (total, matmul, kv) equal the model's on fresh
-  draws the fit never saw, so the core can say which figures may be off; KV on the cache of
-  a forward, so where a draw's forward cannot run, on the next draw whose forward does.
+  draws the fit never saw (with random flags, then each flag flipped for certain), so the
+  core can say which figures may be off; KV on the cache of a forward, so where a draw's
+  forward cannot run, on the next draw whose forward does.
 
     python scripts/derive_families.py                  # every type -> the JSON file
     python scripts/derive_families.py --type gpt_oss   # these types only, printed
@@ -429,27 +430,37 @@ def _flag_tensors(model_type, r, defaults, row) -> list[dict]:
     base = draw(model_type, random.Random(r.random()))
     if base is None:
         return out
-    for flag, default in defaults.items():
-        if flag in NOT_TOGGLED:
-            continue
-        flipped = draw(model_type, random.Random(r.random()), {flag: not default})
-        if flipped is None:
-            continue
-        with provisional(model_type, row):
-            try:
-                before = truth(flipped[0])["total"] - core(flipped[1])["total"]
-            except costs.ConfigError:
-                continue
-        if before == 0:  # the flag changes nothing the row does not already count
-            continue
-        draws = _draws(model_type, r, FIT_DRAWS, {flag: not default})
-        if len(draws) < FIT_DRAWS:
-            continue
-        when = [{"flag": flag, "default": default, **({"is": False} if default else {})}]
-        extra = _fitted_tensors(draws, [truth(c) for c, _ in draws], row, model_type, when)
-        if extra:
-            out += extra
+    refused = []  # flags whose class refuses them flipped alone
+    for flag in (f for f in defaults if f not in NOT_TOGGLED):
+        out_of(model_type, r, row, {flag: defaults[flag]}, out, refused)
+    if len(refused) > 1:  # flipped only together (InternLM3: attention_bias and mlp_bias
+        # must agree), so their terms are taken when all are flipped
+        out_of(model_type, r, row, {f: defaults[f] for f in refused}, out, [])
     return out
+
+
+def out_of(model_type, r, row, flags: dict, out: list, refused: list) -> bool:
+    """Fit the terms that `flags` (each flipped against its class default) add, onto `out`;
+    a set whose flip no class accepts goes to `refused`. -> whether any were added."""
+    flipped_to = {f: not d for f, d in flags.items()}
+    flipped = draw(model_type, random.Random(r.random()), flipped_to)
+    if flipped is None:
+        refused.extend(flags)
+        return False
+    with provisional(model_type, row):
+        try:
+            before = truth(flipped[0])["total"] - core(flipped[1])["total"]
+        except costs.ConfigError:
+            return False
+    if before == 0:  # the flags change nothing the row does not already count
+        return False
+    draws = _draws(model_type, r, FIT_DRAWS, flipped_to)
+    if len(draws) < FIT_DRAWS:
+        return False
+    when = [{"flag": f, "default": d, **({"is": False} if d else {})} for f, d in flags.items()]
+    extra = _fitted_tensors(draws, [truth(c) for c, _ in draws], row, model_type, when)
+    out += extra or []
+    return bool(extra)
 
 
 def check(model_type: str, r: random.Random, entry: dict) -> dict:
@@ -478,8 +489,32 @@ def check(model_type: str, r: random.Random, entry: dict) -> dict:
             if kv is not None:
                 exact["kv"] &= kv
                 ran = True
+        # and each flag flipped against its class default, for certain: alone, or together
+        # with the others its class refuses flipped alone (InternLM3's two biases)
+        defaults = entry["defaults"]
+        refused = [f for f in flags if not _flipped_exact(
+            model_type, r, {f: not defaults[f]}, exact)]
+        if len(refused) > 1:
+            _flipped_exact(model_type, r, {f: not defaults[f] for f in refused}, exact)
     exact["kv"] &= ran  # shown exact only on caches that a forward filled
     return exact
+
+
+def _flipped_exact(model_type, r, flags, exact) -> bool:  # -> whether a config with these
+    # flags builds; where it does, `exact` is and-ed with its counts'
+    got = draw(model_type, r, flags)
+    if got is None:
+        return False
+    config, cfg = got
+    try:
+        t, c = truth(config), core(cfg)
+    except costs.ConfigError:
+        exact.update(total=False, matmul=False, kv=False)
+        return True
+    exact["total"] &= t["total"] == c["total"]
+    exact["matmul"] &= t["matmul"] == c["matmul"]
+    exact["kv"] &= _kv_exact(model_type, config, cfg) is not False
+    return True
 
 
 def _kv_exact_where_it_runs(model_type, r, config, cfg) -> bool | None:

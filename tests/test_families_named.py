@@ -467,3 +467,18 @@ def test_a_text_model_without_a_row_is_counted_by_its_wrappers_row():
     assert m.name == "emu3"
     assert costs.total_params(m) == truth["total"]
     assert costs.matmul_params(m) == truth["linear"]
+
+
+def test_flags_a_class_takes_only_together_are_fitted_together():
+    """InternLM3's class refuses attention_bias without mlp_bias (and the other way round), so
+    the derivation flips both at once and its row's bias terms need both; with both set, the
+    core counts what Transformers builds."""
+    from attention_core import config_families
+    row = config_families.FAMILIES["internlm3"]
+    both = [t for t in row["tensors"]
+            if {c.get("flag") for c in t["when"]} == {"attention_bias", "mlp_bias"}]
+    assert both, row["tensors"]
+    sizes = {k: v for k, v in SMALL_TEXT.items() if k != "head_dim"}
+    for bias in (True, False):
+        cfg, truth = built("internlm3", **sizes, attention_bias=bias, mlp_bias=bias)
+        assert costs.total_params(shape(cfg)) == truth["total"], bias
