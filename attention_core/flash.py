@@ -148,17 +148,31 @@ class TileCount:
     pairs_kept: int  # n (n + 1) / 2 under the mask, n² without
 
 
+def tile_rows(n, block_rows, block_cols, causal):  # -> [(rows, full, skipped, keys seen)]
+    # tile_kind's rule for a whole row of tiles at once, not tile by tile (a long prompt has
+    # millions of tiles: 131,072 tokens in 128 x 64 tiles, 2 M): per query block, its FULL
+    # and SKIPPED tiles and the keys of the tiles it visits
+    cols = len(blocks(n, block_cols))
+    out = []
+    for r0, r1 in blocks(n, block_rows):
+        if not causal:
+            out.append(((r0, r1), cols, 0, n))
+            continue
+        # key blocks ending at or before row r0; key blocks starting after row r1 - 1
+        full = cols if n <= r0 + 1 else min(cols, (r0 + 1) // block_cols)
+        skipped = cols - min(cols, -(-r1 // block_cols))
+        out.append(((r0, r1), full, skipped, min((cols - skipped) * block_cols, n)))
+    return out
+
+
 def tile_count(n, d, block_rows, block_cols, causal):  # -> TileCount
-    row_blocks, col_blocks = blocks(n, block_rows), blocks(n, block_cols)
-    kinds = tile_kinds(n, block_rows, block_cols, causal)
-    flat = [(kinds[i][j], (r[1] - r[0]) * (c[1] - c[0]))
-            for i, r in enumerate(row_blocks) for j, c in enumerate(col_blocks)]
-    visited = sum(area for kind, area in flat if kind != SKIPPED)
+    rows, cols = tile_rows(n, block_rows, block_cols, causal), len(blocks(n, block_cols))
+    full = sum(r[1] for r in rows)
+    skipped = sum(r[2] for r in rows)
+    visited = sum((r1 - r0) * seen for (r0, r1), _, _, seen in rows)
     return TileCount(
-        tiles=len(flat), full=sum(kind == FULL for kind, _ in flat),
-        diagonal=sum(kind == DIAGONAL for kind, _ in flat),
-        skipped=sum(kind == SKIPPED for kind, _ in flat),
-        flops_square=4 * n * n * d, flops_visited=4 * visited * d,
+        tiles=len(rows) * cols, full=full, diagonal=len(rows) * cols - full - skipped,
+        skipped=skipped, flops_square=4 * n * n * d, flops_visited=4 * visited * d,
         pairs_kept=n * (n + 1) // 2 if causal else n * n)
 
 
@@ -185,10 +199,8 @@ def traffic(n, d, block_rows, block_cols, *, causal=False, bytes_per_value=2, ls
     # softmax, P written, read for PV); the mask's own pass over S is not counted.
     square = 4 * n * n * bytes_per_value
     standard = 4 * n * d * bytes_per_value + square
-    kinds = tile_kinds(n, block_rows, block_cols, causal)
-    col_blocks = blocks(n, block_cols)
-    kv_values = sum(2 * (c[1] - c[0]) * d for row in kinds
-                    for kind, c in zip(row, col_blocks) if kind != SKIPPED)
-    kv = kv_values * bytes_per_value
+    # K and V: the keys of every tile a query block visits
+    kv = sum(2 * seen * d for *_, seen in tile_rows(n, block_rows, block_cols, causal))
+    kv *= bytes_per_value
     tiled = 2 * n * d * bytes_per_value + kv + n * lse_bytes
     return Traffic(standard, tiled, square, kv)
