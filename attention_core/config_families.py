@@ -502,8 +502,12 @@ DERIVED = json.loads(Path(__file__).with_name("families_derived.json").read_text
 
 # --- a field left out reads as its config class's default, as Transformers reads it ---------
 # Fields costs.py reads as optional outside the rules (MoE layout, MLA, windows). A field the
-# core requires (the sizes, num_experts_per_tok) is refused when left out, never filled.
-OPTIONAL_READS = [["first_k_dense_replace"], ["n_shared_experts"], ["decoder_sparse_step"],
+# core requires (the sizes) is refused when left out, never filled; the experts' count and
+# top-k are filled where the type's class keeps a constant default (a Mixtral file without
+# num_local_experts builds 8 experts in Transformers, not a dense MLP).
+OPTIONAL_READS = [["num_experts", "num_local_experts"], ["n_routed_experts"],
+                  ["num_experts_per_tok"],
+                  ["first_k_dense_replace"], ["n_shared_experts"], ["decoder_sparse_step"],
                   ["moe_layer_freq"], ["interleave_moe_layer_step"], ["max_window_layers"],
                   ["use_sliding_window"], ["no_rope_layer_interval"], ["sliding_window_pattern"],
                   ["q_lora_rank"], ["mlp_only_layers"]]

@@ -55,6 +55,7 @@ SEED = 50
 FIT_DRAWS = 28  # more draws than the basis has terms, so an exact fit is not a coincidence
 CHECK_DRAWS = 6  # fresh draws the fit never saw, with a forward for the cache
 KV_TRIES = 8  # draws tried, in turn, for a forward that runs (_kv_exact_where_it_runs)
+MOE_COUNTS = {"num_experts", "num_local_experts", "n_routed_experts", "num_experts_per_tok"}
 # booleans that say how a model runs or what it returns, never what it stores
 NOT_TOGGLED = ("tie_word_embeddings", "is_encoder_decoder")  # read by the core itself
 RUNTIME_FLAGS = {"output_hidden_states", "return_dict", "is_encoder_decoder", "use_cache",
@@ -420,6 +421,10 @@ def derive(model_type: str) -> dict:
     entry["exact"] = check(model_type, r, entry)
     counted_by = HAND.get(model_type) or entry.get("row") or config_families.UNKNOWN
     entry["fills"] = class_fills(model_type, counted_by)
+    if not entry["exact"]["total"]:  # an experts' count the core's reading of this type is not
+        # shown to use as the model does (Nemotron-H's experts sit on its E layers alone): a
+        # file without it stays dense rather than gaining the class's experts everywhere
+        entry["fills"] = {k: v for k, v in entry["fills"].items() if k not in MOE_COUNTS}
     return entry
 
 
@@ -432,35 +437,33 @@ def _flag_tensors(model_type, r, defaults, row) -> list[dict]:
         return out
     refused = []  # flags whose class refuses them flipped alone
     for flag in (f for f in defaults if f not in NOT_TOGGLED):
-        out_of(model_type, r, row, {flag: defaults[flag]}, out, refused)
+        _fit_flipped(model_type, r, row, {flag: defaults[flag]}, out, refused)
     if len(refused) > 1:  # flipped only together (InternLM3: attention_bias and mlp_bias
         # must agree), so their terms are taken when all are flipped
-        out_of(model_type, r, row, {f: defaults[f] for f in refused}, out, [])
+        _fit_flipped(model_type, r, row, {f: defaults[f] for f in refused}, out, [])
     return out
 
 
-def out_of(model_type, r, row, flags: dict, out: list, refused: list) -> bool:
-    """Fit the terms that `flags` (each flipped against its class default) add, onto `out`;
-    a set whose flip no class accepts goes to `refused`. -> whether any were added."""
+def _fit_flipped(model_type, r, row, flags: dict, out: list, refused: list) -> None:
+    """Adds to `out` the terms that `flags` (each flipped against its class default, given
+    here) add to the model; flags whose class refuses that flip go to `refused`."""
     flipped_to = {f: not d for f, d in flags.items()}
     flipped = draw(model_type, random.Random(r.random()), flipped_to)
     if flipped is None:
         refused.extend(flags)
-        return False
+        return
     with provisional(model_type, row):
         try:
             before = truth(flipped[0])["total"] - core(flipped[1])["total"]
         except costs.ConfigError:
-            return False
+            return
     if before == 0:  # the flags change nothing the row does not already count
-        return False
+        return
     draws = _draws(model_type, r, FIT_DRAWS, flipped_to)
     if len(draws) < FIT_DRAWS:
-        return False
+        return
     when = [{"flag": f, "default": d, **({"is": False} if d else {})} for f, d in flags.items()]
-    extra = _fitted_tensors(draws, [truth(c) for c, _ in draws], row, model_type, when)
-    out += extra or []
-    return bool(extra)
+    out += _fitted_tensors(draws, [truth(c) for c, _ in draws], row, model_type, when) or []
 
 
 def check(model_type: str, r: random.Random, entry: dict) -> dict:

@@ -297,6 +297,10 @@ def family_config(rng: random.Random, family: str) -> dict:
             cfg["no_rope_layer_interval"] = rng.choice([4, 1, 0, None])
     if family == "mpt" and rng.random() < 0.7:
         cfg["expansion_ratio"] = rng.choice([4, 2.5, 8 / 3, 1e-9, 0, -1, True, "4", 1e308, 3.0])
+    fills = config_families.DERIVED["types"].get(family, {}).get("fills", {})
+    if {"num_experts", "num_local_experts", "n_routed_experts"} & set(fills) \
+            and rng.random() < 0.8:  # the experts' count comes from the class: their width
+        cfg["moe_intermediate_size"] = rng.choice([8, 1408, 2048])
     return cfg
 
 

@@ -482,3 +482,30 @@ def test_flags_a_class_takes_only_together_are_fitted_together():
     for bias in (True, False):
         cfg, truth = built("internlm3", **sizes, attention_bias=bias, mlp_bias=bias)
         assert costs.total_params(shape(cfg)) == truth["total"], bias
+
+
+def test_a_moe_file_without_its_experts_count_has_its_classs_experts():
+    """A Mixtral file that leaves out num_local_experts and num_experts_per_tok builds 8
+    experts, 2 active, in Transformers (its class's defaults), so the core counts them and
+    says it took them from the class; it is not read as a dense MLP."""
+    sizes = {"hidden_size": 32, "intermediate_size": 24, "num_hidden_layers": 2,
+             "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 300}
+    cfg, truth = built("mixtral", **sizes)
+    sparse = {k: v for k, v in cfg.items()
+              if k not in ("num_local_experts", "num_experts_per_tok")}
+    m = shape(sparse)
+    assert (m.num_experts, m.experts_per_token) == (8, 2)
+    assert costs.total_params(m) == truth["total"]
+    assert costs.matmul_params(m) == hf_oracle.active_linear(truth, 2)
+    assert any("num_local_experts 8" in n and "num_experts_per_tok 2" in n for n in m.notes)
+
+
+def test_an_experts_count_is_filled_only_where_the_type_is_counted_exactly():
+    """Nemotron-H's class defaults n_routed_experts to 8, but its experts sit on its E layers
+    alone, which the core does not read as Transformers does (its total is not shown exact):
+    a Nemotron-H file without n_routed_experts is not given 8 experts on every layer."""
+    from attention_core import config_families
+    types = config_families.DERIVED["types"]
+    assert not types["nemotron_h"]["exact"]["total"]
+    assert "n_routed_experts" not in types["nemotron_h"]["fills"]
+    assert types["mixtral"]["fills"]["num_local_experts"] == 8
