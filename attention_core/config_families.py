@@ -507,7 +507,8 @@ DERIVED = json.loads(Path(__file__).with_name("families_derived.json").read_text
 # num_local_experts builds 8 experts in Transformers, not a dense MLP).
 OPTIONAL_READS = [["num_experts", "num_local_experts"], ["n_routed_experts"],
                   ["num_experts_per_tok"],
-                  ["first_k_dense_replace"], ["n_shared_experts"], ["decoder_sparse_step"],
+                  ["first_k_dense_replace"], ["n_shared_experts"], ["num_shared_experts"],
+                  ["decoder_sparse_step"],
                   ["moe_layer_freq"], ["interleave_moe_layer_step"], ["max_window_layers"],
                   ["use_sliding_window"], ["no_rope_layer_interval"], ["sliding_window_pattern"],
                   ["q_lora_rank"], ["mlp_only_layers"]]

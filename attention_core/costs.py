@@ -355,6 +355,20 @@ def _layer_indices(cfg: dict, key: str) -> set[int]:  # optional list of layer n
     return set(value)
 
 
+def _mlp_layer_kinds(cfg: dict, layers: int, moe_layers: int) -> int:
+    """The MoE layers as mlp_layer_types lists them ("dense" or "sparse" a layer: AXK, EXAONE
+    MoE, GLM-4.7-Flash, Laguna, ...), which wins over a family's own layout fields; without
+    it, `moe_layers` as those fields say."""
+    kinds = cfg.get("mlp_layer_types")
+    if kinds is None:
+        return moe_layers
+    if not isinstance(kinds, list) or not all(k in ("dense", "sparse") for k in kinds):
+        raise ConfigError("mlp_layer_types", 'must be a list of "dense" and "sparse"')
+    if len(kinds) != layers:
+        raise ConfigError("mlp_layer_types", f"has {len(kinds)} entries for {layers} layers")
+    return kinds.count("sparse")
+
+
 def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str],
          row: dict) -> dict:
     """Mixture of experts, read the way each family writes it. Dense models: no experts."""
@@ -410,11 +424,16 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
         shared_width = _count(cfg, ("shared_expert_intermediate_size",), MAX_INTERMEDIATE,
                               default=0, minimum=0)
         shared = 1 if shared_width else 0
+        if not shared_width and _present(cfg, "num_shared_experts"):  # EXAONE MoE, HY-V3:
+            # one MLP for the shared experts, each as wide as a routed one
+            shared = _count(cfg, ("num_shared_experts",), MAX_EXPERTS, minimum=0)
+            shared_width = shared * size
         step = _count(cfg, ("decoder_sparse_step",), MAX_LAYERS, default=1)
         dense_only = _layer_indices(cfg, "mlp_only_layers")
         moe_layers = sum(1 for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
     else:
         return dense
+    moe_layers = _mlp_layer_kinds(cfg, layers, moe_layers)
     notes.append(
         f"Mixture of experts: {k} of {experts} routed experts active per token"
         + (f", plus {shared} shared" if shared else "")

@@ -118,7 +118,7 @@ def _sizes(r: random.Random) -> dict:
     kv = r.choice([d for d in range(1, heads + 1) if heads % d == 0])
     head_dim = r.choice([4, 8, 12, 16])
     experts = r.randint(3, 8)
-    return {
+    out = {
         "num_hidden_layers": r.randint(2, 6), "num_attention_heads": heads,
         "num_key_value_heads": kv, "head_dim": head_dim,
         "hidden_size": heads * head_dim if r.random() < 0.5 else r.choice([16, 24, 32, 40, 48]),
@@ -128,6 +128,8 @@ def _sizes(r: random.Random) -> dict:
         "num_experts_per_tok": r.randint(1, experts), "moe_intermediate_size": r.randint(5, 41),
         "shared_expert_intermediate_size": r.randint(5, 41), "n_shared_experts": r.randint(1, 2),
     }
+    out["num_shared_experts"] = out["n_shared_experts"]  # EXAONE MoE's, HY-V3's name for it
+    return out
 
 
 def _with_mamba2(kwargs: dict, r: random.Random, fields: set[str]) -> dict:
@@ -180,6 +182,10 @@ def draw(model_type: str, r: random.Random, flags: dict | None = None, tries: in
             kwargs["attn_layer_indices"] = sorted(r.sample(range(layers), r.randint(1, layers)))
         if "pad_token_id" in sized:  # a class default past a small vocabulary
             kwargs["pad_token_id"] = 0
+        if "mlp_layer_types" in sized:  # dense and MoE layers in any order, so a term per
+            # dense layer is told apart from one per model (the class's default: 1 dense)
+            kwargs["mlp_layer_types"] = [r.choice(["dense", "sparse"])
+                                         for _ in range(kwargs["num_hidden_layers"])]
         if nested:  # a multimodal wrapper: the sizes go to its text model
             kwargs = {"text_config": {"model_type": nested.model_type, **kwargs}}
         kwargs.update(flags or {})

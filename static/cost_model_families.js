@@ -313,6 +313,19 @@
     return new Set(value);
   }
 
+  function mlpLayerKinds(cfg, layers, moeLayers) { // costs._mlp_layer_kinds
+    const kinds = get(cfg, "mlp_layer_types");
+    if (kinds === null) return moeLayers;
+    if (!Array.isArray(kinds) || !kinds.every(k => k === "dense" || k === "sparse")) {
+      throw ConfigError("mlp_layer_types", 'must be a list of "dense" and "sparse"');
+    }
+    if (kinds.length !== layers) {
+      throw ConfigError("mlp_layer_types", "has " + kinds.length + " entries for " + layers
+        + " layers");
+    }
+    return kinds.filter(k => k === "sparse").length;
+  }
+
   function moe(cfg, layers, hidden, intermediate, notes, row) {
     const dense = { num_experts: 0, experts_per_token: 0, moe_intermediate: 0,
       shared_experts: 0, shared_intermediate: 0, dense_layers: layers };
@@ -363,6 +376,10 @@
         ? intermediate : count(cfg, ["moe_intermediate_size"], MAX_INTERMEDIATE);
       sharedWidth = count(cfg, ["shared_expert_intermediate_size"], MAX_INTERMEDIATE, 0, 0);
       shared = sharedWidth ? 1 : 0;
+      if (!sharedWidth && present(cfg, "num_shared_experts")) { // EXAONE MoE, HY-V3
+        shared = count(cfg, ["num_shared_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
+        sharedWidth = shared * size;
+      }
       const step = count(cfg, ["decoder_sparse_step"], MAX_LAYERS, 1);
       const denseOnly = layerIndices(cfg, "mlp_only_layers");
       for (i = 0; i < layers; i++) {
@@ -371,6 +388,7 @@
     } else {
       return dense;
     }
+    moeLayers = mlpLayerKinds(cfg, layers, moeLayers);
     notes.push("Mixture of experts: " + k + " of " + experts + " routed experts active per "
       + "token" + (shared ? ", plus " + shared + " shared" : "") + "; "
       + (layers - moeLayers) + " of " + layers + " layers have a dense MLP.");

@@ -239,8 +239,9 @@ def length_calls(rng: random.Random, window=None) -> list:
 SIZES = [1, 2, 3, 4, 6, 8, 12, 16, 32, 40, 64, 96, 128, 256, 512, 1000, 4096, 8192, 10_000]
 
 
-def family_config(rng: random.Random, family: str) -> dict:
-    """A random config spelled the way the table says `family` spells it, nulls and gaps too."""
+def family_config(rng: random.Random, family: str, whole: bool = False) -> dict:
+    """A random config spelled the way the table says `family` spells it, nulls and gaps too
+    (none when `whole`: each figure written, so the family is read at least once)."""
     row = config_families.FAMILIES.get(family, config_families.UNKNOWN)
     cfg: dict = {} if family == "" else {"model_type": family}
     heads = rng.choice([1, 2, 4, 8, 12, 16, 32, 64, 128, 100_000])
@@ -258,6 +259,8 @@ def family_config(rng: random.Random, family: str) -> dict:
         rule = config_families.rule(row, figure)
         names = rule["names"] or ["ffn_hidden_size"]
         roll, rate = rng.random(), (0.1 if "default" in rule else 0.01)
+        if whole:
+            roll = 1.0
         if roll < rate:
             continue  # absent: the default, or "is missing"
         if roll < 2 * rate:
@@ -299,8 +302,10 @@ def family_config(rng: random.Random, family: str) -> dict:
         cfg["expansion_ratio"] = rng.choice([4, 2.5, 8 / 3, 1e-9, 0, -1, True, "4", 1e308, 3.0])
     fills = config_families.DERIVED["types"].get(family, {}).get("fills", {})
     if {"num_experts", "num_local_experts", "n_routed_experts"} & set(fills) \
-            and rng.random() < 0.8:  # the experts' count comes from the class: their width
+            and (whole or rng.random() < 0.8):  # the experts' count is the class's: a width
         cfg["moe_intermediate_size"] = rng.choice([8, 1408, 2048])
+        if "num_experts_per_tok" not in fills:  # and a top-k where the class has none fixed
+            cfg["num_experts_per_tok"] = 1
     return cfg
 
 
@@ -348,7 +353,17 @@ def with_moe(rng: random.Random, cfg: dict) -> dict:
         cfg.update(num_experts=experts, moe_intermediate_size=rng.choice([768, 1408]),
                    shared_expert_intermediate_size=rng.choice([0, 5632, None]),
                    decoder_sparse_step=rng.choice([1, 2, None]),
-                   mlp_only_layers=rng.choice([[], [0, 1], [0, 3, 99], None, [True], "0"]))
+                   mlp_only_layers=rng.choice([[], [0, 1], [0, 3, 99], None, [True], "0"]),
+                   num_shared_experts=rng.choice([None, 1, 2, 0, -1]))
+        if cfg["num_shared_experts"] is None:
+            del cfg["num_shared_experts"]
+    if rng.random() < 0.3:  # each layer's MLP listed (AXK, EXAONE MoE, ...), some malformed
+        layers = cfg.get("num_hidden_layers")
+        layers = min(max(layers, 0), 64) if isinstance(layers, int) else 4
+        cfg["mlp_layer_types"] = rng.choice([
+            [rng.choice(["dense", "sparse"]) for _ in range(layers)],
+            ["dense"] + ["sparse"] * max(layers - 1, 0), ["sparse"] * (layers + 1),
+            ["moe"] * layers, "sparse", None])
     return cfg
 
 
@@ -460,7 +475,8 @@ FIELDS = sorted({name for rule in config_families.BASE.values() for name in rule
                    "moe_intermediate_size", "quantization_config", "block_configs",
                    "multi_query_group_num", "is_encoder_decoder", "intermediate_size_mlp",
                    "interleave_moe_layer_step", "moe_layers", "no_rope_layers",
-                   "no_rope_layer_interval", "attention_chunk_size"} | _table_fields())
+                   "no_rope_layer_interval", "attention_chunk_size", "mlp_layer_types",
+                   "num_shared_experts"} | _table_fields())
 # beside the rows: types Transformers ships that no row counts, an encoder-decoder, and others
 MODEL_TYPES = [*config_families.FAMILIES, "qwen3_next", "jamba", "bart", "t5", "", "mystery",
                "it's", 'say "hi"', "a\nb\tc\\",
@@ -475,11 +491,14 @@ def generated_cases(count: int) -> list[dict]:
     for i in range(count):
         roll = rng.random()
         if roll < 0.55 or i < 4 * len(families):  # every family a few times, then at random
-            cfg = family_config(rng, families[i % len(families)])
+            cfg = family_config(rng, families[i % len(families)], whole=i < len(families))
             kind = f"family {families[i % len(families)] or '(none)'}"
         else:
             cfg = copy.deepcopy(rng.choice(BASES))
             kind = "published config, changed"
+        if i < len(families):  # the first round as the family writes it, nothing added
+            cases.append(text_case(kind, cfg, length_calls(rng)))
+            continue
         if rng.random() < 0.3:
             cfg, kind = with_window(rng, cfg), kind + ", window"
         if rng.random() < 0.2:

@@ -509,3 +509,43 @@ def test_an_experts_count_is_filled_only_where_the_type_is_counted_exactly():
     assert not types["nemotron_h"]["exact"]["total"]
     assert "n_routed_experts" not in types["nemotron_h"]["fills"]
     assert types["mixtral"]["fills"]["num_local_experts"] == 8
+
+
+def test_mlp_layer_types_says_which_layers_hold_experts():
+    """AXK1 lays its MLPs out in mlp_layer_types ("dense" or "sparse" a layer) and counts its
+    experts as DeepSeek does; EXAONE MoE counts them as Qwen does, with num_shared_experts
+    shared experts in one MLP, each as wide as a routed one. The listed layers are the MoE
+    ones, whatever first_k_dense_replace says, and each total is Transformers' own."""
+    h, i, moe_i, e, k, vocab = 32, 40, 12, 4, 2, 300
+    kinds = ["dense", "sparse", "dense", "sparse", "sparse"]
+    attention = h * 4 * 8 + 2 * h * 2 * 8 + 4 * 8 * h
+    for model_type, experts, shared in (
+            ("axk1", {"n_routed_experts": e, "n_shared_experts": 1}, 1),
+            ("exaone_moe", {"num_experts": e, "num_shared_experts": 2}, 2)):
+        cfg, truth = built(model_type, hidden_size=h, intermediate_size=i,
+                           moe_intermediate_size=moe_i, num_hidden_layers=len(kinds),
+                           num_attention_heads=4, num_key_value_heads=2, head_dim=8,
+                           vocab_size=vocab, num_experts_per_tok=k, mlp_layer_types=kinds,
+                           first_k_dense_replace=0, pad_token_id=0, **experts)
+        m = shape(cfg)
+        assert (m.dense_layers, m.moe_layers, m.shared_experts) == (2, 3, shared), model_type
+        assert costs.matmul_params(m) == hf_oracle.active_linear(truth, k), model_type
+        assert costs.total_params(m) == truth["total"], model_type
+    # EXAONE MoE's attention is plain (AXK1's is MLA): its active weights by hand, 2 dense
+    # MLPs, 3 MoE layers of 2 routed and 2 shared experts and a router each, and the head
+    active = (len(kinds) * attention + 2 * 3 * h * i + 3 * (k + 2) * 3 * h * moe_i
+              + 3 * h * e + vocab * h)
+    assert costs.matmul_params(m) == active
+
+
+@pytest.mark.parametrize("kinds, says", [
+    (["dense", "sparse"], "has 2 entries for 3 layers"),
+    (["dense", "moe", "sparse"], 'must be a list of "dense" and "sparse"'),
+    ("sparse", 'must be a list of "dense" and "sparse"')])
+def test_a_malformed_mlp_layer_types_is_refused_by_name(kinds, says):
+    cfg = {"model_type": "exaone_moe", "hidden_size": 32, "intermediate_size": 40,
+           "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
+           "vocab_size": 300, "num_experts": 4, "num_experts_per_tok": 2,
+           "moe_intermediate_size": 12, "mlp_layer_types": kinds}
+    with pytest.raises(costs.ConfigError, match=f"mlp_layer_types: {says}"):
+        shape(cfg)
