@@ -505,8 +505,10 @@ DERIVED = json.loads(Path(__file__).with_name("families_derived.json").read_text
 # core requires (the sizes) is refused when left out, never filled; the experts' count and
 # top-k are filled where the type's class keeps a constant default (a Mixtral file without
 # num_local_experts builds 8 experts in Transformers, not a dense MLP).
-OPTIONAL_READS = [["num_experts", "num_local_experts"], ["n_routed_experts"],
-                  ["num_experts_per_tok"],
+# the experts' count and top-k (the derivation keeps their fills for exact types alone)
+MOE_COUNTS = [["num_experts", "num_local_experts"], ["n_routed_experts"],
+              ["num_experts_per_tok"]]
+OPTIONAL_READS = [*MOE_COUNTS,
                   ["first_k_dense_replace"], ["n_shared_experts"], ["num_shared_experts"],
                   ["decoder_sparse_step"],
                   ["moe_layer_freq"], ["interleave_moe_layer_step"], ["max_window_layers"],

@@ -55,7 +55,6 @@ SEED = 50
 FIT_DRAWS = 28  # more draws than the basis has terms, so an exact fit is not a coincidence
 CHECK_DRAWS = 6  # fresh draws the fit never saw, with a forward for the cache
 KV_TRIES = 8  # draws tried, in turn, for a forward that runs (_kv_exact_where_it_runs)
-MOE_COUNTS = {"num_experts", "num_local_experts", "n_routed_experts", "num_experts_per_tok"}
 # booleans that say how a model runs or what it returns, never what it stores
 NOT_TOGGLED = ("tie_word_embeddings", "is_encoder_decoder")  # read by the core itself
 RUNTIME_FLAGS = {"output_hidden_states", "return_dict", "is_encoder_decoder", "use_cache",
@@ -430,7 +429,8 @@ def derive(model_type: str) -> dict:
     if not entry["exact"]["total"]:  # an experts' count the core's reading of this type is not
         # shown to use as the model does (Nemotron-H's experts sit on its E layers alone): a
         # file without it stays dense rather than gaining the class's experts everywhere
-        entry["fills"] = {k: v for k, v in entry["fills"].items() if k not in MOE_COUNTS}
+        counts = {f for group in config_families.MOE_COUNTS for f in group}
+        entry["fills"] = {k: v for k, v in entry["fills"].items() if k not in counts}
     return entry
 
 
@@ -441,35 +441,39 @@ def _flag_tensors(model_type, r, defaults, row) -> list[dict]:
     base = draw(model_type, random.Random(r.random()))
     if base is None:
         return out
-    refused = []  # flags whose class refuses them flipped alone
-    for flag in (f for f in defaults if f not in NOT_TOGGLED):
-        _fit_flipped(model_type, r, row, {flag: defaults[flag]}, out, refused)
-    if len(refused) > 1:  # flipped only together (InternLM3: attention_bias and mlp_bias
-        # must agree), so their terms are taken when all are flipped
-        _fit_flipped(model_type, r, row, {f: defaults[f] for f in refused}, out, [])
+    _each_flip(defaults, lambda flags: _fit_flipped(model_type, r, row, flags, out))
     return out
 
 
-def _fit_flipped(model_type, r, row, flags: dict, out: list, refused: list) -> None:
+def _each_flip(defaults: dict, flip) -> None:
+    """flip({flag: its class default}) for each flag the derivation toggles, alone; then, where
+    the class refused more than one alone (flip returned False: InternLM3's attention_bias and
+    mlp_bias must agree), for those together."""
+    refused = [f for f in defaults if f not in NOT_TOGGLED and not flip({f: defaults[f]})]
+    if len(refused) > 1:
+        flip({f: defaults[f] for f in refused})
+
+
+def _fit_flipped(model_type, r, row, flags: dict, out: list) -> bool:
     """Adds to `out` the terms that `flags` (each flipped against its class default, given
-    here) add to the model; flags whose class refuses that flip go to `refused`."""
+    here) add to the model. -> False where the class refuses that flip."""
     flipped_to = {f: not d for f, d in flags.items()}
     flipped = draw(model_type, random.Random(r.random()), flipped_to)
     if flipped is None:
-        refused.extend(flags)
-        return
+        return False
     with provisional(model_type, row):
         try:
             before = truth(flipped[0])["total"] - core(flipped[1])["total"]
         except costs.ConfigError:
-            return
+            return True
     if before == 0:  # the flags change nothing the row does not already count
-        return
+        return True
     draws = _draws(model_type, r, FIT_DRAWS, flipped_to)
     if len(draws) < FIT_DRAWS:
-        return
+        return True
     when = [{"flag": f, "default": d, **({"is": False} if d else {})} for f, d in flags.items()]
     out += _fitted_tensors(draws, [truth(c) for c, _ in draws], row, model_type, when) or []
+    return True
 
 
 def check(model_type: str, r: random.Random, entry: dict) -> dict:
@@ -487,42 +491,39 @@ def check(model_type: str, r: random.Random, entry: dict) -> dict:
             if got is None:
                 return {"total": False, "matmul": False, "kv": False}
             config, cfg = got
-            try:
-                t = truth(config)
-                c = core(cfg)
-            except costs.ConfigError:
-                return {"total": False, "matmul": False, "kv": False}
-            exact["total"] &= t["total"] == c["total"]
-            exact["matmul"] &= t["matmul"] == c["matmul"]
+            if not _counts_hold(config, cfg, exact):
+                return exact
             kv = _kv_exact_where_it_runs(model_type, r, config, cfg)
             if kv is not None:
                 exact["kv"] &= kv
                 ran = True
-        # and each flag flipped against its class default, for certain: alone, or together
-        # with the others its class refuses flipped alone (InternLM3's two biases)
-        defaults = entry["defaults"]
-        refused = [f for f in flags if not _flipped_exact(
-            model_type, r, {f: not defaults[f]}, exact)]
-        if len(refused) > 1:
-            _flipped_exact(model_type, r, {f: not defaults[f] for f in refused}, exact)
+        # and each flag flipped against its class default, for certain
+        _each_flip(entry["defaults"], lambda flipped: _flipped_exact(model_type, r, flipped,
+                                                                      exact))
     exact["kv"] &= ran  # shown exact only on caches that a forward filled
     return exact
 
 
-def _flipped_exact(model_type, r, flags, exact) -> bool:  # -> whether a config with these
-    # flags builds; where it does, `exact` is and-ed with its counts'
-    got = draw(model_type, r, flags)
-    if got is None:
-        return False
-    config, cfg = got
+def _counts_hold(config, cfg, exact) -> bool:  # `exact` and-ed with this draw's total and
+    # matmul; where the core refuses the draw, nothing is exact -> False
     try:
         t, c = truth(config), core(cfg)
     except costs.ConfigError:
         exact.update(total=False, matmul=False, kv=False)
-        return True
+        return False
     exact["total"] &= t["total"] == c["total"]
     exact["matmul"] &= t["matmul"] == c["matmul"]
-    exact["kv"] &= _kv_exact(model_type, config, cfg) is not False
+    return True
+
+
+def _flipped_exact(model_type, r, defaults, exact) -> bool:  # a draw with these flags flipped
+    # against their `defaults`: `exact` and-ed with its counts -> False where none builds
+    got = draw(model_type, r, {f: not d for f, d in defaults.items()})
+    if got is None:
+        return False
+    config, cfg = got
+    if _counts_hold(config, cfg, exact):
+        exact["kv"] &= _kv_exact(model_type, config, cfg) is not False
     return True
 
 

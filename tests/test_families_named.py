@@ -435,12 +435,8 @@ SMALL_TEXT = {"hidden_size": 32, "intermediate_size": 40, "num_hidden_layers": 2
 
 def wrapped(outer: str, text: dict, **fields):  # -> (the core's shape, Transformers' counts);
     # the JavaScript twin's total and matmul equal the core's
-    from transformers import AutoConfig
-
     from tests import test_cost_model_js as twin
-    config = AutoConfig.for_model(outer, text_config=text, **fields)
-    truth = hf_oracle.parameters(hf_oracle.build(config))
-    cfg = {**hf_oracle.written(config), "model_type": outer}
+    cfg, truth = built(outer, text_config=text, **fields)
     case = twin.text_case("family", cfg, calls=[["total_params", "M"], ["matmul_params", "M"]])
     assert not twin.compare([case], [twin.run_py(case)], twin.run_js([case]))
     return shape(cfg), truth
@@ -516,17 +512,15 @@ def test_mlp_layer_types_says_which_layers_hold_experts():
     experts as DeepSeek does; EXAONE MoE counts them as Qwen does, with num_shared_experts
     shared experts in one MLP, each as wide as a routed one. The listed layers are the MoE
     ones, whatever first_k_dense_replace says, and each total is Transformers' own."""
-    h, i, moe_i, e, k, vocab = 32, 40, 12, 4, 2, 300
+    h, i, moe_i, e, k, vocab = 32, 40, 12, 4, 2, 300  # SMALL_TEXT's, and the experts'
     kinds = ["dense", "sparse", "dense", "sparse", "sparse"]
     attention = h * 4 * 8 + 2 * h * 2 * 8 + 4 * 8 * h
     for model_type, experts, shared in (
             ("axk1", {"n_routed_experts": e, "n_shared_experts": 1}, 1),
             ("exaone_moe", {"num_experts": e, "num_shared_experts": 2}, 2)):
-        cfg, truth = built(model_type, hidden_size=h, intermediate_size=i,
-                           moe_intermediate_size=moe_i, num_hidden_layers=len(kinds),
-                           num_attention_heads=4, num_key_value_heads=2, head_dim=8,
-                           vocab_size=vocab, num_experts_per_tok=k, mlp_layer_types=kinds,
-                           first_k_dense_replace=0, pad_token_id=0, **experts)
+        cfg, truth = built(model_type, **{**SMALL_TEXT, "num_hidden_layers": len(kinds)},
+                           moe_intermediate_size=moe_i, num_experts_per_tok=k,
+                           mlp_layer_types=kinds, first_k_dense_replace=0, **experts)
         m = shape(cfg)
         assert (m.dense_layers, m.moe_layers, m.shared_experts) == (2, 3, shared), model_type
         assert costs.matmul_params(m) == hf_oracle.active_linear(truth, k), model_type
