@@ -51,8 +51,10 @@ o, the MLP's, the experts, the router, the embedding, a learned position table a
 norms, biases, extra projections, as Transformers' model code builds them. Each is
 
     {"what": text,
-     "per": "model" | "layer" | "dense_layer" | "moe_layer" | "attention_layer"
-            | "uncached_layer",       how many of it there are (an uncached layer: one
+     "per": "model" | "layer" | "dense_layer" | "moe_layer" | "shared_layer"
+            | "attention_layer" | "uncached_layer",
+                                      how many of it there are (a shared layer: a MoE
+                                      layer that runs a shared MLP; an uncached layer: one
                                       with no attention, layer_types' linear attention
                                       or Mamba; an attention layer: every other)
      "size": [[factor, ...], ...],        a sum of products; a factor is a figure of the
@@ -506,11 +508,12 @@ DERIVED = json.loads(Path(__file__).with_name("families_derived.json").read_text
 # top-k are filled where the type's class keeps a constant default (a Mixtral file without
 # num_local_experts builds 8 experts in Transformers, not a dense MLP).
 # the experts' count and top-k (the derivation keeps their fills for exact types alone)
-MOE_COUNTS = [["num_experts", "num_local_experts"], ["n_routed_experts"],
-              ["num_experts_per_tok"]]
+MOE_COUNTS = [["num_experts", "num_local_experts"], ["n_routed_experts"], ["moe_num_experts"],
+              ["num_experts_per_tok", "moe_topk", "moe_k"]]
 OPTIONAL_READS = [*MOE_COUNTS,
                   ["first_k_dense_replace"], ["n_shared_experts"], ["num_shared_experts"],
-                  ["decoder_sparse_step"],
+                  ["moe_num_shared_experts"], ["num_dense_layers"], ["moe_layer_start_index"],
+                  ["moe_layer_end_index"], ["moe_layer_interval"], ["decoder_sparse_step"],
                   ["moe_layer_freq"], ["interleave_moe_layer_step"], ["max_window_layers"],
                   ["use_sliding_window"], ["no_rope_layer_interval"], ["sliding_window_pattern"],
                   ["q_lora_rank"], ["mlp_only_layers"]]

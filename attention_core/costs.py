@@ -338,10 +338,14 @@ def _mla_heads(cfg: dict, heads: int, kv_heads: int, notes: list[str]) -> dict:
             "qk_rope_head_dim": rope}
 
 
+TOP_K = ("num_experts_per_tok", "moe_topk", "moe_k")  # Hunyuan and Aria; ERNIE 4.5
+
+
 def _top_k(cfg: dict, experts: int) -> int:  # routed experts per token
-    k = _count(cfg, ("num_experts_per_tok",), MAX_EXPERTS)
+    key, _ = _pick(cfg, TOP_K)
+    k = _count(cfg, TOP_K, MAX_EXPERTS)
     if k > experts:
-        raise ConfigError("num_experts_per_tok", f"({k}) is more than the {experts} experts")
+        raise ConfigError(key, f"({k}) is more than the {experts} experts")
     return k
 
 
@@ -367,6 +371,14 @@ def _mlp_layer_kinds(cfg: dict, layers: int, moe_layers: int) -> int:
     if len(kinds) != layers:
         raise ConfigError("mlp_layer_types", f"has {len(kinds)} entries for {layers} layers")
     return kinds.count("sparse")
+
+
+def _expert_width(cfg: dict, intermediate: int, row: dict) -> int:
+    # OLMoE, FlexOlmo, Hunyuan, Aria: a class with no moe_intermediate_size makes each expert
+    # intermediate_size wide (the row says so, from its class's fields)
+    if row.get("experts_wide") == "intermediate" and not _present(cfg, "moe_intermediate_size"):
+        return intermediate
+    return _count(cfg, ("moe_intermediate_size",), MAX_INTERMEDIATE)
 
 
 def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str],
@@ -407,6 +419,22 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
         if not experts:
             return dense
         k, size, shared, shared_width, moe_layers = _top_k(cfg, experts), intermediate, 0, 0, layers
+    elif _present(cfg, "moe_num_experts"):
+        # ERNIE 4.5 and Aria: one MLP for the shared experts, each as wide as a routed one;
+        # experts on every interval-th layer from the start index to the end one (-1: the last)
+        experts = _count(cfg, ("moe_num_experts",), MAX_EXPERTS, minimum=0)
+        if not experts:
+            return dense
+        k = _top_k(cfg, experts)
+        size = _expert_width(cfg, intermediate, row)
+        shared = _count(cfg, ("moe_num_shared_experts",), MAX_EXPERTS, default=0, minimum=0)
+        shared_width = shared * size
+        start = _count(cfg, ("moe_layer_start_index",), MAX_LAYERS, default=0, minimum=0)
+        end = cfg.get("moe_layer_end_index")
+        end = layers - 1 if end is None or (type(end) is int and end == -1) else _count(
+            cfg, ("moe_layer_end_index",), MAX_LAYERS, minimum=0)
+        every = _count(cfg, ("moe_layer_interval",), MAX_LAYERS, default=1)
+        moe_layers = sum(1 for i in range(layers) if start <= i <= end and (i + 1) % every == 0)
     elif _present(cfg, "num_experts") or _present(cfg, "num_local_experts"):
         # Qwen2-MoE / Qwen3-MoE: num_experts as Transformers 4 writes it, num_local_experts
         # as Transformers 5 does; each expert moe_intermediate_size wide
@@ -414,13 +442,7 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
         if not experts:
             return dense
         k = _top_k(cfg, experts)
-        if row.get("experts_wide") == "intermediate" and not _present(
-                cfg, "moe_intermediate_size"):
-            # OLMoE, FlexOlmo: a class with no moe_intermediate_size makes each expert
-            # intermediate_size wide (the row says so, from its class's fields)
-            size = intermediate
-        else:
-            size = _count(cfg, ("moe_intermediate_size",), MAX_INTERMEDIATE)
+        size = _expert_width(cfg, intermediate, row)
         shared_width = _count(cfg, ("shared_expert_intermediate_size",), MAX_INTERMEDIATE,
                               default=0, minimum=0)
         shared = 1 if shared_width else 0
@@ -430,7 +452,9 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
             shared_width = shared * size
         step = _count(cfg, ("decoder_sparse_step",), MAX_LAYERS, default=1)
         dense_only = _layer_indices(cfg, "mlp_only_layers")
-        moe_layers = sum(1 for i in range(layers) if i not in dense_only and (i + 1) % step == 0)
+        first_dense = _count(cfg, ("num_dense_layers",), MAX_LAYERS, default=0, minimum=0)
+        moe_layers = sum(1 for i in range(first_dense, layers)  # AFMoE: the first ones dense
+                         if i not in dense_only and (i + 1) % step == 0)
     else:
         return dense
     moe_layers = _mlp_layer_kinds(cfg, layers, moe_layers)
@@ -752,6 +776,9 @@ def _tensors(cfg: dict, row: dict, shape: dict) -> tuple[int, int]:
     """A family's small tensors -> (stored only, matmul weights a token multiplies through)."""
     per = {"model": 1, "layer": shape["layers"], "dense_layer": shape["dense_layers"],
            "moe_layer": shape["layers"] - shape["dense_layers"],
+           # a MoE layer that runs a shared MLP (ERNIE 4.5 and Aria build none for 0 shared)
+           "shared_layer": (shape["layers"] - shape["dense_layers"]
+                            if shape["shared_intermediate"] else 0),
            "attention_layer": shape["layers"] - shape["uncached_layers"],
            "uncached_layer": shape["uncached_layers"]}
     stored = matmul = 0

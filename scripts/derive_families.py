@@ -79,6 +79,8 @@ BASIS = [
     ("moe_layer", ["num_experts", "moe_intermediate"]), ("moe_layer", ["num_experts", "hidden",
                                                                         "moe_intermediate"]),
     ("moe_layer", ["shared_intermediate"]), ("moe_layer", ["hidden", "shared_intermediate"]),
+    # last, so it is kept only where some draw's MoE layers run no shared MLP (ERNIE 4.5)
+    ("shared_layer", ["hidden"]),
 ]
 
 
@@ -148,6 +150,25 @@ def _with_mamba2(kwargs: dict, r: random.Random, fields: set[str]) -> dict:
     return kwargs
 
 
+# the MoE fields of ERNIE 4.5, Aria, Hunyuan and AFMoE: drawn only where a class takes them, so
+# every other type's draws stay as they were
+MOE_LAYOUT = {"moe_num_experts", "moe_topk", "moe_k", "moe_num_shared_experts",
+              "num_dense_layers", "moe_layer_start_index", "moe_layer_end_index",
+              "moe_layer_interval"}
+
+
+def _moe_layout(r: random.Random, kwargs: dict, fields: set[str]) -> dict:
+    layers = kwargs.get("num_hidden_layers", 2)
+    experts = kwargs.get("num_experts") or kwargs.get("n_routed_experts") or r.randint(3, 8)
+    start = r.randint(0, layers - 1)
+    out = {"moe_num_experts": experts, "moe_topk": r.randint(1, experts),
+           "moe_num_shared_experts": r.randint(0, 2), "num_dense_layers": r.randint(0, layers),
+           "moe_layer_start_index": start, "moe_layer_end_index": r.choice(
+               [-1, r.randint(start, layers - 1)]), "moe_layer_interval": r.randint(1, 3)}
+    out["moe_k"] = out["moe_topk"]
+    return {k: v for k, v in out.items() if k in fields}
+
+
 def _nested_text_class(model_type: str, fields: set[str]):
     """The config class of a wrapper's text model, where the wrapper itself takes no sizes
     (Gemma 4, Mllama, Fuyu: hidden_size lives in text_config), else None."""
@@ -177,7 +198,7 @@ def draw(model_type: str, r: random.Random, flags: dict | None = None, tries: in
         kwargs = _with_mamba2({k: v for k, v in sizes.items() if k in sized}, r, sized)
         if "mamba_n_heads" in sized and "attn_layer_indices" in sized:  # Bamba: some
             # layers attend (none by default: a forward over such a cache cannot run)
-            layers = kwargs["num_hidden_layers"]
+            layers = kwargs.get("num_hidden_layers", 2)
             kwargs["attn_layer_indices"] = sorted(r.sample(range(layers), r.randint(1, layers)))
         if "pad_token_id" in sized:  # a class default past a small vocabulary
             kwargs["pad_token_id"] = 0
@@ -185,6 +206,8 @@ def draw(model_type: str, r: random.Random, flags: dict | None = None, tries: in
             # dense layer is told apart from one per model (the class's default: 1 dense)
             kwargs["mlp_layer_types"] = [r.choice(["dense", "sparse"])
                                          for _ in range(kwargs["num_hidden_layers"])]
+        if MOE_LAYOUT & sized:  # experts counted and laid out under other names
+            kwargs.update(_moe_layout(r, kwargs, sized))
         if nested:  # a multimodal wrapper: the sizes go to its text model
             kwargs = {"text_config": {"model_type": nested.model_type, **kwargs}}
         kwargs.update(flags or {})
@@ -203,7 +226,8 @@ def truth(config) -> dict:  # total and matmul (k of E experts) as the model hol
     # multimodal wrapper, its language model and head: hf_oracle.counted_part)
     t = hf_oracle.parameters(hf_oracle.build(config))
     # a multimodal config (Llama 4's) holds its top-k in its text config
-    k = getattr(hf_oracle.text_config(config), "num_experts_per_tok", 0) or 0
+    text = hf_oracle.text_config(config)
+    k = next((getattr(text, f) for f in costs.TOP_K if getattr(text, f, None)), 0)
     return {"total": t["total"], "matmul": hf_oracle.active_linear(t, k) if t["experts"]
             else t["linear"] + t["router_params"]}
 
@@ -238,7 +262,8 @@ def core(cfg: dict) -> dict:
 
 def _column(s: dict, per: str, product: list[str]) -> int | None:
     count = {"model": 1, "layer": s["layers"], "dense_layer": s["dense_layers"],
-             "moe_layer": s["moe_layers"]}[per]
+             "moe_layer": s["moe_layers"],
+             "shared_layer": s["moe_layers"] if s["shared_intermediate"] else 0}[per]
     value = count
     for f in product:
         if s.get(f) is None:
@@ -352,9 +377,23 @@ def experts_wide(model_type: str) -> dict:
     intermediate_size wide (OLMoE, FlexOlmo), which the core reads only where a row says so."""
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
     fields = _fields(CONFIG_MAPPING[model_type])
-    counted = {"num_experts", "num_local_experts"} & fields
+    counted = {"num_experts", "num_local_experts", "moe_num_experts"} & fields
     return {"experts_wide": "intermediate"} if counted and \
         "moe_intermediate_size" not in fields else {}
+
+
+def no_dense_mlp(model_type: str) -> dict:
+    """A figures rule for a type whose config class has no intermediate_size (Solar Open: every
+    layer's MLP a mixture of experts): no dense MLP, so a width of 0 where the file has none."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+    fields = _fields(CONFIG_MAPPING[model_type])
+    nested = _nested_text_class(model_type, fields)  # a wrapper: its text model's fields
+    fields = _fields(nested) if nested else fields
+    names = config_families.BASE["intermediate"]["names"]
+    counted = {f for group in config_families.MOE_COUNTS[:-1] for f in group}  # experts' counts
+    if set(names) & fields or not counted & fields:
+        return {}
+    return {"figures": {"intermediate": {"names": names, "default": {"value": 0}}}}
 
 
 def _residuals(draws, truths, row, model_type):
@@ -411,7 +450,7 @@ def derive(model_type: str) -> dict:
     entry["builds"] = True
     hand = model_type in HAND
     if not hand:
-        wide = experts_wide(model_type)
+        wide = {**experts_wide(model_type), **no_dense_mlp(model_type)}
         for mlp in (3, 2):
             tensors = _fitted_tensors(draws, truths, _row(mlp, entry["defaults"], [], wide),
                                       model_type)

@@ -295,10 +295,13 @@
       q_lora_rank: qRank, kv_lora_rank: kvRank, qk_rope_head_dim: rope };
   }
 
+  const TOP_K = ["num_experts_per_tok", "moe_topk", "moe_k"]; // Hunyuan and Aria; ERNIE 4.5
+
   function topK(cfg, experts) {
-    const k = count(cfg, ["num_experts_per_tok"], MAX_EXPERTS);
+    const key = pick(cfg, TOP_K)[0];
+    const k = count(cfg, TOP_K, MAX_EXPERTS);
     if (k > experts) {
-      throw ConfigError("num_experts_per_tok", "(" + k + ") is more than the " + experts
+      throw ConfigError(key, "(" + k + ") is more than the " + experts
         + " experts");
     }
     return k;
@@ -324,6 +327,15 @@
         + " layers");
     }
     return kinds.filter(k => k === "sparse").length;
+  }
+
+  function expertWidth(cfg, intermediate, row) { // costs._expert_width
+    // OLMoE, FlexOlmo, Hunyuan, Aria: a class with no moe_intermediate_size makes each expert
+    // intermediate_size wide (the row says so, from its class's fields)
+    if (row.experts_wide === "intermediate" && !present(cfg, "moe_intermediate_size")) {
+      return intermediate;
+    }
+    return count(cfg, ["moe_intermediate_size"], MAX_INTERMEDIATE);
   }
 
   function moe(cfg, layers, hidden, intermediate, notes, row) {
@@ -365,15 +377,27 @@
       shared = 0;
       sharedWidth = 0;
       moeLayers = layers;
+    } else if (present(cfg, "moe_num_experts")) {
+      // ERNIE 4.5 and Aria: one MLP for the shared experts, each as wide as a routed one;
+      // experts on every interval-th layer from the start index to the end one (-1: the last)
+      experts = count(cfg, ["moe_num_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
+      if (!experts) return dense;
+      k = topK(cfg, experts);
+      size = expertWidth(cfg, intermediate, row);
+      shared = count(cfg, ["moe_num_shared_experts"], MAX_EXPERTS, 0, 0);
+      sharedWidth = shared * size;
+      const start = count(cfg, ["moe_layer_start_index"], MAX_LAYERS, 0, 0);
+      const written = get(cfg, "moe_layer_end_index");
+      const end = written === null || (isInt(written) && written === -1n) ? layers - 1
+        : count(cfg, ["moe_layer_end_index"], MAX_LAYERS, NO_DEFAULT, 0);
+      const every = count(cfg, ["moe_layer_interval"], MAX_LAYERS, 1);
+      for (i = start; i <= Math.min(end, layers - 1); i++) if ((i + 1) % every === 0) moeLayers++;
     } else if (present(cfg, "num_experts") || present(cfg, "num_local_experts")) {
       // Qwen2-MoE / Qwen3-MoE, in Transformers 4's spelling or 5's
       experts = count(cfg, ["num_experts", "num_local_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
       if (!experts) return dense;
       k = topK(cfg, experts);
-      // OLMoE, FlexOlmo: a class with no moe_intermediate_size makes each expert
-      // intermediate_size wide (the row says so, from its class's fields)
-      size = row.experts_wide === "intermediate" && !present(cfg, "moe_intermediate_size")
-        ? intermediate : count(cfg, ["moe_intermediate_size"], MAX_INTERMEDIATE);
+      size = expertWidth(cfg, intermediate, row);
       sharedWidth = count(cfg, ["shared_expert_intermediate_size"], MAX_INTERMEDIATE, 0, 0);
       shared = sharedWidth ? 1 : 0;
       if (!sharedWidth && present(cfg, "num_shared_experts")) { // EXAONE MoE, HY-V3
@@ -382,7 +406,8 @@
       }
       const step = count(cfg, ["decoder_sparse_step"], MAX_LAYERS, 1);
       const denseOnly = layerIndices(cfg, "mlp_only_layers");
-      for (i = 0; i < layers; i++) {
+      const firstDense = count(cfg, ["num_dense_layers"], MAX_LAYERS, 0, 0); // AFMoE
+      for (i = firstDense; i < layers; i++) {
         if (!denseOnly.has(BigInt(i)) && (i + 1) % step === 0) moeLayers++;
       }
     } else {
@@ -598,6 +623,8 @@
   function tensors(cfg, row, shape) { // -> [stored only, matmul weights], as Numbers
     const per = { model: 1n, layer: BigInt(shape.layers), dense_layer: BigInt(shape.dense_layers),
       moe_layer: BigInt(shape.layers - shape.dense_layers),
+      // a MoE layer that runs a shared MLP (ERNIE 4.5 and Aria build none for 0 shared)
+      shared_layer: shape.shared_intermediate ? BigInt(shape.layers - shape.dense_layers) : 0n,
       attention_layer: BigInt(shape.layers - shape.uncached_layers),
       uncached_layer: BigInt(shape.uncached_layers) };
     let stored = 0n, matmul = 0n;

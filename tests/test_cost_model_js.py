@@ -340,8 +340,10 @@ def with_window(rng: random.Random, cfg: dict) -> dict:  # windows and mixed lay
 def with_moe(rng: random.Random, cfg: dict) -> dict:
     experts = rng.choice([0, 1, 8, 60, 128, 256, 100_000])
     k = rng.choice([1, 2, 8, experts + 1])
-    kind = rng.choice(["deepseek", "mixtral", "qwen"])
-    cfg["num_experts_per_tok"] = k
+    kind = rng.choice(["deepseek", "mixtral", "qwen", "ernie"])
+    # top-k under any of its names (Hunyuan's moe_topk, ERNIE's moe_k), sometimes two at once
+    for name in rng.sample(["num_experts_per_tok", "moe_topk", "moe_k"], rng.choice([1, 1, 2])):
+        cfg[name] = k
     if kind == "deepseek":
         cfg.update(n_routed_experts=experts, moe_intermediate_size=rng.choice([768, 2048]),
                    n_shared_experts=rng.choice([0, 1, 2, None]),
@@ -349,11 +351,18 @@ def with_moe(rng: random.Random, cfg: dict) -> dict:
                    moe_layer_freq=rng.choice([1, 2, None]))
     elif kind == "mixtral":
         cfg["num_local_experts"] = experts
+    elif kind == "ernie":  # ERNIE 4.5, Aria: each field sometimes absent or malformed
+        cfg.update(moe_num_experts=experts, moe_intermediate_size=rng.choice([12, 1536, None]),
+                   moe_num_shared_experts=rng.choice([0, 1, 2, None, -1]),
+                   moe_layer_start_index=rng.choice([0, 1, 5, None, -1]),
+                   moe_layer_end_index=rng.choice([-1, 0, 3, 99, None, -2, 2.0, "x"]),
+                   moe_layer_interval=rng.choice([1, 2, 3, None, 0]))
     else:
         cfg.update(num_experts=experts, moe_intermediate_size=rng.choice([768, 1408]),
                    shared_expert_intermediate_size=rng.choice([0, 5632, None]),
                    decoder_sparse_step=rng.choice([1, 2, None]),
                    mlp_only_layers=rng.choice([[], [0, 1], [0, 3, 99], None, [True], "0"]),
+                   num_dense_layers=rng.choice([0, 1, 3, 99, None, -1]),
                    num_shared_experts=rng.choice([None, 1, 2, 0, -1]))
         if cfg["num_shared_experts"] is None:
             del cfg["num_shared_experts"]
@@ -476,7 +485,9 @@ FIELDS = sorted({name for rule in config_families.BASE.values() for name in rule
                    "multi_query_group_num", "is_encoder_decoder", "intermediate_size_mlp",
                    "interleave_moe_layer_step", "moe_layers", "no_rope_layers",
                    "no_rope_layer_interval", "attention_chunk_size", "mlp_layer_types",
-                   "num_shared_experts"} | _table_fields())
+                   "num_shared_experts", "moe_topk", "moe_k", "moe_num_experts",
+                   "moe_num_shared_experts", "num_dense_layers", "moe_layer_start_index",
+                   "moe_layer_end_index", "moe_layer_interval"} | _table_fields())
 # beside the rows: types Transformers ships that no row counts, an encoder-decoder, and others
 MODEL_TYPES = [*config_families.FAMILIES, "qwen3_next", "jamba", "bart", "t5", "", "mystery",
                "it's", 'say "hi"', "a\nb\tc\\",
@@ -641,6 +652,16 @@ def edge_cases(rng: random.Random) -> list[dict]:  # the corners, each named
             '"num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8, '
             '"mamba_n_heads": 4, "mamba_d_head": 32, "mamba_expand": 2, '
             '"text_config": null, "time_step_limit": [NaN, -Infinity]}')),
+        ("ERNIE 4.5 with biases and no shared experts: no shared MLP, none of its biases", {
+            "model_type": "ernie4_5_moe", "num_hidden_layers": 6, "hidden_size": 32,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 40,
+            "vocab_size": 300, "use_bias": True, "moe_num_experts": 4, "moe_k": 2,
+            "moe_intermediate_size": 12, "moe_num_shared_experts": 0}),
+        ("ERNIE 4.5 with biases and 2 shared experts", {
+            "model_type": "ernie4_5_moe", "num_hidden_layers": 6, "hidden_size": 32,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 40,
+            "vocab_size": 300, "use_bias": True, "moe_num_experts": 4, "moe_k": 2,
+            "moe_intermediate_size": 12, "moe_num_shared_experts": 2}),
         ("Infinity beside the step clamp", (
             '{"model_type": "bamba", "num_hidden_layers": 4, "hidden_size": 64, '
             '"num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8, '

@@ -543,3 +543,72 @@ def test_a_malformed_mlp_layer_types_is_refused_by_name(kinds, says):
            "moe_intermediate_size": 12, "mlp_layer_types": kinds}
     with pytest.raises(costs.ConfigError, match=f"mlp_layer_types: {says}"):
         shape(cfg)
+
+
+# the MoE layouts families write under their own names; each row: the type, its fields over
+# SMALL_TEXT's sizes (3 layers unless said), then what the core must read (dense layers, MoE
+# layers, top-k, each expert's width, shared experts) and the active weights by hand
+A, ROUTER, HEAD = 3072, 4 * 32, 300 * 32  # attention (q 32, k 16, v 16, o 32 wide), 4 experts
+MOE_LAYOUTS = [
+    # Hunyuan: top-k in moe_topk; experts intermediate_size wide; one shared MLP as wide
+    ("hunyuan_v1_moe", {"num_experts": 4, "moe_topk": 2}, (0, 3, 2, 40, 0),
+     3 * (A + ROUTER + 2 * 3 * 32 * 40 + 3 * 32 * 40) + HEAD),
+    # AFMoE: the first num_dense_layers dense; a gate projection beside the attention
+    ("afmoe", {"num_experts": 4, "num_experts_per_tok": 2, "num_shared_experts": 1,
+               "moe_intermediate_size": 12, "num_dense_layers": 2}, (2, 1, 2, 12, 1),
+     3 * (A + 32 * 32) + 2 * 3 * 32 * 40 + ROUTER + 3 * 3 * 32 * 12 + HEAD),
+    # Solar Open: no intermediate_size at all, as every layer holds experts
+    ("solar_open", {"n_routed_experts": 4, "num_experts_per_tok": 2, "n_shared_experts": 1,
+                    "moe_intermediate_size": 12, "intermediate_size": None}, (0, 3, 2, 12, 1),
+     3 * (A + ROUTER + 3 * 3 * 32 * 12) + HEAD),
+    # Aria: moe_num_experts and moe_topk; experts and shared ones intermediate_size wide
+    ("aria_text", {"moe_num_experts": 4, "moe_topk": 2, "moe_num_shared_experts": 1},
+     (0, 3, 2, 40, 1), 3 * (A + ROUTER + 3 * 3 * 32 * 40) + HEAD),
+    # ERNIE 4.5: experts on every 2nd layer from index 1 to 4 of 6 (layers 1 and 3), moe_k;
+    # tied by its class, so the head's weight is the embedding's
+    ("ernie4_5_moe", {"num_hidden_layers": 6, "moe_num_experts": 4, "moe_k": 2,
+                      "moe_num_shared_experts": 2, "moe_intermediate_size": 12,
+                      "moe_layer_start_index": 1, "moe_layer_end_index": 4,
+                      "moe_layer_interval": 2}, (4, 2, 2, 12, 2),
+     6 * A + 4 * 3 * 32 * 40 + 2 * (ROUTER + 4 * 3 * 32 * 12) + HEAD),
+]
+
+
+@pytest.mark.parametrize("model_type, fields, read, active", MOE_LAYOUTS,
+                         ids=[row[0] for row in MOE_LAYOUTS])
+def test_a_moe_layout_under_a_familys_own_names_is_read_as_transformers_builds_it(
+        model_type, fields, read, active):
+    sizes = {k: v for k, v in {**SMALL_TEXT, "num_hidden_layers": 3, **fields}.items()
+             if v is not None}
+    cfg, truth = built(model_type, **sizes)
+    m = shape(cfg)
+    assert (m.dense_layers, m.moe_layers, m.experts_per_token, m.moe_intermediate,
+            m.shared_experts) == read
+    assert costs.matmul_params(m) == active == hf_oracle.active_linear(truth, read[2])
+    assert costs.total_params(m) == truth["total"]
+
+
+def test_ernie_builds_no_shared_mlp_for_no_shared_experts():
+    """ERNIE 4.5 with use_bias: each MoE layer's shared MLP has biases, but with
+    moe_num_shared_experts 0 there is no shared MLP and so none of its biases either."""
+    fields = {**SMALL_TEXT, "num_hidden_layers": 6, "moe_num_experts": 4, "moe_k": 2,
+              "moe_intermediate_size": 12, "moe_layer_start_index": 1,
+              "moe_layer_end_index": 4, "moe_layer_interval": 2, "use_bias": True}
+    totals = {}
+    for shared in (0, 2):
+        cfg, truth = built("ernie4_5_moe", **fields, moe_num_shared_experts=shared)
+        totals[shared] = costs.total_params(shape(cfg))
+        assert totals[shared] == truth["total"], shared
+    # 2 MoE layers: a shared MLP 24 wide, its biases (24 + 24 + 32)
+    assert totals[2] - totals[0] == 2 * (3 * 32 * 24 + 24 + 24 + 32)
+
+
+@pytest.mark.parametrize("fields, says", [
+    ({"moe_k": 5}, r"moe_k: \(5\) is more than the 4 experts"),
+    ({"moe_layer_end_index": "last"}, "moe_layer_end_index: must be a non-negative integer"),
+    ({"moe_layer_interval": 0}, "moe_layer_interval: must be a positive integer")])
+def test_a_malformed_ernie_layout_is_refused_by_name(fields, says):
+    cfg = {"model_type": "ernie4_5_moe", **SMALL_TEXT, "moe_num_experts": 4, "moe_k": 2,
+           "moe_intermediate_size": 12, **fields}
+    with pytest.raises(costs.ConfigError, match=says):
+        shape(cfg)
