@@ -25,9 +25,12 @@ def run(*args):
 
 def smoke_output(name, site_build):  # -> the stdout of benchmarks/<name> in its smoke mode,
     # run to success; its server starts from a copy of the session's build (AE_SEED_BUILD), not
-    # a build of its own: the same inputs, so the same site
+    # a build of its own: the same inputs, so the same site. The smoke run checks the script's
+    # code paths and asserts no figure, so its server skips caching the live pages' first paints
+    # (AE_REUSE_SESSIONS=0): that warm-up was 14 s of each run's 20 s (bundle_bytes, idle)
     done = run_script(name, "--smoke", timeout=600,
-                      env={**os.environ, "AE_SEED_BUILD": str(site_build)})
+                      env={**os.environ, "AE_SEED_BUILD": str(site_build),
+                           "AE_REUSE_SESSIONS": "0"})
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 

@@ -328,9 +328,10 @@ COST_MODEL_PARTS = ("cost_model_text.js", "cost_model_families.js", "cost_model.
 
 
 def holds_calculator(page):  # -> whether the page is the own page of a panel that counts
-    # your config.json in the browser (its class says `calculator`, app/panels/cost_base.py)
+    # your config.json in the browser (its class says `calculator`, app/panels/cost_base.py:
+    # read off the class, as making a viewer builds its whole panel)
     record = None if page.route in routes.CHAPTER_ROUTES else registry.by_route(page.route)
-    return record is not None and getattr(record.viewer_class(), "calculator", False)
+    return record is not None and getattr(record.viewer_class, "calculator", False) is True
 
 
 def with_calculator(text, page, assets):  # a page -> the same with the calculator's box under
