@@ -82,6 +82,16 @@ BASIS = [
     # last, so it is kept only where some draw's MoE layers run no shared MLP (ERNIE 4.5)
     ("shared_layer", ["hidden"]),
 ]
+# tried only where BASIS fits nothing: a hybrid's layers without attention (MiniMax's linear
+# attention) hold other projections in place of q, k, v and o (more columns than a 28-draw
+# fit of a plain model can take and stay exact)
+HYBRID_BASIS = [
+    ("uncached_layer", []), ("uncached_layer", ["hidden"]), ("uncached_layer", ["heads"]),
+    ("uncached_layer", ["heads", "head_dim"]), ("uncached_layer", ["kv_heads", "head_dim"]),
+    ("uncached_layer", ["hidden", "heads", "head_dim"]),
+    ("uncached_layer", ["hidden", "kv_heads", "head_dim"]),
+    ("uncached_layer", ["hidden", "hidden"]),
+]
 
 
 # --- which types, and random configs in their own classes ------------------------------------
@@ -191,7 +201,10 @@ def draw(model_type: str, r: random.Random, flags: dict | None = None, tries: in
     fields = _fields(CONFIG_MAPPING[model_type])
     nested = _nested_text_class(model_type, fields)
     sized = _fields(nested) if nested else fields
-    for _ in range(tries):
+    refused = 0  # draws the class refused; a draw of odd rotary width is drawn again apart
+    for _ in range(8 * tries):
+        if refused == tries:
+            break
         sizes = _sizes(r)
         if "head_dim" not in sized:  # the class takes hidden / heads: a whole number here
             sizes["hidden_size"] = sizes["num_attention_heads"] * sizes["head_dim"]
@@ -215,11 +228,35 @@ def draw(model_type: str, r: random.Random, flags: dict | None = None, tries: in
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 config = AutoConfig.for_model(model_type, **kwargs)
+        except Exception:  # noqa: BLE001 - a shape this class refuses: draw again
+            refused += 1
+            continue
+        if _odd_rotary(config):
+            continue
+        try:
             hf_oracle.build(config)
-        except Exception:  # noqa: BLE001, S112 - a shape this class refuses: draw again
+        except Exception:  # noqa: BLE001 - a shape this class refuses: draw again
+            refused += 1
             continue
         return config, hf_oracle.written(config)
     return None
+
+
+def _odd_rotary(config) -> bool:
+    """Whether RoPE would turn an odd number of each head's dims (partial_rotary_factor of 0.25
+    and a head 12 wide: 3), which no real model does (RoPE turns dims in pairs) and which
+    StableLM's attention then caches at a width of neither its keys nor its values."""
+    text = hf_oracle.text_config(config)
+    factor = (getattr(text, "rope_parameters", None) or {}).get("partial_rotary_factor")
+    if not isinstance(factor, float) or factor >= 1:
+        return False
+    head_dim = getattr(text, "head_dim", None)
+    if not head_dim:
+        hidden, heads = (getattr(text, f, None) for f in ("hidden_size", "num_attention_heads"))
+        if not isinstance(hidden, int) or not isinstance(heads, int) or not heads:
+            return False
+        head_dim = hidden // heads
+    return isinstance(head_dim, int) and int(head_dim * factor) % 2 == 1
 
 
 def truth(config) -> dict:  # total and matmul (k of E experts) as the model holds them (of a
@@ -263,7 +300,8 @@ def core(cfg: dict) -> dict:
 def _column(s: dict, per: str, product: list[str]) -> int | None:
     count = {"model": 1, "layer": s["layers"], "dense_layer": s["dense_layers"],
              "moe_layer": s["moe_layers"],
-             "shared_layer": s["moe_layers"] if s["shared_intermediate"] else 0}[per]
+             "shared_layer": s["moe_layers"] if s["shared_intermediate"] else 0,
+             "uncached_layer": s["uncached_layers"]}[per]
     value = count
     for f in product:
         if s.get(f) is None:
@@ -272,12 +310,13 @@ def _column(s: dict, per: str, product: list[str]) -> int | None:
     return value
 
 
-def fit(shapes: list[dict], target: list[int]) -> list[tuple[str, list[str], int]] | None:
+def fit(shapes: list[dict], target: list[int],
+        basis=BASIS) -> list[tuple[str, list[str], int]] | None:
     """Integer c_j with sum_j c_j * column_j(draw) == target(draw) on every draw, or None."""
     if not any(target):
         return []
     cols, kept = [], []
-    for per, product in BASIS:
+    for per, product in basis:
         col = [_column(s, per, product) for s in shapes]
         if any(v is None for v in col) or not any(col):
             continue
@@ -410,11 +449,12 @@ def _fitted_tensors(draws, truths, row, model_type, when=()):
         shapes, d_matmul, d_total = _residuals(draws, truths, row, model_type)
     except costs.ConfigError:
         return None
-    matmul = fit(shapes, d_matmul)
-    if matmul is None:
-        return None
-    stored = fit(shapes, [t - m for t, m in zip(d_total, d_matmul)])
-    if stored is None:
+    stored_target = [t - m for t, m in zip(d_total, d_matmul)]
+    for basis in (BASIS, BASIS + HYBRID_BASIS):
+        matmul, stored = fit(shapes, d_matmul, basis), fit(shapes, stored_target, basis)
+        if matmul is not None and stored is not None:
+            break
+    else:
         return None
     return (terms(matmul, "projections found in Transformers' model", True, when)
             + terms(stored, "norms, biases and small tensors found in Transformers' model",

@@ -419,13 +419,14 @@ def _causal(config) -> bool:  # does Transformers have a causal-LM class for thi
     return config.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
 
 
-def build(config):  # a Transformers config -> the causal LM on the meta device
+def build(config, device: str = "meta"):  # a Transformers config -> the causal LM, on the meta
+    # device unless asked
     from transformers import AutoModel
     torch, _, auto_model, _ = _torch()
     # the text model of an image-text-to-text type has no causal-LM class of its own: its
     # base model, whose lm_head parameters() adds as the type's ForConditionalGeneration holds it
     auto = auto_model if _causal(config) else AutoModel
-    with torch.device("meta"), warnings.catch_warnings():
+    with torch.device(device), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         # eager experts: the grouped-matmul kernel refuses meta tensors of odd sizes
         return auto.from_config(config, experts_implementation="eager")
@@ -452,21 +453,22 @@ def pass_moe_through(model) -> None:
             module.experts.forward = _pass_through
 
 
-def forward_cache(model, tokens: int) -> list[list[int]]:
+def forward_cache(model, tokens: int, device: str = "meta") -> list[list[int]]:
     """A forward of `tokens` tokens -> per layer [key numel, value numel, tokens held]; a
     layer that keeps no keys (a hybrid's linear-attention or Mamba layer) holds [0, 0, 0]."""
     import inspect
     torch = _torch()[0]
     pass_moe_through(model)
-    ids = torch.zeros((1, tokens), dtype=torch.long, device="meta")
+    ids = torch.zeros((1, tokens), dtype=torch.long, device=device)
     extra = {}
     if "cache_position" in inspect.signature(model.forward).parameters:
         # a hybrid's cache whose first layer keeps no keys cannot say its own length
-        extra["cache_position"] = torch.arange(tokens, device="meta")
+        extra["cache_position"] = torch.arange(tokens, device=device)
     with torch.no_grad():
-        # with no padding id no model asks whether the ids hold it, which meta tensors cannot
-        # answer (a mask given instead makes the causal mask ask whether it is all ones)
-        model.config.pad_token_id = None
+        if device == "meta":
+            # with no padding id no model asks whether the ids hold it, which meta tensors
+            # cannot answer (a mask given instead makes the causal mask ask if it is all ones)
+            model.config.pad_token_id = None
         out = model(input_ids=ids, use_cache=True, **extra)
     held = []
     for keys, values in _cache_layers(out.past_key_values):
@@ -556,8 +558,14 @@ def _modeling_source(config) -> str:  # the text of the type's modeling module (
 
 def truth(config) -> dict:  # -> what the model itself says
     model = build(_mrope_sized(config))
-    short = forward_cache(model, SHORT)
-    long = forward_cache(model, LONG)
+    try:
+        short, long = forward_cache(model, SHORT), forward_cache(model, LONG)
+    except Exception:  # noqa: BLE001 - a forward meta tensors cannot run: on the CPU instead
+        # (BioGPT's positions ask a tensor's value; Emu3's class refuses a null padding id);
+        # a small draw's real weights take milliseconds, and a forward that fails there too
+        # raises as before
+        model = build(_mrope_sized(config), device="cpu")
+        short, long = forward_cache(model, SHORT, "cpu"), forward_cache(model, LONG, "cpu")
     return {**parameters(model),
             "kv_widths": [[k // SHORT, v // SHORT] for k, v, _ in short],
             "held_after_long": [t for _, _, t in long]}

@@ -130,3 +130,38 @@ def test_each_exact_count_holds_with_the_optional_fields_left_out():
             or not entry["exact"]["kv"], (
             f"seed {seed}: {t}'s KV cache with {sorted(set(cfg) - set(sparse))} left out")
     assert shorter >= 3, f"seed {seed}: too few configs had an optional field to leave out"
+
+
+def test_a_draw_whose_rope_would_turn_an_odd_number_of_dims_is_drawn_again():
+    """RoPE turns a head's dims in pairs: StableLM's partial_rotary_factor of 0.25 over a head 12
+    wide asks for 3, which no real model does and whose forward caches keys 15 wide. Such a draw
+    is not used; a head 16 wide (4 dims) is, and so is a type that turns every dim."""
+    from transformers import AutoConfig
+    sizes = {"num_hidden_layers": 2, "intermediate_size": 40, "vocab_size": 300}
+    odd = AutoConfig.for_model("stablelm", hidden_size=48, num_attention_heads=4, **sizes)
+    even = AutoConfig.for_model("stablelm", hidden_size=64, num_attention_heads=4, **sizes)
+    whole = AutoConfig.for_model("llama", hidden_size=48, num_attention_heads=4, **sizes)
+    assert [derive_families._odd_rotary(c) for c in (odd, even, whole)] == [True, False, False]
+    r = random.Random(7)
+    for _ in range(5):
+        config, _ = derive_families.draw("stablelm", r)
+        assert not derive_families._odd_rotary(config)
+
+
+def test_a_cache_meta_tensors_cannot_fill_is_read_off_a_forward_on_the_cpu():
+    """BioGPT's positions ask a tensor for its value, which a meta tensor cannot give: its cache
+    is read off the same small model with real weights on the CPU, and equals the core's,
+    which by hand is 2 x hidden per layer and token (4 layers, 32 wide)."""
+    import hf_oracle
+    from transformers import AutoConfig
+
+    from attention_core import costs
+    config = AutoConfig.for_model("biogpt", hidden_size=32, num_attention_heads=4,
+                                  num_hidden_layers=4, intermediate_size=40, vocab_size=300)
+    model = hf_oracle.build(config)
+    with pytest.raises(Exception, match="meta"):
+        hf_oracle.forward_cache(model, hf_oracle.SHORT)
+    truth = hf_oracle.truth(config)
+    assert truth["kv_widths"] == [[32, 32]] * 4
+    m = costs.ModelShape.from_config({**hf_oracle.written(config), "model_type": "biogpt"})
+    assert costs.kv_bytes_per_token(m, 1) == 4 * 2 * 32

@@ -612,3 +612,24 @@ def test_a_malformed_ernie_layout_is_refused_by_name(fields, says):
            "moe_intermediate_size": 12, **fields}
     with pytest.raises(costs.ConfigError, match=says):
         shape(cfg)
+
+
+def test_minimaxs_linear_attention_layers_hold_their_own_projections():
+    """MiniMax's layer_types mixes full attention with linear (lightning) attention, which keeps
+    no KV cache. A linear layer holds, in place of q, k, v and o: one projection to queries,
+    keys and values for every head (no grouped KV heads), an output gate, a projection out and
+    a norm one head-row wide. Its derived row fits that per layer without attention."""
+    h, heads, hd, i, e, k, vocab = 32, 4, 8, 40, 4, 2, 300
+    kinds = ["full_attention", "linear_attention", "linear_attention", "full_attention"]
+    full = h * heads * hd + 2 * h * 2 * hd + heads * hd * h  # q, k and v (2 KV heads), o
+    linear = 3 * heads * hd * h + heads * hd * h + heads * hd * h  # qkv, output gate, out
+    moe = h * e + e * 3 * h * i  # router, experts
+    total = (2 * full + 2 * (linear + heads * hd) + len(kinds) * (moe + 2 * h) + h
+             + 2 * vocab * h)
+    active = 2 * full + 2 * linear + len(kinds) * (h * e + k * 3 * h * i) + vocab * h
+    cfg, truth = built("minimax", **{**SMALL_TEXT, "num_hidden_layers": len(kinds)},
+                       layer_types=kinds, num_local_experts=e, num_experts_per_tok=k)
+    m = shape(cfg)
+    assert (m.attention_layers, m.uncached_layers) == (2, 2)
+    assert (costs.total_params(m), costs.matmul_params(m)) == (total, active)
+    assert (total, active) == (truth["total"], hf_oracle.active_linear(truth, k))
