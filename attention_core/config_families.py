@@ -513,7 +513,8 @@ MOE_COUNTS = [["num_experts", "num_local_experts"], ["n_routed_experts"], ["moe_
 OPTIONAL_READS = [*MOE_COUNTS,
                   ["first_k_dense_replace"], ["n_shared_experts"], ["num_shared_experts"],
                   ["moe_num_shared_experts"], ["num_dense_layers"], ["moe_layer_start_index"],
-                  ["moe_layer_end_index"], ["moe_layer_interval"], ["decoder_sparse_step"],
+                  ["moe_layer_end_index"], ["moe_layer_interval"], ["shared_intermediate_size"],
+                  ["decoder_sparse_step"],
                   ["moe_layer_freq"], ["interleave_moe_layer_step"], ["max_window_layers"],
                   ["use_sliding_window"], ["no_rope_layer_interval"], ["sliding_window_pattern"],
                   ["q_lora_rank"], ["mlp_only_layers"]]

@@ -414,11 +414,15 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
             step = _count(cfg, ("interleave_moe_layer_step",), MAX_LAYERS, default=1)
             moe_layers = len(range(step - 1, layers, step))
     elif _present(cfg, "num_local_experts") and not _present(cfg, "moe_intermediate_size"):
-        # Mixtral: intermediate_size is the expert size
+        # Mixtral: intermediate_size is the expert size; Granite MoE's shared MLP is
+        # shared_intermediate_size wide (0: none)
         experts = _count(cfg, ("num_local_experts",), MAX_EXPERTS, minimum=0)
         if not experts:
             return dense
-        k, size, shared, shared_width, moe_layers = _top_k(cfg, experts), intermediate, 0, 0, layers
+        k, size, moe_layers = _top_k(cfg, experts), intermediate, layers
+        shared_width = _count(cfg, ("shared_intermediate_size",), MAX_INTERMEDIATE, default=0,
+                              minimum=0)
+        shared = 1 if shared_width else 0
     elif _present(cfg, "moe_num_experts"):
         # ERNIE 4.5 and Aria: one MLP for the shared experts, each as wide as a routed one;
         # experts on every interval-th layer from the start index to the end one (-1: the last)

@@ -35,6 +35,7 @@ import argparse
 import contextlib
 import json
 import random
+import re
 import sys
 import time
 import warnings
@@ -79,6 +80,8 @@ BASIS = [
     ("moe_layer", ["num_experts", "moe_intermediate"]), ("moe_layer", ["num_experts", "hidden",
                                                                         "moe_intermediate"]),
     ("moe_layer", ["shared_intermediate"]), ("moe_layer", ["hidden", "shared_intermediate"]),
+    # latent attention's norms and biases (off MLA a column of 0 or None, never kept)
+    ("layer", ["kv_lora_rank"]), ("layer", ["q_lora_rank"]), ("layer", ["qk_rope_head_dim"]),
     # last, so it is kept only where some draw's MoE layers run no shared MLP (ERNIE 4.5)
     ("shared_layer", ["hidden"]),
 ]
@@ -160,11 +163,12 @@ def _with_mamba2(kwargs: dict, r: random.Random, fields: set[str]) -> dict:
     return kwargs
 
 
-# the MoE fields of ERNIE 4.5, Aria, Hunyuan and AFMoE: drawn only where a class takes them, so
-# every other type's draws stay as they were
+# the MoE fields of ERNIE 4.5, Aria, Hunyuan, AFMoE and Granite MoE, and latent attention's
+# ranks and head widths (DeepSeek's MLA): drawn only where a class takes them, so every other
+# type's draws stay as they were
 MOE_LAYOUT = {"moe_num_experts", "moe_topk", "moe_k", "moe_num_shared_experts",
               "num_dense_layers", "moe_layer_start_index", "moe_layer_end_index",
-              "moe_layer_interval"}
+              "moe_layer_interval", "shared_intermediate_size"}
 
 
 def _moe_layout(r: random.Random, kwargs: dict, fields: set[str]) -> dict:
@@ -176,7 +180,14 @@ def _moe_layout(r: random.Random, kwargs: dict, fields: set[str]) -> dict:
            "moe_layer_start_index": start, "moe_layer_end_index": r.choice(
                [-1, r.randint(start, layers - 1)]), "moe_layer_interval": r.randint(1, 3)}
     out["moe_k"] = out["moe_topk"]
+    out["shared_intermediate_size"] = r.choice([0, r.randint(5, 41)])  # Granite MoE's
     return {k: v for k, v in out.items() if k in fields}
+
+
+def _mla_sizes(r: random.Random) -> dict:  # latent ranks and head widths (RoPE's even)
+    return {"kv_lora_rank": r.randint(4, 24), "q_lora_rank": r.randint(4, 24),
+            "qk_nope_head_dim": r.choice([4, 8]), "qk_rope_head_dim": r.choice([2, 4]),
+            "v_head_dim": r.choice([4, 8, 12])}
 
 
 def _nested_text_class(model_type: str, fields: set[str]):
@@ -193,9 +204,31 @@ def _nested_text_class(model_type: str, fields: set[str]):
         return None
 
 
+# types whose class refused every draw of latent ranks (GLM-5-Next's DSA layers take no RoPE):
+# drawn with the class's own ranks from then on
+_KEEPS_MLA_DEFAULTS: set[str] = set()
+
+
 def draw(model_type: str, r: random.Random, flags: dict | None = None, tries: int = 8):
     """A random small config of this type, built by its own class -> (config, written) or
     None when the class refuses every draw."""
+    got = _draw(model_type, r, flags, tries)
+    if got is None and model_type not in _KEEPS_MLA_DEFAULTS and _takes_mla(model_type):
+        _KEEPS_MLA_DEFAULTS.add(model_type)
+        got = _draw(model_type, r, flags, tries)
+        if got is None:  # refused for another reason: ranks drawn again next time
+            _KEEPS_MLA_DEFAULTS.discard(model_type)
+    return got
+
+
+def _takes_mla(model_type: str) -> bool:  # does the type's (text) class take latent ranks?
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+    fields = _fields(CONFIG_MAPPING[model_type])
+    nested = _nested_text_class(model_type, fields)
+    return "kv_lora_rank" in (_fields(nested) if nested else fields)
+
+
+def _draw(model_type: str, r: random.Random, flags: dict | None, tries: int):
     from transformers import AutoConfig
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
     fields = _fields(CONFIG_MAPPING[model_type])
@@ -221,6 +254,8 @@ def draw(model_type: str, r: random.Random, flags: dict | None = None, tries: in
                                          for _ in range(kwargs["num_hidden_layers"])]
         if MOE_LAYOUT & sized:  # experts counted and laid out under other names
             kwargs.update(_moe_layout(r, kwargs, sized))
+        if "kv_lora_rank" in sized and model_type not in _KEEPS_MLA_DEFAULTS:
+            kwargs.update({k: v for k, v in _mla_sizes(r).items() if k in sized})
         if nested:  # a multimodal wrapper: the sizes go to its text model
             kwargs = {"text_config": {"model_type": nested.model_type, **kwargs}}
         kwargs.update(flags or {})
@@ -339,8 +374,9 @@ def fit(shapes: list[dict], target: list[int],
 def terms(fitted, what: str, matmul: bool, when=()) -> list[dict]:
     out = []
     for per, product, c in fitted:
-        # a learned position table needs max_positions, which a config may leave unknown
-        known = [{"present": "max_positions"}] if "max_positions" in product else []
+        # a learned position table needs max_positions, which a config may leave unknown; a
+        # q_lora_rank of null is a full-rank q, with no q_a_layernorm
+        known = [{"present": f} for f in ("max_positions", "q_lora_rank") if f in product]
         term = {"what": what, "per": per, "size": [[c, *product] if c != 1 else list(product)
                                                    or [1]], "when": list(when) + known}
         if matmul:
@@ -472,6 +508,7 @@ def _draws(model_type, r, n, flags=None):
 
 
 def derive(model_type: str) -> dict:
+    _KEEPS_MLA_DEFAULTS.discard(model_type)  # each derivation as from a fresh process
     r = random.Random(SEED * 1_000_003 + zlib.crc32(model_type.encode()))
     entry: dict = {}
     try:
@@ -579,8 +616,52 @@ def check(model_type: str, r: random.Random, entry: dict) -> dict:
         # and each flag flipped against its class default, for certain
         _each_flip(entry["defaults"], lambda flipped: _flipped_exact(model_type, r, flipped,
                                                                       exact))
+        if exact["total"] or exact["matmul"]:
+            _undrawn_sizes_hold(model_type, r, exact)
     exact["kv"] &= ran  # shown exact only on caches that a forward filled
     return exact
+
+
+# a config field that may size a tensor: each the draws leave at its class default is doubled
+SIZE_FIELD = re.compile(r"size|dim|num_|^n_|rank|expert|heads|width|inner|ffn|(^|_)d_")
+
+
+def _undrawn_sizes_hold(model_type: str, r: random.Random, exact: dict) -> None:
+    """`exact` and-ed, for total and matmul, with a draw in which each integer size field the
+    draws never change is doubled, one at a time: where Transformers builds it and its counts
+    move, the core's must move with them. A width the core does not read (Granite MoE's
+    shared_intermediate_size, OPT's word_embed_proj_dim) would otherwise be fitted as a
+    constant and shown exact. A doubled value the core refuses (more KV heads than heads)
+    says nothing."""
+    got = draw(model_type, r)
+    if got is None:
+        return
+    config, _ = got
+    text = hf_oracle.text_config(config)
+    nested = text is not config
+    drawn = set(_sizes(random.Random(0))) | MOE_LAYOUT
+    base = truth(config)
+    for name in sorted(_fields(type(text)) - drawn):
+        value = getattr(text, name, None)
+        if type(value) is not int or not SIZE_FIELD.search(name):
+            continue
+        whole = config.to_dict()
+        (whole["text_config"] if nested else whole)[name] = 2 * value if value > 0 else 1
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                doubled = type(config).from_dict(whole)
+                model_truth = truth(doubled)
+        except Exception:  # noqa: BLE001, S112 - a value this class refuses: nothing to hold
+            continue
+        if (model_truth["total"], model_truth["matmul"]) == (base["total"], base["matmul"]):
+            continue
+        try:
+            c = core(hf_oracle.written(doubled))
+        except costs.ConfigError:
+            continue
+        exact["total"] &= c["total"] == model_truth["total"]
+        exact["matmul"] &= c["matmul"] == model_truth["matmul"]
 
 
 def _counts_hold(config, cfg, exact) -> bool:  # `exact` and-ed with this draw's total and

@@ -369,13 +369,14 @@
         for (i = step - 1; i < layers; i += step) moeLayers++;
       }
     } else if (present(cfg, "num_local_experts") && !present(cfg, "moe_intermediate_size")) {
-      // Mixtral: intermediate_size is the expert size
+      // Mixtral: intermediate_size is the expert size; Granite MoE's shared MLP is
+      // shared_intermediate_size wide (0: none)
       experts = count(cfg, ["num_local_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
       if (!experts) return dense;
       k = topK(cfg, experts);
       size = intermediate;
-      shared = 0;
-      sharedWidth = 0;
+      sharedWidth = count(cfg, ["shared_intermediate_size"], MAX_INTERMEDIATE, 0, 0);
+      shared = sharedWidth ? 1 : 0;
       moeLayers = layers;
     } else if (present(cfg, "moe_num_experts")) {
       // ERNIE 4.5 and Aria: one MLP for the shared experts, each as wide as a routed one;

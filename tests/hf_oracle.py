@@ -496,6 +496,11 @@ def counted_part(model):
     return torch.nn.ModuleDict(parts)
 
 
+# a router held as a bare weight (not a Linear, which `linear` counts already): a token
+# multiplies through it; Granite MoE's sits in block_sparse_moe
+ROUTERS = ("mlp.gate.weight", "mlp.router.weight", "block_sparse_moe.router.weight")
+
+
 def parameters(model) -> dict:  # -> the counts read off a built model's parameters
     torch, _, _, conv1d = _torch()
     config, model = model.config, counted_part(model)
@@ -512,7 +517,7 @@ def parameters(model) -> dict:  # -> the counts read off a built model's paramet
     for name, p in model.named_parameters(remove_duplicate=False):
         if ".experts." in name and p.dim() == 3:  # fused gate_up / down: [experts, out, in]
             experts.append([p.shape[0], p.numel()])
-        elif name.endswith(("mlp.gate.weight", "mlp.router.weight")) and p.dim() == 2:  # a router
+        elif name.endswith(ROUTERS) and p.dim() == 2:  # a router
             owner = model.get_submodule(name.rsplit(".", 1)[0])
             if not isinstance(owner, (torch.nn.Linear, conv1d)):
                 router += p.numel()

@@ -244,14 +244,17 @@ def family_config(rng: random.Random, family: str, whole: bool = False) -> dict:
     (none when `whole`: each figure written, so the family is read at least once)."""
     row = config_families.FAMILIES.get(family, config_families.UNKNOWN)
     cfg: dict = {} if family == "" else {"model_type": family}
-    heads = rng.choice([1, 2, 4, 8, 12, 16, 32, 64, 128, 100_000])
+    # the caps (100,000 heads, widths of 10 M) only where the family may be read later too
+    heads = rng.choice([1, 2, 4, 8, 12, 16, 32, 64, 128] + ([] if whole else [100_000]))
     kv = rng.choice([k for k in (1, 2, 4, 8, heads) if heads % k == 0])
     head_dim = rng.choice([8, 64, 80, 128, 256])
     hidden = rng.choice([heads * head_dim, heads * head_dim, rng.choice(SIZES) * 64])
     values = {"layers": rng.choice([1, 2, 12, 24, 32, 61, 80, 10_000]), "hidden": hidden,
               "heads": heads, "kv_heads": kv, "head_dim": head_dim,
-              "intermediate": rng.choice([4 * hidden, 11008, 14336, 10_000_000, 1]),
-              "vocab": rng.choice([1000, 32000, 50257, 151936, 100_000_000]),
+              "intermediate": rng.choice([4 * hidden, 11008, 14336, 1]
+                                         + ([] if whole else [10_000_000])),
+              "vocab": rng.choice([1000, 32000, 50257, 151936]
+                                  + ([] if whole else [100_000_000])),
               "max_positions": rng.choice([1024, 2048, 131072, 10_000_000_000])}
     if hidden > 1_000_000:
         values["hidden"] = rng.choice(SIZES) * 64
@@ -272,6 +275,13 @@ def family_config(rng: random.Random, family: str, whole: bool = False) -> dict:
                 cfg.setdefault(outer, {})[inner] = values[figure]
             else:
                 cfg[name] = values[figure]
+    if whole:  # and each config number a tensor's size reads (Bamba's Mamba-2 heads), so
+        # the first round reads every family whatever the other rounds draw
+        for term in row["tensors"]:
+            for product in term["size"]:
+                for f in product:
+                    if isinstance(f, dict) and "default" not in f:
+                        cfg.setdefault(f["field"], 4)
     for flag in ("multi_query", "new_decoder_architecture", "tie_word_embeddings"):
         if rng.random() < 0.3:
             cfg[flag] = rng.choice([True, False, None])
@@ -349,8 +359,11 @@ def with_moe(rng: random.Random, cfg: dict) -> dict:
                    n_shared_experts=rng.choice([0, 1, 2, None]),
                    first_k_dense_replace=rng.choice([0, 1, 3, None]),
                    moe_layer_freq=rng.choice([1, 2, None]))
-    elif kind == "mixtral":
+    elif kind == "mixtral":  # Granite MoE's shared MLP beside, sometimes
         cfg["num_local_experts"] = experts
+        cfg["shared_intermediate_size"] = rng.choice([0, 1024, None, -1])
+        if cfg["shared_intermediate_size"] is None:
+            del cfg["shared_intermediate_size"]
     elif kind == "ernie":  # ERNIE 4.5, Aria: each field sometimes absent or malformed
         cfg.update(moe_num_experts=experts, moe_intermediate_size=rng.choice([12, 1536, None]),
                    moe_num_shared_experts=rng.choice([0, 1, 2, None, -1]),
@@ -487,7 +500,8 @@ FIELDS = sorted({name for rule in config_families.BASE.values() for name in rule
                    "no_rope_layer_interval", "attention_chunk_size", "mlp_layer_types",
                    "num_shared_experts", "moe_topk", "moe_k", "moe_num_experts",
                    "moe_num_shared_experts", "num_dense_layers", "moe_layer_start_index",
-                   "moe_layer_end_index", "moe_layer_interval"} | _table_fields())
+                   "moe_layer_end_index", "moe_layer_interval", "shared_intermediate_size",
+                   "q_lora_rank"} | _table_fields())
 # beside the rows: types Transformers ships that no row counts, an encoder-decoder, and others
 MODEL_TYPES = [*config_families.FAMILIES, "qwen3_next", "jamba", "bart", "t5", "", "mystery",
                "it's", 'say "hi"', "a\nb\tc\\",

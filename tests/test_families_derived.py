@@ -165,3 +165,15 @@ def test_a_cache_meta_tensors_cannot_fill_is_read_off_a_forward_on_the_cpu():
     assert truth["kv_widths"] == [[32, 32]] * 4
     m = costs.ModelShape.from_config({**hf_oracle.written(config), "model_type": "biogpt"})
     assert costs.kv_bytes_per_token(m, 1) == 4 * 2 * 32
+
+
+def test_a_size_the_draws_never_change_is_doubled_and_must_move_the_core_too():
+    """OPT's hand row does not read word_embed_proj_dim (OPT-350m projects its 512-wide
+    embedding in and out of a 1024-wide model): its draws keep the class's default, equal to
+    hidden_size, so no draw showed the projections. Doubled, Transformers builds them and the
+    core does not: OPT is not shown exact. Llama's every size is read: it stays exact."""
+    for model_type, holds in (("opt", False), ("llama", True)):
+        exact = {"total": True, "matmul": True, "kv": True}
+        derive_families._undrawn_sizes_hold(model_type, random.Random(1), exact)
+        assert exact["total"] is holds, model_type
+        assert COMMITTED["types"][model_type]["exact"]["total"] is holds, model_type
