@@ -17,9 +17,10 @@ tests/hf_oracle.py reads). It then derives what attention_core/families_derived.
   the model adds its own terms, taken when the field is set (or unset) against the class's
   default (fields the class accepts flipped only together, flipped and taken together);
 - `exact`: for every type, which counts (total, matmul, kv) equal the model's on fresh
-  draws the fit never saw (with random flags, then each flag flipped for certain), so the
-  core can say which figures may be off; KV on the cache of a forward, so where a draw's
-  forward cannot run, on the next draw whose forward does.
+  draws the fit never saw (with random flags, then each flag flipped for certain, then each
+  integer size field the draws never change doubled), so the core can say which figures may
+  be off; KV on the cache of a forward (on the CPU where meta tensors cannot run it), so
+  where a draw's forward cannot run, on the next draw whose forward does.
 
     python scripts/derive_families.py                  # every type -> the JSON file
     python scripts/derive_families.py --type gpt_oss   # these types only, printed
@@ -163,8 +164,8 @@ def _with_mamba2(kwargs: dict, r: random.Random, fields: set[str]) -> dict:
     return kwargs
 
 
-# the MoE fields of ERNIE 4.5, Aria, Hunyuan, AFMoE and Granite MoE, and latent attention's
-# ranks and head widths (DeepSeek's MLA): drawn only where a class takes them, so every other
+# the MoE fields of ERNIE 4.5, Aria, Hunyuan, AFMoE and Granite MoE (and _mla_sizes, latent
+# attention's ranks and head widths): drawn only where a class takes them, so every other
 # type's draws stay as they were
 MOE_LAYOUT = {"moe_num_experts", "moe_topk", "moe_k", "moe_num_shared_experts",
               "num_dense_layers", "moe_layer_start_index", "moe_layer_end_index",
