@@ -222,19 +222,21 @@ def draw(model_type: str, r: random.Random, flags: dict | None = None, tries: in
     return got
 
 
-def _takes_mla(model_type: str) -> bool:  # does the type's (text) class take latent ranks?
+def _sized(model_type: str):  # -> (a wrapper's text config class or None, the fields of the
+    # class that takes the sizes: the text model's for a wrapper, else the type's own)
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
     fields = _fields(CONFIG_MAPPING[model_type])
     nested = _nested_text_class(model_type, fields)
-    return "kv_lora_rank" in (_fields(nested) if nested else fields)
+    return nested, (_fields(nested) if nested else fields)
+
+
+def _takes_mla(model_type: str) -> bool:  # does the type's (text) class take latent ranks?
+    return "kv_lora_rank" in _sized(model_type)[1]
 
 
 def _draw(model_type: str, r: random.Random, flags: dict | None, tries: int):
     from transformers import AutoConfig
-    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
-    fields = _fields(CONFIG_MAPPING[model_type])
-    nested = _nested_text_class(model_type, fields)
-    sized = _fields(nested) if nested else fields
+    nested, sized = _sized(model_type)
     refused = 0  # draws the class refused; a draw of odd rotary width is drawn again apart
     for _ in range(8 * tries):
         if refused == tries:
@@ -461,10 +463,7 @@ def experts_wide(model_type: str) -> dict:
 def no_dense_mlp(model_type: str) -> dict:
     """A figures rule for a type whose config class has no intermediate_size (Solar Open: every
     layer's MLP a mixture of experts): no dense MLP, so a width of 0 where the file has none."""
-    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
-    fields = _fields(CONFIG_MAPPING[model_type])
-    nested = _nested_text_class(model_type, fields)  # a wrapper: its text model's fields
-    fields = _fields(nested) if nested else fields
+    fields = _sized(model_type)[1]  # a wrapper: its text model's fields
     names = config_families.BASE["intermediate"]["names"]
     counted = {f for group in config_families.MOE_COUNTS[:-1] for f in group}  # experts' counts
     if set(names) & fields or not counted & fields:
