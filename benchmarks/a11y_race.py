@@ -35,11 +35,11 @@ import time
 import urllib.request
 from pathlib import Path
 
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from tests.browser.axe_core import axe as pinned_axe  # the axe-core the tests run
 from tests.browser.readiness import READY_JS  # the condition the browser tests assert
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
@@ -119,7 +119,7 @@ def main(argv=None):
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             views = {"1280": {"viewport": {"width": 1280, "height": 900}},
                      "pixel5": dict(pw.devices["Pixel 5"])}
-            axe = None if args.no_axe else Axe()
+            axe = None if args.no_axe else pinned_axe()
             for run in range(args.runs):
                 unnamed_total, rules_total, pages = collections.Counter(), collections.Counter(), 0
                 started = time.monotonic()

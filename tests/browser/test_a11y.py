@@ -14,10 +14,10 @@
 """
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 
 from app.hosting import server
 from app.kit import registry
+from tests.browser.axe_core import axe
 from tests.browser.readiness import READY_JS, STYLESHEETS_LOADED_JS, UNNAMED_JS
 from tests.browser.static_pages import HOLES_JS
 
@@ -93,15 +93,12 @@ def laid_out_at(page, width):  # -> once Bokeh has laid the page out again at `w
         requestAnimationFrame(() => requestAnimationFrame(() => done())))""")
 
 
-AXE = Axe()
-
-
 def violations(page):  # -> (failing, moderate): [(rule, nodes, first target)]
-    # axe-core is put into the page once (Axe().run evaluates its 570 KB each call): a
+    # axe-core is put into the page once (Axe().run evaluates its 650 KB each call): a
     # second run on the same document, at another width, finds it there. axe.run starts
     # each run afresh, so the results are those of a first run.
     if not page.evaluate("() => typeof window.axe === 'object' && window.axe !== null"):
-        page.evaluate(AXE.axe_script)
+        page.evaluate(axe().axe_script)
     results = page.evaluate("(options) => axe.run(options)",
                             AXE_OPTIONS)["violations"]
     rows = [(v["impact"], v["id"], len(v["nodes"]), v["nodes"][0]["target"]) for v in results]

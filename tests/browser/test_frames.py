@@ -21,11 +21,11 @@ import json
 from urllib.parse import quote, urljoin
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from app.hosting import routes
+from tests.browser.axe_core import axe
 from tests.browser.conftest import RENDER_TIMEOUT_MS
 from tests.browser.test_embed import COURSE_PAGE, PLACEHOLDER, all_idle, course_sites
 
@@ -267,7 +267,7 @@ def embed_code(page):  # opens "Embed" -> (iframe code, script code), the dialog
     dialog = page.get_by_role("dialog", name="Embed this page")
     expect(dialog).to_be_visible()
     expect(page.locator("#ae-embed-iframe")).to_be_focused()
-    found = Axe().run(page, context={"include": [[".ae-embed-dialog"]]},
+    found = axe().run(page, context={"include": [[".ae-embed-dialog"]]},
                       options={"resultTypes": ["violations"]}).response["violations"]
     assert not found, [(v["id"], v["impact"], v["nodes"][0]["target"]) for v in found]
     codes = (page.locator("#ae-embed-iframe").input_value(),

@@ -27,12 +27,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from app.kit import fmt
 from app.panels.model_picker import CALCULATOR_ID
 from attention_core import costs
+from tests.browser.axe_core import axe
 from tests.browser.conftest import DOCUMENT_IDLE_JS, RENDER_TIMEOUT_MS
 from tests.browser.test_static_build import (  # noqa: F401 (built, file_server: fixtures)
     Watch,
@@ -259,7 +259,7 @@ def test_your_config_counted_in_the_browser_is_the_clis(open_cost, via, tmp_path
     assert len(twins) == 1 and twins[0].startswith(origin), twins
     away = [u for u in requests if not u.startswith((origin, "data:", "blob:"))]
     assert not away, away
-    found = Axe().run(page, options=AXE_OPTIONS).response["violations"]
+    found = axe().run(page, options=AXE_OPTIONS).response["violations"]
     serious = [(v["id"], v["nodes"][0]["target"]) for v in found if v["impact"] in FAILING]
     assert not serious, serious
 

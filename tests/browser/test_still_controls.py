@@ -20,10 +20,10 @@ import re
 import time
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
+from tests.browser.axe_core import axe
 from tests.browser.conftest import RENDER_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
@@ -161,7 +161,7 @@ def test_native_controls_switch_the_still_then_hand_over(browser, server):
         at[4] = 1
         agrees(page, at)
         expect(query).to_be_disabled()  # the state disables the query in decode
-        found = Axe().run(page, context="#panel-head", options={
+        found = axe().run(page, context="#panel-head", options={
             "resultTypes": ["violations"], "preload": {"assets": ["media"]}}).response
         serious = [(v["id"], v["nodes"][0]["target"]) for v in found["violations"]
                    if v["impact"] in ("critical", "serious")]
@@ -378,7 +378,7 @@ def test_each_panels_native_controls_switch_its_still_and_hand_over(browser, ser
                 # at the page's next flush)
                 expect(page).to_have_url(re.compile(rf"[?&]{url_key[control['name']]}="))
         assert page.evaluate("() => typeof window.Bokeh") == "undefined"
-        found = Axe().run(page, context=".ae-island", options={
+        found = axe().run(page, context=".ae-island", options={
             "resultTypes": ["violations"], "preload": {"assets": ["media"]}}).response
         serious = [(v["id"], v["nodes"][0]["target"]) for v in found["violations"]
                    if v["impact"] in ("critical", "serious")]
