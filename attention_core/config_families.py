@@ -508,8 +508,9 @@ DERIVED = json.loads(Path(__file__).with_name("families_derived.json").read_text
 # top-k are filled where the type's class keeps a constant default (a Mixtral file without
 # num_local_experts builds 8 experts in Transformers, not a dense MLP).
 # the experts' count and top-k (the derivation keeps their fills for exact types alone)
-MOE_COUNTS = [["num_experts", "num_local_experts"], ["n_routed_experts"], ["moe_num_experts"],
-              ["num_experts_per_tok", "moe_topk", "moe_k"]]
+EXPERT_COUNTS = [["num_experts", "num_local_experts"], ["n_routed_experts"], ["moe_num_experts"]]
+TOP_K = ["num_experts_per_tok", "moe_topk", "moe_k"]  # Hunyuan and Aria; ERNIE 4.5
+MOE_COUNTS = [*EXPERT_COUNTS, TOP_K]
 OPTIONAL_READS = [*MOE_COUNTS,
                   ["first_k_dense_replace"], ["n_shared_experts"], ["num_shared_experts"],
                   ["moe_num_shared_experts"], ["num_dense_layers"], ["moe_layer_start_index"],

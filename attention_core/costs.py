@@ -338,7 +338,7 @@ def _mla_heads(cfg: dict, heads: int, kv_heads: int, notes: list[str]) -> dict:
             "qk_rope_head_dim": rope}
 
 
-TOP_K = ("num_experts_per_tok", "moe_topk", "moe_k")  # Hunyuan and Aria; ERNIE 4.5
+TOP_K = tuple(config_families.TOP_K)  # routed experts per token, by any name
 
 
 def _top_k(cfg: dict, experts: int) -> int:  # routed experts per token

@@ -465,7 +465,7 @@ def no_dense_mlp(model_type: str) -> dict:
     layer's MLP a mixture of experts): no dense MLP, so a width of 0 where the file has none."""
     fields = _sized(model_type)[1]  # a wrapper: its text model's fields
     names = config_families.BASE["intermediate"]["names"]
-    counted = {f for group in config_families.MOE_COUNTS[:-1] for f in group}  # experts' counts
+    counted = {f for group in config_families.EXPERT_COUNTS for f in group}
     if set(names) & fields or not counted & fields:
         return {}
     return {"figures": {"intermediate": {"names": names, "default": {"value": 0}}}}
