@@ -19,8 +19,9 @@ tests/hf_oracle.py reads). It then derives what attention_core/families_derived.
 - `exact`: for every type, which counts (total, matmul, kv) equal the model's on fresh
   draws the fit never saw (with random flags, then each flag flipped for certain, then each
   integer size field the draws never change doubled), so the core can say which figures may
-  be off; KV on the cache of a forward (on the CPU where meta tensors cannot run it), so
-  where a draw's forward cannot run, on the next draw whose forward does.
+  be off; KV on the cache of a forward (on the CPU for a small model, else on meta tensors,
+  each on the other where it cannot run), so where a draw's forward cannot run, on the next
+  draw whose forward does.
 
     python scripts/derive_families.py                  # every type -> the JSON file
     python scripts/derive_families.py --type gpt_oss   # these types only, printed

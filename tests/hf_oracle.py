@@ -9,9 +9,11 @@ meta device (no weights, no memory) and reads the truth off the real model:
 - linear: every nn.Linear / Conv1D weight, lm_head counted even when tied (the matmul
   parameters' convention), and fused expert tensors apart (`experts`: a 3-D parameter per
   MoE layer in Transformers 5), with the router's own weight apart (`router`);
-- kv: the cache a real forward on meta tensors returns: per layer, the key and value widths
-  per token (numel / tokens) and how many tokens it holds after a long prompt (a sliding
-  layer keeps only its window).
+- kv: the cache a real forward returns: per layer, the key and value widths per token
+  (numel / tokens) and how many tokens it holds after a long prompt (a sliding layer keeps
+  only its window). A small model runs that forward on the CPU with real weights (faster
+  than meta tensors, whose ops run as Python), a large one on meta tensors; each on the other
+  device where the first cannot run it.
 
 Each config is also written with Transformers 4's field names where they differ
 (`torch_dtype`, `rope_theta`, Qwen-MoE's `num_experts`), and the v4 form is read back through
@@ -561,17 +563,33 @@ def _modeling_source(config) -> str:  # the text of the type's modeling module (
     return _SOURCES[name]
 
 
+# A model of at most this many parameters, all its parts counted (a wrapper's vision tower at
+# its class's full size too), runs its forwards on the CPU with real weights: meta tensors run
+# PyTorch's Python reference of each op, and the oracle's 500 small draws spent most of their
+# time there. A larger model (a full-size file) stays on meta.
+CPU_FORWARD_PARAMS = 2_000_000
+
+
+def _cache_of(config, model, device):  # -> (short, long) forwards' caches, on `device`
+    if device == "cpu":
+        model = build(config, device="cpu")
+    return forward_cache(model, SHORT, device), forward_cache(model, LONG, device)
+
+
 def truth(config) -> dict:  # -> what the model itself says
-    model = build(_mrope_sized(config))
+    config = _mrope_sized(config)
+    model = build(config)
+    counts = parameters(model)
+    # the other device where the first cannot run the forward (BioGPT's positions ask a
+    # tensor's value on meta; Emu3's class refuses a null padding id); one that fails on both
+    # raises
+    small = sum(p.numel() for p in model.parameters()) <= CPU_FORWARD_PARAMS
+    first, then = ("cpu", "meta") if small else ("meta", "cpu")
     try:
-        short, long = forward_cache(model, SHORT), forward_cache(model, LONG)
-    except Exception:  # noqa: BLE001 - a forward meta tensors cannot run: on the CPU instead
-        # (BioGPT's positions ask a tensor's value; Emu3's class refuses a null padding id);
-        # a small draw's real weights take milliseconds, and a forward that fails there too
-        # raises as before
-        model = build(_mrope_sized(config), device="cpu")
-        short, long = forward_cache(model, SHORT, "cpu"), forward_cache(model, LONG, "cpu")
-    return {**parameters(model),
+        short, long = _cache_of(config, model, first)
+    except Exception:  # noqa: BLE001 - the other device's forward, as said above
+        short, long = _cache_of(config, model, then)
+    return {**counts,
             "kv_widths": [[k // SHORT, v // SHORT] for k, v, _ in short],
             "held_after_long": [t for _, _, t in long]}
 

@@ -204,3 +204,21 @@ def test_a_flipped_class_default_is_caught(records, monkeypatch):
     monkeypatch.setitem(entry, "fills", {**entry["fills"], "use_bias": False})
     starcoder = [r for r in records if r["family"] == "starcoder2"]
     assert any("without use_bias" in k for k in left_out_misses(starcoder))
+
+
+@pytest.mark.parametrize("family", ["gemma3_text", "qwen3_next", "deepseek_v3", "mixtral",
+                                    "bamba"])
+def test_a_small_models_cache_is_the_same_on_the_cpu_as_on_meta_tensors(family):
+    # truth() runs a small model's forwards on the CPU: sliding windows, hybrid layers, latent
+    # attention and experts must cache the same shapes there as on meta tensors
+    import random
+    r = random.Random(SEED)
+    drawn = None
+    while drawn is None:
+        drawn = hf_oracle.make(family, r)
+    config = drawn[0]
+    model = hf_oracle.build(config)
+    assert sum(p.numel() for p in model.parameters()) <= hf_oracle.CPU_FORWARD_PARAMS
+    on_cpu = hf_oracle._cache_of(config, model, "cpu")
+    assert on_cpu == hf_oracle._cache_of(config, model, "meta")
+    assert any(keys for keys, _, _ in on_cpu[1])  # a layer cached keys
