@@ -64,6 +64,7 @@ test-fast: $(STAMP)
 # ruff's rules plus line length (E501; 100 columns, pyproject.toml's [tool.ruff]), then ESLint
 # over static/ (eslint.config.mjs), installed from npm into node_modules/ as package-lock.json
 # pins it (every package, ESLint's own dependencies too)
+# npm ci also installs axe-core, which the browser tests put into pages (tests/browser/axe_core.py)
 ESLINT := node_modules/.bin/eslint
 lint: $(STAMP) $(ESLINT)
 	$(VENV)/bin/ruff check --extend-select E501 .
