@@ -641,6 +641,8 @@ def _undrawn_sizes_hold(model_type: str, r: random.Random, exact: dict) -> None:
     text = hf_oracle.text_config(config)
     nested = text is not config
     drawn = set(_sizes(random.Random(0))) | MOE_LAYOUT
+    if _takes_mla(model_type) and model_type not in _KEEPS_MLA_DEFAULTS:  # ranks drawn too
+        drawn |= set(_mla_sizes(random.Random(0)))
     base = truth(config)
     for name in sorted(_fields(type(text)) - drawn):
         value = getattr(text, name, None)
