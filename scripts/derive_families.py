@@ -215,7 +215,7 @@ def draw(model_type: str, r: random.Random, flags: dict | None = None, tries: in
     """A random small config of this type, built by its own class -> (config, written) or
     None when the class refuses every draw."""
     got = _draw(model_type, r, flags, tries)
-    if got is None and model_type not in _KEEPS_MLA_DEFAULTS and _takes_mla(model_type):
+    if got is None and _draws_mla(model_type):
         _KEEPS_MLA_DEFAULTS.add(model_type)
         got = _draw(model_type, r, flags, tries)
         if got is None:  # refused for another reason: ranks drawn again next time
@@ -235,9 +235,14 @@ def _takes_mla(model_type: str) -> bool:  # does the type's (text) class take la
     return "kv_lora_rank" in _sized(model_type)[1]
 
 
+def _draws_mla(model_type: str) -> bool:  # are its latent ranks and head widths drawn?
+    return _takes_mla(model_type) and model_type not in _KEEPS_MLA_DEFAULTS
+
+
 def _draw(model_type: str, r: random.Random, flags: dict | None, tries: int):
     from transformers import AutoConfig
     nested, sized = _sized(model_type)
+    draws_mla = _draws_mla(model_type)
     refused = 0  # draws the class refused; a draw of odd rotary width is drawn again apart
     for _ in range(8 * tries):
         if refused == tries:
@@ -258,7 +263,7 @@ def _draw(model_type: str, r: random.Random, flags: dict | None, tries: int):
                                          for _ in range(kwargs["num_hidden_layers"])]
         if MOE_LAYOUT & sized:  # experts counted and laid out under other names
             kwargs.update(_moe_layout(r, kwargs, sized))
-        if "kv_lora_rank" in sized and model_type not in _KEEPS_MLA_DEFAULTS:
+        if draws_mla:
             kwargs.update({k: v for k, v in _mla_sizes(r).items() if k in sized})
         if nested:  # a multimodal wrapper: the sizes go to its text model
             kwargs = {"text_config": {"model_type": nested.model_type, **kwargs}}
@@ -641,7 +646,7 @@ def _undrawn_sizes_hold(model_type: str, r: random.Random, exact: dict) -> None:
     text = hf_oracle.text_config(config)
     nested = text is not config
     drawn = set(_sizes(random.Random(0))) | MOE_LAYOUT
-    if _takes_mla(model_type) and model_type not in _KEEPS_MLA_DEFAULTS:  # ranks drawn too
+    if _draws_mla(model_type):
         drawn |= set(_mla_sizes(random.Random(0)))
     base = truth(config)
     for name in sorted(_fields(type(text)) - drawn):
