@@ -82,7 +82,7 @@ import json
 from pathlib import Path
 
 FIGURES = ["layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab",
-           "max_positions"]
+           "max_positions", "embedding_width"]
 
 # What every family reads unless its row says otherwise (and what an unknown family reads).
 BASE = {
@@ -95,6 +95,9 @@ BASE = {
     "vocab": {"names": ["vocab_size"]},
     "max_positions": {"names": ["max_position_embeddings", "n_positions", "n_ctx"],
                       "default": {"value": None}},
+    # the token table's width (and so lm_head's inputs): the model's, but for OPT's
+    # word_embed_proj_dim, projected in and out of the layers' width
+    "embedding_width": {"names": [], "default": {"same_as": "hidden"}},
 }
 BASE_WINDOW = {"names": ["sliding_window"], "default": {"value": None}}
 
@@ -398,6 +401,7 @@ HAND_FAMILIES = {
         "attention_bias", True)) + _o_bias(_when("attention_bias", True)) + _mlp_bias(2)),
     "opt": _plain(True, learned_positions=True, figures={
         "intermediate": {"names": ["ffn_dim"]},
+        "embedding_width": {"names": ["word_embed_proj_dim"], "default": {"same_as": "hidden"}},
         "max_positions": {"names": ["max_position_embeddings"], "default": {"value": 2048}},
     }, tensors=_OPT),
     "falcon": _plain(True, figures=_FALCON, tensors=_FALCON_NORMS),
@@ -568,12 +572,18 @@ def _with_class_default(model_type: str, row: dict) -> dict:  # tied as the clas
     return row
 
 
+def _checked(model_type: str, row: dict) -> dict:  # a hand-written row, with which of its
+    # counts the derivation found equal to Transformers' own model (none: not built there)
+    exact = DERIVED["types"].get(model_type, {}).get("exact")
+    return {**row, "exact": exact} if exact else row
+
+
 def families() -> dict:  # -> every row: the derived ones, and the hand-written ones over them
     # the hand-written rows win: they read figures a fit cannot see (other field names,
     # windows, defaults a published config relies on)
     return {**{t: {**e["row"], "exact": e["exact"]} for t, e in DERIVED["types"].items()
                if "row" in e},
-            **{t: _with_class_default(t, row) for t, row in HAND_FAMILIES.items()}}
+            **{t: _checked(t, _with_class_default(t, row)) for t, row in HAND_FAMILIES.items()}}
 
 
 FAMILIES = families()
@@ -617,13 +627,17 @@ def unknown_line(model_type: str) -> str:  # -> the one line said when no row co
             "unless its config lists its layers' kinds.")
 
 
-def inexact_line(model_type: str, row: dict) -> str | None:  # a derived row's known misses
+def inexact_line(model_type: str, row: dict) -> str | None:  # a row's known misses
     off = [COUNTS[c] for c in COUNTS if not row.get("exact", {}).get(c, True)]
     if not off:
         return None
-    return (f"model_type {model_type!r} is counted by a rule derived from Transformers "
-            f"{TRANSFORMERS}'s own model, which was not shown to match its "
-            f"{' and '.join(off)} on random configs: these may be off.")
+    rule, model = (("a rule written by hand", f"Transformers {TRANSFORMERS}'s own model")
+                   if not row.get("derived") else
+                   (f"a rule derived from Transformers {TRANSFORMERS}'s own model", "that model"))
+    counts, they = " and ".join(off), ("they" if len(off) > 1 else "it")
+    return (f"model_type {model_type!r} is counted by {rule}; on random configs its {counts} "
+            f"{'were' if len(off) > 1 else 'was'} not shown to match {model}, so {they} may "
+            "be off.")
 
 
 def rule(row: dict, figure: str) -> dict:  # a row's rule for a figure, else BASE's

@@ -260,7 +260,7 @@ def _model_type(cfg: dict) -> str:
 
 LIMITS = {"layers": MAX_LAYERS, "hidden": MAX_HIDDEN, "heads": MAX_HEADS, "kv_heads": MAX_HEADS,
           "head_dim": MAX_HEAD_DIM, "intermediate": MAX_INTERMEDIATE, "vocab": MAX_VOCAB,
-          "max_positions": MAX_POSITIONS}
+          "max_positions": MAX_POSITIONS, "embedding_width": MAX_HIDDEN}
 
 
 def _case(cfg: dict, rule: dict) -> dict:  # a rule -> the rule its first true flag picks
@@ -349,6 +349,22 @@ def _top_k(cfg: dict, experts: int) -> int:  # routed experts per token
     return k
 
 
+def _one_top_k(cfg: dict, layers: int) -> dict:
+    """Hunyuan's moe_topk may list a top-k per layer (its class reads entry i on layer i): a
+    list with one value for every layer reads as that value; one that differs is refused."""
+    key, value = _pick(cfg, TOP_K)
+    if not isinstance(value, list):
+        return cfg
+    if len(value) < layers:
+        raise ConfigError(key, f"lists {len(value)} top-k values for {layers} layers: give "
+                          "one value, or one for each layer")
+    ks = [_count({key: v}, (key,), MAX_EXPERTS) for v in value[:layers]]
+    if min(ks) != max(ks):
+        raise ConfigError(key, f"lists a different top-k for some layers ({min(ks)} on one, "
+                          f"{max(ks)} on another); this version reads one top-k for every layer")
+    return {**cfg, key: ks[0]}
+
+
 def _layer_indices(cfg: dict, key: str) -> set[int]:  # optional list of layer numbers
     value = cfg.get(key)
     if value is None:
@@ -373,12 +389,16 @@ def _mlp_layer_kinds(cfg: dict, layers: int, moe_layers: int) -> int:
     return kinds.count("sparse")
 
 
-def _expert_width(cfg: dict, intermediate: int, row: dict) -> int:
+def _expert_width(cfg: dict, intermediate: int, row: dict, notes: list[str]) -> int:
     # OLMoE, FlexOlmo, Hunyuan, Aria: a class with no moe_intermediate_size makes each expert
-    # intermediate_size wide (the row says so, from its class's fields)
-    if row.get("experts_wide") == "intermediate" and not _present(cfg, "moe_intermediate_size"):
-        return intermediate
-    return _count(cfg, ("moe_intermediate_size",), MAX_INTERMEDIATE)
+    # intermediate_size wide (the row says so, from its class's fields), whatever a file adds
+    if row.get("experts_wide") != "intermediate":
+        return _count(cfg, ("moe_intermediate_size",), MAX_INTERMEDIATE)
+    if _present(cfg, "moe_intermediate_size"):
+        notes.append(f"moe_intermediate_size is {_show(cfg['moe_intermediate_size'])}: not "
+                     "read, as Transformers' class for this model type has no such field; each "
+                     f"expert is intermediate_size ({intermediate:,}) wide.")
+    return intermediate
 
 
 def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str],
@@ -386,6 +406,7 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
     """Mixture of experts, read the way each family writes it. Dense models: no experts."""
     dense = {"num_experts": 0, "experts_per_token": 0, "moe_intermediate": 0,
              "shared_experts": 0, "shared_intermediate": 0, "dense_layers": layers}
+    cfg = _one_top_k(cfg, layers)
     if _present(cfg, "n_routed_experts"):  # DeepSeek-V2/V3
         experts = _count(cfg, ("n_routed_experts",), MAX_EXPERTS, minimum=0)
         if not experts:
@@ -430,7 +451,7 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
         if not experts:
             return dense
         k = _top_k(cfg, experts)
-        size = _expert_width(cfg, intermediate, row)
+        size = _expert_width(cfg, intermediate, row, notes)
         shared = _count(cfg, ("moe_num_shared_experts",), MAX_EXPERTS, default=0, minimum=0)
         shared_width = shared * size
         start = _count(cfg, ("moe_layer_start_index",), MAX_LAYERS, default=0, minimum=0)
@@ -446,7 +467,7 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
         if not experts:
             return dense
         k = _top_k(cfg, experts)
-        size = _expert_width(cfg, intermediate, row)
+        size = _expert_width(cfg, intermediate, row, notes)
         shared_width = _count(cfg, ("shared_expert_intermediate_size",), MAX_INTERMEDIATE,
                               default=0, minimum=0)
         shared = 1 if shared_width else 0
@@ -1108,6 +1129,9 @@ class ModelShape:
     v_head_dim: int
     vocab: int
     tied: bool = False  # lm_head shares the embedding's weights
+    # the token table's width where it is not hidden (OPT-350m: 512, with a projection in
+    # and one out); None: hidden
+    embedding_width: int | None = None
     max_positions: int | None = None
     mlp_matrices: int = 3  # 2: up/down (GPT-2); 3: gate/up/down
     num_experts: int = 0  # 0 = dense
@@ -1146,6 +1170,8 @@ class ModelShape:
             object.__setattr__(self, "dense_layers", 0 if self.num_experts else self.layers)
         if self.sliding_window is None:
             object.__setattr__(self, "sliding_layers", 0)
+        if self.embedding_width is None:
+            object.__setattr__(self, "embedding_width", self.hidden)
 
     @property
     def moe_layers(self) -> int:  # layers whose MLP is a mixture of experts
@@ -1182,6 +1208,7 @@ class ModelShape:
             name=_display_name(cfg, name, model_type),
             layers=layers, hidden=hidden, intermediate=got["intermediate"], heads=heads,
             vocab=got["vocab"], tied=tied, max_positions=got["max_positions"],
+            embedding_width=got["embedding_width"],
             mlp_matrices=row["mlp_matrices"] or 3,  # unknown: a gated MLP, said in its line
             learned_positions=row["learned_positions"],
             **attention, **experts, **window, **hybrid,
@@ -1291,24 +1318,31 @@ def moe_stored_params(m: ModelShape) -> int:  # -> weights stored for one MoE la
     return _router_and_shared(m) + routed
 
 
-def lm_head_params(m: ModelShape) -> int:  # -> vocab x hidden (also the embedding's size)
-    return m.vocab * m.hidden
+def lm_head_params(m: ModelShape) -> int:  # -> vocab x the embedding's width (its size too)
+    return m.vocab * m.embedding_width
+
+
+def embedding_projection_params(m: ModelShape) -> int:  # a narrower token table is projected
+    # into the layers' width and back out before lm_head (OPT's project_in and project_out)
+    return 0 if m.embedding_width == m.hidden else 2 * m.hidden * m.embedding_width
 
 
 def matmul_params(m: ModelShape) -> int:  # -> weights that do a multiply-add per token
     per_stack = (m.layers * attention_params(m) + m.dense_layers * dense_mlp_params(m)
                  + m.moe_layers * moe_active_params(m))
-    return per_stack + m.extra_matmul_params + lm_head_params(m)  # lm_head works when tied
+    return (per_stack + m.extra_matmul_params + embedding_projection_params(m)
+            + lm_head_params(m))  # lm_head works when tied
 
 
 def total_params(m: ModelShape) -> int:  # -> every weight stored (the memory bill)
     stack = (m.layers * attention_params(m) + m.dense_layers * dense_mlp_params(m)
              + m.moe_layers * moe_stored_params(m))
-    embedding = m.vocab * m.hidden
+    embedding = lm_head_params(m)  # the token table: lm_head's shape
     if m.learned_positions and m.max_positions:
         embedding += m.max_positions * m.hidden
     lm_head = 0 if m.tied else lm_head_params(m)
-    return stack + m.extra_matmul_params + embedding + lm_head + m.small_params
+    return (stack + m.extra_matmul_params + embedding_projection_params(m) + embedding
+            + lm_head + m.small_params)
 
 
 # --- vectorised helpers ------------------------------------------------------------------

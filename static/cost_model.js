@@ -89,21 +89,32 @@
       * B(m.moe_intermediate);
   }
 
-  function lm_head_params(m) { return B(m.vocab) * B(m.hidden); }
+  function embeddingWidth(m) { // ModelShape.embedding_width: null is hidden
+    return m.embedding_width === undefined || m.embedding_width === null ? m.hidden
+      : m.embedding_width;
+  }
+
+  function lm_head_params(m) { return B(m.vocab) * B(embeddingWidth(m)); }
+
+  function embedding_projection_params(m) { // costs.embedding_projection_params
+    const e = embeddingWidth(m);
+    return e === m.hidden ? 0n : 2n * B(m.hidden) * B(e);
+  }
 
   function matmul_params(m) {
     return B(m.layers) * attention_params(m) + B(m.dense_layers) * dense_mlp_params(m)
       + B(m.moe_layers) * moe_active_params(m) + B(m.extra_matmul_params)
-      + lm_head_params(m);
+      + embedding_projection_params(m) + lm_head_params(m);
   }
 
   function total_params(m) {
     const stack = B(m.layers) * attention_params(m) + B(m.dense_layers) * dense_mlp_params(m)
       + B(m.moe_layers) * moe_stored_params(m);
-    let embedding = B(m.vocab) * B(m.hidden);
+    let embedding = lm_head_params(m); // the token table: lm_head's shape
     if (m.learned_positions && m.max_positions) embedding += B(m.max_positions) * B(m.hidden);
     const lmHead = m.tied ? 0n : lm_head_params(m);
-    return stack + B(m.extra_matmul_params) + embedding + lmHead + B(m.small_params);
+    return stack + B(m.extra_matmul_params) + embedding_projection_params(m) + embedding
+      + lmHead + B(m.small_params);
   }
 
   // --- vectorised helpers: a Number or an array of them, as numpy broadcasts ------------
@@ -472,7 +483,8 @@
       parse_config_text: parse_config_text, from_config: from_config, preset: preset,
       attention_params: attention_params, dense_mlp_params: dense_mlp_params,
       moe_active_params: moe_active_params, moe_stored_params: moe_stored_params,
-      lm_head_params: lm_head_params, matmul_params: matmul_params, total_params: total_params,
+      lm_head_params: lm_head_params, embedding_projection_params: embedding_projection_params,
+      matmul_params: matmul_params, total_params: total_params,
       pair_flops: pair_flops, prefill_pairs: prefill_pairs,
       attention_flops_prefill: attention_flops_prefill, other_flops_prefill: other_flops_prefill,
       prefill_attention_share: prefill_attention_share, decode_pairs: decode_pairs,

@@ -145,9 +145,11 @@
     const exact = hasOwn(row, "exact") ? row.exact : {};
     const off = Object.keys(T.COUNTS).filter(c => exact[c] === false).map(c => T.COUNTS[c]);
     if (!off.length) return null;
-    return "model_type " + reprStr(key) + " is counted by a rule derived from Transformers "
-      + T.TRANSFORMERS + "'s own model, which was not shown to match its " + off.join(" and ")
-      + " on random configs: these may be off.";
+    const own = "Transformers " + T.TRANSFORMERS + "'s own model", many = off.length > 1;
+    const rule = row.derived ? "a rule derived from " + own : "a rule written by hand";
+    return "model_type " + reprStr(key) + " is counted by " + rule + "; on random configs its "
+      + off.join(" and ") + (many ? " were" : " was") + " not shown to match "
+      + (row.derived ? "that model" : own) + ", so " + (many ? "they" : "it") + " may be off.";
   }
 
   function refuseFormat(cfg, type) { // costs._refuse_format
@@ -329,18 +331,40 @@
     return kinds.filter(k => k === "sparse").length;
   }
 
-  function expertWidth(cfg, intermediate, row) { // costs._expert_width
+  function expertWidth(cfg, intermediate, row, notes) { // costs._expert_width
     // OLMoE, FlexOlmo, Hunyuan, Aria: a class with no moe_intermediate_size makes each expert
-    // intermediate_size wide (the row says so, from its class's fields)
-    if (row.experts_wide === "intermediate" && !present(cfg, "moe_intermediate_size")) {
-      return intermediate;
+    // intermediate_size wide (the row says so, from its class's fields), whatever a file adds
+    if (row.experts_wide !== "intermediate") {
+      return count(cfg, ["moe_intermediate_size"], MAX_INTERMEDIATE);
     }
-    return count(cfg, ["moe_intermediate_size"], MAX_INTERMEDIATE);
+    if (present(cfg, "moe_intermediate_size")) {
+      notes.push("moe_intermediate_size is " + show(cfg.get("moe_intermediate_size")) + ": not "
+        + "read, as Transformers' class for this model type has no such field; each expert is "
+        + "intermediate_size (" + grouped(intermediate) + ") wide.");
+    }
+    return intermediate;
+  }
+
+  function oneTopK(cfg, layers) { // costs._one_top_k: Hunyuan's per-layer moe_topk
+    const kv = pick(cfg, TOP_K), key = kv[0], value = kv[1];
+    if (!Array.isArray(value)) return cfg;
+    if (value.length < layers) {
+      throw ConfigError(key, "lists " + value.length + " top-k values for " + layers
+        + " layers: give one value, or one for each layer");
+    }
+    const ks = value.slice(0, layers).map(v => count(new Map([[key, v]]), [key], MAX_EXPERTS));
+    const low = Math.min.apply(null, ks), high = Math.max.apply(null, ks);
+    if (low !== high) {
+      throw ConfigError(key, "lists a different top-k for some layers (" + low + " on one, "
+        + high + " on another); this version reads one top-k for every layer");
+    }
+    return new Map([...cfg, [key, value[0]]]);
   }
 
   function moe(cfg, layers, hidden, intermediate, notes, row) {
     const dense = { num_experts: 0, experts_per_token: 0, moe_intermediate: 0,
       shared_experts: 0, shared_intermediate: 0, dense_layers: layers };
+    cfg = oneTopK(cfg, layers);
     let experts, k, size, shared, sharedWidth, moeLayers = 0, i;
     if (present(cfg, "n_routed_experts")) { // DeepSeek-V2/V3
       experts = count(cfg, ["n_routed_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
@@ -384,7 +408,7 @@
       experts = count(cfg, ["moe_num_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
       if (!experts) return dense;
       k = topK(cfg, experts);
-      size = expertWidth(cfg, intermediate, row);
+      size = expertWidth(cfg, intermediate, row, notes);
       shared = count(cfg, ["moe_num_shared_experts"], MAX_EXPERTS, 0, 0);
       sharedWidth = shared * size;
       const start = count(cfg, ["moe_layer_start_index"], MAX_LAYERS, 0, 0);
@@ -398,7 +422,7 @@
       experts = count(cfg, ["num_experts", "num_local_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
       if (!experts) return dense;
       k = topK(cfg, experts);
-      size = expertWidth(cfg, intermediate, row);
+      size = expertWidth(cfg, intermediate, row, notes);
       sharedWidth = count(cfg, ["shared_expert_intermediate_size"], MAX_INTERMEDIATE, 0, 0);
       shared = sharedWidth ? 1 : 0;
       if (!sharedWidth && present(cfg, "num_shared_experts")) { // EXAONE MoE, HY-V3
@@ -917,6 +941,7 @@
       head_dim: attention.head_dim, v_head_dim: attention.v_head_dim, vocab: got.vocab };
     m.tied = tied(cfg, row, notes);
     m.max_positions = got.max_positions;
+    m.embedding_width = got.embedding_width;
     m.mlp_matrices = row.mlp_matrices === null ? 3 : row.mlp_matrices; // unknown: said above
     const experts = moe(cfg, got.layers, got.hidden, got.intermediate, notes, row);
     const said = []; // the hybrid's notes, said after the window's

@@ -255,7 +255,9 @@ def family_config(rng: random.Random, family: str, whole: bool = False) -> dict:
                                          + ([] if whole else [10_000_000])),
               "vocab": rng.choice([1000, 32000, 50257, 151936]
                                   + ([] if whole else [100_000_000])),
-              "max_positions": rng.choice([1024, 2048, 131072, 10_000_000_000])}
+              "max_positions": rng.choice([1024, 2048, 131072, 10_000_000_000]),
+              # picked without a draw, so that the seed's other cases stay as they were
+              "embedding_width": (hidden, 512, 768)[(heads + head_dim) % 3]}
     if hidden > 1_000_000:
         values["hidden"] = rng.choice(SIZES) * 64
     for figure in config_families.FIGURES:
@@ -311,10 +313,12 @@ def family_config(rng: random.Random, family: str, whole: bool = False) -> dict:
     if family == "mpt" and rng.random() < 0.7:
         cfg["expansion_ratio"] = rng.choice([4, 2.5, 8 / 3, 1e-9, 0, -1, True, "4", 1e308, 3.0])
     fills = config_families.DERIVED["types"].get(family, {}).get("fills", {})
-    if {"num_experts", "num_local_experts", "n_routed_experts"} & set(fills) \
-            and (whole or rng.random() < 0.8):  # the experts' count is the class's: a width
+    counts = {name for names in config_families.EXPERT_COUNTS for name in names}
+    if counts & set(fills) and (whole or rng.random() < 0.8):  # the experts' count is the
+        # class's (ERNIE 4.5's moe_num_experts too): a width
         cfg["moe_intermediate_size"] = rng.choice([8, 1408, 2048])
-        if "num_experts_per_tok" not in fills:  # and a top-k where the class has none fixed
+        if not set(config_families.TOP_K) & set(fills):  # and a top-k where the class has
+            # none fixed
             cfg["num_experts_per_tok"] = 1
     return cfg
 
@@ -676,6 +680,29 @@ def edge_cases(rng: random.Random) -> list[dict]:  # the corners, each named
             "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 40,
             "vocab_size": 300, "use_bias": True, "moe_num_experts": 4, "moe_k": 2,
             "moe_intermediate_size": 12, "moe_num_shared_experts": 2}),
+        ("OPT-350m: a 512-wide token table projected in and out of 1,024", {
+            "model_type": "opt", "num_hidden_layers": 24, "hidden_size": 1024,
+            "word_embed_proj_dim": 512, "ffn_dim": 4096, "num_attention_heads": 16,
+            "vocab_size": 50272, "do_layer_norm_before": False}),
+        ("OPT-350m untied: lm_head as narrow as the table", {
+            "model_type": "opt", "num_hidden_layers": 24, "hidden_size": 1024,
+            "word_embed_proj_dim": 512, "ffn_dim": 4096, "num_attention_heads": 16,
+            "vocab_size": 50272, "tie_word_embeddings": False}),
+        ("Hunyuan: one top-k a layer, and an experts' width its class ignores", {
+            "model_type": "hunyuan_v1_moe", "num_hidden_layers": 3, "hidden_size": 32,
+            "num_attention_heads": 4, "intermediate_size": 40, "vocab_size": 300,
+            "num_experts": 4, "moe_topk": [2, 2, 2, 9], "moe_intermediate_size": [12] * 3}),
+        ("Hunyuan: a top-k that differs between layers", {
+            "model_type": "hunyuan_v1_moe", "num_hidden_layers": 3, "hidden_size": 32,
+            "num_attention_heads": 4, "intermediate_size": 40, "vocab_size": 300,
+            "num_experts": 4, "moe_topk": [2, 3, 1]}),
+        ("Hunyuan: fewer top-k values than layers", {
+            "model_type": "hunyuan_v1_moe", "num_hidden_layers": 3, "hidden_size": 32,
+            "num_attention_heads": 4, "intermediate_size": 40, "vocab_size": 300,
+            "num_experts": 4, "moe_topk": [2]}),
+        ("BERT: a hand-written row whose KV cache is not shown exact", {
+            "model_type": "bert", "num_hidden_layers": 2, "hidden_size": 64,
+            "num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8}),
         ("Infinity beside the step clamp", (
             '{"model_type": "bamba", "num_hidden_layers": 4, "hidden_size": 64, '
             '"num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8, '
@@ -751,6 +778,8 @@ MUTANTS = [  # (what, the text in one part of the model, what it becomes)
     ("pair FLOPs count 3 per dim", "return 2n * B(m.attention_layers) * B(m.heads)",
      "return 3n * B(m.attention_layers) * B(m.heads)"),
     ("messages quote 59 characters", "const SHOW_LIMIT = 60;", "const SHOW_LIMIT = 59;"),
+    ("a narrower embedding projected one way only", "e === m.hidden ? 0n : 2n *",
+     "e === m.hidden ? 0n : 1n *"),
 ]
 
 

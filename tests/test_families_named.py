@@ -555,6 +555,10 @@ MOE_LAYOUTS = [
     # Hunyuan: top-k in moe_topk; experts intermediate_size wide; one shared MLP as wide
     ("hunyuan_v1_moe", {"num_experts": 4, "moe_topk": 2}, (0, 3, 2, 40, 0),
      3 * (A + ROUTER + 2 * 3 * 32 * 40 + 3 * 32 * 40) + HEAD),
+    # Hunyuan-A13B's file: a top-k per layer, and a moe_intermediate_size its class ignores
+    ("hunyuan_v1_moe", {"num_experts": 4, "moe_topk": [2, 2, 2, 2],
+                        "moe_intermediate_size": [12, 12, 12]}, (0, 3, 2, 40, 0),
+     3 * (A + ROUTER + 2 * 3 * 32 * 40 + 3 * 32 * 40) + HEAD),
     # AFMoE: the first num_dense_layers dense; a gate projection beside the attention
     ("afmoe", {"num_experts": 4, "num_experts_per_tok": 2, "num_shared_experts": 1,
                "moe_intermediate_size": 12, "num_dense_layers": 2}, (2, 1, 2, 12, 1),
@@ -588,6 +592,30 @@ def test_a_moe_layout_under_a_familys_own_names_is_read_as_transformers_builds_i
             m.shared_experts) == read
     assert costs.matmul_params(m) == active == hf_oracle.active_linear(truth, read[2])
     assert costs.total_params(m) == truth["total"]
+
+
+@pytest.mark.parametrize("topk, says", [
+    ([2, 2, 1], ("moe_topk: lists a different top-k for some layers (1 on one, 2 on another); "
+                 "this version reads one top-k for every layer")),
+    ([2, 2], ("moe_topk: lists 2 top-k values for 3 layers: give one value, or one for each "
+              "layer")),
+    ([2, "2", 2], 'moe_topk: must be a positive integer, got "2"'),
+])
+def test_a_per_layer_top_k_that_is_not_one_value_is_refused_by_name(topk, says):
+    cfg = {**SMALL_TEXT, "model_type": "hunyuan_v1_moe", "num_hidden_layers": 3,
+           "num_experts": 4, "moe_topk": topk}
+    with pytest.raises(costs.ConfigError) as refused:
+        shape(cfg)
+    assert str(refused.value) == says
+
+
+def test_an_experts_width_a_class_ignores_is_said_and_not_read():
+    cfg = {**SMALL_TEXT, "model_type": "hunyuan_v1_moe", "num_experts": 4, "moe_topk": 2,
+           "moe_intermediate_size": 3072}
+    m = shape(cfg)
+    assert m.moe_intermediate == 40
+    assert "moe_intermediate_size is 3072: not read, as Transformers' class for this model " \
+        "type has no such field; each expert is intermediate_size (40) wide." in m.notes
 
 
 def test_ernie_builds_no_shared_mlp_for_no_shared_experts():
@@ -652,3 +680,56 @@ def test_granite_moes_shared_mlp_is_shared_intermediate_size_wide():
         active = 2 * (attention + h * e + k * 3 * h * i + 3 * h * shared) + vocab * h
         assert costs.matmul_params(m) == active == hf_oracle.active_linear(truth, k)
         assert costs.total_params(m) == truth["total"], shared
+
+
+# OPT-350m (facebook/opt-350m's config.json, its sizes): its token table is 512 wide, projected
+# in to the layers' 1,024 and back out before a 512-wide lm_head; post-norm, no final norm
+OPT_350M = {"model_type": "opt", "num_hidden_layers": 24, "hidden_size": 1024,
+            "word_embed_proj_dim": 512, "ffn_dim": 4096, "num_attention_heads": 16,
+            "vocab_size": 50272, "max_position_embeddings": 2048, "do_layer_norm_before": False,
+            "enable_bias": True, "tie_word_embeddings": True}
+
+
+@pytest.mark.parametrize("tied", [True, False])
+def test_opt_350m_counts_its_narrow_token_table_and_its_projections(tied):
+    h, p, f, vocab, layers = 1024, 512, 4096, 50272, 24
+    attention, mlp = 4 * h * h, 2 * h * f
+    biases, norms = 4 * h + f + h, 2 * 2 * h
+    table, positions, projections = vocab * p, (2048 + 2) * h, 2 * h * p
+    total = (layers * (attention + mlp + biases + norms) + table + positions + projections
+             + (0 if tied else vocab * p))
+    matmul = layers * (attention + mlp) + projections + vocab * p
+    m = shape({**OPT_350M, "tie_word_embeddings": tied})
+    assert (costs.total_params(m), costs.matmul_params(m)) == (total, matmul)
+    if tied:
+        assert total == 331_196_416  # the figure its model card's 350 M rounds
+    sizes = {k: v for k, v in OPT_350M.items() if k != "model_type"}
+    cfg, truth = built("opt", **{**sizes, "tie_word_embeddings": tied})
+    assert costs.total_params(shape(cfg)) == truth["total"]
+    assert costs.matmul_params(shape(cfg)) == hf_oracle.active_linear(truth, 0)
+    # a file that leaves word_embed_proj_dim out: as wide as hidden, as OPTConfig makes it
+    assert costs.lm_head_params(shape({**OPT_350M, "word_embed_proj_dim": None})) == vocab * h
+
+
+def test_a_hand_written_row_not_shown_exact_says_so_in_one_line():
+    """A row typed by hand is checked by the derivation like a derived one; where a count was
+    not shown equal to Transformers' own model, the CLI and its JSON say so, naming the rule
+    as written by hand."""
+    import transformers
+
+    from attention_core import config_families
+    bert_row = config_families.FAMILIES["bert"]
+    # BertLMHeadModel caches nothing unless is_decoder is set; the core counts a decoder's cache
+    assert "derived" not in bert_row and bert_row["exact"] == {"kv": False, "matmul": True,
+                                                         "total": True}
+    said = (f"'bert' is counted by a rule written by hand; on random configs its KV cache was "
+            f"not shown to match Transformers {transformers.__version__}'s own model, so it may "
+            "be off.")
+    bert = {**SMALL, "model_type": "bert"}
+    text = cli(bert)
+    assert text.returncode == 0, text.stderr
+    assert sum(said in line for line in text.stdout.splitlines()) == 1
+    notes = json.loads(cli(bert, "--json").stdout)["notes"]
+    assert sum(said in n for n in notes) == 1
+    assert not any("counted by a rule" in n for n in json.loads(
+        cli({**SMALL, "model_type": "llama"}, "--json").stdout)["notes"])

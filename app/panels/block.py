@@ -46,7 +46,7 @@ GROUP_GAP = 3  # px between the query heads of two KV groups
 def sizes(model):  # a preset's key -> every figure the panel shows, from its config
     m = costs.preset(model)
     attention, mlp = costs.attention_params(m), costs.dense_mlp_params(m)
-    embedding = m.vocab * m.hidden
+    embedding = m.vocab * m.embedding_width
     positions = m.max_positions * m.hidden if m.learned_positions and m.max_positions else 0
     lm_head = 0 if m.tied else costs.lm_head_params(m)
     layers = m.layers * (attention + mlp)
