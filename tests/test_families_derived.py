@@ -168,11 +168,12 @@ def test_a_cache_meta_tensors_cannot_fill_is_read_off_a_forward_on_the_cpu():
 
 
 def test_a_size_the_draws_never_change_is_doubled_and_must_move_the_core_too():
-    """OPT's hand row does not read word_embed_proj_dim (OPT-350m projects its 512-wide
-    embedding in and out of a 1024-wide model): its draws keep the class's default, equal to
-    hidden_size, so no draw showed the projections. Doubled, Transformers builds them and the
-    core does not: OPT is not shown exact. Llama's every size is read: it stays exact."""
-    for model_type, holds in (("opt", False), ("llama", True)):
+    """Molmo2's text model has a token table additional_vocab_size rows longer than its
+    vocabulary, a size its derived row does not read: the draws keep the class's 128, which
+    the fit took as a constant. Doubled, Transformers' total moves and the core's does not:
+    Molmo2 is not shown exact. OPT's word_embed_proj_dim (OPT-350m: a 512-wide table in a
+    1,024-wide model), which the core reads, and Llama's every size hold: both stay exact."""
+    for model_type, holds in (("molmo2_text", False), ("opt", True), ("llama", True)):
         exact = {"total": True, "matmul": True, "kv": True}
         derive_families._undrawn_sizes_hold(model_type, random.Random(1), exact)
         assert exact["total"] is holds, model_type
