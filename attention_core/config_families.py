@@ -513,7 +513,8 @@ DERIVED = json.loads(Path(__file__).with_name("families_derived.json").read_text
 # num_local_experts builds 8 experts in Transformers, not a dense MLP).
 # the experts' count and top-k (the derivation keeps their fills for exact types alone)
 EXPERT_COUNTS = [["num_experts", "num_local_experts"], ["n_routed_experts"], ["moe_num_experts"]]
-TOP_K = ["num_experts_per_tok", "moe_topk", "moe_k"]  # Hunyuan and Aria; ERNIE 4.5
+# the top-k's names: most families'; Hunyuan's and Aria's; ERNIE 4.5's; Gemma 4's
+TOP_K = ["num_experts_per_tok", "moe_topk", "moe_k", "top_k_experts"]
 MOE_COUNTS = [*EXPERT_COUNTS, TOP_K]
 OPTIONAL_READS = [*MOE_COUNTS,
                   ["first_k_dense_replace"], ["n_shared_experts"], ["num_shared_experts"],

@@ -297,7 +297,8 @@
       q_lora_rank: qRank, kv_lora_rank: kvRank, qk_rope_head_dim: rope };
   }
 
-  const TOP_K = ["num_experts_per_tok", "moe_topk", "moe_k"]; // Hunyuan and Aria; ERNIE 4.5
+  // the top-k's names: most families'; Hunyuan's and Aria's; ERNIE 4.5's; Gemma 4's
+  const TOP_K = ["num_experts_per_tok", "moe_topk", "moe_k", "top_k_experts"];
 
   function topK(cfg, experts) {
     const key = pick(cfg, TOP_K)[0];

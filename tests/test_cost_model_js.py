@@ -700,6 +700,10 @@ def edge_cases(rng: random.Random) -> list[dict]:  # the corners, each named
             "model_type": "hunyuan_v1_moe", "num_hidden_layers": 3, "hidden_size": 32,
             "num_attention_heads": 4, "intermediate_size": 40, "vocab_size": 300,
             "num_experts": 4, "moe_topk": [2]}),
+        ("Gemma 4: its top-k as top_k_experts", {
+            "model_type": "gemma4_text", "num_hidden_layers": 3, "hidden_size": 32,
+            "num_attention_heads": 4, "intermediate_size": 40, "vocab_size": 300,
+            "num_experts": 8, "top_k_experts": 2, "moe_intermediate_size": 12}),
         ("BERT: a hand-written row whose KV cache is not shown exact", {
             "model_type": "bert", "num_hidden_layers": 2, "hidden_size": 64,
             "num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8}),

@@ -733,3 +733,16 @@ def test_a_hand_written_row_not_shown_exact_says_so_in_one_line():
     assert sum(said in n for n in notes) == 1
     assert not any("counted by a rule" in n for n in json.loads(
         cli({**SMALL, "model_type": "llama"}, "--json").stdout)["notes"])
+
+
+def test_gemma_4s_top_k_is_read_under_its_own_name():
+    """Gemma 4 names its top-k top_k_experts. No rule counts Gemma 4 yet (per-layer inputs,
+    global layers of another head width): its MoE file is counted as a generic decoder with
+    the line that says so, not refused for a top-k it has."""
+    cfg = {**SMALL_TEXT, "model_type": "gemma4_text", "enable_moe_block": True,
+           "num_experts": 8, "top_k_experts": 2, "moe_intermediate_size": 12}
+    m = shape(cfg)
+    assert (m.num_experts, m.experts_per_token, m.moe_intermediate) == (8, 2, 12)
+    assert any("'gemma4_text' is a Transformers" in n and "may be off" in n for n in m.notes)
+    with pytest.raises(costs.ConfigError, match="num_experts_per_tok: is missing"):
+        shape({k: v for k, v in cfg.items() if k != "top_k_experts"})
