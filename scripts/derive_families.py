@@ -28,7 +28,9 @@ tests/hf_oracle.py reads). It then derives what attention_core/families_derived.
     python scripts/derive_families.py --check          # exit 1 when the file is stale
 
 The fit is exact or nothing: coefficients are solved in floating point, rounded, and then
-every draw is checked in integers. Draws are seeded per type, so a rerun writes the same file.
+every draw is checked in integers; where the basis's columns fill the draws' rank, the terms
+are taken one at a time instead (_sparse_fit). Draws are seeded per type, so a rerun writes
+the same file.
 """
 
 from __future__ import annotations
@@ -371,13 +373,50 @@ def fit(shapes: list[dict], target: list[int],
             kept.append((per, product))
     if not cols:
         return None
+    got = _integer_fit(cols, target)
+    if got is None:  # as many independent columns as draws: any target fits, in fractions
+        return _sparse_fit(shapes, target, basis)
+    return [(per, product, c) for (per, product), c in zip(kept, got) if c]
+
+
+def _integer_fit(cols: list[list[int]], target: list[int]) -> list[int] | None:
     a = np.array(cols, dtype=float).T
     coef, *_ = np.linalg.lstsq(a, np.array(target, dtype=float), rcond=None)
     ints = [round(float(c)) for c in coef]
-    for i, s in enumerate(shapes):  # exact, in integers, on every draw
+    for i in range(len(target)):  # exact, in integers, on every draw
         if sum(c * col[i] for c, col in zip(ints, cols)) != target[i]:
             return None
-    return [(per, product, c) for (per, product), c in zip(kept, ints) if c]
+    return ints
+
+
+SPARSE_TERMS = 10  # at most, so that a fit to 28 draws still says something
+
+
+def _sparse_fit(shapes, target, basis):
+    """fit's second try, where the columns fill the draws' rank (a MoE model with latent
+    attention: GLM-4.7-Flash-lite): columns added one at a time, each the one that leaves the
+    least unexplained beside those already taken, until the sum is exact in integers; or
+    None."""
+    columns = []
+    for per, product in basis:
+        col = [_column(s, per, product) for s in shapes]
+        if not any(v is None for v in col) and any(col):
+            columns.append(((per, product), col))
+    want = np.array(target, dtype=float)
+
+    def unexplained(taken: list[int]) -> float:
+        a = np.array([columns[j][1] for j in taken], dtype=float).T
+        coef, *_ = np.linalg.lstsq(a, want, rcond=None)
+        return float(np.linalg.norm(want - a @ coef))
+
+    chosen: list[int] = []
+    for _ in range(min(SPARSE_TERMS, len(columns))):
+        chosen.append(min((j for j in range(len(columns)) if j not in chosen),
+                          key=lambda j: unexplained([*chosen, j])))
+        got = _integer_fit([columns[j][1] for j in chosen], target)
+        if got is not None:
+            return [(*columns[j][0], c) for j, c in zip(chosen, got) if c]
+    return None
 
 
 def terms(fitted, what: str, matmul: bool, when=()) -> list[dict]:

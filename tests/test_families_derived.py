@@ -178,3 +178,31 @@ def test_a_size_the_draws_never_change_is_doubled_and_must_move_the_core_too():
         derive_families._undrawn_sizes_hold(model_type, random.Random(1), exact)
         assert exact["total"] is holds, model_type
         assert COMMITTED["types"][model_type]["exact"]["total"] is holds, model_type
+
+
+def test_a_fit_whose_columns_fill_the_draws_rank_is_found_term_by_term():
+    """GLM-4.7-Flash-lite (MoE, latent attention, dense and MoE layers in any order): 28 of
+    the basis's columns are independent on its 28 draws, so the one least-squares solve over
+    them fits anything, in fractions. Its norms, 2 x hidden a layer, the final one, and
+    q_a_layernorm and kv_a_layernorm (q_lora_rank and kv_lora_rank wide, a layer), are then
+    found a column at a time. Without that second try, nothing fits."""
+    r = random.Random(derive_families.SEED * 1_000_003 + 1)
+    draws = derive_families._draws("glm4_moe_lite", r, derive_families.FIT_DRAWS)
+    truths = [derive_families.truth(c) for c, _ in draws]
+    row = derive_families._row(3, derive_families.class_defaults("glm4_moe_lite"), [], {})
+    shapes, d_matmul, d_total = derive_families._residuals(draws, truths, row, "glm4_moe_lite")
+    stored = [t - m for t, m in zip(d_total, d_matmul)]
+    by_hand = [s["layers"] * (2 * s["hidden"] + s["q_lora_rank"] + s["kv_lora_rank"])
+               + s["hidden"] for s in shapes]
+    assert stored == by_hand
+    assert sorted(derive_families.fit(shapes, stored)) == [
+        ("layer", ["hidden"], 2), ("layer", ["kv_lora_rank"], 1), ("layer", ["q_lora_rank"], 1),
+        ("model", ["hidden"], 1)]
+    saved = derive_families._sparse_fit
+    derive_families._sparse_fit = lambda *a: None
+    try:
+        assert derive_families.fit(shapes, stored) is None  # the one solve alone fails
+    finally:
+        derive_families._sparse_fit = saved
+    assert COMMITTED["types"]["glm4_moe_lite"]["exact"] == {"kv": True, "matmul": True,
+                                                            "total": True}
