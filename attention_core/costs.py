@@ -341,7 +341,8 @@ def _mla_heads(cfg: dict, heads: int, kv_heads: int, notes: list[str]) -> dict:
 TOP_K = tuple(config_families.TOP_K)  # routed experts per token, by any name
 
 
-def _top_k(cfg: dict, experts: int) -> int:  # routed experts per token
+def _top_k(cfg: dict, experts: int, layers: int) -> int:  # routed experts per token
+    cfg = _one_top_k(cfg, layers)
     key, _ = _pick(cfg, TOP_K)
     k = _count(cfg, TOP_K, MAX_EXPERTS)
     if k > experts:
@@ -406,12 +407,11 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
     """Mixture of experts, read the way each family writes it. Dense models: no experts."""
     dense = {"num_experts": 0, "experts_per_token": 0, "moe_intermediate": 0,
              "shared_experts": 0, "shared_intermediate": 0, "dense_layers": layers}
-    cfg = _one_top_k(cfg, layers)
     if _present(cfg, "n_routed_experts"):  # DeepSeek-V2/V3
         experts = _count(cfg, ("n_routed_experts",), MAX_EXPERTS, minimum=0)
         if not experts:
             return dense
-        k = _top_k(cfg, experts)
+        k = _top_k(cfg, experts, layers)
         size = _count(cfg, ("moe_intermediate_size",), MAX_INTERMEDIATE)
         shared = _count(cfg, ("n_shared_experts",), MAX_EXPERTS, default=0, minimum=0)
         first_dense = _count(cfg, ("first_k_dense_replace",), MAX_LAYERS, default=0, minimum=0)
@@ -425,7 +425,7 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
         experts = _count(cfg, ("num_local_experts",), MAX_EXPERTS, minimum=0)
         if not experts:
             return dense
-        k = _top_k(cfg, experts)
+        k = _top_k(cfg, experts, layers)
         size = _count(cfg, ("intermediate_size",), MAX_INTERMEDIATE)
         shared, shared_width = 1, size
         if cfg.get("moe_layers") is not None:
@@ -440,7 +440,7 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
         experts = _count(cfg, ("num_local_experts",), MAX_EXPERTS, minimum=0)
         if not experts:
             return dense
-        k, size, moe_layers = _top_k(cfg, experts), intermediate, layers
+        k, size, moe_layers = _top_k(cfg, experts, layers), intermediate, layers
         shared_width = _count(cfg, ("shared_intermediate_size",), MAX_INTERMEDIATE, default=0,
                               minimum=0)
         shared = 1 if shared_width else 0
@@ -450,7 +450,7 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
         experts = _count(cfg, ("moe_num_experts",), MAX_EXPERTS, minimum=0)
         if not experts:
             return dense
-        k = _top_k(cfg, experts)
+        k = _top_k(cfg, experts, layers)
         size = _expert_width(cfg, intermediate, row, notes)
         shared = _count(cfg, ("moe_num_shared_experts",), MAX_EXPERTS, default=0, minimum=0)
         shared_width = shared * size
@@ -466,7 +466,7 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
         experts = _count(cfg, ("num_experts", "num_local_experts"), MAX_EXPERTS, minimum=0)
         if not experts:
             return dense
-        k = _top_k(cfg, experts)
+        k = _top_k(cfg, experts, layers)
         size = _expert_width(cfg, intermediate, row, notes)
         shared_width = _count(cfg, ("shared_expert_intermediate_size",), MAX_INTERMEDIATE,
                               default=0, minimum=0)

@@ -300,7 +300,8 @@
   // the top-k's names: most families'; Hunyuan's and Aria's; ERNIE 4.5's; Gemma 4's
   const TOP_K = ["num_experts_per_tok", "moe_topk", "moe_k", "top_k_experts"];
 
-  function topK(cfg, experts) {
+  function topK(cfg, experts, layers) {
+    cfg = oneTopK(cfg, layers);
     const key = pick(cfg, TOP_K)[0];
     const k = count(cfg, TOP_K, MAX_EXPERTS);
     if (k > experts) {
@@ -365,12 +366,11 @@
   function moe(cfg, layers, hidden, intermediate, notes, row) {
     const dense = { num_experts: 0, experts_per_token: 0, moe_intermediate: 0,
       shared_experts: 0, shared_intermediate: 0, dense_layers: layers };
-    cfg = oneTopK(cfg, layers);
     let experts, k, size, shared, sharedWidth, moeLayers = 0, i;
     if (present(cfg, "n_routed_experts")) { // DeepSeek-V2/V3
       experts = count(cfg, ["n_routed_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
       if (!experts) return dense;
-      k = topK(cfg, experts);
+      k = topK(cfg, experts, layers);
       size = count(cfg, ["moe_intermediate_size"], MAX_INTERMEDIATE);
       shared = count(cfg, ["n_shared_experts"], MAX_EXPERTS, 0, 0);
       const firstDense = count(cfg, ["first_k_dense_replace"], MAX_LAYERS, 0, 0);
@@ -382,7 +382,7 @@
       // shared expert as wide as a routed one
       experts = count(cfg, ["num_local_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
       if (!experts) return dense;
-      k = topK(cfg, experts);
+      k = topK(cfg, experts, layers);
       size = count(cfg, ["intermediate_size"], MAX_INTERMEDIATE);
       shared = 1;
       sharedWidth = size;
@@ -398,7 +398,7 @@
       // shared_intermediate_size wide (0: none)
       experts = count(cfg, ["num_local_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
       if (!experts) return dense;
-      k = topK(cfg, experts);
+      k = topK(cfg, experts, layers);
       size = intermediate;
       sharedWidth = count(cfg, ["shared_intermediate_size"], MAX_INTERMEDIATE, 0, 0);
       shared = sharedWidth ? 1 : 0;
@@ -408,7 +408,7 @@
       // experts on every interval-th layer from the start index to the end one (-1: the last)
       experts = count(cfg, ["moe_num_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
       if (!experts) return dense;
-      k = topK(cfg, experts);
+      k = topK(cfg, experts, layers);
       size = expertWidth(cfg, intermediate, row, notes);
       shared = count(cfg, ["moe_num_shared_experts"], MAX_EXPERTS, 0, 0);
       sharedWidth = shared * size;
@@ -422,7 +422,7 @@
       // Qwen2-MoE / Qwen3-MoE, in Transformers 4's spelling or 5's
       experts = count(cfg, ["num_experts", "num_local_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
       if (!experts) return dense;
-      k = topK(cfg, experts);
+      k = topK(cfg, experts, layers);
       size = expertWidth(cfg, intermediate, row, notes);
       sharedWidth = count(cfg, ["shared_expert_intermediate_size"], MAX_INTERMEDIATE, 0, 0);
       shared = sharedWidth ? 1 : 0;

@@ -700,6 +700,10 @@ def edge_cases(rng: random.Random) -> list[dict]:  # the corners, each named
             "model_type": "hunyuan_v1_moe", "num_hidden_layers": 3, "hidden_size": 32,
             "num_attention_heads": 4, "intermediate_size": 40, "vocab_size": 300,
             "num_experts": 4, "moe_topk": [2]}),
+        ("Hunyuan with no experts: a short top-k list is not read", {
+            "model_type": "hunyuan_v1_moe", "num_hidden_layers": 3, "hidden_size": 32,
+            "num_attention_heads": 4, "intermediate_size": 40, "vocab_size": 300,
+            "num_experts": 0, "moe_topk": [1]}),
         ("Gemma 4: its top-k as top_k_experts", {
             "model_type": "gemma4_text", "num_hidden_layers": 3, "hidden_size": 32,
             "num_attention_heads": 4, "intermediate_size": 40, "vocab_size": 300,

@@ -609,6 +609,12 @@ def test_a_per_layer_top_k_that_is_not_one_value_is_refused_by_name(topk, says):
     assert str(refused.value) == says
 
 
+def test_a_per_layer_top_k_is_read_only_where_there_are_experts():
+    m = shape({**SMALL_TEXT, "model_type": "hunyuan_v1_moe", "num_experts": 0,
+               "moe_topk": [1]})  # no experts: no top-k read, short list or not
+    assert (m.num_experts, m.experts_per_token) == (0, 0)
+
+
 def test_an_experts_width_a_class_ignores_is_said_and_not_read():
     cfg = {**SMALL_TEXT, "model_type": "hunyuan_v1_moe", "num_experts": 4, "moe_topk": 2,
            "moe_intermediate_size": 3072}
