@@ -635,10 +635,9 @@ def inexact_line(model_type: str, row: dict) -> str | None:  # a row's known mis
     rule, model = (("a rule written by hand", f"Transformers {TRANSFORMERS}'s own model")
                    if not row.get("derived") else
                    (f"a rule derived from Transformers {TRANSFORMERS}'s own model", "that model"))
-    counts, they = " and ".join(off), ("they" if len(off) > 1 else "it")
-    return (f"model_type {model_type!r} is counted by {rule}; on random configs its {counts} "
-            f"{'were' if len(off) > 1 else 'was'} not shown to match {model}, so {they} may "
-            "be off.")
+    were, they = ("were", "they") if len(off) > 1 else ("was", "it")
+    return (f"model_type {model_type!r} is counted by {rule}; on random configs its "
+            f"{' and '.join(off)} {were} not shown to match {model}, so {they} may be off.")
 
 
 def rule(row: dict, figure: str) -> dict:  # a row's rule for a figure, else BASE's

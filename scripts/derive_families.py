@@ -361,21 +361,23 @@ def fit(shapes: list[dict], target: list[int],
     """Integer c_j with sum_j c_j * column_j(draw) == target(draw) on every draw, or None."""
     if not any(target):
         return []
-    cols, kept = [], []
+    columns = []  # (term, its column) for each term known and not 0 on every draw
     for per, product in basis:
         col = [_column(s, per, product) for s in shapes]
-        if any(v is None for v in col) or not any(col):
-            continue
+        if not any(v is None for v in col) and any(col):
+            columns.append(((per, product), col))
+    cols, kept = [], []
+    for term, col in columns:
         trial = np.array(cols + [col], dtype=float).T
         trial = trial / np.abs(trial).max(axis=0)
         if np.linalg.matrix_rank(trial, tol=1e-9) > len(cols):  # adds something new
             cols.append(col)
-            kept.append((per, product))
+            kept.append(term)
     if not cols:
         return None
     got = _integer_fit(cols, target)
     if got is None:  # as many independent columns as draws: any target fits, in fractions
-        return _sparse_fit(shapes, target, basis)
+        return _sparse_fit(columns, target)
     return [(per, product, c) for (per, product), c in zip(kept, got) if c]
 
 
@@ -392,16 +394,11 @@ def _integer_fit(cols: list[list[int]], target: list[int]) -> list[int] | None:
 SPARSE_TERMS = 10  # at most, so that a fit to 28 draws still says something
 
 
-def _sparse_fit(shapes, target, basis):
+def _sparse_fit(columns, target):
     """fit's second try, where the columns fill the draws' rank (a MoE model with latent
-    attention: GLM-4.7-Flash-lite): columns added one at a time, each the one that leaves the
-    least unexplained beside those already taken, until the sum is exact in integers; or
-    None."""
-    columns = []
-    for per, product in basis:
-        col = [_column(s, per, product) for s in shapes]
-        if not any(v is None for v in col) and any(col):
-            columns.append(((per, product), col))
+    attention: GLM-4.7-Flash-lite): of fit's (term, column) pairs, columns added one at a
+    time, each the one that leaves the least unexplained beside those already taken, until
+    the sum is exact in integers; or None."""
     want = np.array(target, dtype=float)
 
     def unexplained(taken: list[int]) -> float:
