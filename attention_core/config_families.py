@@ -60,7 +60,9 @@ norms, biases, extra projections, as Transformers' model code builds them. Each 
      "size": [[factor, ...], ...],        a sum of products; a factor is a figure of the
                                           ModelShape (costs.py), an int, or
                                           {"field": f, "default": v} (a config number;
-                                          with no "default", the file must hold it)
+                                          with no "default", the file must hold it;
+                                          with "auto": [figure, k], absent, null or
+                                          "auto" is ceil(figure / k))
      "matmul": true,                      a weight a token multiplies through (else stored only)
      "when": [condition, ...]}            all must hold; none: always
 
@@ -255,6 +257,28 @@ _MAMBA2_TENSORS = [
     _t("Mamba-2's projection biases", "uncached_layer",
        [[2, *_INNER], [2, *_GROUPS], [_MAMBA_HEADS], ["hidden"]], _when("mamba_proj_bias"))]
 
+# Mamba (Jamba's layers without attention): in their place, a projection in to the gate and
+# the input (each expand x hidden wide), one from the input to the step's rank and to B and C
+# (d_state each), one from that rank back up to the input's width (with a bias), and one back
+# out; a depthwise convolution over the input (with a bias unless mamba_conv_bias is false),
+# a decay matrix (input x d_state), a skip per channel, and norms on the step, B and C
+# (the step's rank: absent, null or "auto" is ceil(hidden / 16), as JambaConfig computes it)
+_EXPAND, _RANK = {"field": "mamba_expand"}, {"field": "mamba_dt_rank", "auto": ["hidden", 16]}
+_STATE = {"field": "mamba_d_state"}
+_MAMBA_TENSORS = [
+    _NO_ATTENTION,
+    _t("Mamba's projections in, to the step and B and C, up from the step, and out",
+       "uncached_layer", [[2, "hidden", _EXPAND, "hidden"], [_EXPAND, "hidden", _RANK],
+                          [2, _EXPAND, "hidden", _STATE], [_RANK, _EXPAND, "hidden"],
+                          [_EXPAND, "hidden", "hidden"]], matmul=True),
+    _t("Mamba's convolution, step bias, decays, skips and norms", "uncached_layer",
+       [[_EXPAND, "hidden", {"field": "mamba_d_conv"}], [_EXPAND, "hidden"],
+        [_EXPAND, "hidden", _STATE], [_EXPAND, "hidden"], [_RANK], [2, _STATE]]),
+    _t("Mamba's convolution bias", "uncached_layer", [[_EXPAND, "hidden"]],
+       _when("mamba_conv_bias", True)),
+    _t("Mamba's projection biases", "uncached_layer", [[2, _EXPAND, "hidden"], ["hidden"]],
+       _when("mamba_proj_bias"))]
+
 # with attention_bias, a hybrid's attention layers alone have q, k, v and o biases
 _HYBRID_ATTENTION_BIAS = [_t("q, k, v and o biases", "attention_layer", QKV + [["hidden"]],
                              _when("attention_bias"))]
@@ -359,6 +383,9 @@ HAND_FAMILIES = {
                                tensors=_QWEN3_NEXT_TENSORS),
     "bamba": _gated(tensors=_norms(2) + _HYBRID_ATTENTION_BIAS + _mlp_bias(3, _when("mlp_bias"))
                     + _MAMBA2_TENSORS),
+    # Jamba: attention on every attn_layer_period-th layer, Mamba on the rest; experts on
+    # every expert_layer_period-th (costs._moe), each intermediate_size wide
+    "jamba": _gated(tensors=_norms(2) + _MAMBA_TENSORS),
     "olmo_hybrid": _gated(tensors=_norms(2) + _HYBRID_ATTENTION_BIAS + [
         _t("q and k norms", "attention_layer", [["heads", "head_dim"], ["kv_heads", "head_dim"]])
     ] + _GATED_DELTANET_TENSORS),
@@ -523,7 +550,8 @@ OPTIONAL_READS = [*MOE_COUNTS,
                   ["decoder_sparse_step"],
                   ["moe_layer_freq"], ["interleave_moe_layer_step"], ["max_window_layers"],
                   ["use_sliding_window"], ["no_rope_layer_interval"], ["sliding_window_pattern"],
-                  ["q_lora_rank"], ["mlp_only_layers"]]
+                  ["q_lora_rank"], ["mlp_only_layers"], ["expert_layer_period"],
+                  ["expert_layer_offset"]]
 
 
 def optional_groups(row: dict) -> list[list[str]]:
@@ -605,6 +633,19 @@ def family(model_type: str, cfg: dict) -> tuple[str, dict]:  # -> (row's key or 
     if not model_type and GPT2_HINT in cfg:
         return "gpt2", FAMILIES["gpt2"]
     return "", _with_class_default(model_type, UNKNOWN)
+
+
+def caches_if(model_type: str) -> str | None:  # -> the flag without which the type's causal
+    # LM keeps no cache (BERT-likes' is_decoder), or None
+    types = DERIVED["types"]
+    entry = types.get(model_type) or types.get(DERIVED["text_of"].get(model_type, ""), {})
+    return entry.get("caches_if")
+
+
+def caches_if_line(model_type: str, flag: str) -> str:  # said when a file leaves that flag unset
+    return (f"{flag} is not set to true in this file: Transformers' causal-LM class for "
+            f"model_type {model_type!r} then attends in both directions and keeps no KV cache. "
+            f"The KV figures are the cache it would keep with {flag} true.")
 
 
 TRANSFORMERS = DERIVED["transformers"]

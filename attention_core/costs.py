@@ -402,6 +402,22 @@ def _expert_width(cfg: dict, intermediate: int, row: dict, notes: list[str]) -> 
     return intermediate
 
 
+def _jamba_moe(cfg: dict, layers: int, intermediate: int) -> tuple | None:
+    """Jamba: experts on layer i where i % expert_layer_period == expert_layer_offset, each
+    intermediate_size wide, no shared one -> (experts, top-k, width, 0, 0, MoE layers); a
+    count of 1 builds a dense MLP everywhere -> None."""
+    experts = _count(cfg, ("num_experts",), MAX_EXPERTS, minimum=0)
+    if experts <= 1:
+        return None
+    every = _count(cfg, ("expert_layer_period",), MAX_LAYERS)
+    offset = _count(cfg, ("expert_layer_offset",), MAX_LAYERS, default=1, minimum=0)
+    if offset >= every:
+        raise ConfigError("expert_layer_offset", f"is {offset}; it must be smaller than "
+                          f"expert_layer_period ({every}), as Transformers' class requires")
+    moe_layers = sum(1 for i in range(layers) if i % every == offset)
+    return experts, _top_k(cfg, experts, layers), intermediate, 0, 0, moe_layers
+
+
 def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str],
          row: dict) -> dict:
     """Mixture of experts, read the way each family writes it. Dense models: no experts."""
@@ -434,6 +450,11 @@ def _moe(cfg: dict, layers: int, hidden: int, intermediate: int, notes: list[str
         else:
             step = _count(cfg, ("interleave_moe_layer_step",), MAX_LAYERS, default=1)
             moe_layers = len(range(step - 1, layers, step))
+    elif _present(cfg, "expert_layer_period"):
+        jamba = _jamba_moe(cfg, layers, intermediate)
+        if jamba is None:
+            return dense
+        experts, k, size, shared, shared_width, moe_layers = jamba
     elif _present(cfg, "num_local_experts") and not _present(cfg, "moe_intermediate_size"):
         # Mixtral: intermediate_size is the expert size; Granite MoE's shared MLP is
         # shared_intermediate_size wide (0: none)
@@ -612,6 +633,9 @@ def _layer_kinds(cfg: dict, layers: int) -> list[str] | None:
         return [PATTERN_KINDS[c] for c in pattern]
     period, offset = cfg.get("attn_layer_period"), cfg.get("attn_layer_offset")
     if _whole(period) and period >= 1 and _whole(offset):
+        if not 0 <= offset < period:  # no layer would attend; Transformers refuses it too
+            raise ConfigError("attn_layer_offset", f"is {offset}; it must be from 0 to one "
+                              f"less than attn_layer_period ({period})")
         return ["full_attention" if i % period == offset else "mamba" for i in range(layers)]
     indices = cfg.get("attn_layer_indices")
     if isinstance(indices, list) and all(_whole(i) for i in indices):
@@ -740,6 +764,9 @@ def _family(cfg: dict, model_type: str, notes: list[str]) -> dict:  # -> the row
             else config_families.unknown_line(model_type))
     if line:
         notes.append(line)
+    flag = config_families.caches_if(model_type)
+    if flag and _flag(cfg, flag) is not True:
+        notes.append(config_families.caches_if_line(model_type, flag))
     return row
 
 
@@ -790,6 +817,9 @@ def _factor(cfg: dict, shape: dict, factor) -> int:  # a figure, an int or a con
         return factor
     if isinstance(factor, str):
         return shape[factor]
+    if "auto" in factor and cfg.get(factor["field"]) in (None, "auto"):  # Jamba's step rank:
+        figure, by = factor["auto"]  # absent, null or "auto" is ceil(figure / by), as its
+        return -(-shape[figure] // by)  # class computes it
     return _count(cfg, (factor["field"],), MAX_VOCAB, default=factor.get("default", _MISSING))
 
 

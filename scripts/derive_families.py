@@ -16,6 +16,9 @@ tests/hf_oracle.py reads). It then derives what attention_core/families_derived.
   products of the core's figures, to what the builds hold; a boolean field that changes
   the model adds its own terms, taken when the field is set (or unset) against the class's
   default (fields the class accepts flipped only together, flipped and taken together);
+- `caches_if`: "is_decoder" for a type whose causal LM fills a cache only with that flag set
+  (BERT-likes; without it they attend both ways): such a type is drawn with it set, and the
+  core says so of a file that leaves it unset;
 - `exact`: for every type, which counts (total, matmul, kv) equal the model's on fresh
   draws the fit never saw (with random flags, then each flag flipped for certain, then each
   integer size field the draws never change doubled), so the core can say which figures may
@@ -88,7 +91,17 @@ BASIS = [
     ("layer", ["kv_lora_rank"]), ("layer", ["q_lora_rank"]), ("layer", ["qk_rope_head_dim"]),
     # last, so it is kept only where some draw's MoE layers run no shared MLP (ERNIE 4.5)
     ("shared_layer", ["hidden"]),
+    # a prediction head's dense layer before the tied decoder (BERT-likes' LM heads)
+    ("model", ["hidden", "hidden"]),
+    # tables as many rows as a config number the core has no figure for: BERT-likes'
+    # token types, Molmo2's tokens beside the vocabulary (a None column where a type's class
+    # has no such field, so never kept there)
+    ("model", [{"field": "type_vocab_size"}, "hidden"]),
+    ("model", [{"field": "additional_vocab_size"}, "hidden"]),
 ]
+# the config numbers in BASIS, drawn (where a class takes them) so a term of theirs is told
+# apart from a constant
+DRAWN_FIELDS = {"type_vocab_size": (1, 4), "additional_vocab_size": (1, 40)}
 # tried only where BASIS fits nothing: a hybrid's layers without attention (MiniMax's linear
 # attention) hold other projections in place of q, k, v and o (more columns than a 28-draw
 # fit of a plain model can take and stay exact)
@@ -208,6 +221,32 @@ def _nested_text_class(model_type: str, fields: set[str]):
         return None
 
 
+# types whose causal LM keeps a cache only with is_decoder set (BERT-likes: without it they
+# attend both ways and return none): drawn with it set, as a causal LM runs them
+_AS_DECODER: set[str] = set()
+
+
+def caches_as_decoder(model_type: str) -> bool:
+    """Whether a draw of this type fills a cache with is_decoder set and none without it."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reads = "is_decoder" in hf_oracle._modeling_source(CONFIG_MAPPING[model_type]())
+    except Exception:  # noqa: BLE001 - a class without defaults: nothing to ask
+        return False
+    if not reads:
+        return False
+    held = []
+    for is_decoder in (False, True):
+        got = _draw(model_type, random.Random(0), {"is_decoder": is_decoder}, 8)
+        try:
+            held.append(bool(got and hf_oracle.truth(got[0])["kv_widths"]))
+        except Exception:  # noqa: BLE001 - BERT's forward returns no cache to read
+            held.append(False)
+    return held == [False, True]
+
+
 # types whose class refused every draw of latent ranks (GLM-5-Next's DSA layers take no RoPE):
 # drawn with the class's own ranks from then on
 _KEEPS_MLA_DEFAULTS: set[str] = set()
@@ -267,6 +306,11 @@ def _draw(model_type: str, r: random.Random, flags: dict | None, tries: int):
             kwargs.update(_moe_layout(r, kwargs, sized))
         if draws_mla:
             kwargs.update({k: v for k, v in _mla_sizes(r).items() if k in sized})
+        for field, (low, high) in DRAWN_FIELDS.items():
+            if field in sized:
+                kwargs[field] = r.randint(low, high)
+        if model_type in _AS_DECODER:
+            kwargs["is_decoder"] = True
         if nested:  # a multimodal wrapper: the sizes go to its text model
             kwargs = {"text_config": {"model_type": nested.model_type, **kwargs}}
         kwargs.update(flags or {})
@@ -332,7 +376,14 @@ def provisional(model_type: str, row: dict):
 
 def shape(cfg: dict) -> dict:  # the core's figures for a written config
     m = costs.ModelShape.from_config(costs.parse_config_text(json.dumps(cfg)))
-    return {**m.__dict__, "moe_layers": m.moe_layers, "_m": m}
+    return {**m.__dict__, "moe_layers": m.moe_layers, "_m": m,
+            "_text": _text_part(cfg)}
+
+
+def _text_part(cfg: dict) -> dict:  # a written config's text model's fields (a wrapper's
+    # text_config where the wrapper itself takes no sizes)
+    text = cfg.get("text_config")
+    return text if isinstance(text, dict) and "hidden_size" not in cfg else cfg
 
 
 def core(cfg: dict) -> dict:
@@ -350,9 +401,10 @@ def _column(s: dict, per: str, product: list[str]) -> int | None:
              "uncached_layer": s["uncached_layers"]}[per]
     value = count
     for f in product:
-        if s.get(f) is None:
+        v = s["_text"].get(f["field"]) if isinstance(f, dict) else s.get(f)
+        if v is None or isinstance(f, dict) and not isinstance(v, int):
             return None
-        value *= s[f]
+        value *= v
     return value
 
 
@@ -534,9 +586,25 @@ def _fitted_tensors(draws, truths, row, model_type, when=()):
             break
     else:
         return None
-    return (terms(matmul, "projections found in Transformers' model", True, when)
-            + terms(stored, "norms, biases and small tensors found in Transformers' model",
-                    False, when))
+    return _with_field_defaults(
+        terms(matmul, "projections found in Transformers' model", True, when)
+        + terms(stored, "norms, biases and small tensors found in Transformers' model", False,
+                when), model_type)
+
+
+def _with_field_defaults(tensors: list[dict], model_type: str) -> list[dict]:
+    """Each config number in a fitted size given its class's default (what a file that
+    leaves it out builds)."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+    for term in tensors:
+        if any(isinstance(f, dict) for product in term["size"] for f in product):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                text = hf_oracle.text_config(CONFIG_MAPPING[model_type]())
+            term["size"] = [[{"field": f["field"], "default": getattr(text, f["field"])}
+                             if isinstance(f, dict) else f for f in product]
+                            for product in term["size"]]
+    return tensors
 
 
 def _draws(model_type, r, n, flags=None):
@@ -551,6 +619,7 @@ def _draws(model_type, r, n, flags=None):
 
 def derive(model_type: str) -> dict:
     _KEEPS_MLA_DEFAULTS.discard(model_type)  # each derivation as from a fresh process
+    _AS_DECODER.discard(model_type)
     r = random.Random(SEED * 1_000_003 + zlib.crc32(model_type.encode()))
     entry: dict = {}
     try:
@@ -559,6 +628,9 @@ def derive(model_type: str) -> dict:
         return {"builds": False, "why": f"{type(e).__name__}: its config class has no defaults"}
     if entry["defaults"].get("is_encoder_decoder"):  # refused by the core, so never fitted
         return {**entry, "builds": False, "why": "an encoder-decoder"}
+    if caches_as_decoder(model_type):
+        _AS_DECODER.add(model_type)
+        entry["caches_if"] = "is_decoder"
     draws = _draws(model_type, r, FIT_DRAWS)
     if len(draws) < FIT_DRAWS:
         return {**entry, "builds": False, "why": "no random small config of it builds"}
@@ -636,6 +708,8 @@ def _fit_flipped(model_type, r, row, flags: dict, out: list) -> bool:
 
 def check(model_type: str, r: random.Random, entry: dict) -> dict:
     """Which counts the core gets exactly on fresh draws, with random flags: {count: bool}."""
+    if entry.get("caches_if"):  # drawn as the derivation drew it (a test calls this alone)
+        _AS_DECODER.add(model_type)
     exact = {"total": True, "matmul": True, "kv": True}
     ran = False
     row = entry.get("row")

@@ -152,6 +152,18 @@
       + (row.derived ? "that model" : own) + ", so " + (many ? "they" : "it") + " may be off.";
   }
 
+  function cachesIf(type) { // config_families.caches_if, or null
+    if (hasOwn(T.CACHES_IF, type)) return T.CACHES_IF[type];
+    const text = hasOwn(T.TEXT_OF, type) ? T.TEXT_OF[type] : "";
+    return hasOwn(T.CACHES_IF, text) ? T.CACHES_IF[text] : null;
+  }
+
+  function cachesIfLine(type, name) { // config_families.caches_if_line
+    return name + " is not set to true in this file: Transformers' causal-LM class for "
+      + "model_type " + reprStr(type) + " then attends in both directions and keeps no KV "
+      + "cache. The KV figures are the cache it would keep with " + name + " true.";
+  }
+
   function refuseFormat(cfg, type) { // costs._refuse_format
     if (cfg.has("block_configs")) {
       throw ConfigError("block_configs", "is Nemotron-NAS's format, in which each layer has "
@@ -173,6 +185,8 @@
     const [key, row] = family(type, cfg);
     const line = key ? inexactLine(key, row) : unknownLine(type);
     if (line) notes.push(line);
+    const name = cachesIf(type);
+    if (name && flag(cfg, name) !== true) notes.push(cachesIfLine(type, name));
     return row;
   }
 
@@ -363,6 +377,20 @@
     return new Map([...cfg, [key, value[0]]]);
   }
 
+  function jambaMoe(cfg, layers, intermediate) { // costs._jamba_moe, as a list, or null
+    const experts = count(cfg, ["num_experts"], MAX_EXPERTS, NO_DEFAULT, 0);
+    if (experts <= 1) return null;
+    const every = count(cfg, ["expert_layer_period"], MAX_LAYERS);
+    const offset = count(cfg, ["expert_layer_offset"], MAX_LAYERS, 1, 0);
+    if (offset >= every) {
+      throw ConfigError("expert_layer_offset", "is " + offset + "; it must be smaller than "
+        + "expert_layer_period (" + every + "), as Transformers' class requires");
+    }
+    let moeLayers = 0;
+    for (let i = 0; i < layers; i++) if (i % every === offset) moeLayers++;
+    return [experts, topK(cfg, experts, layers), intermediate, 0, 0, moeLayers];
+  }
+
   function moe(cfg, layers, hidden, intermediate, notes, row) {
     const dense = { num_experts: 0, experts_per_token: 0, moe_intermediate: 0,
       shared_experts: 0, shared_intermediate: 0, dense_layers: layers };
@@ -384,8 +412,7 @@
       if (!experts) return dense;
       k = topK(cfg, experts, layers);
       size = count(cfg, ["intermediate_size"], MAX_INTERMEDIATE);
-      shared = 1;
-      sharedWidth = size;
+      [shared, sharedWidth] = [1, size];
       if (get(cfg, "moe_layers") !== null) {
         const listed = layerIndices(cfg, "moe_layers");
         for (i = 0; i < layers; i++) if (listed.has(BigInt(i))) moeLayers++;
@@ -393,6 +420,10 @@
         const step = count(cfg, ["interleave_moe_layer_step"], MAX_LAYERS, 1);
         for (i = step - 1; i < layers; i += step) moeLayers++;
       }
+    } else if (present(cfg, "expert_layer_period")) {
+      const jamba = jambaMoe(cfg, layers, intermediate); // Jamba; null: dense
+      if (!jamba) return dense;
+      [experts, k, size, shared, sharedWidth, moeLayers] = jamba;
     } else if (present(cfg, "num_local_experts") && !present(cfg, "moe_intermediate_size")) {
       // Mixtral: intermediate_size is the expert size; Granite MoE's shared MLP is
       // shared_intermediate_size wide (0: none)
@@ -641,6 +672,10 @@
   function factor(cfg, shape, f) {
     if (typeof f === "number") return BigInt(f);
     if (typeof f === "string") return BigInt(shape[f]);
+    if (hasOwn(f, "auto") && [null, "auto"].includes(get(cfg, f.field))) { // Jamba's step rank
+      const by = BigInt(f.auto[1]), of = BigInt(shape[f.auto[0]]);
+      return (of + by - 1n) / by;
+    }
     return BigInt(count(cfg, [f.field], LIMITS.vocab, f["default"]));
   }
 
@@ -800,6 +835,10 @@
     const period = get(cfg, "attn_layer_period"), offset = get(cfg, "attn_layer_offset");
     const range = Array.from({length: layers}, (_, i) => BigInt(i));
     if (whole(period) && period >= 1n && whole(offset)) {
+      if (offset < 0n || offset >= period) {
+        throw ConfigError("attn_layer_offset", "is " + offset + "; it must be from 0 to one "
+          + "less than attn_layer_period (" + period + ")");
+      }
       return range.map(i => (i % period === offset ? "full_attention" : "mamba"));
     }
     const indices = get(cfg, "attn_layer_indices");

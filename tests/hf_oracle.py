@@ -393,11 +393,24 @@ def _gen_bamba(r):
     return c
 
 
+def _gen_jamba(r):  # Mamba beside attention (some layer attends), experts every n-th layer
+    c = _common(r, head_dim=False)
+    layers, experts = c["num_hidden_layers"], r.choice([1, 2, 4])
+    period, every = r.randint(1, layers), r.randint(1, 3)
+    c.update(attn_layer_period=period, attn_layer_offset=r.randrange(period),
+             num_experts=experts, num_experts_per_tok=r.randint(1, experts),
+             expert_layer_period=every, expert_layer_offset=r.randrange(every),
+             mamba_d_state=r.choice([4, 8]), mamba_d_conv=r.choice([2, 4]),
+             mamba_expand=r.choice([1, 2]), mamba_dt_rank=r.randint(1, 8),
+             mamba_conv_bias=r.random() < 0.7, mamba_proj_bias=r.random() < 0.3)
+    return c
+
+
 GENERATORS = {
     "qwen3_next": lambda r: _gen_gated_deltanet(r, moe=True),
     "qwen3_5_text": _gen_gated_deltanet, "qwen3_5_moe_text": _gen_qwen3_5_moe,
     "olmo_hybrid": _gen_olmo_hybrid,
-    "bamba": _gen_bamba,
+    "bamba": _gen_bamba, "jamba": _gen_jamba,
     "llama": _gen_llama, "llama4_text": _gen_llama4, "mistral": lambda r: _gen_window(r),
     "ministral": lambda r: _gen_window(r, layer_types=True), "mixtral": _gen_mixtral,
     "qwen2": _gen_qwen2, "qwen3": _gen_qwen3, "qwen2_moe": _gen_qwen2_moe,
@@ -435,6 +448,8 @@ def build(config, device: str = "meta"):  # a Transformers config -> the causal 
 
 
 def _cache_layers(cache) -> list:  # Transformers 5's Cache -> [(keys, values)] per layer
+    # an EncoderDecoderCache (MegatronBERT's, even with no cross-attention): its own part
+    cache = getattr(cache, "self_attention_cache", cache)
     if hasattr(cache, "layers"):
         return [(getattr(layer, "keys", None), getattr(layer, "values", None))
                 for layer in cache.layers]
@@ -499,8 +514,9 @@ def counted_part(model):
 
 
 # a router held as a bare weight (not a Linear, which `linear` counts already): a token
-# multiplies through it; Granite MoE's sits in block_sparse_moe
-ROUTERS = ("mlp.gate.weight", "mlp.router.weight", "block_sparse_moe.router.weight")
+# multiplies through it; Granite MoE's sits in block_sparse_moe, Jamba's in feed_forward
+ROUTERS = ("mlp.gate.weight", "mlp.router.weight", "block_sparse_moe.router.weight",
+           "feed_forward.router.weight")
 
 
 def parameters(model) -> dict:  # -> the counts read off a built model's parameters
@@ -689,7 +705,7 @@ def optional_fields(family: str, cfg: dict) -> set[str]:  # the fields the core 
     key, row = config_families.family(family, cfg)
     _, filled = config_families.with_class_defaults(key or family, row, {})
     required = {f["field"] for term in row["tensors"] for product in term["size"]
-                for f in product if isinstance(f, dict) and "default" not in f}
+                for f in product if isinstance(f, dict) and not {"default", "auto"} & set(f)}
     return {f for g in config_families.optional_groups(row) for f in g} - (required - set(filled))
 
 

@@ -344,7 +344,10 @@ def test_every_tensor_term_is_well_formed():
                 for f in product:
                     assert (isinstance(f, int) or isinstance(f, str) and f in figures
                             or isinstance(f, dict) and set(f) in ({"field", "default"},
-                                                                  {"field"})), (name, f)
+                                                                  {"field"}, {"field", "auto"})
+                            ), (name, f)
+                    if isinstance(f, dict) and "auto" in f:  # ceil(figure / k)
+                        assert f["auto"][0] in figures and f["auto"][1] >= 1, (name, f)
             for c in term["when"]:
                 assert set(c) in CONDITION_KINDS, (name, c)
         for note in row["notes"]:

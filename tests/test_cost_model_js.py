@@ -284,7 +284,7 @@ def family_config(rng: random.Random, family: str, whole: bool = False) -> dict:
                 for f in product:
                     if isinstance(f, dict) and "default" not in f:
                         cfg.setdefault(f["field"], 4)
-    for flag in ("multi_query", "new_decoder_architecture", "tie_word_embeddings"):
+    for flag in ("multi_query", "new_decoder_architecture", "tie_word_embeddings", "is_decoder"):
         if rng.random() < 0.3:
             cfg[flag] = rng.choice([True, False, None])
     window = config_families.window_rule(row)
@@ -708,9 +708,28 @@ def edge_cases(rng: random.Random) -> list[dict]:  # the corners, each named
             "model_type": "gemma4_text", "num_hidden_layers": 3, "hidden_size": 32,
             "num_attention_heads": 4, "intermediate_size": 40, "vocab_size": 300,
             "num_experts": 8, "top_k_experts": 2, "moe_intermediate_size": 12}),
-        ("BERT: a hand-written row whose KV cache is not shown exact", {
+        ("BERT without is_decoder: its model keeps no cache, said", {
             "model_type": "bert", "num_hidden_layers": 2, "hidden_size": 64,
             "num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8}),
+        ("BERT as a decoder", {
+            "model_type": "bert", "num_hidden_layers": 2, "hidden_size": 64,
+            "num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8,
+            "is_decoder": True}),
+        ("Jamba-v0.1: Mamba layers, experts on the odd layers", {
+            "model_type": "jamba", "hidden_size": 4096, "intermediate_size": 14336,
+            "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+            "vocab_size": 65536, "num_experts": 16, "num_experts_per_tok": 2,
+            "expert_layer_period": 2, "expert_layer_offset": 1, "attn_layer_period": 8,
+            "attn_layer_offset": 4, "mamba_d_state": 16, "mamba_d_conv": 4,
+            "mamba_expand": 2, "mamba_dt_rank": 256}),
+        ("Jamba: an expert offset past its period", {
+            "model_type": "jamba", "hidden_size": 64, "intermediate_size": 8,
+            "num_hidden_layers": 4, "num_attention_heads": 4, "vocab_size": 8,
+            "num_experts": 4, "expert_layer_period": 2, "expert_layer_offset": 2}),
+        ("Jamba: one expert is a dense MLP", {
+            "model_type": "jamba", "hidden_size": 64, "intermediate_size": 8,
+            "num_hidden_layers": 4, "num_attention_heads": 4, "vocab_size": 8,
+            "num_experts": 1, "expert_layer_period": 2}),
         ("Infinity beside the step clamp", (
             '{"model_type": "bamba", "num_hidden_layers": 4, "hidden_size": 64, '
             '"num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8, '

@@ -717,26 +717,33 @@ def test_opt_350m_counts_its_narrow_token_table_and_its_projections(tied):
     assert costs.lm_head_params(shape({**OPT_350M, "word_embed_proj_dim": None})) == vocab * h
 
 
-def test_a_hand_written_row_not_shown_exact_says_so_in_one_line():
+def test_a_hand_written_row_not_shown_exact_says_so_in_one_line(monkeypatch):
     """A row typed by hand is checked by the derivation like a derived one; where a count was
-    not shown equal to Transformers' own model, the CLI and its JSON say so, naming the rule
-    as written by hand."""
+    not shown equal to Transformers' own model, the core says so in one line, naming the rule
+    as written by hand (a derived row's line names its derivation), and the CLI's JSON carries
+    it."""
     import transformers
 
     from attention_core import config_families
+    version = transformers.__version__
     bert_row = config_families.FAMILIES["bert"]
-    # BertLMHeadModel caches nothing unless is_decoder is set; the core counts a decoder's cache
-    assert "derived" not in bert_row and bert_row["exact"] == {"kv": False, "matmul": True,
-                                                         "total": True}
+    assert "derived" not in bert_row
+    monkeypatch.setitem(config_families.FAMILIES, "bert",
+                        {**bert_row, "exact": {"kv": False, "matmul": True, "total": True}})
     said = (f"'bert' is counted by a rule written by hand; on random configs its KV cache was "
-            f"not shown to match Transformers {transformers.__version__}'s own model, so it may "
-            "be off.")
-    bert = {**SMALL, "model_type": "bert"}
-    text = cli(bert)
-    assert text.returncode == 0, text.stderr
-    assert sum(said in line for line in text.stdout.splitlines()) == 1
-    notes = json.loads(cli(bert, "--json").stdout)["notes"]
+            f"not shown to match Transformers {version}'s own model, so it may be off.")
+    notes = shape({**SMALL, "model_type": "bert", "is_decoder": True}).notes
     assert sum(said in n for n in notes) == 1
+    # a derived row not shown exact, through the CLI: its line names the derivation
+    [inexact] = [t for t in ("diffllama",) if not config_families.FAMILIES[t]["exact"]["total"]]
+    derived = (f"'{inexact}' is counted by a rule derived from Transformers {version}'s own "
+               "model; on random configs its total parameters was not shown to match that "
+               "model, so it may be off.")
+    cfg = {**SMALL, "model_type": inexact}
+    text = cli(cfg)
+    assert text.returncode == 0, text.stderr
+    assert sum(derived in line for line in text.stdout.splitlines()) == 1
+    assert sum(derived in n for n in json.loads(cli(cfg, "--json").stdout)["notes"]) == 1
     assert not any("counted by a rule" in n for n in json.loads(
         cli({**SMALL, "model_type": "llama"}, "--json").stdout)["notes"])
 
@@ -752,3 +759,102 @@ def test_gemma_4s_top_k_is_read_under_its_own_name():
     assert any("'gemma4_text' is a Transformers" in n and "may be off" in n for n in m.notes)
     with pytest.raises(costs.ConfigError, match="num_experts_per_tok: is missing"):
         shape({k: v for k, v in cfg.items() if k != "top_k_experts"})
+
+
+def test_a_bert_like_file_without_is_decoder_is_told_its_model_keeps_no_cache():
+    """BertLMHeadModel keeps a cache only with is_decoder set; without it, it attends both
+    ways and returns none. The KV figures stay those of the causal LM, and a file that does
+    not set it is told so in one line; one that sets it is not."""
+    from attention_core import config_families
+    assert config_families.caches_if("bert") == "is_decoder"
+    said = "is_decoder is not set to true in this file"
+    bare, decoder = ({**SMALL, "model_type": "bert", **extra}
+                     for extra in ({}, {"is_decoder": True}))
+    assert sum(said in n for n in shape(bare).notes) == 1
+    assert not any(said in n for n in shape(decoder).notes)
+    assert not any(said in n for n in shape({**SMALL, "model_type": "llama"}).notes)
+    assert costs.kv_bytes_per_token(shape(bare)) == costs.kv_bytes_per_token(shape(decoder))
+    notes = json.loads(cli(bare, "--json").stdout)["notes"]
+    assert sum(said in n for n in notes) == 1
+    with pytest.raises(costs.ConfigError, match="is_decoder: must be true or false"):
+        shape({**bare, "is_decoder": "yes"})
+    # the cache a decoder keeps is what the figures count: 2 x layers x hidden a token
+    from transformers import AutoConfig
+    truth = hf_oracle.truth(AutoConfig.for_model("bert", is_decoder=True, **SMALL))
+    widths = sum(k + v for k, v in truth["kv_widths"])
+    assert widths == 2 * 2 * 64 == costs.kv_bytes_per_token(shape(decoder), 1)
+
+
+# FacebookAI/xlm-roberta-base's config.json (the sizes; its class ties the decoder)
+XLM_R_BASE = {"model_type": "xlm-roberta", "hidden_size": 768, "intermediate_size": 3072,
+              "num_hidden_layers": 12, "num_attention_heads": 12, "vocab_size": 250002,
+              "max_position_embeddings": 514, "type_vocab_size": 1, "is_decoder": True}
+
+
+@pytest.mark.parametrize("types", [1, 2])
+def test_xlm_roberta_counts_its_token_type_table_and_its_prediction_head(types):
+    h, f, vocab, layers, positions = 768, 3072, 250002, 12, 514
+    layer = 4 * h * h + 4 * h + 2 * h * f + f + h + 2 * 2 * h  # q k v o, biases, MLP, 2 norms
+    embedding = vocab * h + positions * h + types * h + 2 * h  # tied with the decoder
+    head = h * h + h + 2 * h + vocab  # dense, its bias, a norm, the decoder's bias
+    m = shape({**XLM_R_BASE, "type_vocab_size": types})
+    assert costs.total_params(m) == layers * layer + embedding + head
+    assert costs.matmul_params(m) == layers * (4 * h * h + 2 * h * f) + h * h + vocab * h
+    cfg, truth = built("xlm-roberta", **{k: v for k, v in XLM_R_BASE.items()
+                                         if k != "model_type"} | {"type_vocab_size": types})
+    assert costs.total_params(shape(cfg)) == truth["total"]
+    assert costs.matmul_params(shape(cfg)) == hf_oracle.active_linear(truth, 0)
+
+
+# ai21labs/Jamba-v0.1's config.json (the sizes and layouts)
+JAMBA = {"model_type": "jamba", "hidden_size": 4096, "intermediate_size": 14336,
+         "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+         "vocab_size": 65536, "num_experts": 16, "num_experts_per_tok": 2,
+         "expert_layer_period": 2, "expert_layer_offset": 1, "attn_layer_period": 8,
+         "attn_layer_offset": 4, "mamba_d_state": 16, "mamba_d_conv": 4, "mamba_expand": 2,
+         "mamba_dt_rank": 256, "mamba_conv_bias": True, "mamba_proj_bias": False,
+         "tie_word_embeddings": False}
+
+
+def test_jamba_counts_its_mamba_layers_and_its_experts_every_other_layer():
+    """Jamba: attention on layer i where i % 8 == 4 (4 of 32), Mamba on the other 28; 16
+    experts, each intermediate_size wide, on the odd layers, a dense MLP on the even ones."""
+    h, f, vocab, experts, k = 4096, 14336, 65536, 16, 2
+    inner, state, kernel, rank = 2 * h, 16, 4, 256
+    attention = h * 32 * 128 + 2 * h * 8 * 128 + 32 * 128 * h
+    mamba_matmul = h * 2 * inner + inner * (rank + 2 * state) + rank * inner + inner * h
+    mamba_stored = inner + inner * kernel + inner + inner * state + inner + rank + 2 * state
+    routed, router, dense = experts * 3 * h * f, h * experts, 3 * h * f
+    total = (4 * attention + 28 * (mamba_matmul + mamba_stored) + 16 * (routed + router)
+             + 16 * dense + 32 * 2 * h + h + 2 * vocab * h)
+    active = (4 * attention + 28 * mamba_matmul + 16 * (k * 3 * h * f + router) + 16 * dense
+              + vocab * h)
+    m = shape(JAMBA)
+    assert (m.attention_layers, m.moe_layers, m.state_layers) == (4, 16, 28)
+    assert (costs.total_params(m), costs.matmul_params(m)) == (total, active)
+    cfg, truth = built("jamba", **{k_: v for k_, v in JAMBA.items() if k_ != "model_type"})
+    assert costs.total_params(shape(cfg)) == truth["total"]
+    assert costs.matmul_params(shape(cfg)) == hf_oracle.active_linear(truth, k)
+    # one expert builds a dense MLP; an offset past its period is refused by name
+    assert shape({**JAMBA, "num_experts": 1}).moe_layers == 0
+    with pytest.raises(costs.ConfigError, match="expert_layer_offset: is 2; it must be smaller"):
+        shape({**JAMBA, "expert_layer_offset": 2})
+    with pytest.raises(costs.ConfigError, match="attn_layer_offset: is 8; it must be from 0"):
+        shape({**JAMBA, "attn_layer_offset": 8})
+
+
+@pytest.mark.parametrize("rank", ["auto", None, "absent"])
+def test_jambas_step_rank_left_to_its_class_is_a_sixteenth_of_the_width(rank):
+    """JambaConfig makes mamba_dt_rank "auto" (its default) ceil(hidden / 16): 4,096 -> 256,
+    here 72 -> 5, as Transformers builds it."""
+    sizes = {"hidden_size": 72, "intermediate_size": 40, "num_hidden_layers": 4,
+             "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100,
+             "num_experts": 2, "attn_layer_period": 2, "attn_layer_offset": 1}
+    cfg = {"model_type": "jamba", **sizes, "mamba_dt_rank": rank}
+    if rank == "absent":
+        del cfg["mamba_dt_rank"]
+    _, truth = built("jamba", **sizes)
+    m = shape(cfg)
+    assert costs.total_params(m) == truth["total"]
+    assert costs.total_params(m) - costs.total_params(shape({**cfg, "mamba_dt_rank": 4})) == (
+        2 * (2 * 144 + 1))  # two Mamba layers, each one rank more: x_proj, dt_proj, dt norm

@@ -165,8 +165,14 @@ def test_a_state_field_left_out_is_the_class_default_and_a_bad_one_is_said():
     assert (m.uncached_layers, m.state_layers, m.state_per_layer) == (2, 2, 128 * 4 + 128 * 16)
     assert any("defaults for model_type 'jamba'" in n and "mamba_d_state 16" in n
                for n in m.notes)
-    bad = costs.ModelShape.from_config({**cfg, "mamba_d_state": 0})
+    # Jamba's row sizes its Mamba layers' weights by the same field: a bad one is refused
+    with pytest.raises(costs.ConfigError, match="mamba_d_state: must be a positive integer"):
+        costs.ModelShape.from_config({**cfg, "mamba_d_state": 0})
+    # a type whose weights no rule reads (Granite 4's hybrid): its state is not counted, said
+    granite = {**cfg, "model_type": "granitemoehybrid", "mamba_n_heads": 4, "mamba_d_head": 32,
+               "layer_types": ["mamba", "attention"] * 2, "mamba_d_state": 0}
+    bad = costs.ModelShape.from_config(granite)
     assert (bad.uncached_layers, bad.state_layers) == (2, 0)
-    assert ("The 2 Mamba layers' fixed state is not counted: mamba_d_state is 0, not a whole "
+    assert ("The 2 Mamba-2 layers' fixed state is not counted: mamba_d_state is 0, not a whole "
             "number from 1 to 1,000,000.") in bad.notes
     assert any("any fixed state they keep is not counted" in n for n in bad.notes)

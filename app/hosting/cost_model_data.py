@@ -55,6 +55,9 @@ def table() -> dict:  # -> everything cost_model.js reads, as plain JSON-able da
         "DERIVED_TYPES": {t: {k: v for k, v in e.get("defaults", {}).items()
                               if k in ("tie_word_embeddings", "is_encoder_decoder")}
                           for t, e in config_families.DERIVED["types"].items()},
+        # the flag without which a type's causal LM keeps no cache (BERT-likes' is_decoder)
+        "CACHES_IF": {t: e["caches_if"] for t, e in config_families.DERIVED["types"].items()
+                      if "caches_if" in e},
         # each type's class default of the optional fields its row reads
         "FILLS": {t: e["fills"] for t, e in config_families.DERIVED["types"].items()
                   if "fills" in e},
