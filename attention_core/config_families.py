@@ -279,6 +279,49 @@ _MAMBA_TENSORS = [
     _t("Mamba's projection biases", "uncached_layer", [[2, _EXPAND, "hidden"], ["hidden"]],
        _when("mamba_proj_bias"))]
 
+# Falcon-H1: Mamba-2 beside attention in every layer, its inner width mamba_d_ssm: one
+# projection in (gate and input, B and C, a step per head) and one out (with a bias under
+# projectors_bias), a convolution over the input, B and C, a decay, a skip and a step bias per
+# head, and a norm as wide as the input only with mamba_rms_norm
+_SSM = {"field": "mamba_d_ssm"}
+_FALCON_H1_MAMBA = [
+    _t("Mamba-2's projections in and out", "layer",
+       [[2, "hidden", _SSM], [2, "hidden", *_GROUPS], ["hidden", _MAMBA_HEADS], [_SSM, "hidden"]],
+       matmul=True),
+    _t("Mamba-2's convolution, decays, skips and step biases", "layer",
+       [[_SSM, _KERNEL], [2, *_GROUPS, _KERNEL], [3, _MAMBA_HEADS]]),
+    _t("Mamba-2's convolution bias", "layer", [[_SSM], [2, *_GROUPS]],
+       _when("mamba_conv_bias", True)),
+    _t("Mamba-2's norm", "layer", [[_SSM]], _when("mamba_rms_norm")),
+    _t("Mamba-2's projection in: its bias", "layer", [[2, _SSM], [2, *_GROUPS], [_MAMBA_HEADS]],
+       _when("mamba_proj_bias")),
+    _t("Mamba-2's projection out: its bias", "layer", [["hidden"]], _when("projectors_bias"))]
+
+# Mamba and Falcon Mamba: every layer is a Mamba mixer and a norm, nothing else. The core's
+# layer holds attention and an MLP: here one head as wide as the model (no such field) whose
+# q, k, v and o the layers without attention take back out, and an MLP taken back out too.
+# The mixer is intermediate_size wide: projections in (gate and input), to the step's rank
+# (time_step_rank; "auto": ceil(hidden / 16)) and B and C (state_size each), up from the step
+# (with a bias) and out; a convolution (a bias unless use_conv_bias is false), decays, skips
+_MAMBA_RANK = {"field": "time_step_rank", "auto": ["hidden", 16]}
+_MAMBA_STATE, _MAMBA_KERNEL = {"field": "state_size"}, {"field": "conv_kernel"}
+_MAMBA_ONLY = _gated(tied=None, figures={"heads": {"names": [], "default": {"value": 1}}},
+                     tensors=_norms(1) + [
+    _NO_ATTENTION,
+    _t("no MLP: a Mamba layer has none", "dense_layer", [[-3, "hidden", "intermediate"]],
+       matmul=True),
+    _t("Mamba's projections in, to the step and B and C, up from the step, and out",
+       "uncached_layer", [[2, "hidden", "intermediate"], ["intermediate", _MAMBA_RANK],
+                          [2, "intermediate", _MAMBA_STATE], [_MAMBA_RANK, "intermediate"],
+                          ["intermediate", "hidden"]], matmul=True),
+    _t("Mamba's convolution, step bias, decays and skips", "uncached_layer",
+       [["intermediate", _MAMBA_KERNEL], ["intermediate"], ["intermediate", _MAMBA_STATE],
+        ["intermediate"]]),
+    _t("Mamba's convolution bias", "uncached_layer", [["intermediate"]],
+       _when("use_conv_bias", True)),
+    _t("Mamba's projection biases", "uncached_layer", [[2, "intermediate"], ["hidden"]],
+       _when("use_bias"))])
+
 # with attention_bias, a hybrid's attention layers alone have q, k, v and o biases
 _HYBRID_ATTENTION_BIAS = [_t("q, k, v and o biases", "attention_layer", QKV + [["hidden"]],
                              _when("attention_bias"))]
@@ -383,6 +426,18 @@ HAND_FAMILIES = {
                                tensors=_QWEN3_NEXT_TENSORS),
     "bamba": _gated(tensors=_norms(2) + _HYBRID_ATTENTION_BIAS + _mlp_bias(3, _when("mlp_bias"))
                     + _MAMBA2_TENSORS),
+    # Granite 4's hybrid: Bamba's Mamba-2 layers and attention as layer_types lists them;
+    # experts intermediate_size wide beside a shared MLP (costs._moe); with no experts, the
+    # shared MLP alone, shared_intermediate_size wide, is each layer's dense MLP
+    "granitemoehybrid": _gated(tied=None, tensors=_norms(2) + _HYBRID_ATTENTION_BIAS
+                               + _MAMBA2_TENSORS + [
+        _t("the dense MLP: shared_intermediate_size wide, not intermediate_size", "dense_layer",
+           [[-3, "hidden", "intermediate"], [3, "hidden", {"field": "shared_intermediate_size"}]],
+           [{"field": "num_local_experts", "in": [0, None]}], matmul=True)]),
+    "falcon_h1": _gated(tied=None, tensors=_norms(2) + _GEMMA_BIAS + _mlp_bias(3, _when("mlp_bias"))
+                        + _FALCON_H1_MAMBA),
+    "mamba": _MAMBA_ONLY,
+    "falcon_mamba": _MAMBA_ONLY,
     # Jamba: attention on every attn_layer_period-th layer, Mamba on the rest; experts on
     # every expert_layer_period-th (costs._moe), each intermediate_size wide
     "jamba": _gated(tensors=_norms(2) + _MAMBA_TENSORS),
@@ -497,6 +552,8 @@ _MAMBA2 = {"kind": "Mamba-2", "conv": [  # its inner width is heads x head width
 # "last": true, the last layer when no other would)
 # Qwen3-Next's and Qwen3.5's classes attend every full_attention_interval-th layer (4)
 _EVERY_4TH_ATTENDS = {**_GATED_DELTANET, "unlisted": {"interval": 4}}
+_MAMBA_ONLY_STATE = {"kind": "Mamba", "conv": [["intermediate_size", "conv_kernel"]],
+                     "recurrent": [["intermediate_size", "state_size"]], "unlisted": "mamba"}
 STATES = {
     "qwen3_next": _EVERY_4TH_ATTENDS, "qwen3_5_text": _EVERY_4TH_ATTENDS,
     "qwen3_5_moe_text": _EVERY_4TH_ATTENDS,
@@ -510,6 +567,8 @@ STATES = {
         ["mamba_num_heads", "mamba_head_dim", "conv_kernel"],
         [2, "n_groups", "ssm_state_size", "conv_kernel"]],
         "recurrent": [["mamba_num_heads", "mamba_head_dim", "ssm_state_size"]]},
+    # Mamba and Falcon Mamba: every layer (no layout field)
+    "mamba": _MAMBA_ONLY_STATE, "falcon_mamba": _MAMBA_ONLY_STATE,
     "jamba": {"kind": "Mamba", "conv": [["mamba_expand", "hidden_size", "mamba_d_conv"]],
               "recurrent": [["mamba_expand", "hidden_size", "mamba_d_state"]]},
 }

@@ -1651,8 +1651,14 @@ def cache_convention(m: ModelShape) -> str:  # -> how kv_cache_bytes counts, in 
         latent = m.kv_lora_rank + m.qk_rope_head_dim
         held = [(f"a {latent:,}-value latent per layer (multi-head latent attention, MLA), "
                  "not each head's keys and values")]
+    elif not m.attention_layers:  # Mamba: every layer keeps a state instead
+        state = ("they keep a fixed state, its own figure" if m.state_layers else
+                 "any fixed state they keep is not counted")
+        return ("As a serving engine holds it: no layer attends, so there is no KV cache "
+                f"({state}).")
     else:
-        held = [f"keys and values of {m.kv_heads:,} KV heads per layer"]
+        heads = f"{m.kv_heads:,} KV head{'' if m.kv_heads == 1 else 's'}"
+        held = [f"keys and values of {heads} per layer"]
     if m.sliding_layers:
         held.append(f"{m.sliding_layers:,} of {m.layers:,} layers keep only their last "
                     f"{m.sliding_window:,} tokens")

@@ -296,6 +296,11 @@ def _draw(model_type: str, r: random.Random, flags: dict | None, tries: int):
             # layers attend (none by default: a forward over such a cache cannot run)
             layers = kwargs.get("num_hidden_layers", 2)
             kwargs["attn_layer_indices"] = sorted(r.sample(range(layers), r.randint(1, layers)))
+        if "mamba_n_heads" in sized and "layer_types" in sized:  # Granite 4's hybrid: its
+            # class makes every layer Mamba-2 by default; some attend here, the last always
+            layers = kwargs.get("num_hidden_layers", 2)
+            kwargs["layer_types"] = [r.choice(["linear_attention", "full_attention"])
+                                     for _ in range(layers - 1)] + ["full_attention"]
         if "pad_token_id" in sized:  # a class default past a small vocabulary
             kwargs["pad_token_id"] = 0
         if "mlp_layer_types" in sized:  # dense and MoE layers in any order, so a term per

@@ -412,7 +412,8 @@
     const cross = cm.kv_outweighs_weights_context(m, 1, kvB, {weight_bytes_per_value: wB});
     out.kv_outweighs_weights_context = [cross, isFinite(cross)
       ? tokensOrNever(cross) + " tokens (\u2248 " + scaleWords(cross, 2) + ")"
-      : "never: the window caps the cache below the weights"];
+      : m.attention_layers ? "never: the window caps the cache below the weights"
+        : "never: no layer attends, so there is no KV cache"];
     const intensity = cm.decode_arithmetic_intensity(m, 1, kvB);
     out.decode_arithmetic_intensity = [intensity, fixed(intensity, 1, false) + " FLOP/byte"];
     return out;

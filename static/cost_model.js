@@ -400,9 +400,15 @@
   }
 
   function cache_convention(m) { // costs.cache_convention
+    if (!m.mla && !m.attention_layers) { // Mamba: every layer keeps a state instead
+      return "As a serving engine holds it: no layer attends, so there is no KV cache ("
+        + (m.state_layers ? "they keep a fixed state, its own figure"
+          : "any fixed state they keep is not counted") + ").";
+    }
     const held = [m.mla ? "a " + grouped(m.kv_lora_rank + m.qk_rope_head_dim) + "-value latent "
       + "per layer (multi-head latent attention, MLA), not each head's keys and values"
-      : "keys and values of " + grouped(m.kv_heads) + " KV heads per layer"];
+      : "keys and values of " + grouped(m.kv_heads) + " KV head" + (m.kv_heads === 1 ? "" : "s")
+        + " per layer"];
     if (m.sliding_layers) {
       held.push(grouped(m.sliding_layers) + " of " + grouped(m.layers) + " layers keep only "
         + "their last " + grouped(m.sliding_window) + " tokens");

@@ -393,6 +393,41 @@ def _gen_bamba(r):
     return c
 
 
+def _gen_granite_hybrid(r):  # Bamba's Mamba-2 beside attention (layer_types, the last
+    # attending), experts or none beside a shared MLP
+    c = _gen_bamba(r)
+    layers = c["num_hidden_layers"]
+    del c["attn_layer_indices"], c["mlp_bias"]
+    experts = r.choice([0, 2, 4])
+    c.update(layer_types=[r.choice(["mamba", "attention"]) for _ in range(layers - 1)]
+             + ["attention"], num_local_experts=experts,
+             num_experts_per_tok=r.randint(1, max(experts, 1)),
+             shared_intermediate_size=r.randint(8, 64))
+    return c
+
+
+def _gen_falcon_h1(r):  # Mamba-2 beside attention in every layer, its biases and norm drawn
+    c = _common(r)
+    heads, width = r.choice([2, 4]), r.choice([4, 8])
+    c.update(mamba_n_heads=heads, mamba_d_head=width, mamba_d_ssm=heads * width,
+             mamba_n_groups=r.choice([1, 2]), mamba_d_state=r.choice([4, 8]),
+             mamba_d_conv=r.choice([2, 4]), mamba_chunk_size=4,
+             mamba_conv_bias=r.random() < 0.7, mamba_proj_bias=r.random() < 0.3,
+             mamba_rms_norm=r.random() < 0.5, projectors_bias=r.random() < 0.3,
+             attention_bias=r.random() < 0.3, mlp_bias=r.random() < 0.3)
+    return c
+
+
+def _gen_mamba(r):  # Mamba and Falcon Mamba: no attention, no MLP, a mixer in each layer
+    hidden, expand = r.choice([8, 16, 24, 32]), r.choice([1, 2])
+    return {"vocab_size": r.randint(16, 300), "hidden_size": hidden,
+            "num_hidden_layers": r.randint(1, 5), "intermediate_size": expand * hidden,
+            "expand": expand, "state_size": r.choice([4, 8, 16]), "conv_kernel": r.choice([2, 4]),
+            "time_step_rank": r.choice(["auto", r.randint(1, 8)]),
+            "use_bias": r.random() < 0.3, "use_conv_bias": r.random() < 0.7,
+            "tie_word_embeddings": r.random() < 0.7}
+
+
 def _gen_jamba(r):  # Mamba beside attention (some layer attends), experts every n-th layer
     c = _common(r, head_dim=False)
     layers, experts = c["num_hidden_layers"], r.choice([1, 2, 4])
@@ -410,7 +445,8 @@ GENERATORS = {
     "qwen3_next": lambda r: _gen_gated_deltanet(r, moe=True),
     "qwen3_5_text": _gen_gated_deltanet, "qwen3_5_moe_text": _gen_qwen3_5_moe,
     "olmo_hybrid": _gen_olmo_hybrid,
-    "bamba": _gen_bamba, "jamba": _gen_jamba,
+    "bamba": _gen_bamba, "jamba": _gen_jamba, "granitemoehybrid": _gen_granite_hybrid,
+    "falcon_h1": _gen_falcon_h1, "mamba": _gen_mamba, "falcon_mamba": _gen_mamba,
     "llama": _gen_llama, "llama4_text": _gen_llama4, "mistral": lambda r: _gen_window(r),
     "ministral": lambda r: _gen_window(r, layer_types=True), "mixtral": _gen_mixtral,
     "qwen2": _gen_qwen2, "qwen3": _gen_qwen3, "qwen2_moe": _gen_qwen2_moe,
@@ -488,7 +524,9 @@ def forward_cache(model, tokens: int, device: str = "meta") -> list[list[int]]:
             model.config.pad_token_id = None
         out = model(input_ids=ids, use_cache=True, **extra)
     held = []
-    for keys, values in _cache_layers(out.past_key_values):
+    # Mamba's output names its cache cache_params
+    cache = out.past_key_values if hasattr(out, "past_key_values") else out.cache_params
+    for keys, values in _cache_layers(cache):
         held.append([0, 0, 0] if keys is None else
                     [keys.numel(), values.numel(), keys.shape[-2]])
     return held

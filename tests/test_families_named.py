@@ -858,3 +858,109 @@ def test_jambas_step_rank_left_to_its_class_is_a_sixteenth_of_the_width(rank):
     assert costs.total_params(m) == truth["total"]
     assert costs.total_params(m) - costs.total_params(shape({**cfg, "mamba_dt_rank": 4})) == (
         2 * (2 * 144 + 1))  # two Mamba layers, each one rank more: x_proj, dt_proj, dt norm
+
+
+# Granite 4's hybrid, small: Mamba-2 on layers 0 and 2, attention on 1 and 3, as Hub files
+# spell their layer_types
+GRANITE_HYBRID = {"model_type": "granitemoehybrid", "hidden_size": 64, "intermediate_size": 24,
+                  "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2,
+                  "vocab_size": 300, "shared_intermediate_size": 40, "mamba_n_heads": 4,
+                  "mamba_d_head": 32, "mamba_n_groups": 1, "mamba_d_state": 8,
+                  "mamba_d_conv": 4, "mamba_expand": 2, "tie_word_embeddings": True,
+                  "layer_types": ["mamba", "attention", "mamba", "attention"]}
+
+
+@pytest.mark.parametrize("experts", [0, 4])
+def test_granite_4_hybrids_dense_mlp_is_its_shared_one(experts):
+    """With no experts, Granite 4's hybrid runs only its shared MLP, shared_intermediate_size
+    wide (intermediate_size is then unused); with experts, those are intermediate_size wide
+    beside it. Two Mamba-2 layers (projections in and out, convolution, decays, norm) and two
+    attention layers, as Transformers builds them."""
+    h, s, f, vocab, inner, heads, state, kernel = 64, 40, 24, 300, 128, 4, 8, 4
+    attention = h * 4 * 16 + 2 * h * 2 * 16 + 4 * 16 * h
+    conv = inner + 2 * state
+    mamba_matmul = h * (2 * inner + 2 * state + heads) + inner * h
+    mamba_stored = conv * kernel + conv + 3 * heads + inner
+    mlp = 3 * h * s + (experts * 3 * h * f + h * experts if experts else 0)
+    active = 3 * h * s + (2 * 3 * h * f + h * experts if experts else 0)
+    norms = 4 * 2 * h + h
+    cfg = {**GRANITE_HYBRID, "num_local_experts": experts, "num_experts_per_tok": 2}
+    m = shape(cfg)
+    assert (m.attention_layers, m.state_layers) == (2, 2)
+    assert costs.total_params(m) == (2 * attention + 2 * (mamba_matmul + mamba_stored)
+                                     + 4 * mlp + norms + vocab * h)
+    assert costs.matmul_params(m) == 2 * attention + 2 * mamba_matmul + 4 * active + vocab * h
+    _, truth = built("granitemoehybrid", **{k: v for k, v in cfg.items() if k != "model_type"})
+    assert costs.total_params(m) == truth["total"]
+    assert costs.matmul_params(m) == hf_oracle.active_linear(truth, 2 if experts else 0)
+
+
+@pytest.mark.parametrize("rms_norm", [True, False])
+def test_falcon_h1_runs_mamba_2_beside_attention_in_every_layer(rms_norm):
+    """Falcon-H1: each layer holds attention, a Mamba-2 mixer mamba_d_ssm wide and a gated
+    MLP; the mixer's norm exists only with mamba_rms_norm. Its cache is the attention's and
+    its state the mixer's, in every layer."""
+    h, f, vocab, layers, d, heads, groups, state, kernel = 64, 96, 300, 2, 64, 4, 1, 8, 4
+    attention = h * 4 * 16 + 2 * h * 2 * 16 + 4 * 16 * h
+    conv = d + 2 * groups * state
+    mixer_matmul = h * (2 * d + 2 * groups * state + heads) + d * h
+    mixer_stored = conv * kernel + conv + 3 * heads + (d if rms_norm else 0)
+    layer_matmul = attention + 3 * h * f + mixer_matmul
+    cfg = {"model_type": "falcon_h1", "hidden_size": h, "intermediate_size": f,
+           "num_hidden_layers": layers, "num_attention_heads": 4, "num_key_value_heads": 2,
+           "head_dim": 16, "vocab_size": vocab, "mamba_d_ssm": d, "mamba_n_heads": heads,
+           "mamba_d_head": 16, "mamba_n_groups": groups, "mamba_d_state": state,
+           "mamba_d_conv": kernel, "mamba_rms_norm": rms_norm, "tie_word_embeddings": False}
+    m = shape(cfg)
+    assert (m.attention_layers, m.state_layers) == (2, 2)
+    assert costs.total_params(m) == (layers * (layer_matmul + mixer_stored + 2 * h) + h
+                                     + 2 * vocab * h)
+    assert costs.matmul_params(m) == layers * layer_matmul + vocab * h
+    _, truth = built("falcon_h1", **{k: v for k, v in cfg.items() if k != "model_type"})
+    assert (costs.total_params(m), costs.matmul_params(m)) == (truth["total"], truth["linear"])
+
+
+# state-spaces/mamba-130m-hf's config.json (the sizes)
+MAMBA_130M = {"model_type": "mamba", "hidden_size": 768, "intermediate_size": 1536,
+              "num_hidden_layers": 24, "vocab_size": 50280, "state_size": 16,
+              "conv_kernel": 4, "expand": 2, "time_step_rank": 48, "use_bias": False,
+              "use_conv_bias": True, "tie_word_embeddings": True}
+
+
+@pytest.mark.parametrize("model_type", ["mamba", "falcon_mamba"])
+def test_mamba_has_no_attention_no_mlp_and_a_fixed_state_instead_of_a_cache(model_type):
+    """Each of Mamba's layers is a norm and a mixer 1,536 wide: projections in (2 x 1,536),
+    to the step's rank (48) and B and C (16 each), up from the step and out; a convolution of
+    4 with a bias, a step bias, decays (1,536 x 16) and skips. No layer attends, so no KV
+    cache: each keeps 1,536 x 4 convolution and 1,536 x 16 recurrent values a user."""
+    h, i, rank, state, kernel, vocab, layers = 768, 1536, 48, 16, 4, 50280, 24
+    matmul = h * 2 * i + i * (rank + 2 * state) + rank * i + i * h
+    stored = i * kernel + i + i + i * state + i + h
+    cfg = {**MAMBA_130M, "model_type": model_type}
+    m = shape(cfg)
+    assert costs.total_params(m) == layers * (matmul + stored) + h + vocab * h
+    assert costs.matmul_params(m) == layers * matmul + vocab * h
+    assert (m.attention_layers, m.state_layers, m.state_per_layer) == (
+        0, 24, i * kernel + i * state)
+    assert costs.kv_cache_bytes(m, 4096) == 0
+    _, truth = built(model_type, **{k: v for k, v in cfg.items() if k != "model_type"})
+    assert (costs.total_params(m), costs.matmul_params(m)) == (truth["total"], truth["linear"])
+    # the step's rank left to the class: ceil(768 / 16) = 48 again
+    assert costs.total_params(shape({**cfg, "time_step_rank": "auto"})) == truth["total"]
+
+
+def test_a_model_with_no_attention_is_told_why_it_has_no_cache():
+    """Mamba's cache convention and its crossover name the reason there is no cache (no
+    layer attends), not a window; a model with one KV head says "head"."""
+    m = shape(MAMBA_130M)
+    assert costs.cache_convention(m) == (
+        "As a serving engine holds it: no layer attends, so there is no KV cache (they keep a "
+        "fixed state, its own figure).")
+    text = cli(MAMBA_130M)
+    assert text.returncode == 0, text.stderr
+    assert "cache outweighs weights at   never (no layer attends, so there is no KV cache)" in (
+        text.stdout)
+    one = shape({**SMALL, "model_type": "llama", "num_key_value_heads": 1})
+    assert "keys and values of 1 KV head per layer" in costs.cache_convention(one)
+    assert "of 4 KV heads per layer" in costs.cache_convention(shape({**SMALL,
+                                                                     "model_type": "llama"}))

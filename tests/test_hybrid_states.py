@@ -52,11 +52,17 @@ def _falcon_h1(r, layers):  # Mamba beside attention in every layer; d_ssm is he
 
 
 def _jamba(r):
-    period = r.choice([2, 3])
+    period, experts = r.choice([2, 3]), r.choice([1, 3])
     return {"mamba_d_state": r.choice([4, 8]), "mamba_d_conv": r.choice([2, 4]),
             "mamba_expand": r.choice([1, 2]), "attn_layer_period": period,
-            "attn_layer_offset": r.randrange(period), "num_experts": 1,
+            "attn_layer_offset": r.randrange(period), "num_experts": experts,
             "num_experts_per_tok": 1}
+
+
+def _mamba(r):
+    return {"state_size": r.choice([4, 8]), "conv_kernel": r.choice([2, 4]),
+            "expand": r.choice([1, 2]), "use_bias": r.random() < 0.3,
+            "use_conv_bias": r.random() < 0.7}
 
 
 GENERATORS = {
@@ -72,14 +78,13 @@ GENERATORS = {
         "conv_kernel": r.choice([2, 4]), "expand": 2, "chunk_size": 4,
         "hybrid_override_pattern": "".join(r.choice("M*-") for _ in range(n - 1)) + "*"},
     "jamba": lambda r, n: _jamba(r),
+    # Mamba and Falcon Mamba: every layer a mixer, none attends
+    "mamba": lambda r, n: _mamba(r), "falcon_mamba": lambda r, n: _mamba(r),
 }
 
 
 def as_published(model_type, cfg, extra):  # Nemotron-H's Hub files spell its layout as a
     # pattern string beside num_hidden_layers (Transformers 5 writes layers_block_type)
-    if model_type == "jamba":  # one expert, read as a dense MLP: the core refuses Jamba's
-        # experts (their width is intermediate_size), which the state does not depend on
-        cfg = {k: v for k, v in cfg.items() if k not in ("num_experts", "num_experts_per_tok")}
     if model_type == "nemotron_h":
         cfg = {k: v for k, v in cfg.items() if k != "layers_block_type"}
         cfg.update(hybrid_override_pattern=extra["hybrid_override_pattern"],
@@ -105,9 +110,11 @@ def cache_of(model) -> list[tuple[int, bool]]:  # -> per layer (state values, ke
     with torch.no_grad():  # a cache_position: a cache of state layers alone has no length
         out = model(input_ids=ids, use_cache=True,
                     cache_position=torch.arange(TOKENS, device="meta"))
+    # Mamba's output names its cache cache_params
+    cache = out.past_key_values if hasattr(out, "past_key_values") else out.cache_params
     return [(_numel(getattr(layer, "conv_states", None))
              + _numel(getattr(layer, "recurrent_states", None)),
-             getattr(layer, "keys", None) is not None) for layer in out.past_key_values.layers]
+             getattr(layer, "keys", None) is not None) for layer in cache.layers]
 
 
 def test_every_type_with_a_state_rule_is_drawn():
@@ -135,9 +142,10 @@ def test_the_state_and_the_cached_layers_equal_transformers(model_type):
         checked += 1
 
 
-# the hybrids whose layers the family table counts by kind (config_families' rows with
-# attention_layer and uncached_layer tensors)
-COUNTED = ["bamba", "olmo_hybrid", "qwen3_5_moe_text", "qwen3_5_text", "qwen3_next"]
+# the hybrids whose mixers the family table counts (config_families' rows with a mixer's
+# tensors per layer, per attention layer or per layer without attention)
+COUNTED = ["bamba", "falcon_h1", "falcon_mamba", "granitemoehybrid", "jamba", "mamba",
+           "olmo_hybrid", "qwen3_5_moe_text", "qwen3_5_text", "qwen3_next"]
 
 
 @pytest.mark.parametrize("model_type", COUNTED)
@@ -168,11 +176,12 @@ def test_a_state_field_left_out_is_the_class_default_and_a_bad_one_is_said():
     # Jamba's row sizes its Mamba layers' weights by the same field: a bad one is refused
     with pytest.raises(costs.ConfigError, match="mamba_d_state: must be a positive integer"):
         costs.ModelShape.from_config({**cfg, "mamba_d_state": 0})
-    # a type whose weights no rule reads (Granite 4's hybrid): its state is not counted, said
-    granite = {**cfg, "model_type": "granitemoehybrid", "mamba_n_heads": 4, "mamba_d_head": 32,
-               "layer_types": ["mamba", "attention"] * 2, "mamba_d_state": 0}
-    bad = costs.ModelShape.from_config(granite)
+    # a type whose weights no rule reads (Nemotron-H): its state is not counted, said
+    nemotron = {**cfg, "model_type": "nemotron_h", "mamba_num_heads": 4, "mamba_head_dim": 32,
+                "n_groups": 1, "conv_kernel": 4, "hybrid_override_pattern": "M*M*",
+                "ssm_state_size": 0}
+    bad = costs.ModelShape.from_config(nemotron)
     assert (bad.uncached_layers, bad.state_layers) == (2, 0)
-    assert ("The 2 Mamba-2 layers' fixed state is not counted: mamba_d_state is 0, not a whole "
+    assert ("The 2 Mamba-2 layers' fixed state is not counted: ssm_state_size is 0, not a whole "
             "number from 1 to 1,000,000.") in bad.notes
     assert any("any fixed state they keep is not counted" in n for n in bad.notes)

@@ -132,8 +132,10 @@ def print_costs(result):  # the --json object -> the lines a person reads
               + f"{r['state_bytes_per_user']:,} B (at any context)")
     print(f"  weights ({r['weight_dtype']})".ljust(31) + f"{r['weight_bytes']:,} B")
     print(f"    {r['weight_convention']}")
+    never = ("no layer attends, so there is no KV cache" if not r["kv_bytes_per_token"] else
+             "a window caps the cache")
     print("  cache outweighs weights at   "
-          + ("never (a window caps the cache)" if cross is None else f"{cross:,.0f} tokens"))
+          + (f"never ({never})" if cross is None else f"{cross:,.0f} tokens"))
     print(f"  decode arithmetic intensity  {r['decode_arithmetic_intensity']:.2f} FLOP/B"
           " (attention over the cache)")
     print(f"  decode step intensity        {r['decode_step_arithmetic_intensity']:.2f} FLOP/B"

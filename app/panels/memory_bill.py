@@ -160,7 +160,8 @@ def weights_state(model, dtype):  # the parameters, one user's cache: per token,
         "holes:one_user": {"one_at": one_at, "one": one_n, "one_tokens": one_tokens,
                            "one_approx": (f" (≈ {fmt.scale_words(one, 2)})" if math.isfinite(one)
                                           else ": the window caps the cache below the "
-                                               "parameters")},
+                                               "parameters" if m.attention_layers else
+                                          ": no layer attends, so there is no KV cache")},
         "source:curve_one": {"weights": gb(np.full(CURVE_CONTEXT.shape, weights)),
                              "kv_one": gb(costs.kv_cache_bytes(m, CURVE_CONTEXT, 1, b))},
         "holes:caption": {"model_name": m.name, "dtype": dtype},
