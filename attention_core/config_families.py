@@ -261,8 +261,9 @@ _MAMBA2_TENSORS = [
 # the input (each expand x hidden wide), one from the input to the step's rank and to B and C
 # (d_state each), one from that rank back up to the input's width (with a bias), and one back
 # out; a depthwise convolution over the input (with a bias unless mamba_conv_bias is false),
-# a decay matrix (input x d_state), a skip per channel, and norms on the step, B and C
-# (the step's rank: absent, null or "auto" is ceil(hidden / 16), as JambaConfig computes it)
+# a decay matrix (input x d_state), a skip per channel, and norms on the step, B and C;
+# biases on the projections in and out under mamba_proj_bias (the step's rank: absent or
+# "auto" is ceil(hidden / 16), as JambaConfig computes it; null is read the same here)
 _EXPAND, _RANK = {"field": "mamba_expand"}, {"field": "mamba_dt_rank", "auto": ["hidden", 16]}
 _STATE = {"field": "mamba_d_state"}
 _MAMBA_TENSORS = [
@@ -282,7 +283,7 @@ _MAMBA_TENSORS = [
 # Falcon-H1: Mamba-2 beside attention in every layer, its inner width mamba_d_ssm: one
 # projection in (gate and input, B and C, a step per head) and one out (with a bias under
 # projectors_bias), a convolution over the input, B and C, a decay, a skip and a step bias per
-# head, and a norm as wide as the input only with mamba_rms_norm
+# head, and a norm mamba_d_ssm wide only with mamba_rms_norm
 _SSM = {"field": "mamba_d_ssm"}
 _FALCON_H1_MAMBA = [
     _t("Mamba-2's projections in and out", "layer",
@@ -298,11 +299,13 @@ _FALCON_H1_MAMBA = [
     _t("Mamba-2's projection out: its bias", "layer", [["hidden"]], _when("projectors_bias"))]
 
 # Mamba and Falcon Mamba: every layer is a Mamba mixer and a norm, nothing else. The core's
-# layer holds attention and an MLP: here one head as wide as the model (no such field) whose
-# q, k, v and o the layers without attention take back out, and an MLP taken back out too.
-# The mixer is intermediate_size wide: projections in (gate and input), to the step's rank
-# (time_step_rank; "auto": ceil(hidden / 16)) and B and C (state_size each), up from the step
-# (with a bias) and out; a convolution (a bias unless use_conv_bias is false), decays, skips
+# layer holds attention and an MLP, so both are taken back out: with no head-count field,
+# heads default to 1 (head_dim = hidden), whose q, k, v and o the layers without attention
+# remove, and the MLP goes too. The mixer is intermediate_size wide: a projection in to the
+# gate and the input, one to the step's rank (time_step_rank; "auto": ceil(hidden / 16)) and
+# B and C (state_size each), one up from the step (with a bias) and one out; a depthwise
+# convolution (a bias unless use_conv_bias is false), decays and skips; biases on the
+# projections in and out under use_bias
 _MAMBA_RANK = {"field": "time_step_rank", "auto": ["hidden", 16]}
 _MAMBA_STATE, _MAMBA_KERNEL = {"field": "state_size"}, {"field": "conv_kernel"}
 _MAMBA_ONLY = _gated(tied=None, figures={"heads": {"names": [], "default": {"value": 1}}},

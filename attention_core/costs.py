@@ -655,9 +655,13 @@ def _uncached_layers(kinds: list[str] | None, layers: int, stated: bool,
         rest = layers - uncached
         state = ("the fixed state they keep is its own figure" if stated else
                  "any fixed state they keep is not counted")
-        notes.append(f"{uncached} of {layers} layers ({shown}) hold no KV cache: the KV "
-                     "figures, the attention FLOPs and the crossover count the other "
-                     f"{rest} layer{'' if rest == 1 else 's'}; {state}.")
+        if not rest:  # Mamba: none attends
+            notes.append(f"All {layers} layers ({shown}) hold no KV cache, so the KV figures, "
+                         f"the attention FLOPs and the crossover are zero; {state}.")
+        else:
+            notes.append(f"{uncached} of {layers} layers ({shown}) hold no KV cache: the KV "
+                         "figures, the attention FLOPs and the crossover count the other "
+                         f"{rest} layer{'' if rest == 1 else 's'}; {state}.")
     return uncached
 
 
@@ -1552,11 +1556,13 @@ def decode_step_arithmetic_intensity(m: ModelShape, context, users=1, *,
     """context per user -> FLOPs per byte read for one decode step of a batch of users.
 
     The whole step: every matmul and attention, for each user, over every weight read once
-    for the batch plus each user's own cache. Small batches sit near `users` FLOP/B in bf16
-    (2 FLOPs per weight per user, 2 bytes per weight); int8 weights double it.
+    for the batch plus each user's own cache and fixed state (in the cache's dtype). Small
+    batches sit near `users` FLOP/B in bf16 (2 FLOPs per weight per user, 2 bytes per
+    weight); int8 weights double it.
     """
     flops = _lengths(decode_step_flops(m, context, users))
-    cache = _lengths(kv_cache_bytes(m, context, users, kv_bytes_per_value))
+    cache = (_lengths(kv_cache_bytes(m, context, users, kv_bytes_per_value))
+             + _lengths(state_bytes(m, users, kv_bytes_per_value)))
     return _out(flops / (float(weight_bytes(m, weight_bytes_per_value)) + cache))
 
 
@@ -1607,9 +1613,10 @@ def weight_bytes_read(m: ModelShape, bytes_per_value: float = 2):
 
 def decode_step_bytes(m: ModelShape, context, users=1, bytes_per_value: float = 2):
     """context per user -> bytes one decode step must read: the weights once for the whole
-    batch, and each user's own cache."""
+    batch, and each user's own cache and fixed state (a hybrid's, or Mamba's)."""
     return _out(float(weight_bytes_read(m, bytes_per_value))
-                + _lengths(kv_cache_bytes(m, context, users, bytes_per_value)))
+                + _lengths(kv_cache_bytes(m, context, users, bytes_per_value))
+                + _lengths(state_bytes(m, users, bytes_per_value)))
 
 
 def decode_step_flops(m: ModelShape, context, users=1):  # context per user -> FLOPs of a step
@@ -1652,10 +1659,9 @@ def cache_convention(m: ModelShape) -> str:  # -> how kv_cache_bytes counts, in 
         held = [(f"a {latent:,}-value latent per layer (multi-head latent attention, MLA), "
                  "not each head's keys and values")]
     elif not m.attention_layers:  # Mamba: every layer keeps a state instead
-        state = ("they keep a fixed state, its own figure" if m.state_layers else
-                 "any fixed state they keep is not counted")
-        return ("As a serving engine holds it: no layer attends, so there is no KV cache "
-                f"({state}).")
+        state = ("each layer keeps a fixed state instead, its own figure" if m.state_layers
+                 else "any fixed state the layers keep is not counted")
+        return f"No layer attends, so there is no KV cache; {state}."
     else:
         heads = f"{m.kv_heads:,} KV head{'' if m.kv_heads == 1 else 's'}"
         held = [f"keys and values of {heads} per layer"]

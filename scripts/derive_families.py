@@ -98,6 +98,8 @@ BASIS = [
     # has no such field, so never kept there)
     ("model", [{"field": "type_vocab_size"}, "hidden"]),
     ("model", [{"field": "additional_vocab_size"}, "hidden"]),
+    # a gate per head (Laguna's g_proj)
+    ("layer", ["hidden", "heads"]),
 ]
 # the config numbers in BASIS, drawn (where a class takes them) so a term of theirs is told
 # apart from a constant
@@ -252,7 +254,7 @@ def caches_as_decoder(model_type: str) -> bool:
 _KEEPS_MLA_DEFAULTS: set[str] = set()
 
 
-def draw(model_type: str, r: random.Random, flags: dict | None = None, tries: int = 8):
+def draw(model_type: str, r: random.Random, flags: dict | None = None, tries: int = 16):
     """A random small config of this type, built by its own class -> (config, written) or
     None when the class refuses every draw."""
     got = _draw(model_type, r, flags, tries)

@@ -401,9 +401,9 @@
 
   function cache_convention(m) { // costs.cache_convention
     if (!m.mla && !m.attention_layers) { // Mamba: every layer keeps a state instead
-      return "As a serving engine holds it: no layer attends, so there is no KV cache ("
-        + (m.state_layers ? "they keep a fixed state, its own figure"
-          : "any fixed state they keep is not counted") + ").";
+      return "No layer attends, so there is no KV cache; " + (m.state_layers
+        ? "each layer keeps a fixed state instead, its own figure"
+        : "any fixed state the layers keep is not counted") + ".";
     }
     const held = [m.mla ? "a " + grouped(m.kv_lora_rank + m.qk_rope_head_dim) + "-value latent "
       + "per layer (multi-head latent attention, MLA), not each head's keys and values"
@@ -439,9 +439,10 @@
     users = num(users === undefined ? 1 : users);
     const other = Number(other_flops_decode(m));
     const weights = Number(weight_bytes(m, bpvOr(opts.weight_bytes_per_value, 2n)));
-    const cache = kv_cache_bytes(m, context, users, bpvOr(opts.kv_bytes_per_value, 2n));
-    return vec(function (u, attn, c) { return u * (other + attn) / (weights + c); })(
-      users, attention_flops_decode(m, context), cache);
+    const kvB = bpvOr(opts.kv_bytes_per_value, 2n);
+    const cache = kv_cache_bytes(m, context, users, kvB), state = state_bytes(m, users, kvB);
+    return vec(function (u, attn, c, s) { return u * (other + attn) / (weights + (c + s)); })(
+      users, attention_flops_decode(m, context), cache, state);
   }
 
   // opts: {weight_bytes_per_value}; null or absent: the cache's own

@@ -857,10 +857,13 @@
     if (uncached) {
       const shown = UNCACHED_KINDS.filter(k => kinds.indexOf(k) >= 0).join(", ");
       const rest = layers - uncached;
-      notes.push(uncached + " of " + layers + " layers (" + shown + ") hold no KV cache: the "
-        + "KV figures, the attention FLOPs and the crossover count the other " + rest + " layer"
-        + (rest === 1 ? "" : "s") + "; " + (stated ? "the fixed state they keep is its own "
-        + "figure" : "any fixed state they keep is not counted") + ".");
+      const state = stated ? "the fixed state they keep is its own figure"
+        : "any fixed state they keep is not counted";
+      notes.push(rest ? uncached + " of " + layers + " layers (" + shown + ") hold no KV "
+        + "cache: the KV figures, the attention FLOPs and the crossover count the other " + rest
+        + " layer" + (rest === 1 ? "" : "s") + "; " + state + "."
+        : "All " + layers + " layers (" + shown + ") hold no KV cache, so the KV figures, the "
+        + "attention FLOPs and the crossover are zero; " + state + ".");
     }
     return uncached;
   }

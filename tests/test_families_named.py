@@ -734,12 +734,14 @@ def test_a_hand_written_row_not_shown_exact_says_so_in_one_line(monkeypatch):
             f"not shown to match Transformers {version}'s own model, so it may be off.")
     notes = shape({**SMALL, "model_type": "bert", "is_decoder": True}).notes
     assert sum(said in n for n in notes) == 1
-    # a derived row not shown exact, through the CLI: its line names the derivation
-    [inexact] = [t for t in ("diffllama",) if not config_families.FAMILIES[t]["exact"]["total"]]
-    derived = (f"'{inexact}' is counted by a rule derived from Transformers {version}'s own "
-               "model; on random configs its total parameters was not shown to match that "
-               "model, so it may be off.")
-    cfg = {**SMALL, "model_type": inexact}
+    # a derived row not shown exact (RoCBert's: its pronunciation and shape embeddings), through
+    # the CLI: its line names the derivation
+    assert config_families.FAMILIES["roc_bert"]["exact"] == {"kv": True, "matmul": False,
+                                                              "total": False}
+    derived = (f"'roc_bert' is counted by a rule derived from Transformers {version}'s own "
+               "model; on random configs its total parameters and matmul parameters were not "
+               "shown to match that model, so they may be off.")
+    cfg = {**SMALL, "model_type": "roc_bert", "is_decoder": True}
     text = cli(cfg)
     assert text.returncode == 0, text.stderr
     assert sum(derived in line for line in text.stdout.splitlines()) == 1
@@ -943,6 +945,10 @@ def test_mamba_has_no_attention_no_mlp_and_a_fixed_state_instead_of_a_cache(mode
     assert (m.attention_layers, m.state_layers, m.state_per_layer) == (
         0, 24, i * kernel + i * state)
     assert costs.kv_cache_bytes(m, 4096) == 0
+    # a decode step reads every weight once and each user's state (bf16: 2 bytes a value)
+    per_user = layers * (i * kernel + i * state) * 2
+    assert costs.state_bytes(m, 3) == 3 * per_user
+    assert costs.decode_step_bytes(m, 4096, 3) == costs.weight_bytes_read(m) + 3 * per_user
     _, truth = built(model_type, **{k: v for k, v in cfg.items() if k != "model_type"})
     assert (costs.total_params(m), costs.matmul_params(m)) == (truth["total"], truth["linear"])
     # the step's rank left to the class: ceil(768 / 16) = 48 again
@@ -954,12 +960,18 @@ def test_a_model_with_no_attention_is_told_why_it_has_no_cache():
     layer attends), not a window; a model with one KV head says "head"."""
     m = shape(MAMBA_130M)
     assert costs.cache_convention(m) == (
-        "As a serving engine holds it: no layer attends, so there is no KV cache (they keep a "
-        "fixed state, its own figure).")
+        "No layer attends, so there is no KV cache; each layer keeps a fixed state instead, "
+        "its own figure.")
+    assert ("All 24 layers (mamba) hold no KV cache, so the KV figures, the attention FLOPs "
+            "and the crossover are zero; the fixed state they keep is its own figure.") in m.notes
     text = cli(MAMBA_130M)
     assert text.returncode == 0, text.stderr
     assert "cache outweighs weights at   never (no layer attends, so there is no KV cache)" in (
         text.stdout)
+    for line in ("FLOPs per (query, key) pair  none (no layer attends)",
+                 "crossover                    never (no layer attends)",
+                 "decode arithmetic intensity  none (no attention, no cache to read)"):
+        assert line in text.stdout
     one = shape({**SMALL, "model_type": "llama", "num_key_value_heads": 1})
     assert "keys and values of 1 KV head per layer" in costs.cache_convention(one)
     assert "of 4 KV heads per layer" in costs.cache_convention(shape({**SMALL,

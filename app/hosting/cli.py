@@ -117,13 +117,18 @@ def print_costs(result):  # the --json object -> the lines a person reads
     caveats = [n for n in r["notes"] if n.startswith("model_type ")]  # beside what it affects
     for note in caveats:
         print(f"  note: {note}")
-    print(f"  FLOPs per (query, key) pair  {r['pair_flops']:,}")
-    print(f"  attention share of prefill   {r['prefill_attention_share']:.2%}")
+    attends = bool(r["pair_flops"])  # Mamba: no layer attends, so these have nothing to say
+    none = "none (no layer attends)"
+    print(f"  FLOPs per (query, key) pair  {r['pair_flops']:,}" if attends else
+          f"  FLOPs per (query, key) pair  {none}")
+    print(f"  attention share of prefill   {r['prefill_attention_share']:.2%}" if attends else
+          f"  attention share of prefill   {none}")
     print(f"  attention share, decode step {r['decode_attention_share']:.2%}"
           f" (at context {n:,}); {r['decode_attention_share_last_step']:.2%}"
-          f" at {last:,}")
+          f" at {last:,}" if attends else f"  attention share, decode step {none}")
     print("  crossover                    "
-          + ("never (attention never catches up)" if share is None else f"{share:,.0f} tokens"))
+          + ("never (no layer attends)" if not attends else
+             "never (attention never catches up)" if share is None else f"{share:,.0f} tokens"))
     print(f"  KV bytes per token ({r['kv_dtype']})".ljust(31) + f"{r['kv_bytes_per_token']:,} B")
     print(f"  KV cache per user            {r['kv_bytes_per_user']:,} B (at context {last:,})")
     print(f"    {r['kv_convention']}")
@@ -132,14 +137,15 @@ def print_costs(result):  # the --json object -> the lines a person reads
               + f"{r['state_bytes_per_user']:,} B (at any context)")
     print(f"  weights ({r['weight_dtype']})".ljust(31) + f"{r['weight_bytes']:,} B")
     print(f"    {r['weight_convention']}")
-    never = ("no layer attends, so there is no KV cache" if not r["kv_bytes_per_token"] else
-             "a window caps the cache")
+    never = ("a window caps the cache" if attends else
+             "no layer attends, so there is no KV cache")
     print("  cache outweighs weights at   "
           + (f"never ({never})" if cross is None else f"{cross:,.0f} tokens"))
     print(f"  decode arithmetic intensity  {r['decode_arithmetic_intensity']:.2f} FLOP/B"
-          " (attention over the cache)")
+          " (attention over the cache)" if attends else
+          "  decode arithmetic intensity  none (no attention, no cache to read)")
     print(f"  decode step intensity        {r['decode_step_arithmetic_intensity']:.2f} FLOP/B"
-          " (every weight and the cache, one user)")
+          " (every weight, the cache and any fixed state, one user)")
     for note in r["notes"]:
         if note not in caveats:
             print(f"  note: {note}")
