@@ -631,6 +631,9 @@ def edge_cases(rng: random.Random) -> list[dict]:  # the corners, each named
              "max_position_embeddings": 10_000_000_000}
     moe = {**llama, "num_experts": 100_000, "num_experts_per_tok": 100_000,
            "moe_intermediate_size": 10_000_000, "shared_expert_intermediate_size": 10_000_000}
+    bert = {"model_type": "bert", "num_hidden_layers": 2, "hidden_size": 64,
+            "num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8}
+    jamba = {**bert, "model_type": "jamba", "num_hidden_layers": 4, "expert_layer_period": 2}
     configs = [
         ("MPT ratio 1e308: the width overflows, and is no real model's", {
             **mpt, "expansion_ratio": 1e308}),
@@ -708,13 +711,8 @@ def edge_cases(rng: random.Random) -> list[dict]:  # the corners, each named
             "model_type": "gemma4_text", "num_hidden_layers": 3, "hidden_size": 32,
             "num_attention_heads": 4, "intermediate_size": 40, "vocab_size": 300,
             "num_experts": 8, "top_k_experts": 2, "moe_intermediate_size": 12}),
-        ("BERT without is_decoder: its model keeps no cache, said", {
-            "model_type": "bert", "num_hidden_layers": 2, "hidden_size": 64,
-            "num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8}),
-        ("BERT as a decoder", {
-            "model_type": "bert", "num_hidden_layers": 2, "hidden_size": 64,
-            "num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8,
-            "is_decoder": True}),
+        ("BERT without is_decoder: its model keeps no cache, said", {**bert}),
+        ("BERT as a decoder", {**bert, "is_decoder": True}),
         ("Jamba-v0.1: Mamba layers, experts on the odd layers", {
             "model_type": "jamba", "hidden_size": 4096, "intermediate_size": 14336,
             "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
@@ -723,13 +721,8 @@ def edge_cases(rng: random.Random) -> list[dict]:  # the corners, each named
             "attn_layer_offset": 4, "mamba_d_state": 16, "mamba_d_conv": 4,
             "mamba_expand": 2, "mamba_dt_rank": 256}),
         ("Jamba: an expert offset past its period", {
-            "model_type": "jamba", "hidden_size": 64, "intermediate_size": 8,
-            "num_hidden_layers": 4, "num_attention_heads": 4, "vocab_size": 8,
-            "num_experts": 4, "expert_layer_period": 2, "expert_layer_offset": 2}),
-        ("Jamba: one expert is a dense MLP", {
-            "model_type": "jamba", "hidden_size": 64, "intermediate_size": 8,
-            "num_hidden_layers": 4, "num_attention_heads": 4, "vocab_size": 8,
-            "num_experts": 1, "expert_layer_period": 2}),
+            **jamba, "num_experts": 4, "expert_layer_offset": 2}),
+        ("Jamba: one expert is a dense MLP", {**jamba, "num_experts": 1}),
         ("Infinity beside the step clamp", (
             '{"model_type": "bamba", "num_hidden_layers": 4, "hidden_size": 64, '
             '"num_attention_heads": 4, "intermediate_size": 8, "vocab_size": 8, '
