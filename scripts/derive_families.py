@@ -13,7 +13,8 @@ tests/hf_oracle.py reads). It then derives what attention_core/families_derived.
 - for a type the hand-written table (config_families.FAMILIES) does not hold, a row of its
   own: the MLP's matrices (2 or 3) and the tensors beside the big matrices (norms, biases,
   sinks, shared experts, extra projections), each size fitted exactly, as integer sums of
-  products of the core's figures, to what the builds hold; a boolean field that changes
+  products of the core's figures (and of the config numbers in DRAWN_FIELDS), to what the
+  builds hold; a boolean field that changes
   the model adds its own terms, taken when the field is set (or unset) against the class's
   default (fields the class accepts flipped only together, flipped and taken together);
 - `caches_if`: "is_decoder" for a type whose causal LM fills a cache only with that flag set
@@ -401,7 +402,8 @@ def core(cfg: dict) -> dict:
 
 # --- the exact fit ----------------------------------------------------------------------------
 
-def _column(s: dict, per: str, product: list[str]) -> int | None:
+def _column(s: dict, per: str, product: list) -> int | None:  # a factor: a figure, or
+    # {"field": f}, a config number of the draw's text model
     count = {"model": 1, "layer": s["layers"], "dense_layer": s["dense_layers"],
              "moe_layer": s["moe_layers"],
              "shared_layer": s["moe_layers"] if s["shared_intermediate"] else 0,
