@@ -381,6 +381,11 @@
     const out = {};
     ["layers", "heads", "kv_heads", "head_dim", "v_head_dim", "hidden", "intermediate",
      "vocab"].forEach(function (k) { out["shape." + k] = [m[k], count(m[k])]; });
+    if (!m.attention_layers) { // Mamba: the heads the core counts back out are no model's
+      ["heads", "kv_heads", "head_dim", "v_head_dim"].forEach(function (k) {
+        out["shape." + k] = [m[k], "none (no layer attends)"];
+      });
+    }
     const params = cm.matmul_params(m);
     out.pair_flops = [cm.pair_flops(m), thousands(cm.pair_flops(m))];
     out.matmul_params = [params, thousands(params) + " (\u2248 "

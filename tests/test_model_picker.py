@@ -84,6 +84,23 @@ def test_a_good_custom_config_becomes_the_model():
     assert "my-llama" in picker.status.text()
 
 
+def test_a_model_with_no_attention_shows_no_heads():
+    """Mamba: no layer attends. The fields under the picker name no head count, KV heads or
+    head width (the core's stand-ins for them are no model's), and say why."""
+    mamba = {"model_type": "mamba", "hidden_size": 768, "intermediate_size": 1536,
+             "num_hidden_layers": 24, "vocab_size": 50280, "state_size": 16, "conv_kernel": 4,
+             "expand": 2, "time_step_rank": 48}
+    picker = ModelPicker()
+    assert picker.load_config(json.dumps(mamba))
+    shown = picker._state["holes:model_fields"]
+    assert (shown["field0"], shown["value0"]) == ("num_hidden_layers", "24")
+    assert [shown[f"value{i}"] for i in (1, 2, 3)] == ["none"] * 3
+    assert "no layer attends" in shown["what1"] and "fixed state" in shown["what2"]
+    # a model that attends keeps its four figures
+    assert picker.load_config(custom_text())
+    assert picker._state["holes:model_fields"]["value1"] == "32"
+
+
 @pytest.mark.parametrize("text, field", BAD_CONFIGS)
 def test_a_bad_config_names_the_field_and_keeps_the_last_model(text, field):
     picker = ModelPicker(model="gpt2")

@@ -112,6 +112,11 @@ def pair_fields(cfg, shape):  # -> [(config field, value text, what it is)], the
         (_used_key(cfg, ("num_attention_heads", "n_head")), f"{shape.heads:,}",
          "query heads: these do the dot products"),
     ]
+    if not shape.attention_layers:  # Mamba: the heads the core counts back out are no model's
+        return rows[:1] + [
+            ("(none)", "none", "query heads: no layer attends, so no dot products"),
+            ("(none)", "none", "KV heads: no KV cache; each layer keeps a fixed state"),
+            ("(none)", "none", "head width: no heads")]
     if cfg.get("num_key_value_heads") is not None:
         rows.append(("num_key_value_heads", f"{shape.kv_heads:,}",
                      "KV heads: these size the cache, not the FLOPs"))

@@ -47,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "tests" / "fixtures" / "configs"
 CLI = Path(sys.executable).parent / "attention-explorable"
 PROMPT, CONTEXT = 3000, 5000  # between the page's stops (2,048 and 4,096; 4,096 and 8,192)
+NO_HEADS = ("heads", "kv_heads", "head_dim", "v_head_dim")  # shown as none where none attends
 SHAPE = ("layers", "heads", "kv_heads", "head_dim", "v_head_dim", "hidden", "intermediate",
          "vocab")
 FAILING = ("critical", "serious")
@@ -140,9 +141,12 @@ def check_against_cli(page, config, kv_dtype="bf16"):
     # the readouts hold the CLI's numbers and show them as app/kit/fmt.py writes them
     runs = {k: cli(config, k, kv_dtype)[0] for k in ("triangular", "naive")}
     r, got = runs["triangular"], readouts(page)
+    attends = r["pair_flops"] > 0  # no layer attends: no pair to count
     for key in SHAPE:
         text, value = got[f"shape.{key}"]
-        assert int(value) == r["shape"][key] and text == f"{r['shape'][key]:,}", key
+        shown = (f"{r['shape'][key]:,}" if attends or key not in NO_HEADS else
+                 "none (no layer attends)")  # Mamba: the heads counted back out are no model's
+        assert int(value) == r["shape"][key] and text == shown, key
     for key in ("pair_flops", "matmul_params", "kv_bytes_per_token", "kv_bytes_per_user",
                 "weight_bytes"):
         assert int(got[key][1]) == r[key], (key, got[key], r[key])
@@ -246,6 +250,19 @@ def test_your_config_counted_in_the_browser_is_the_clis(open_cost, via, tmp_path
     counted(page, awq.name)
     expect(page.locator('[data-k="weight_convention"]')).to_contain_text("packed by awq")
     check_against_cli(page, awq)
+
+    # Mamba: no layer attends, so it has no heads to show and its cache never outweighs
+    mamba = tmp_path / "mamba-130m.json"
+    mamba.write_text(json.dumps({
+        "model_type": "mamba", "hidden_size": 768, "intermediate_size": 1536,
+        "num_hidden_layers": 24, "vocab_size": 50280, "state_size": 16, "conv_kernel": 4,
+        "expand": 2, "time_step_rank": 48, "tie_word_embeddings": True}))
+    drop(page, mamba)
+    counted(page, mamba.name)
+    check_against_cli(page, mamba)
+    expect(page.locator('[data-k="shape.heads"]')).to_have_text("none (no layer attends)")
+    expect(page.locator('[data-k="kv_outweighs_weights_context"]')).to_have_text(
+        "never: no layer attends, so there is no KV cache")
 
     # a broken paste: the same message the CLI gives for the same text on stdin
     page.get_by_label("or paste config.json here").fill('{"num_hidden_layers": 32,')
