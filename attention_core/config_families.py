@@ -613,7 +613,7 @@ OPTIONAL_READS = [*MOE_COUNTS,
                   ["moe_layer_freq"], ["interleave_moe_layer_step"], ["max_window_layers"],
                   ["use_sliding_window"], ["no_rope_layer_interval"], ["sliding_window_pattern"],
                   ["q_lora_rank"], ["mlp_only_layers"], ["expert_layer_period"],
-                  ["expert_layer_offset"]]
+                  ["expert_layer_offset"], ["attn_layer_period"], ["attn_layer_offset"]]
 
 
 def optional_groups(row: dict) -> list[list[str]]:

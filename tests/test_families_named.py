@@ -837,6 +837,10 @@ def test_jamba_counts_its_mamba_layers_and_its_experts_every_other_layer():
     cfg, truth = built("jamba", **{k_: v for k_, v in JAMBA.items() if k_ != "model_type"})
     assert costs.total_params(shape(cfg)) == truth["total"]
     assert costs.matmul_params(shape(cfg)) == hf_oracle.active_linear(truth, k)
+    # a file without its layouts has its class's (Jamba-v0.1's): the same counts, said
+    bare = shape({k: v for k, v in JAMBA.items() if not k.startswith(("attn_", "expert_"))})
+    assert (costs.total_params(bare), bare.attention_layers, bare.moe_layers) == (total, 4, 16)
+    assert any("attn_layer_period 8" in n for n in bare.notes)
     # one expert builds a dense MLP; an offset past its period is refused by name
     assert shape({**JAMBA, "num_experts": 1}).moe_layers == 0
     with pytest.raises(costs.ConfigError, match="expert_layer_offset: is 2; it must be smaller"):

@@ -71,6 +71,23 @@ def test_pair_flops_formula_with_the_four_fields(panel):
     assert "Matmul parameters: 7,568,097,280" in t
 
 
+def test_pair_flops_formula_counts_only_the_layers_that_attend(panel):
+    """Jamba-v0.1 attends on 4 of its 32 layers; Mamba on none: the formula says so and its
+    product is the figure beside it."""
+    jamba = {"model_type": "jamba", "hidden_size": 4096, "intermediate_size": 14336,
+             "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+             "vocab_size": 65536, "num_experts": 16, "num_experts_per_tok": 2,
+             "mamba_dt_rank": 256}
+    assert panel.picker.load_config(json.dumps(jamba))
+    assert "4 × 4 attention layers × 32 query heads × 128 head_dim = 65,536" in text(panel)
+    assert 4 * 4 * 32 * 128 == 65_536
+    mamba = {"model_type": "mamba", "hidden_size": 768, "intermediate_size": 1536,
+             "num_hidden_layers": 24, "vocab_size": 50280, "state_size": 16,
+             "conv_kernel": 4, "expand": 2, "time_step_rank": 48}
+    assert panel.picker.load_config(json.dumps(mamba))
+    assert "no layer attends, so no pairs = 0" in text(panel)
+
+
 def test_kernel_choice_moves_the_crossover_marker(panel):
     assert panel.cross_span.location == pytest.approx(51_324, abs=1)
     panel.kernel = "naive"

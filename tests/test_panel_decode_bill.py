@@ -114,6 +114,20 @@ def test_a_compute_bound_custom_model(panel):
     assert not panel.gqa_pane.visible and "Too many heads to draw" in text(panel.gqa_text)
 
 
+def test_a_model_with_no_attention_has_no_heads_and_no_cache(panel):
+    """Mamba: no layer attends, so the panel draws no heads and counts no bytes per layer,
+    rather than the stand-in head the core counts back out."""
+    cfg = {"model_type": "mamba", "hidden_size": 768, "intermediate_size": 1536,
+           "num_hidden_layers": 24, "vocab_size": 50280, "state_size": 16, "conv_kernel": 4,
+           "expand": 2, "time_step_rank": 48}
+    assert panel.picker.load_config(json.dumps(cfg))
+    assert not panel.gqa_pane.visible
+    assert "No layer attends" in text(panel.gqa_text)
+    state = panel._state["holes:per_token"]
+    assert (state["kv_layer"], state["kv_token"]) == ("0", "0")
+    assert "no layer attends" in state["layer_formula"]
+
+
 def test_figures_are_built_once(panel):
     figs = (panel.roofline, panel.gqa_figure)
     renderers = [list(f.renderers) for f in figs]

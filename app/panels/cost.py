@@ -111,10 +111,14 @@ CostCaption = readout_class("CostCaption", CAPTION, module=__name__)
 
 
 def pair_formula(m):  # ModelShape -> "4 × 36 layers × 32 query heads × 128 head_dim"
+    if not m.attention_layers:  # Mamba
+        return "no layer attends, so no pairs"
+    # a hybrid's layers without attention do no pairs: the attention layers alone
+    layers = (f"{m.layers:,} layers" if m.attention_layers == m.layers else
+              f"{m.attention_layers:,} attention layers")
     if m.head_dim == m.v_head_dim:
-        return (f"4 × {m.layers:,} layers × {m.heads:,} query heads × {m.head_dim:,} "
-                "head_dim")
-    return (f"2 × {m.layers:,} layers × {m.heads:,} query heads × ({m.head_dim:,} query/key "
+        return f"4 × {layers} × {m.heads:,} query heads × {m.head_dim:,} head_dim"
+    return (f"2 × {layers} × {m.heads:,} query heads × ({m.head_dim:,} query/key "
             f"dims + {m.v_head_dim:,} value dims)")
 
 
@@ -150,7 +154,8 @@ def model_state(model):  # the curves, the max position, and the text fixed by t
     curves = curve_data(m)
     tri, naive = (costs.crossover_tokens(m, k) for k in ("triangular", "naive"))
     params, pairs = costs.matmul_params(m), costs.pair_flops(m)
-    kv = (f"not the {m.kv_heads:,} KV heads" if m.kv_heads != m.heads
+    kv = ("which this model has none of" if not m.attention_layers else
+          f"not the {m.kv_heads:,} KV heads" if m.kv_heads != m.heads
           else "which here equal the KV heads")
     (tri_at, tri_n, tri_tokens), (naive_at, naive_n, naive_tokens) = map(at_tokens, (tri, naive))
     return {

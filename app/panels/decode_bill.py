@@ -230,15 +230,18 @@ def numbers(m, context, users, gpu_key):  # -> the headline numbers (tests, the 
 
 def model_state(model):  # the GQA diagram and its text, the weights line, bytes per token
     m = shape_of(model)
-    drawn = m.heads <= MAX_DRAWN_HEADS and not m.mla
+    drawn = m.heads <= MAX_DRAWN_HEADS and not m.mla and m.attention_layers > 0
     queries, kv, links = gqa_data(m) if drawn else (
         {"x": [], "y": [], "width": [], "colour": []},
         {"x": [], "y": [], "width": [], "colour": []},
         {"x0": [], "y0": [], "x1": [], "y1": [], "colour": []})
     b = BYTES_PER_VALUE
-    per_layer = costs.kv_bytes_per_token_per_layer(m, b)
+    # Mamba: no layer attends, so no layer caches (the core's stand-in head is no model's)
+    per_layer = costs.kv_bytes_per_token_per_layer(m, b) if m.attention_layers else 0
     per_token = costs.kv_bytes_per_token(m, b)
-    if m.mla:
+    if not m.attention_layers:
+        layer = "no keys or values (no layer attends)"
+    elif m.mla:
         layer = (f"({m.kv_lora_rank:,} latent + {m.qk_rope_head_dim:,} rotary key values) × "
                  f"{b} bytes")
     else:
@@ -263,6 +266,11 @@ def model_state(model):  # the GQA diagram and its text, the weights line, bytes
 
 
 def gqa_values(m, per_layer):  # -> {hole: text}: how the query heads share the KV heads
+    if not m.attention_layers:
+        return {"gqa_lead": "", "gqa_factor": "", "gqa_tail": "", "gqa_drawn": "",
+                "gqa_body": ("No layer attends: this model has no query or KV heads and no "
+                             "KV cache to read. Each layer keeps a fixed state instead, the "
+                             "same size at any context.")}
     own = kv_if_own(m)
     saving = own / per_layer
     drawn = "" if m.heads <= MAX_DRAWN_HEADS else f"Too many heads to draw ({m.heads:,})."
@@ -367,6 +375,13 @@ def verdict_state(model, gpu):  # where decode attention lands on this GPU's roo
     m, g = shape_of(model), costs.GPUS[gpu]
     i = intensity(m)
     reach = attainable(g, i)
+    if not m.attention_layers:  # Mamba: no decode attention to place on the roofline
+        return {"holes:verdict": {"verdict": "No decode attention",
+                                  "verdict_rest": ": no layer attends, so no cache is read; "
+                                                  "the weight matmuls below set the pace."},
+                "source:point": {"x": [], "y": []},
+                "prop:point_label.x": clip(g.ridge_point), "prop:point_label.y": 1.0,
+                "prop:point_label.text": ""}
     if i < g.ridge_point:
         verdict = f"Memory-bound by a factor of {fmt.about_times(g.ridge_point / i)}"
         rest = (f": decode attention can use at most {fmt.scale_words(reach / 1e12)} TFLOP/s "
