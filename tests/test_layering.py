@@ -305,6 +305,9 @@ WORKLOAD = textwrap.dedent("""
     from attention_core import config_families
     assert config_families.families() == config_families.FAMILIES
     assert "'x' is not one this version knows" in config_families.unknown_line("x")
+    assert config_families.caches_if("bert") == "is_decoder"
+    assert "'bert' then attends in both directions" in config_families.caches_if_line(
+        "bert", "is_decoder")
     sys.setprofile(None)
     print(json.dumps({"missing": sorted(public[c] for c in public if c not in ran),
                       "public": len(public),
