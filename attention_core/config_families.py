@@ -257,28 +257,33 @@ _MAMBA2_TENSORS = [
     _t("Mamba-2's projection biases", "uncached_layer",
        [[2, *_INNER], [2, *_GROUPS], [_MAMBA_HEADS], ["hidden"]], _when("mamba_proj_bias"))]
 
-# Mamba (Jamba's layers without attention): in their place, a projection in to the gate and
-# the input (each expand x hidden wide), one from the input to the step's rank and to B and C
-# (d_state each), one from that rank back up to the input's width (with a bias), and one back
-# out; a depthwise convolution over the input (with a bias unless mamba_conv_bias is false),
-# a decay matrix (input x d_state), a skip per channel, and norms on the step, B and C;
-# biases on the projections in and out under mamba_proj_bias (the step's rank: absent or
-# "auto" is ceil(hidden / 16), as JambaConfig computes it; null is read the same here)
-_EXPAND, _RANK = {"field": "mamba_expand"}, {"field": "mamba_dt_rank", "auto": ["hidden", 16]}
+# Mamba's mixer, in place of attention on each layer it holds: a projection in to the gate and
+# the input (each `inner` wide), one from the input to the step's rank and to B and C (`state`
+# each), one from that rank back up to the input's width (with a bias), and one back out; a
+# depthwise convolution over the input (with a bias unless `conv_bias` is false), a decay
+# matrix (input x state), a skip per channel, and biases on the projections in and out under
+# `proj_bias`; `extra`: norms of the same layers (Jamba's); the callers put _NO_ATTENTION
+def _mamba_mixer(inner, rank, state, kernel, conv_bias, proj_bias, extra=()):
+    return [
+        _t("Mamba's projections in, to the step and B and C, up from the step, and out",
+           "uncached_layer", [[2, "hidden", *inner], [*inner, rank], [2, *inner, state],
+                              [rank, *inner], [*inner, "hidden"]], matmul=True),
+        _t("Mamba's convolution, step bias, "
+           + ("decays, skips and norms" if extra else "decays and skips"), "uncached_layer",
+           [[*inner, kernel], inner, [*inner, state], inner, *extra]),
+        _t("Mamba's convolution bias", "uncached_layer", [inner], _when(conv_bias, True)),
+        _t("Mamba's projection biases", "uncached_layer", [[2, *inner], ["hidden"]],
+           _when(proj_bias))]
+
+
+# Jamba's Mamba layers: expand x hidden wide, with norms on the step, B and C (the step's
+# rank: absent or "auto" is ceil(hidden / 16), as JambaConfig computes it; null is read the
+# same here)
 _STATE = {"field": "mamba_d_state"}
-_MAMBA_TENSORS = [
-    _NO_ATTENTION,
-    _t("Mamba's projections in, to the step and B and C, up from the step, and out",
-       "uncached_layer", [[2, "hidden", _EXPAND, "hidden"], [_EXPAND, "hidden", _RANK],
-                          [2, _EXPAND, "hidden", _STATE], [_RANK, _EXPAND, "hidden"],
-                          [_EXPAND, "hidden", "hidden"]], matmul=True),
-    _t("Mamba's convolution, step bias, decays, skips and norms", "uncached_layer",
-       [[_EXPAND, "hidden", {"field": "mamba_d_conv"}], [_EXPAND, "hidden"],
-        [_EXPAND, "hidden", _STATE], [_EXPAND, "hidden"], [_RANK], [2, _STATE]]),
-    _t("Mamba's convolution bias", "uncached_layer", [[_EXPAND, "hidden"]],
-       _when("mamba_conv_bias", True)),
-    _t("Mamba's projection biases", "uncached_layer", [[2, _EXPAND, "hidden"], ["hidden"]],
-       _when("mamba_proj_bias"))]
+_RANK = {"field": "mamba_dt_rank", "auto": ["hidden", 16]}
+_MAMBA_TENSORS = [_NO_ATTENTION] + _mamba_mixer(
+    [{"field": "mamba_expand"}, "hidden"], _RANK, _STATE, {"field": "mamba_d_conv"},
+    "mamba_conv_bias", "mamba_proj_bias", extra=([_RANK], [2, _STATE]))
 
 # Falcon-H1: Mamba-2 beside attention in every layer, its inner width mamba_d_ssm: one
 # projection in (gate and input, B and C, a step per head) and one out (with a bias under
@@ -306,24 +311,14 @@ _FALCON_H1_MAMBA = [
 # B and C (state_size each), one up from the step (with a bias) and one out; a depthwise
 # convolution (a bias unless use_conv_bias is false), decays and skips; biases on the
 # projections in and out under use_bias
-_MAMBA_RANK = {"field": "time_step_rank", "auto": ["hidden", 16]}
-_MAMBA_STATE, _MAMBA_KERNEL = {"field": "state_size"}, {"field": "conv_kernel"}
 _MAMBA_ONLY = _gated(tied=None, figures={"heads": {"names": [], "default": {"value": 1}}},
                      tensors=_norms(1) + [
     _NO_ATTENTION,
     _t("no MLP: a Mamba layer has none", "dense_layer", [[-3, "hidden", "intermediate"]],
-       matmul=True),
-    _t("Mamba's projections in, to the step and B and C, up from the step, and out",
-       "uncached_layer", [[2, "hidden", "intermediate"], ["intermediate", _MAMBA_RANK],
-                          [2, "intermediate", _MAMBA_STATE], [_MAMBA_RANK, "intermediate"],
-                          ["intermediate", "hidden"]], matmul=True),
-    _t("Mamba's convolution, step bias, decays and skips", "uncached_layer",
-       [["intermediate", _MAMBA_KERNEL], ["intermediate"], ["intermediate", _MAMBA_STATE],
-        ["intermediate"]]),
-    _t("Mamba's convolution bias", "uncached_layer", [["intermediate"]],
-       _when("use_conv_bias", True)),
-    _t("Mamba's projection biases", "uncached_layer", [[2, "intermediate"], ["hidden"]],
-       _when("use_bias"))])
+       matmul=True)] + _mamba_mixer(["intermediate"], {"field": "time_step_rank",
+                                                        "auto": ["hidden", 16]},
+                                    {"field": "state_size"}, {"field": "conv_kernel"},
+                                    "use_conv_bias", "use_bias"))
 
 # with attention_bias, a hybrid's attention layers alone have q, k, v and o biases
 _HYBRID_ATTENTION_BIAS = [_t("q, k, v and o biases", "attention_layer", QKV + [["hidden"]],
