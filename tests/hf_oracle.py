@@ -506,6 +506,10 @@ def pass_moe_through(model) -> None:
             module.experts.forward = _pass_through
 
 
+def output_cache(out):  # a forward's output -> its cache (Mamba's output names it cache_params)
+    return out.past_key_values if hasattr(out, "past_key_values") else out.cache_params
+
+
 def forward_cache(model, tokens: int, device: str = "meta") -> list[list[int]]:
     """A forward of `tokens` tokens -> per layer [key numel, value numel, tokens held]; a
     layer that keeps no keys (a hybrid's linear-attention or Mamba layer) holds [0, 0, 0]."""
@@ -524,9 +528,7 @@ def forward_cache(model, tokens: int, device: str = "meta") -> list[list[int]]:
             model.config.pad_token_id = None
         out = model(input_ids=ids, use_cache=True, **extra)
     held = []
-    # Mamba's output names its cache cache_params
-    cache = out.past_key_values if hasattr(out, "past_key_values") else out.cache_params
-    for keys, values in _cache_layers(cache):
+    for keys, values in _cache_layers(output_cache(out)):
         held.append([0, 0, 0] if keys is None else
                     [keys.numel(), values.numel(), keys.shape[-2]])
     return held

@@ -110,8 +110,7 @@ def cache_of(model) -> list[tuple[int, bool]]:  # -> per layer (state values, ke
     with torch.no_grad():  # a cache_position: a cache of state layers alone has no length
         out = model(input_ids=ids, use_cache=True,
                     cache_position=torch.arange(TOKENS, device="meta"))
-    # Mamba's output names its cache cache_params
-    cache = out.past_key_values if hasattr(out, "past_key_values") else out.cache_params
+    cache = hf_oracle.output_cache(out)
     return [(_numel(getattr(layer, "conv_states", None))
              + _numel(getattr(layer, "recurrent_states", None)),
              getattr(layer, "keys", None) is not None) for layer in cache.layers]
