@@ -311,7 +311,9 @@ _FALCON_H1_MAMBA = [
 # B and C (state_size each), one up from the step (with a bias) and one out; a depthwise
 # convolution (a bias unless use_conv_bias is false), decays and skips; biases on the
 # projections in and out under use_bias
-_MAMBA_ONLY = _gated(tied=None, figures={"heads": {"names": [], "default": {"value": 1}}},
+# (no layer attends: heads and KV heads are 1 whatever a file says, as its class reads none)
+_ONE = {"names": [], "default": {"value": 1}}
+_MAMBA_ONLY = _gated(tied=None, figures={"heads": _ONE, "kv_heads": _ONE},
                      tensors=_norms(1) + [
     _NO_ATTENTION,
     _t("no MLP: a Mamba layer has none", "dense_layer", [[-3, "hidden", "intermediate"]],

@@ -831,6 +831,15 @@ MAX_TENSOR_PARAMS = 2**53 - 1  # the tensors beside the big matrices, past which
 # model goes (and a JavaScript number would not stay exact)
 
 
+def _indexer_layers(cfg: dict, layers: int) -> int:
+    """The layers that run their own sparse-attention indexer (DSA): each attending layer,
+    unless indexer_types marks it "shared" (GLM-5's reuse the last full layer's top-k)."""
+    shared, kinds = (cfg.get(f) if isinstance(cfg.get(f), list) else []
+                     for f in ("indexer_types", "layer_types"))
+    return sum(not (i < len(shared) and shared[i] == "shared")
+               and not (i < len(kinds) and kinds[i] in UNCACHED_KINDS) for i in range(layers))
+
+
 def _tensors(cfg: dict, row: dict, shape: dict) -> tuple[int, int]:
     """A family's small tensors -> (stored only, matmul weights a token multiplies through)."""
     per = {"model": 1, "layer": shape["layers"], "dense_layer": shape["dense_layers"],
@@ -839,7 +848,8 @@ def _tensors(cfg: dict, row: dict, shape: dict) -> tuple[int, int]:
            "shared_layer": (shape["layers"] - shape["dense_layers"]
                             if shape["shared_intermediate"] else 0),
            "attention_layer": shape["layers"] - shape["uncached_layers"],
-           "uncached_layer": shape["uncached_layers"]}
+           "uncached_layer": shape["uncached_layers"],
+           "indexer_layer": _indexer_layers(cfg, shape["layers"])}
     stored = matmul = 0
     for term in row["tensors"]:
         if not all(_holds(cfg, shape, c) for c in term["when"]):

@@ -101,10 +101,23 @@ BASIS = [
     ("model", [{"field": "additional_vocab_size"}, "hidden"]),
     # a gate per head (Laguna's g_proj)
     ("layer", ["hidden", "heads"]),
+    # a sparse-attention indexer (DSA: DeepSeek-V3.2, GLM-5, Mistral Large 4) on each layer
+    # that runs its own: its query projection from q's latent (or from the hidden state
+    # where q has no latent), its key projection and norm, and its weight per head
+    ("indexer_layer", [{"field": "index_n_heads"}, {"field": "index_head_dim"},
+                       "q_lora_rank"]),
+    ("indexer_layer", [{"field": "index_n_heads"}, {"field": "index_head_dim"}, "hidden"]),
+    ("indexer_layer", [{"field": "index_head_dim"}, "hidden"]),
+    ("indexer_layer", [{"field": "index_head_dim"}]),
+    ("indexer_layer", [{"field": "index_n_heads"}, "hidden"]),
+    ("indexer_layer", [{"field": "index_n_heads"}]),
+    ("indexer_layer", ["hidden"]),  # Mistral Large 4's norm of the indexer's input
 ]
 # the config numbers in BASIS, drawn (where a class takes them) so a term of theirs is told
 # apart from a constant
-DRAWN_FIELDS = {"type_vocab_size": (1, 4), "additional_vocab_size": (1, 40)}
+DRAWN_FIELDS = {"type_vocab_size": (1, 4), "additional_vocab_size": (1, 40),
+                # (low, high, step): an indexer's head as wide as RoPE's pairs need
+                "index_n_heads": (1, 4), "index_head_dim": (2, 4, 4)}
 # tried only where BASIS fits nothing: a hybrid's layers without attention (MiniMax's linear
 # attention) hold other projections in place of q, k, v and o (more columns than a 28-draw
 # fit of a plain model can take and stay exact)
@@ -314,9 +327,12 @@ def _draw(model_type: str, r: random.Random, flags: dict | None, tries: int):
             kwargs.update(_moe_layout(r, kwargs, sized))
         if draws_mla:
             kwargs.update({k: v for k, v in _mla_sizes(r).items() if k in sized})
-        for field, (low, high) in DRAWN_FIELDS.items():
+        for field, (low, high, *step) in DRAWN_FIELDS.items():
             if field in sized:
-                kwargs[field] = r.randint(low, high)
+                kwargs[field] = r.randint(low, high) * (step[0] if step else 1)
+        if "indexer_types" in sized:  # GLM-5: some layers reuse the last full one's top-k
+            kwargs["indexer_types"] = ["full"] + [r.choice(["full", "shared"]) for _ in range(
+                kwargs.get("num_hidden_layers", 2) - 1)]
         if model_type in _AS_DECODER:
             kwargs["is_decoder"] = True
         if nested:  # a multimodal wrapper: the sizes go to its text model
@@ -407,7 +423,8 @@ def _column(s: dict, per: str, product: list) -> int | None:  # a factor: a figu
     count = {"model": 1, "layer": s["layers"], "dense_layer": s["dense_layers"],
              "moe_layer": s["moe_layers"],
              "shared_layer": s["moe_layers"] if s["shared_intermediate"] else 0,
-             "uncached_layer": s["uncached_layers"]}[per]
+             "uncached_layer": s["uncached_layers"],
+             "indexer_layer": costs._indexer_layers(s["_text"], s["layers"])}[per]
     value = count
     for f in product:
         v = s["_text"].get(f["field"]) if isinstance(f, dict) else s.get(f)

@@ -681,13 +681,24 @@
 
   const MAX_TENSOR_PARAMS = 2n ** 53n - 1n; // costs.MAX_TENSOR_PARAMS
 
+  function indexerLayers(cfg, layers) { // costs._indexer_layers: DSA's layers with an indexer
+    const list = function (f) { return Array.isArray(get(cfg, f)) ? get(cfg, f) : []; };
+    const shared = list("indexer_types"), kinds = list("layer_types");
+    let n = 0;
+    for (let i = 0; i < layers; i++) {
+      if (shared[i] !== "shared" && UNCACHED_KINDS.indexOf(kinds[i]) < 0) n += 1;
+    }
+    return n;
+  }
+
   function tensors(cfg, row, shape) { // -> [stored only, matmul weights], as Numbers
     const per = { model: 1n, layer: BigInt(shape.layers), dense_layer: BigInt(shape.dense_layers),
       moe_layer: BigInt(shape.layers - shape.dense_layers),
       // a MoE layer that runs a shared MLP (ERNIE 4.5 and Aria build none for 0 shared)
       shared_layer: shape.shared_intermediate ? BigInt(shape.layers - shape.dense_layers) : 0n,
       attention_layer: BigInt(shape.layers - shape.uncached_layers),
-      uncached_layer: BigInt(shape.uncached_layers) };
+      uncached_layer: BigInt(shape.uncached_layers),
+      indexer_layer: BigInt(indexerLayers(cfg, shape.layers)) };
     let stored = 0n, matmul = 0n;
     row.tensors.forEach(function (term) {
       if (!term.when.every(function (c) { return holds(cfg, shape, c); })) return;

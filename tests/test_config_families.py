@@ -338,7 +338,8 @@ def test_every_tensor_term_is_well_formed():
         for term in row["tensors"]:
             assert set(term) <= {"what", "per", "size", "when", "matmul"}, (name, term)
             assert term["per"] in ("model", "layer", "dense_layer", "moe_layer",
-                                   "shared_layer", "attention_layer", "uncached_layer"), (
+                                   "shared_layer", "attention_layer", "uncached_layer",
+                                   "indexer_layer"), (
                 name, term)
             for product in term["size"]:
                 for f in product:

@@ -390,6 +390,12 @@ def with_moe(rng: random.Random, cfg: dict) -> dict:
             [rng.choice(["dense", "sparse"]) for _ in range(layers)],
             ["dense"] + ["sparse"] * max(layers - 1, 0), ["sparse"] * (layers + 1),
             ["moe"] * layers, "sparse", None])
+    if rng.random() < 0.2:  # which layers run their own DSA indexer (GLM-5), some malformed
+        layers = cfg.get("num_hidden_layers")
+        layers = min(max(layers, 0), 64) if isinstance(layers, int) else 4
+        cfg["indexer_types"] = rng.choice([
+            [rng.choice(["full", "shared"]) for _ in range(layers)], ["shared"] * (layers + 2),
+            "full", [None, 3], None])
     return cfg
 
 

@@ -167,6 +167,37 @@ def test_deepseek_v2_with_mlp_bias_counts_its_dense_and_shared_experts_biases():
     assert costs.matmul_params(shape(cfg)) == costs.matmul_params(shape(without))
 
 
+def test_deepseek_v3_2s_indexer_is_counted_on_each_layer_that_runs_one():
+    # DeepSeek-V3.2 is DeepSeek-V3 with a sparse-attention indexer on every layer: wq_b from
+    # q's latent to index_n_heads heads of index_head_dim, wk from the hidden state to one
+    # key of index_head_dim, its LayerNorm (weight and bias), and weights_proj, one weight
+    # per indexer head; every matrix runs for each token
+    v3 = {"model_type": "deepseek_v3", "hidden_size": 7168, "intermediate_size": 18432,
+          "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 128,
+          "num_key_value_heads": 128, "vocab_size": 129280, "n_routed_experts": 256,
+          "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
+          "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+          "qk_nope_head_dim": 128, "v_head_dim": 128}
+    v32 = {**v3, "model_type": "deepseek_v32", "index_n_heads": 64, "index_head_dim": 128}
+    matrices = 64 * 128 * 1536 + 128 * 7168 + 64 * 7168
+    assert costs.matmul_params(shape(v32)) - costs.matmul_params(shape(v3)) == 61 * matrices
+    assert costs.total_params(shape(v32)) - costs.total_params(shape(v3)) == \
+        61 * (matrices + 2 * 128)
+    assert costs.kv_bytes_per_token(shape(v32), 2) == costs.kv_bytes_per_token(shape(v3), 2)
+    # GLM-5's layers marked "shared" reuse the last full layer's choice and hold no indexer
+    small = {"hidden_size": 32, "intermediate_size": 40, "moe_intermediate_size": 12,
+             "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 4,
+             "vocab_size": 300, "n_routed_experts": 4, "n_shared_experts": 1,
+             "num_experts_per_tok": 2, "first_k_dense_replace": 1, "kv_lora_rank": 16,
+             "q_lora_rank": 24, "qk_rope_head_dim": 8, "qk_nope_head_dim": 8, "v_head_dim": 8,
+             "index_n_heads": 2, "index_head_dim": 16}
+    every, _ = built("glm_moe_dsa", **small, indexer_types=["full"] * 4)
+    cfg, truth = built("glm_moe_dsa", **small, indexer_types=["full", "shared", "full", "shared"])
+    one = 2 * 16 * 24 + 16 * 32 + 2 * 32 + 2 * 16
+    assert costs.total_params(shape(every)) - costs.total_params(shape(cfg)) == 2 * one
+    assert costs.total_params(shape(cfg)) == truth["total"]
+
+
 def test_a_multimodal_ropes_text_model_caches_what_the_core_counts():
     # Qwen2.5-VL's text model at small random sizes: its forward runs once its RoPE sections
     # fit the head (hf_oracle sizes them), and its cache holds the core's KV
