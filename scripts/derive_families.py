@@ -288,6 +288,61 @@ def _sized(model_type: str):  # -> (a wrapper's text config class or None, the f
     return nested, (_fields(nested) if nested else fields)
 
 
+# what _sizes draws for each figure a class may name otherwise
+SIZE_OF = {"layers": "num_hidden_layers", "hidden": "hidden_size",
+           "heads": "num_attention_heads", "intermediate": "intermediate_size",
+           "max_positions": "max_position_embeddings", "head_dim": "head_dim"}
+# names older classes give a figure beside those of their attribute_map (which maps only some):
+# CTRL's dff, XGLM's ffn_dim, XLNet's d_inner, TrOCR's decoder_ffn_dim, CPM-Ant's dim_ff and
+# dim_head
+OTHER_NAMES = {"intermediate": ["dff", "ffn_dim", "d_inner", "decoder_ffn_dim", "dim_ff"],
+               "head_dim": ["dim_head"]}
+
+
+def drawn_as(model_type: str) -> dict[str, str]:
+    """_sizes' key -> the field a class takes it as, for each figure whose usual name the
+    class does not take (CTRL: num_hidden_layers as n_layer): from the class's attribute_map
+    (never a head width, which there names RoPE's part of latent attention's, nor a size that
+    _sizes draws itself), else OTHER_NAMES. A hand-written row's draws stay at its class's
+    sizes: those classes tie sizes together in ways such draws break (GPT-J's rotary_dim past
+    a small head, CodeGen's heads in groups of mp_num, GPT-Neo's attention_types)."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+    if model_type in HAND:
+        return {}
+    nested, sized = _sized(model_type)
+    aliases = getattr(nested or CONFIG_MAPPING[model_type], "attribute_map", None) or {}
+    out = {}
+    for figure, size in SIZE_OF.items():
+        if size in sized:
+            continue
+        alias = aliases.get(size) if figure != "head_dim" else None
+        alias = alias if alias not in _SIZE_KEYS else None
+        found = next((f for f in [alias, *OTHER_NAMES.get(figure, [])] if f in sized), None)
+        if found:
+            out[size] = found
+    return out
+
+
+_SIZE_KEYS = set(_sizes(random.Random(0)))
+
+
+def figure_names(model_type: str) -> dict:
+    """A figures rule for each figure the core's BASE would not find under its class's name
+    (XGLM's d_model), and for an MLP of no named width where the class counts no experts
+    (GPT-1's, XLM's: four times the model's width)."""
+    base = config_families.BASE
+    out = {}
+    for size, field in drawn_as(model_type).items():
+        figure = next(f for f, s in SIZE_OF.items() if s == size)
+        if field not in base[figure]["names"]:
+            out[figure] = {**base[figure], "names": [field, *base[figure]["names"]]}
+    sized = _sized(model_type)[1]
+    counted = {f for group in config_families.EXPERT_COUNTS for f in group}
+    if "intermediate" not in out and not (set(base["intermediate"]["names"]) | counted) & sized:
+        out["intermediate"] = {"names": [], "default": config_families.FOUR_X}
+    return out
+
+
 def _takes_mla(model_type: str) -> bool:  # does the type's (text) class take latent ranks?
     return "kv_lora_rank" in _sized(model_type)[1]
 
@@ -307,7 +362,10 @@ def _draw(model_type: str, r: random.Random, flags: dict | None, tries: int):
         sizes = _sizes(r)
         if "head_dim" not in sized:  # the class takes hidden / heads: a whole number here
             sizes["hidden_size"] = sizes["num_attention_heads"] * sizes["head_dim"]
-        kwargs = _with_mamba2({k: v for k, v in sizes.items() if k in sized}, r, sized)
+        kwargs = {k: v for k, v in sizes.items() if k in sized}
+        for size, field in drawn_as(model_type).items():  # older classes' own names
+            kwargs[field] = sizes[size]
+        kwargs = _with_mamba2(kwargs, r, sized)
         if "mamba_n_heads" in sized and "attn_layer_indices" in sized:  # Bamba: some
             # layers attend (none by default: a forward over such a cache cannot run)
             layers = kwargs.get("num_hidden_layers", 2)
@@ -667,14 +725,15 @@ def derive(model_type: str) -> dict:
     entry["builds"] = True
     hand = model_type in HAND
     if not hand:
-        wide = {**experts_wide(model_type), **no_dense_mlp(model_type)}
-        for mlp in (3, 2):
-            tensors = _fitted_tensors(draws, truths, _row(mlp, entry["defaults"], [], wide),
-                                      model_type)
-            if tensors is not None:
-                break
-        else:
-            mlp, tensors = 3, None
+        dense = no_dense_mlp(model_type)
+        wide = {**experts_wide(model_type), **dense, "figures": {
+            **figure_names(model_type), **dense.get("figures", {})}}
+        # the MLP's matrices: gated (3) or plain (2), whichever leaves fewer terms to fit (a
+        # plain MLP fitted as gated needs a term taking one matrix back; a tie: gated)
+        fits = [(mlp, _fitted_tensors(draws, truths, _row(mlp, entry["defaults"], [], wide),
+                                      model_type)) for mlp in (3, 2)]
+        fits = [(mlp, tensors) for mlp, tensors in fits if tensors is not None]
+        mlp, tensors = min(fits, key=lambda f: len(f[1])) if fits else (3, None)
         if tensors is not None:
             tensors += _flag_tensors(model_type, r, entry["defaults"],
                                      _row(mlp, entry["defaults"], tensors, wide))

@@ -99,6 +99,20 @@ def test_most_types_transformers_ships_are_counted_exactly():
     assert len(built) >= 160 and len(exact) >= 60, (len(built), len(exact))
 
 
+def test_a_plain_mlp_is_fitted_as_plain():
+    """An MLP of two matrices (BERT's, CTRL's) fitted as a gated one would need a term of
+    minus one matrix a layer, and the page would call it gated: the fit with fewer terms is
+    kept, so no derived row takes a matrix back."""
+    back = [t for t, e in COMMITTED["types"].items() if "row" in e and any(
+        term.get("matmul") and term["per"] == "layer"
+        and term["size"] == [[-1, "hidden", "intermediate"]] for term in e["row"]["tensors"])]
+    assert back == []
+    for model_type in ("xlm-roberta", "ctrl", "persimmon", "apertus", "nanochat"):
+        assert COMMITTED["types"][model_type]["row"]["mlp_matrices"] == 2, model_type
+    for model_type in ("olmo3", "exaone4"):  # SwiGLU's gate, up and down
+        assert COMMITTED["types"][model_type]["row"]["mlp_matrices"] == 3, model_type
+
+
 def test_each_exact_count_holds_with_the_optional_fields_left_out():
     """Hub files leave fields out. On a config with every optional field left out that its
     class reads back the same (tests/hf_oracle.py `left_out`), each count the data calls exact

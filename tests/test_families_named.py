@@ -198,6 +198,27 @@ def test_deepseek_v3_2s_indexer_is_counted_on_each_layer_that_runs_one():
     assert costs.total_params(shape(cfg)) == truth["total"]
 
 
+def test_an_older_class_is_read_under_its_own_names():
+    # CTRL names its sizes n_layer, n_embd, n_head and dff: per layer q, k, v and o with
+    # biases, a plain MLP (dff wide, biases), two LayerNorms; a tied table, its final
+    # LayerNorm and lm_head's bias
+    h, dff, layers, vocab = 32, 40, 3, 300
+    cfg, truth = built("ctrl", n_layer=layers, n_embd=h, n_head=4, dff=dff, vocab_size=vocab,
+                       n_positions=64)
+    per_layer = 4 * h * h + 4 * h + 2 * h * dff + dff + h + 2 * 2 * h
+    m = shape(cfg)
+    assert (m.layers, m.hidden, m.intermediate, m.mlp_matrices) == (layers, h, dff, 2)
+    assert costs.total_params(m) == layers * per_layer + vocab * h + 2 * h + vocab
+    assert costs.total_params(m) == truth["total"]
+    # XGLM's: num_layers, d_model, attention_heads, ffn_dim; one K and one V a layer
+    cfg, truth = built("xglm", num_layers=2, d_model=48, attention_heads=6, ffn_dim=56,
+                       vocab_size=300)
+    m = shape(cfg)
+    assert (m.layers, m.hidden, m.heads, m.intermediate) == (2, 48, 6, 56)
+    assert costs.total_params(m) == truth["total"]
+    assert costs.kv_bytes_per_token(m, 1) == 2 * 2 * 48
+
+
 def test_a_multimodal_ropes_text_model_caches_what_the_core_counts():
     # Qwen2.5-VL's text model at small random sizes: its forward runs once its RoPE sections
     # fit the head (hf_oracle sizes them), and its cache holds the core's KV
