@@ -112,12 +112,24 @@ BASIS = [
     ("indexer_layer", [{"field": "index_n_heads"}, "hidden"]),
     ("indexer_layer", [{"field": "index_n_heads"}]),
     ("indexer_layer", ["hidden"]),  # Mistral Large 4's norm of the indexer's input
+    # a token table narrower than the layers (ELECTRA's, RoFormer's embedding_size): its
+    # norms and projections' biases, its positions and token types at its own width
+    ("model", ["embedding_width"]), ("model", ["max_positions", "embedding_width"]),
+    ("model", [{"field": "type_vocab_size"}, "embedding_width"]),
+    # RoCBert's pronunciation and glyph-shape tables, each mapped into the model's width
+    ("model", [{"field": "pronunciation_vocab_size"}, {"field": "pronunciation_embed_dim"}]),
+    ("model", [{"field": "shape_vocab_size"}, {"field": "shape_embed_dim"}]),
+    ("model", [{"field": "pronunciation_embed_dim"}, "hidden"]),
+    ("model", [{"field": "shape_embed_dim"}, "hidden"]),
 ]
 # the config numbers in BASIS, drawn (where a class takes them) so a term of theirs is told
 # apart from a constant
 DRAWN_FIELDS = {"type_vocab_size": (1, 4), "additional_vocab_size": (1, 40),
                 # (low, high, step): an indexer's head as wide as RoPE's pairs need
-                "index_n_heads": (1, 4), "index_head_dim": (2, 4, 4)}
+                "index_n_heads": (1, 4), "index_head_dim": (2, 4, 4),
+                "embedding_size": (2, 6, 4),  # read as the figure embedding_width
+                "pronunciation_vocab_size": (5, 40), "pronunciation_embed_dim": (2, 12),
+                "shape_vocab_size": (5, 40), "shape_embed_dim": (2, 12)}
 # tried only where BASIS fits nothing: a hybrid's layers without attention (MiniMax's linear
 # attention) hold other projections in place of q, k, v and o (more columns than a 28-draw
 # fit of a plain model can take and stay exact)
@@ -337,6 +349,8 @@ def figure_names(model_type: str) -> dict:
         if field not in base[figure]["names"]:
             out[figure] = {**base[figure], "names": [field, *base[figure]["names"]]}
     sized = _sized(model_type)[1]
+    if "embedding_size" in sized:  # ELECTRA's, RoFormer's narrower token table
+        out["embedding_width"] = {**base["embedding_width"], "names": ["embedding_size"]}
     counted = {f for group in config_families.EXPERT_COUNTS for f in group}
     if "intermediate" not in out and not (set(base["intermediate"]["names"]) | counted) & sized:
         out["intermediate"] = {"names": [], "default": config_families.FOUR_X}

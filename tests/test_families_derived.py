@@ -182,15 +182,15 @@ def test_a_cache_meta_tensors_cannot_fill_is_read_off_a_forward_on_the_cpu():
 
 
 def test_a_size_the_draws_never_change_is_doubled_and_must_move_the_core_too():
-    """RoCBert's pronunciation and shape tables have their own sizes
-    (pronunciation_vocab_size, shape_embed_dim, ...), which its derived row does not read: the
-    draws keep the class's values, which the fit took as constants. Doubled, Transformers'
-    total moves and the core's does not: RoCBert is not shown exact. OPT's
-    word_embed_proj_dim (OPT-350m: a 512-wide table in a 1,024-wide model), which the core
-    reads, Llama's every size and DeepSeek-V3.2's indexer (its heads and width drawn, and
-    read by its row) hold: they stay exact."""
-    for model_type, holds in (("roc_bert", False), ("opt", True), ("llama", True),
-                              ("deepseek_v32", True)):
+    """MiniMax-M3's dense layers have their own width (dense_intermediate_size), which its
+    derived row does not read: the draws keep the class's value, which the fit took as a
+    constant. Doubled, Transformers' total moves and the core's does not: it is not shown
+    exact. OPT's word_embed_proj_dim (OPT-350m: a 512-wide table in a 1,024-wide model), which
+    the core reads, Llama's every size, and DeepSeek-V3.2's indexer and RoCBert's
+    pronunciation and shape tables (their sizes drawn, and read by their rows) hold: they
+    stay exact."""
+    for model_type, holds in (("minimax_m3_vl_text", False), ("opt", True), ("llama", True),
+                              ("deepseek_v32", True), ("roc_bert", True)):
         exact = {"total": True, "matmul": True, "kv": True}
         derive_families._undrawn_sizes_hold(model_type, random.Random(1), exact)
         assert exact["total"] is holds, model_type

@@ -786,14 +786,14 @@ def test_a_hand_written_row_not_shown_exact_says_so_in_one_line(monkeypatch):
             f"not shown to match Transformers {version}'s own model, so it may be off.")
     notes = shape({**SMALL, "model_type": "bert", "is_decoder": True}).notes
     assert sum(said in n for n in notes) == 1
-    # a derived row not shown exact (RoCBert's: its pronunciation and shape embeddings), through
-    # the CLI: its line names the derivation
-    assert config_families.FAMILIES["roc_bert"]["exact"] == {"kv": True, "matmul": False,
-                                                              "total": False}
-    derived = (f"'roc_bert' is counted by a rule derived from Transformers {version}'s own "
-               "model; on random configs its total parameters and matmul parameters were not "
-               "shown to match that model, so they may be off.")
-    cfg = {**SMALL, "model_type": "roc_bert", "is_decoder": True}
+    # a derived row not shown exact (MiniMax-M3's: its dense layers' own width), through the
+    # CLI: its line names the derivation
+    assert config_families.FAMILIES["minimax_m3_vl_text"]["exact"] == {
+        "kv": True, "matmul": False, "total": False}
+    derived = (f"'minimax_m3_vl_text' is counted by a rule derived from Transformers "
+               f"{version}'s own model; on random configs its total parameters and matmul "
+               "parameters were not shown to match that model, so they may be off.")
+    cfg = {**SMALL, "model_type": "minimax_m3_vl_text"}
     text = cli(cfg)
     assert text.returncode == 0, text.stderr
     assert sum(derived in line for line in text.stdout.splitlines()) == 1
