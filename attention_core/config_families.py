@@ -707,6 +707,19 @@ def caches_if_line(model_type: str, flag: str) -> str:  # said when a file leave
             f"The KV figures are the cache it would keep with {flag} true.")
 
 
+def keeps_no_cache(model_type: str) -> bool:  # whether the type's causal LM (or its text
+    # model's) returns no cache at all (GPT-1, XLM, XLNet)
+    types = DERIVED["types"]
+    text = DERIVED["text_of"].get(model_type, "")
+    return any(types.get(t, {}).get("keeps_no_cache") for t in (model_type, text))
+
+
+def no_cache_line(model_type: str) -> str:  # said of such a type's every file
+    return (f"Transformers' causal-LM class for model_type {model_type!r} keeps no KV cache: "
+            "each new token recomputes the keys and values of every token before it. The KV "
+            "figures are the cache a decoder of this shape would keep.")
+
+
 TRANSFORMERS = DERIVED["transformers"]
 COUNTS = {"total": "total parameters", "matmul": "matmul parameters", "kv": "KV cache"}
 

@@ -771,6 +771,8 @@ def _family(cfg: dict, model_type: str, notes: list[str]) -> dict:  # -> the row
     flag = config_families.caches_if(model_type)
     if flag and _flag(cfg, flag) is not True:
         notes.append(config_families.caches_if_line(model_type, flag))
+    if config_families.keeps_no_cache(model_type):
+        notes.append(config_families.no_cache_line(model_type))
     return row
 
 

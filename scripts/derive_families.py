@@ -20,6 +20,8 @@ tests/hf_oracle.py reads). It then derives what attention_core/families_derived.
 - `caches_if`: "is_decoder" for a type whose causal LM fills a cache only with that flag set
   (BERT-likes; without it they attend both ways): such a type is drawn with it set, and the
   core says so of a file that leaves it unset;
+- `keeps_no_cache`: true for a type whose causal LM returns no cache from a forward at all
+  (GPT-1, XLM, XLNet), which the core says of its every file;
 - `exact`: for every type, which counts (total, matmul, kv) equal the model's on fresh
   draws the fit never saw (with random flags, then each flag flipped for certain, then each
   integer size field the draws never change doubled), so the core can say which figures may
@@ -273,6 +275,37 @@ def caches_as_decoder(model_type: str) -> bool:
         except Exception:  # noqa: BLE001 - BERT's forward returns no cache to read
             held.append(False)
     return held == [False, True]
+
+
+def keeps_no_cache(model_type: str) -> bool:
+    """Whether this type's causal LM keeps no cache at all, asked of one draw's forward (GPT-1,
+    XLM, XLNet: each step recomputes every earlier token's keys and values): on the CPU for a
+    small model, else on meta tensors, as hf_oracle.truth runs it. Neither the output (a
+    cache, RWKV's state, XLNet's mems) nor a module (RecurrentGemma keeps its cache in its
+    layers) holds one. A forward that cannot run says nothing: False."""
+    got = _draw(model_type, random.Random(0), None, 8)
+    if got is None:
+        return False
+    torch = hf_oracle._torch()[0]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = hf_oracle.build(got[0])
+            small = sum(p.numel() for p in model.parameters()) <= hf_oracle.CPU_FORWARD_PARAMS
+            device = "cpu" if small else "meta"
+            if small:
+                model = hf_oracle.build(got[0], device="cpu")
+            else:  # as forward_cache runs on meta: no padding id to look for
+                model.config.pad_token_id = None
+            with torch.no_grad():
+                out = model(input_ids=torch.zeros((1, 3), dtype=torch.long, device=device),
+                            use_cache=True)
+    except Exception:  # noqa: BLE001 - a forward this draw cannot run
+        return False
+    kept = ("past_key_values", "cache_params", "state", "mems")
+    return all(getattr(out, name, None) is None for name in kept) and not any(
+        isinstance(v, torch.Tensor) and ("state" in k or "cache" in k)
+        for module in model.modules() for k, v in vars(module).items())
 
 
 # types whose class refused every draw of latent ranks (GLM-5-Next's DSA layers take no RoPE):
@@ -737,6 +770,8 @@ def derive(model_type: str) -> dict:
         # be constants, right for one size only
         return {**entry, "builds": False, "why": "its random sizes do not reach the model"}
     entry["builds"] = True
+    if "caches_if" not in entry and keeps_no_cache(model_type):
+        entry["keeps_no_cache"] = True
     hand = model_type in HAND
     if not hand:
         dense = no_dense_mlp(model_type)

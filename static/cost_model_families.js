@@ -164,6 +164,17 @@
       + "cache. The KV figures are the cache it would keep with " + name + " true.";
   }
 
+  function keepsNoCache(type) { // config_families.keeps_no_cache
+    const text = hasOwn(T.TEXT_OF, type) ? T.TEXT_OF[type] : null;
+    return T.KEEPS_NO_CACHE.indexOf(type) >= 0 || T.KEEPS_NO_CACHE.indexOf(text) >= 0;
+  }
+
+  function noCacheLine(type) { // config_families.no_cache_line
+    return "Transformers' causal-LM class for model_type " + reprStr(type) + " keeps no KV "
+      + "cache: each new token recomputes the keys and values of every token before it. The "
+      + "KV figures are the cache a decoder of this shape would keep.";
+  }
+
   function refuseFormat(cfg, type) { // costs._refuse_format
     if (cfg.has("block_configs")) {
       throw ConfigError("block_configs", "is Nemotron-NAS's format, in which each layer has "
@@ -187,6 +198,7 @@
     if (line) notes.push(line);
     const name = cachesIf(type);
     if (name && flag(cfg, name) !== true) notes.push(cachesIfLine(type, name));
+    if (keepsNoCache(type)) notes.push(noCacheLine(type));
     return row;
   }
 

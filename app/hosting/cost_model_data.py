@@ -58,6 +58,9 @@ def table() -> dict:  # -> everything cost_model.js reads, as plain JSON-able da
         # the flag without which a type's causal LM keeps no cache (BERT-likes' is_decoder)
         "CACHES_IF": {t: e["caches_if"] for t, e in config_families.DERIVED["types"].items()
                       if "caches_if" in e},
+        # the types whose causal LM returns no cache at all (GPT-1, XLM, XLNet)
+        "KEEPS_NO_CACHE": sorted(t for t, e in config_families.DERIVED["types"].items()
+                                 if e.get("keeps_no_cache")),
         # each type's class default of the optional fields its row reads
         "FILLS": {t: e["fills"] for t, e in config_families.DERIVED["types"].items()
                   if "fills" in e},
