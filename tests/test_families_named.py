@@ -123,16 +123,20 @@ def test_smollm3_is_tied_as_its_class_says_when_its_file_is_silent():
     assert costs.total_params(m) == truth["total"]
 
 
+# deepseek-ai/DeepSeek-V3's sizes
+DEEPSEEK_V3 = {"model_type": "deepseek_v3", "hidden_size": 7168, "intermediate_size": 18432,
+               "moe_intermediate_size": 2048, "num_hidden_layers": 61,
+               "num_attention_heads": 128, "num_key_value_heads": 128, "vocab_size": 129280,
+               "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8,
+               "first_k_dense_replace": 3, "q_lora_rank": 1536, "kv_lora_rank": 512,
+               "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128}
+
+
 def test_deepseek_with_attention_bias_counts_its_latent_projections_biases():
     # DeepSeek-V3's sizes with attention_bias set: q_a_proj (to the q latent),
     # kv_a_proj_with_mqa (to the kv latent and the shared RoPE key) and o_proj gain biases;
     # q_b_proj and kv_b_proj never have one
-    v3 = {"model_type": "deepseek_v3", "hidden_size": 7168, "intermediate_size": 18432,
-          "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 128,
-          "num_key_value_heads": 128, "vocab_size": 129280, "n_routed_experts": 256,
-          "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
-          "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
-          "qk_nope_head_dim": 128, "v_head_dim": 128, "attention_bias": False}
+    v3 = {**DEEPSEEK_V3, "attention_bias": False}
     per_layer = 1536 + (512 + 64) + 7168
     with_bias = shape({**v3, "attention_bias": True})
     assert costs.total_params(with_bias) - costs.total_params(shape(v3)) == 61 * per_layer
@@ -172,12 +176,7 @@ def test_deepseek_v3_2s_indexer_is_counted_on_each_layer_that_runs_one():
     # q's latent to index_n_heads heads of index_head_dim, wk from the hidden state to one
     # key of index_head_dim, its LayerNorm (weight and bias), and weights_proj, one weight
     # per indexer head; every matrix runs for each token
-    v3 = {"model_type": "deepseek_v3", "hidden_size": 7168, "intermediate_size": 18432,
-          "moe_intermediate_size": 2048, "num_hidden_layers": 61, "num_attention_heads": 128,
-          "num_key_value_heads": 128, "vocab_size": 129280, "n_routed_experts": 256,
-          "n_shared_experts": 1, "num_experts_per_tok": 8, "first_k_dense_replace": 3,
-          "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
-          "qk_nope_head_dim": 128, "v_head_dim": 128}
+    v3 = DEEPSEEK_V3
     v32 = {**v3, "model_type": "deepseek_v32", "index_n_heads": 64, "index_head_dim": 128}
     matrices = 64 * 128 * 1536 + 128 * 7168 + 64 * 7168
     assert costs.matmul_params(shape(v32)) - costs.matmul_params(shape(v3)) == 61 * matrices
