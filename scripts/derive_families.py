@@ -20,8 +20,8 @@ tests/hf_oracle.py reads). It then derives what attention_core/families_derived.
 - `caches_if`: "is_decoder" for a type whose causal LM fills a cache only with that flag set
   (BERT-likes; without it they attend both ways): such a type is drawn with it set, and the
   core says so of a file that leaves it unset;
-- `keeps_no_cache`: true for a type whose causal LM returns no cache from a forward at all
-  (GPT-1, XLM, XLNet), which the core says of its every file;
+- `keeps_no_cache`: true for a type whose causal LM keeps no cache at all (GPT-1, XLM),
+  which the core says of its every file;
 - `exact`: for every type, which counts (total, matmul, kv) equal the model's on fresh
   draws the fit never saw (with random flags, then each flag flipped for certain, then each
   integer size field the draws never change doubled), so the core can say which figures may
@@ -278,8 +278,8 @@ def caches_as_decoder(model_type: str) -> bool:
 
 
 def keeps_no_cache(model_type: str) -> bool:
-    """Whether this type's causal LM keeps no cache at all, asked of one draw's forward (GPT-1,
-    XLM, XLNet: each step recomputes every earlier token's keys and values): on the CPU for a
+    """Whether this type's causal LM keeps no cache at all, asked of one draw's forward in eval
+    mode (GPT-1, XLM: each step reruns the whole prefix through every layer): on the CPU for a
     small model, else on meta tensors, as hf_oracle.truth runs it. Neither the output (a
     cache, RWKV's state, XLNet's mems) nor a module (RecurrentGemma keeps its cache in its
     layers) holds one. A forward that cannot run says nothing: False."""
@@ -297,6 +297,7 @@ def keeps_no_cache(model_type: str) -> bool:
                 model = hf_oracle.build(got[0], device="cpu")
             else:  # as forward_cache runs on meta: no padding id to look for
                 model.config.pad_token_id = None
+            model.eval()  # as generation runs it (XLNet keeps its mems only in eval mode)
             with torch.no_grad():
                 out = model(input_ids=torch.zeros((1, 3), dtype=torch.long, device=device),
                             use_cache=True)

@@ -143,7 +143,8 @@
 
   function inexactLine(key, row) { // config_families.inexact_line, or null
     const exact = hasOwn(row, "exact") ? row.exact : {};
-    const off = Object.keys(T.COUNTS).filter(c => exact[c] === false).map(c => T.COUNTS[c]);
+    const off = Object.keys(T.COUNTS).filter(c => exact[c] === false  // a cache none keeps:
+      && !(c === "kv" && keepsNoCache(key))).map(c => T.COUNTS[c]); // said by noCacheLine
     if (!off.length) return null;
     const own = "Transformers " + T.TRANSFORMERS + "'s own model", many = off.length > 1;
     const rule = row.derived ? "a rule derived from " + own : "a rule written by hand";
@@ -171,8 +172,8 @@
 
   function noCacheLine(type) { // config_families.no_cache_line
     return "Transformers' causal-LM class for model_type " + reprStr(type) + " keeps no KV "
-      + "cache: each new token recomputes the keys and values of every token before it. The "
-      + "KV figures are the cache a decoder of this shape would keep.";
+      + "cache: each new token reruns the whole prefix through every layer. The KV figures are "
+      + "what a standard decoder with these layers, KV heads and head widths would cache.";
   }
 
   function refuseFormat(cfg, type) { // costs._refuse_format

@@ -839,10 +839,10 @@ def test_a_bert_like_file_without_is_decoder_is_told_its_model_keeps_no_cache():
 
 
 def test_a_model_that_keeps_no_cache_is_told_so_in_one_line():
-    """GPT-1's causal LM returns no cache: each step recomputes every earlier token's keys and
-    values. Its files are told so in one line, in the core and the CLI's JSON; GPT-2's, whose
-    model keeps one, are not. The figures stay the cache a decoder of its shape would keep:
-    one key and one value of the model's width a layer."""
+    """GPT-1's causal LM returns no cache: each step reruns the whole prefix. Its files are
+    told so in one line, in the core and the CLI's JSON; GPT-2's, whose model keeps one, are
+    not. The figures stay the cache a standard decoder of its sizes would keep: one key and
+    one value of the model's width a layer."""
     from transformers import AutoConfig
 
     from attention_core import config_families
@@ -850,11 +850,13 @@ def test_a_model_that_keeps_no_cache_is_told_so_in_one_line():
     config = AutoConfig.for_model("openai-gpt", n_layer=2, n_embd=32, n_head=4, vocab_size=300)
     model = hf_oracle.build(config, device="cpu")
     import torch
-    out = model(input_ids=torch.zeros((1, 3), dtype=torch.long), use_cache=True)
+    out = model.eval()(input_ids=torch.zeros((1, 3), dtype=torch.long), use_cache=True)
     assert getattr(out, "past_key_values", None) is None
     cfg = {**hf_oracle.written(config), "model_type": "openai-gpt"}
     assert sum(said in n for n in shape(cfg).notes) == 1
     assert sum(said in n for n in json.loads(cli(cfg, "--json").stdout)["notes"]) == 1
+    # and not "its KV cache was not shown to match" beside it: there is none to match
+    assert not any("KV cache was not shown" in n for n in shape(cfg).notes)
     assert costs.kv_bytes_per_token(shape(cfg), 1) == 2 * 2 * 32
     gpt2 = {"model_type": "gpt2", "n_layer": 2, "n_embd": 32, "n_head": 4, "vocab_size": 300}
     assert not any("keeps no KV cache" in n for n in shape(gpt2).notes)
