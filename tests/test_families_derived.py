@@ -113,6 +113,18 @@ def test_a_plain_mlp_is_fitted_as_plain():
         assert COMMITTED["types"][model_type]["row"]["mlp_matrices"] == 3, model_type
 
 
+def test_a_model_that_keeps_no_cache_is_found_by_its_forward():
+    """GPT-1 keeps no cache; XLNet keeps its mems (in eval mode, as generation runs it), RWKV
+    returns its state and RecurrentGemma holds its cache inside its layers: only GPT-1 is a
+    type that keeps none, and the data says so of GPT-1 and XLM alone."""
+    found = {t: derive_families.keeps_no_cache(t)
+             for t in ("openai-gpt", "xlnet", "rwkv", "recurrent_gemma", "llama")}
+    assert found == {"openai-gpt": True, "xlnet": False, "rwkv": False,
+                     "recurrent_gemma": False, "llama": False}
+    assert sorted(t for t, e in COMMITTED["types"].items()
+                  if e.get("keeps_no_cache")) == ["openai-gpt", "xlm"]
+
+
 def test_each_exact_count_holds_with_the_optional_fields_left_out():
     """Hub files leave fields out. On a config with every optional field left out that its
     class reads back the same (tests/hf_oracle.py `left_out`), each count the data calls exact
