@@ -833,7 +833,7 @@ MAX_TENSOR_PARAMS = 2**53 - 1  # the tensors beside the big matrices, past which
 # model goes (and a JavaScript number would not stay exact)
 
 
-def _indexer_layers(cfg: dict, layers: int) -> int:
+def indexer_layers(cfg: dict, layers: int) -> int:
     """The layers that run their own sparse-attention indexer (DSA): each attending layer,
     unless indexer_types marks it "shared" (GLM-5's reuse the last full layer's top-k)."""
     shared, kinds = (cfg.get(f) if isinstance(cfg.get(f), list) else []
@@ -851,7 +851,7 @@ def _tensors(cfg: dict, row: dict, shape: dict) -> tuple[int, int]:
                             if shape["shared_intermediate"] else 0),
            "attention_layer": shape["layers"] - shape["uncached_layers"],
            "uncached_layer": shape["uncached_layers"],
-           "indexer_layer": _indexer_layers(cfg, shape["layers"])}
+           "indexer_layer": indexer_layers(cfg, shape["layers"])}
     stored = matmul = 0
     for term in row["tensors"]:
         if not all(_holds(cfg, shape, c) for c in term["when"]):

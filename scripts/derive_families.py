@@ -530,7 +530,7 @@ def _column(s: dict, per: str, product: list) -> int | None:  # a factor: a figu
              "moe_layer": s["moe_layers"],
              "shared_layer": s["moe_layers"] if s["shared_intermediate"] else 0,
              "uncached_layer": s["uncached_layers"],
-             "indexer_layer": costs._indexer_layers(s["_text"], s["layers"])}[per]
+             "indexer_layer": costs.indexer_layers(s["_text"], s["layers"])}[per]
     value = count
     for f in product:
         v = s["_text"].get(f["field"]) if isinstance(f, dict) else s.get(f)

@@ -694,7 +694,7 @@
 
   const MAX_TENSOR_PARAMS = 2n ** 53n - 1n; // costs.MAX_TENSOR_PARAMS
 
-  function indexerLayers(cfg, layers) { // costs._indexer_layers: DSA's layers with an indexer
+  function indexerLayers(cfg, layers) { // costs.indexer_layers: DSA's layers with an indexer
     const list = function (f) { return Array.isArray(get(cfg, f)) ? get(cfg, f) : []; };
     const shared = list("indexer_types"), kinds = list("layer_types");
     let n = 0;

@@ -308,6 +308,8 @@ WORKLOAD = textwrap.dedent("""
     assert config_families.caches_if("bert") == "is_decoder"
     assert "'bert' then attends in both directions" in config_families.caches_if_line(
         "bert", "is_decoder")
+    assert costs.indexer_layers({"indexer_types": ["full", "shared"],
+                                 "layer_types": ["full_attention"] * 2}, 2) == 1
     assert config_families.keeps_no_cache("openai-gpt") and not config_families.keeps_no_cache(
         "gpt2")
     assert "'openai-gpt' keeps no KV cache" in config_families.no_cache_line("openai-gpt")
